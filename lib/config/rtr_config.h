@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The configuration: one schema (DESIGN.md B3), two readers (libyaml for
+ * .yaml/.yml, libconfig for .cfg/.conf) that both build the same generic
+ * document tree, and one validator that turns the tree into struct
+ * rtr_config. Every error is one line: "FILE:LINE: KEY: problem".
+ * No EAL is needed: unit tests and fuzzers call rtr_config_load directly.
+ */
+#ifndef RTR_CONFIG_H
+#define RTR_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+#include "rtr_common.h"
+
+enum rtr_role { RTR_ROLE_TOR = 0, RTR_ROLE_SPINE };
+enum rtr_port_role { RTR_PORT_HOST = 0, RTR_PORT_FABRIC };
+
+/* Must match the names in rtr_lb_names[] and DESIGN.md B2. */
+enum rtr_lb_mode {
+	RTR_LB_ECMP = 0,
+	RTR_LB_CONWEAVE,
+	RTR_LB_SEQBALANCE,
+	RTR_LB_CAVER,
+	RTR_LB_SPRAY,
+	RTR_LB_MAX
+};
+extern const char *const rtr_lb_names[RTR_LB_MAX];
+/* Returns the mode for a name, or -1. */
+int rtr_lb_from_name(const char *name);
+
+/* An IPv4 or IPv6 address, with a prefix length when it is a prefix. */
+struct rtr_addr {
+	uint8_t family; /* AF_INET or AF_INET6 */
+	uint8_t depth;	/* prefix length (32/128 for a host address) */
+	union {
+		struct in_addr v4;   /* network order */
+		struct in6_addr v6;
+	};
+};
+
+struct rtr_port_cfg {
+	uint16_t port;		   /* DPDK port id */
+	enum rtr_port_role role;
+	uint8_t mac[6];
+	bool mac_set;		   /* else the device's own MAC is used */
+	uint32_t speed_gbps;	   /* 0 = unknown; used by shaping/DRE later */
+	double shape_gbps;	   /* 0 = no shaping */
+	uint32_t delay_us;	   /* 0 = none */
+	double loss;		   /* 0..1 */
+	uint64_t loss_seed;
+	bool admin_down;
+	uint16_t rx_queues;	   /* 0 = one per worker (capped by the device) */
+	uint16_t tx_queues;	   /* 0 = one per worker */
+	uint16_t mtu;		   /* 0 = device default */
+	bool l2_filter;		   /* drop unicast frames not addressed to our MAC */
+	unsigned int n_addrs;
+	struct rtr_addr addrs[RTR_MAX_PORT_ADDRS]; /* "ip:" interface addresses */
+	int line;		   /* where the entry starts in the file */
+};
+
+/* One next hop: a port and the neighbour behind it. */
+struct rtr_nexthop_cfg {
+	uint16_t port;
+	uint8_t mac[6];
+	bool mac_set;		   /* else resolved by ARP/ND */
+	struct rtr_addr ip;	   /* neighbour address to resolve; family 0 if none */
+	int line;
+};
+
+struct rtr_route_cfg {
+	struct rtr_addr prefix;
+	bool is_group;		   /* "paths:" given: an uplink group, path_id = index */
+	unsigned int n_paths;	   /* 1 when !is_group */
+	struct rtr_nexthop_cfg paths[RTR_MAX_PATHS];
+	int line;
+};
+
+struct rtr_dscp_map {
+	uint8_t dscp;
+	uint8_t class;
+};
+
+struct rtr_ecn_cfg {
+	uint32_t kmin_kb;
+	uint32_t kmax_kb;
+	double pmax;
+};
+
+struct rtr_qos_cfg {
+	uint8_t classes;	   /* 1..8; class (classes-1) is control */
+	unsigned int n_dscp;
+	struct rtr_dscp_map dscp[RTR_MAX_DSCP_MAP];
+	uint32_t queue_kb;
+	struct rtr_ecn_cfg ecn;
+	bool trim;
+};
+
+/* ALGORITHMS.md 2.4 */
+struct rtr_conweave_cfg {
+	uint32_t base_rtt_us;
+	uint32_t theta_reply_us;
+	uint32_t theta_path_busy_us;
+	uint32_t theta_inactive_us;
+	uint32_t resume_extra_us;
+	uint32_t resume_default_us;
+	uint32_t reorder_queues_per_port;
+	uint32_t reorder_queue_depth;
+	uint32_t flow_table_size;
+};
+
+/* ALGORITHMS.md 3 */
+struct rtr_seqbalance_cfg {
+	uint32_t phi_us;
+	uint32_t subflow_idle_us;
+	uint32_t flow_table_size;
+};
+
+/* ALGORITHMS.md 4 */
+struct rtr_caver_cfg {
+	uint32_t dre_period_us;
+	double alpha;
+	uint32_t q;
+	uint32_t aging_us;
+	uint32_t flow_idle_us;
+	uint32_t flow_table_size;
+};
+
+struct rtr_switch_cfg {
+	char name[RTR_NAME_LEN];
+	enum rtr_role role;
+	uint16_t id;
+	enum rtr_lb_mode lb;
+	uint32_t seed;		   /* ECMP hash seed; default derived from id */
+	bool seed_set;
+	uint32_t idle_sleep_us;	   /* 0 = busy poll; else sleep when idle */
+	uint32_t idle_threshold;   /* empty polls before sleeping */
+	uint32_t neigh_timeout_s;  /* ARP/ND entry lifetime before refresh */
+	uint32_t mbufs;		   /* 0 = sized by formula */
+	uint32_t drain_us;	   /* TX buffer drain period */
+};
+
+struct rtr_config {
+	char path[512];		   /* file it was read from */
+	struct rtr_switch_cfg sw;
+	unsigned int n_ports;
+	struct rtr_port_cfg ports[RTR_MAX_PORTS];
+	unsigned int n_routes;
+	struct rtr_route_cfg *routes; /* n_routes entries, malloc'd */
+	struct rtr_qos_cfg qos;
+	struct rtr_conweave_cfg conweave;
+	struct rtr_seqbalance_cfg seqbalance;
+	struct rtr_caver_cfg caver;
+};
+
+/*
+ * Read and validate a config file. The format is chosen by extension.
+ * On error returns -1 and writes one line (no newline) into err:
+ * "FILE:LINE: KEY: problem" (LINE omitted only when the format gives none).
+ */
+int rtr_config_load(const char *path, struct rtr_config *cfg, char *err, size_t errlen);
+
+/* Same, from a buffer; name is used in messages, fmt is "yaml" or "cfg". */
+int rtr_config_load_buf(const char *name, const char *fmt, const char *buf, size_t len,
+		struct rtr_config *cfg, char *err, size_t errlen);
+
+/* Free what rtr_config_load allocated (routes). Safe on a zeroed struct. */
+void rtr_config_free(struct rtr_config *cfg);
+
+/* Find the port entry for a DPDK port id, or NULL. */
+const struct rtr_port_cfg *rtr_config_port(const struct rtr_config *cfg, uint16_t port);
+
+/*
+ * Write the config as canonical YAML (all keys, defaults filled in). Used by
+ * telemetry /rocetor/config and by the test that keeps conf/ examples in both
+ * formats equivalent. Returns bytes written (snprintf semantics).
+ */
+int rtr_config_dump(const struct rtr_config *cfg, char *buf, size_t len);
+
+#endif /* RTR_CONFIG_H */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The packet parser: Ethernet / 802.1Q / IPv4 (options) / IPv6 / UDP and,
+ * for UDP destination port 4791, the RoCEv2 BTH plus the extended headers
+ * its opcode implies (RETH, AETH, ImmDt, ...). The result is a 32-byte
+ * struct rtr_meta that the data path keeps in an mbuf dynamic field.
+ *
+ * The parser is a pure function of the frame bytes: it needs no EAL and no
+ * mbuf, so unit tests and fuzzers drive it with plain buffers.
+ */
+#ifndef RTR_PARSE_H
+#define RTR_PARSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtr_drop.h"
+
+/* m->l3 */
+enum rtr_l3 {
+	RTR_L3_NONE = 0,
+	RTR_L3_IPV4,
+	RTR_L3_IPV6,
+	RTR_L3_ARP,
+};
+
+/* m->flags */
+#define RTR_MF_VLAN	  0x01 /* one 802.1Q/802.1ad tag was present */
+#define RTR_MF_L4	  0x02 /* UDP/TCP ports were read (not a later fragment) */
+#define RTR_MF_ROCE	  0x04 /* UDP dport 4791 with a whole BTH */
+#define RTR_MF_IP_OPTS	  0x08 /* IPv4 header longer than 20 bytes */
+#define RTR_MF_FRAG	  0x10 /* IPv4 fragment (ports only hashed on the first) */
+#define RTR_MF_CW_HDR	  0x20 /* a 4-byte ConWeave header follows the BTH */
+#define RTR_MF_L2_BCAST	  0x40 /* destination MAC is broadcast or multicast */
+#define RTR_MF_CE	  0x80 /* IP ECN field is CE (11) */
+
+/* m->ext: extended transport headers present after the BTH, by opcode */
+#define RTR_EXT_RETH	  0x01 /* 16 bytes */
+#define RTR_EXT_AETH	  0x02 /* 4 bytes */
+#define RTR_EXT_IMMDT	  0x04 /* 4 bytes */
+#define RTR_EXT_ATOMICETH 0x08 /* 28 bytes */
+#define RTR_EXT_ATOMACKETH 0x10 /* 8 bytes */
+#define RTR_EXT_DETH	  0x20 /* 8 bytes (UD) */
+#define RTR_EXT_IETH	  0x40 /* 4 bytes */
+
+/* BTH opcodes the switch cares about (ALGORITHMS.md 0). */
+#define RTR_BTH_OP_RC_ACK	  0x11
+#define RTR_BTH_OP_RC_ATOMIC_ACK  0x12
+#define RTR_BTH_OP_CNP		  0x81
+#define RTR_BTH_LEN		  12
+#define RTR_CW_HDR_LEN		  4
+#define RTR_ICRC_LEN		  4
+
+/* BTH byte 8 = AckReq(1) | Resv7(7); ConWeave fields inside Resv7 (ALGORITHMS.md 2.1). */
+#define RTR_BTH_ACKREQ		  0x80
+#define RTR_BTH_RESV7_MASK	  0x7f
+
+/*
+ * Per-packet metadata: exactly 32 bytes so it fits the mbuf's dynamic field
+ * area next to the pdump timestamp. Offsets are from the start of the frame.
+ */
+struct rtr_meta {
+	uint32_t flow_hash; /* CRC32C of the 5-tuple with the switch seed */
+	uint32_t psn;	    /* BTH PSN (24 bits) */
+	uint32_t dqp;	    /* BTH DestQP (24 bits) */
+	uint16_t in_port;   /* set by the caller (pipeline), not the parser */
+	uint16_t out_port;  /* set by routing */
+	uint16_t sport;	    /* L4 source port (0 if none) */
+	uint16_t dport;	    /* L4 destination port (0 if none) */
+	uint8_t l3_off;	    /* bytes of Ethernet + VLAN */
+	uint8_t l4_off;	    /* l3_off + IPv4 header (with options) or 40 for IPv6 */
+	uint8_t l3;	    /* enum rtr_l3 */
+	uint8_t l4_proto;   /* IPv4 protocol / IPv6 next header */
+	uint8_t flags;	    /* RTR_MF_* */
+	uint8_t tos;	    /* IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN */
+	uint8_t bth_opcode; /* valid when RTR_MF_ROCE */
+	uint8_t bth_b4;	    /* BTH byte 4 (FECN/BECN/Resv6; LB path_id) */
+	uint8_t bth_b8;	    /* BTH byte 8 (AckReq | Resv7) */
+	uint8_t ext;	    /* RTR_EXT_* */
+	uint8_t pcp;	    /* 802.1p priority when RTR_MF_VLAN, else 0 */
+	uint8_t tc;	    /* traffic class chosen by egress classification */
+};
+
+_Static_assert(sizeof(struct rtr_meta) == 32, "rtr_meta must stay 32 bytes");
+
+/* Parser options. */
+#define RTR_PARSE_CW_HDR 0x01 /* a BTH whose Resv7 cw_op is non-zero is followed by 4 bytes */
+
+/*
+ * Parse one frame of len bytes. Fills *m (in_port/out_port/tc are left 0).
+ * Returns RTR_DROP_NONE on success (including ARP and non-RoCE IP), or
+ * RTR_DROP_MALFORMED / RTR_DROP_NOT_IP. Never reads outside [frame, frame+len).
+ */
+enum rtr_drop_reason rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed,
+		unsigned int parse_flags, struct rtr_meta *m);
+
+/* Length of the extended headers implied by a BTH opcode, or -1 if unknown. */
+int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
+
+/* Offset of the BTH in the frame (valid when RTR_MF_ROCE). */
+static inline unsigned int
+rtr_meta_bth_off(const struct rtr_meta *m)
+{
+	return m->l4_off + 8u;
+}
+
+/* RoCE data packet: an RC/UC/UD request or READ response, not ACK/NAK/CNP. */
+static inline bool
+rtr_meta_is_roce_data(const struct rtr_meta *m)
+{
+	return (m->flags & RTR_MF_ROCE) && m->bth_opcode != RTR_BTH_OP_RC_ACK &&
+		m->bth_opcode != RTR_BTH_OP_RC_ATOMIC_ACK && m->bth_opcode != RTR_BTH_OP_CNP;
+}
+
+#endif /* RTR_PARSE_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Drop reasons. One X-macro produces the enum and the names, so a reason
+ * reads the same in code, telemetry, the stats JSON and doc/counters.md.
+ * Append new reasons at the end; never rename one (DESIGN.md B5).
+ */
+#ifndef RTR_DROP_H
+#define RTR_DROP_H
+
+#define RTR_DROP_REASONS(X)                                                                        \
+	X(NONE, "none", "not dropped (never counted)")                                             \
+	X(MALFORMED, "malformed", "truncated or inconsistent Ethernet/VLAN/IP/UDP/BTH headers")   \
+	X(NOT_IP, "not_ip", "EtherType is neither IPv4, IPv6 nor ARP")                            \
+	X(L2_NOT_FOR_US, "l2_not_for_us", "destination MAC is not the port's, broadcast or multicast") \
+	X(NO_ROUTE, "no_route", "no route matches the destination address")                      \
+	X(TTL, "ttl", "IPv4 TTL or IPv6 hop limit would reach zero")                              \
+	X(NEIGH_UNRESOLVED, "neigh_unresolved", "next hop MAC not resolved yet (ARP/ND pending)") \
+	X(PORT_DOWN, "port_down", "egress port or every path of the group is down")              \
+	X(QUEUE_FULL, "queue_full", "the egress queue or TX ring was full")                      \
+	X(HOST_LB_PACKET, "host_lb_packet", "LB control packet or shim received from a host port") \
+	X(LOCAL_UNSUPPORTED, "local_unsupported", "addressed to the switch but not ARP/ND/ICMP echo") \
+	X(CONTROL_RING_FULL, "control_ring_full", "control-plane punt ring was full")              \
+	X(HANDOFF_FULL, "handoff_full", "inter-lcore hand-off ring was full")                      \
+	X(HAIRPIN, "hairpin", "route leads back out of the ingress port")                         \
+	X(MTU, "mtu", "frame longer than the egress port MTU")                                    \
+	X(IMPAIR_LOSS, "impair_loss", "dropped by the port's configured random loss")             \
+	X(SHUTDOWN, "shutdown", "in flight when the switch stopped and no port could take it")
+
+enum rtr_drop_reason {
+#define RTR_DROP_ENUM(e, s, d) RTR_DROP_##e,
+	RTR_DROP_REASONS(RTR_DROP_ENUM)
+#undef RTR_DROP_ENUM
+	RTR_DROP_MAX
+};
+
+extern const char *const rtr_drop_names[RTR_DROP_MAX];
+extern const char *const rtr_drop_help[RTR_DROP_MAX];
+
+#endif /* RTR_DROP_H */
