@@ -1,1 +1,549 @@
-int main(void) { return 0; }
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * rocetor: the executable. It only wires things together: arguments, EAL,
+ * config, ports, lcores, signals, telemetry and the exit sequence
+ * (DESIGN.md B2). The switching itself lives in lib/ and pipelines/.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_pdump.h>
+#include <rte_ring.h>
+
+#include "rtr_app.h"
+
+struct rtr_app rtr_app;
+volatile sig_atomic_t rtr_signal;
+
+static void
+usage(const char *prog)
+{
+	printf("\nrocetor options (after the EAL options and --):\n"
+	       "  %s [EAL options] -- --config FILE [--lb MODE] [--duration SEC]\n"
+	       "        [--exit-on-idle MS] [--stats-json FILE] [--stats-interval SEC]\n"
+	       "  --config FILE         switch config: .yaml/.yml (libyaml) or .cfg/.conf (libconfig)\n"
+	       "  --lb MODE             override switch.lb: ecmp | conweave | seqbalance | caver | spray\n"
+	       "  --duration SEC        run SEC seconds (fractions allowed), then exit cleanly\n"
+	       "  --exit-on-idle MS     exit once no port has received a packet for MS ms\n"
+	       "  --stats-json FILE     write the stats document (doc/counters.md) at exit\n"
+	       "  --stats-interval SEC  print the stats document to stdout every SEC seconds\n"
+	       "  -h, --help            this help\n"
+	       "Exit status: 0 success (also on SIGINT/SIGTERM), 2 bad arguments or config, 1 other failure.\n",
+		prog);
+}
+
+static int
+parse_number(const char *opt, const char *s, double min, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > 1e9) {
+		fprintf(stderr, "rocetor: %s: expected a number >= %g, got \"%s\"\n", opt, min, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+parse_args(struct rtr_app *app, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"lb", required_argument, NULL, 'l'},
+		{"duration", required_argument, NULL, 'd'},
+		{"exit-on-idle", required_argument, NULL, 'i'},
+		{"stats-json", required_argument, NULL, 'j'},
+		{"stats-interval", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	double v;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			app->config_path = optarg;
+			break;
+		case 'l':
+			app->lb_override = optarg;
+			break;
+		case 'd':
+			if (parse_number("--duration", optarg, 0, &app->duration_s) < 0)
+				return -1;
+			break;
+		case 'i':
+			if (parse_number("--exit-on-idle", optarg, 1, &v) < 0)
+				return -1;
+			app->exit_on_idle_ms = (uint64_t)v;
+			break;
+		case 'j':
+			app->stats_json = optarg;
+			break;
+		case 's':
+			if (parse_number("--stats-interval", optarg, 0.01, &app->stats_interval_s) < 0)
+				return -1;
+			break;
+		case 'h':
+			usage(argv[0]);
+			exit(RTR_EXIT_OK);
+		default:
+			fprintf(stderr, "rocetor: unknown or incomplete option \"%s\" (see --help)\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rocetor: unexpected argument \"%s\" (see --help)\n", argv[optind]);
+		return -1;
+	}
+	if (app->config_path == NULL) {
+		fprintf(stderr, "rocetor: --config FILE is required (see --help)\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+on_signal(int sig)
+{
+	/* Only a flag: the control lcore starts the exit sequence. */
+	rtr_signal = sig;
+}
+
+/* ------------------------------------------------------------------ stats */
+
+static struct rtr_lcore_stats *
+all_stats(struct rtr_app *app, unsigned int *n)
+{
+	static struct rtr_lcore_stats *list[RTR_MAX_LCORES + 1];
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < app->sw.n_workers; i++)
+		list[k++] = app->sw.workers[i]->stats;
+	list[k++] = app->sw.ctrl_stats;
+	*n = k;
+	return (struct rtr_lcore_stats *)list;
+}
+
+void
+rtr_app_stats(struct rtr_app *app, struct rtr_lcore_stats *sum)
+{
+	unsigned int n;
+	struct rtr_lcore_stats **list = (struct rtr_lcore_stats **)all_stats(app, &n);
+
+	rtr_stats_sum(list, n, sum);
+}
+
+void
+rtr_app_write_stats(struct rtr_app *app, FILE *f)
+{
+	static const char *const neigh_names[] = {
+#define NEIGH_NAME(n, d) #n,
+		RTR_NEIGH_COUNTERS(NEIGH_NAME)
+#undef NEIGH_NAME
+	};
+	uint64_t neigh_values[RTR_ARRAY_SIZE(neigh_names)];
+	const char *roles[RTR_MAX_PORTS], *group_names[RTR_STATS_GROUPS];
+	uint16_t group_paths[RTR_STATS_GROUPS];
+	uint16_t group_ports[RTR_STATS_GROUPS][RTR_MAX_PATHS];
+	uint8_t up[RTR_MAX_PORTS];
+	struct rtr_lcore_stats *sum = rte_zmalloc(NULL, sizeof(*sum), 64);
+	struct rtr_switch *sw = &app->sw;
+	struct rtr_stats_doc doc;
+	unsigned int i;
+
+	if (sum == NULL)
+		return;
+	rtr_app_stats(app, sum);
+	memset(&doc, 0, sizeof(doc));
+	doc.switch_name = app->cfg.sw.name;
+	doc.lb = sw->lb->name;
+	doc.uptime_s = (double)(rte_rdtsc() - app->start_tsc) / (double)sw->tsc_hz;
+	doc.n_ports = app->n_cfg_ports;
+	doc.port_ids = app->port_ids;
+	for (i = 0; i < app->n_cfg_ports; i++) {
+		roles[i] = sw->ports[app->port_ids[i]].role == RTR_PORT_HOST ? "host" : "fabric";
+		up[i] = atomic_load(&sw->ports[app->port_ids[i]].link_up);
+	}
+	doc.port_roles = roles;
+	doc.port_up = up;
+	doc.n_groups = RTE_MIN(sw->route->n_groups, (unsigned int)RTR_STATS_GROUPS);
+	for (i = 0; i < doc.n_groups; i++) {
+		group_names[i] = sw->route->groups[i].name;
+		group_paths[i] = sw->route->groups[i].n_paths;
+		memcpy(group_ports[i], sw->route->groups[i].port, sizeof(group_ports[i]));
+	}
+	doc.group_names = group_names;
+	doc.group_paths = group_paths;
+	doc.group_ports = (const uint16_t(*)[RTR_MAX_PATHS])group_ports;
+	memcpy(neigh_values, rtr_neigh_stats(sw->neigh), sizeof(neigh_values));
+	doc.n_neigh = RTR_ARRAY_SIZE(neigh_names);
+	doc.neigh_names = neigh_names;
+	doc.neigh_values = neigh_values;
+	doc.held_packets = rtr_pipeline_held(sw);
+	doc.mempool_in_use = rte_mempool_in_use_count(sw->pool);
+	rtr_stats_write_json(f, &doc, sum);
+	fflush(f);
+	rte_free(sum);
+}
+
+/* ------------------------------------------------------------------ run control */
+
+static bool
+all_workers_stopped(const struct rtr_switch *sw)
+{
+	for (unsigned int i = 0; i < sw->n_workers; i++)
+		if (!atomic_load_explicit(&sw->workers[i]->stopped, memory_order_acquire))
+			return false;
+	return true;
+}
+
+/* Control lcore, every control poll: exit conditions and periodic stats. */
+static void
+main_tick(struct rtr_switch *sw, uint64_t now_tsc)
+{
+	struct rtr_app *app = sw->main_arg;
+	int state = atomic_load(&sw->run_state);
+
+	if (state == RTR_RUN) {
+		const char *why = NULL;
+
+		if (rtr_signal)
+			why = rtr_signal == SIGINT ? "SIGINT" : "SIGTERM";
+		else if (app->duration_s > 0 &&
+				now_tsc - app->start_tsc > (uint64_t)(app->duration_s * sw->tsc_hz))
+			why = "--duration reached";
+		if (why == NULL && app->exit_on_idle_ms) {
+			uint64_t last = 0;
+
+			for (unsigned int i = 0; i < sw->n_workers; i++)
+				last = RTE_MAX(last, sw->workers[i]->last_rx_tsc);
+			if (now_tsc > last && now_tsc - last > app->exit_on_idle_ms * sw->tsc_hz / 1000)
+				why = "--exit-on-idle: no packet received";
+		}
+		if (why != NULL) {
+			printf("rocetor: stopping (%s)\n", why);
+			atomic_store(&sw->run_state, RTR_STOP_RX);
+		}
+	} else if (state == RTR_STOP_RX && all_workers_stopped(sw)) {
+		/* Nobody polls ports any more; what the control plane still has
+		 * to answer was answered in this poll, so the rings can close. */
+		atomic_store(&sw->run_state, RTR_STOP_FINAL);
+	}
+	if (app->stats_interval_s > 0 &&
+			now_tsc - app->last_stats_tsc > (uint64_t)(app->stats_interval_s * sw->tsc_hz)) {
+		app->last_stats_tsc = now_tsc;
+		rtr_app_write_stats(app, stdout);
+	}
+}
+
+static void
+control_loop(struct rtr_app *app)
+{
+	struct rtr_switch *sw = &app->sw;
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = 200 * 1000};
+
+	while (atomic_load(&sw->run_state) != RTR_STOP_FINAL) {
+		if (rtr_control_poll(sw, rte_rdtsc()) == 0)
+			nanosleep(&ts, NULL);
+	}
+	/* Last answers to anything punted before the workers stopped. */
+	rtr_control_poll(sw, rte_rdtsc());
+}
+
+/* ------------------------------------------------------------------ set-up */
+
+static int
+nh_add(void *arg, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac)
+{
+	return rtr_neigh_add(arg, port, ip, mac);
+}
+
+static int
+setup_workers(struct rtr_app *app)
+{
+	struct rtr_switch *sw = &app->sw;
+	unsigned int lcore, n = 0;
+	char name[RTE_RING_NAMESIZE];
+
+	/* With one lcore the main lcore forwards too; with more, the main
+	 * lcore runs the control plane and every other lcore forwards. */
+	if (rte_lcore_count() == 1) {
+		lcore = rte_get_main_lcore();
+		goto single;
+	}
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+single:
+		if (n >= RTR_MAX_LCORES)
+			break;
+		struct rtr_worker *w = rte_zmalloc_socket("rtr_worker", sizeof(*w),
+			RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
+
+		if (w == NULL)
+			return -ENOMEM;
+		w->idx = n;
+		w->lcore_id = lcore;
+		w->sw = sw;
+		w->is_control = rte_lcore_count() == 1;
+		w->stats = rte_zmalloc_socket("rtr_stats", sizeof(*w->stats), RTE_CACHE_LINE_SIZE,
+			(int)rte_lcore_to_socket_id(lcore));
+		snprintf(name, sizeof(name), "rtr_handoff_%u", n);
+		w->handoff = rte_ring_create(name, RTR_HANDOFF_RING_SIZE,
+			(int)rte_lcore_to_socket_id(lcore), RING_F_SC_DEQ);
+		snprintf(name, sizeof(name), "rtr_inject_%u", n);
+		w->inject = rte_ring_create(name, RTR_INJECT_RING_SIZE,
+			(int)rte_lcore_to_socket_id(lcore), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->stats == NULL || w->handoff == NULL || w->inject == NULL)
+			return -ENOMEM;
+		sw->workers[n++] = w;
+		if (rte_lcore_count() == 1)
+			break;
+	}
+	sw->n_workers = n;
+	sw->ctrl_stats = rte_zmalloc("rtr_stats", sizeof(*sw->ctrl_stats), RTE_CACHE_LINE_SIZE);
+	sw->ctrl_ring = rte_ring_create("rtr_ctrl", RTR_CTRL_RING_SIZE, (int)rte_socket_id(),
+		RING_F_SC_DEQ);
+	if (sw->ctrl_stats == NULL || sw->ctrl_ring == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+static int
+setup_switch(struct rtr_app *app)
+{
+	struct rtr_switch *sw = &app->sw;
+	struct rtr_config *cfg = &app->cfg;
+	uint8_t macs[RTR_MAX_PORTS][6];
+	char err[512];
+
+	memset(macs, 0, sizeof(macs));
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		memcpy(macs[cfg->ports[i].port], cfg->ports[i].mac, 6);
+	sw->neigh = rtr_neigh_create(cfg, (const uint8_t(*)[6])macs,
+		(uint64_t)cfg->sw.neigh_timeout_s * 1000000000ULL);
+	if (sw->neigh == NULL) {
+		fprintf(stderr, "rocetor: cannot create the neighbour table\n");
+		return -ENOMEM;
+	}
+	sw->route = rtr_route_create("rtr_rt", cfg, (int)rte_socket_id(), nh_add, sw->neigh, err,
+		sizeof(err));
+	if (sw->route == NULL) {
+		fprintf(stderr, "%s: %s\n", cfg->path, err);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		sw->workers[i]->lb_state = sw->lb->init(cfg, i, (int)rte_socket_id());
+		if (sw->workers[i]->lb_state == NULL) {
+			fprintf(stderr, "rocetor: LB mode %s: cannot initialise worker %u\n",
+				sw->lb->name, i);
+			return -ENOMEM;
+		}
+	}
+	sw->hash_seed = cfg->sw.seed;
+	sw->parse_flags = 0;
+	sw->shard_by_flow = sw->lb->flow_affinity;
+	sw->tsc_hz = rte_get_tsc_hz();
+	sw->drain_tsc = sw->tsc_hz / 1000000 * cfg->sw.drain_us;
+	sw->idle_sleep_us = cfg->sw.idle_sleep_us;
+	sw->idle_threshold = cfg->sw.idle_threshold;
+	sw->main_tick = main_tick;
+	sw->main_arg = app;
+	sw->cfg = cfg;
+	/* Paths whose port is down at start leave their groups now. */
+	rtr_control_links(sw);
+	return 0;
+}
+
+static void
+print_summary(const struct rtr_app *app)
+{
+	const struct rtr_switch *sw = &app->sw;
+
+	printf("rocetor: switch %s (id %u, %s), lb %s, %u worker%s%s, %u port%s, %u uplink "
+	       "group%s, seed 0x%08x\n",
+		app->cfg.sw.name, app->cfg.sw.id, app->cfg.sw.role == RTR_ROLE_TOR ? "tor" : "spine",
+		sw->lb->name, sw->n_workers, sw->n_workers == 1 ? "" : "s",
+		sw->n_workers == 1 && sw->workers[0]->is_control ? " (main lcore forwards)" : "",
+		app->n_cfg_ports, app->n_cfg_ports == 1 ? "" : "s", sw->route->n_groups,
+		sw->route->n_groups == 1 ? "" : "s", sw->hash_seed);
+	for (unsigned int i = 0; i < app->n_cfg_ports; i++) {
+		const struct rtr_port_rt *pr = &sw->ports[app->port_ids[i]];
+		struct rte_eth_dev_info info;
+
+		rte_eth_dev_info_get(pr->port_id, &info);
+		printf("rocetor: port %u %-6s %02x:%02x:%02x:%02x:%02x:%02x %s rxq %u txq %u %s\n",
+			pr->port_id, pr->role == RTR_PORT_HOST ? "host" : "fabric", pr->mac[0],
+			pr->mac[1], pr->mac[2], pr->mac[3], pr->mac[4], pr->mac[5], info.driver_name,
+			app->rxq[i], app->txq[i], atomic_load(&pr->link_up) ? "up" : "down");
+	}
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ exit */
+
+static int
+shutdown_all(struct rtr_app *app, int status)
+{
+	struct rtr_switch *sw = &app->sw;
+	unsigned int freed;
+
+	freed = sw->ctrl_ring ? rtr_control_drain(sw) : 0;
+	if (freed)
+		printf("rocetor: %u punted frames freed at exit\n", freed);
+	rtr_ports_close(app);
+	if (sw->pool != NULL) {
+		unsigned int in_use = rte_mempool_in_use_count(sw->pool);
+
+		printf("rocetor: mempool in use after ports closed: %u of %u%s\n", in_use,
+			app->n_mbufs, in_use ? " (LEAK)" : "");
+		if (in_use && status == RTR_EXIT_OK)
+			status = RTR_EXIT_FAILURE;
+	}
+	if (app->stats_json != NULL && sw->route != NULL) {
+		FILE *f = fopen(app->stats_json, "w");
+
+		if (f == NULL) {
+			fprintf(stderr, "rocetor: --stats-json %s: %s\n", app->stats_json,
+				strerror(errno));
+			status = RTR_EXIT_FAILURE;
+		} else {
+			rtr_app_write_stats(app, f);
+			fclose(f);
+		}
+	}
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		if (sw->lb != NULL && sw->workers[i]->lb_state != NULL)
+			sw->lb->fini(sw->workers[i]->lb_state);
+		rte_ring_free(sw->workers[i]->handoff);
+		rte_ring_free(sw->workers[i]->inject);
+		rte_free(sw->workers[i]->stats);
+		rte_free(sw->workers[i]);
+	}
+	rte_ring_free(sw->ctrl_ring);
+	rtr_route_free(sw->route);
+	rtr_neigh_free(sw->neigh);
+	rte_free(sw->ctrl_stats);
+	rte_mempool_free(sw->pool);
+	if (app->pdump_ready)
+		rte_pdump_uninit();
+	rtr_config_free(&app->cfg);
+	rte_eal_cleanup();
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct rtr_app *app = &rtr_app;
+	struct rtr_switch *sw = &app->sw;
+	char err[1024];
+	int ret, mode;
+
+	/* -h anywhere: the EAL prints its usage and ours follows it. */
+	rte_set_application_usage_hook(usage);
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "rocetor: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return rte_errno == EINVAL ? RTR_EXIT_USAGE : RTR_EXIT_FAILURE;
+	}
+	argc -= ret;
+	argv += ret;
+	argv[0] = (char *)(uintptr_t)"rocetor";
+	if (parse_args(app, argc, argv) < 0) {
+		rte_eal_cleanup();
+		return RTR_EXIT_USAGE;
+	}
+	if (rtr_config_load(app->config_path, &app->cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		rte_eal_cleanup();
+		return RTR_EXIT_USAGE;
+	}
+	if (app->lb_override != NULL) {
+		mode = rtr_lb_from_name(app->lb_override);
+		if (mode < 0) {
+			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\" (ecmp, conweave, "
+					"seqbalance, caver, spray)\n", app->lb_override);
+			rtr_config_free(&app->cfg);
+			rte_eal_cleanup();
+			return RTR_EXIT_USAGE;
+		}
+		app->cfg.sw.lb = (enum rtr_lb_mode)mode;
+	}
+	sw->lb = rtr_lb_get(app->cfg.sw.lb);
+	if (sw->lb == NULL) {
+		fprintf(stderr, "%s: switch.lb: mode \"%s\" is not available in this build yet "
+				"(available: ecmp)\n", app->lb_override ? "--lb" : app->cfg.path,
+			rtr_lb_names[app->cfg.sw.lb]);
+		rtr_config_free(&app->cfg);
+		rte_eal_cleanup();
+		return RTR_EXIT_USAGE;
+	}
+	if (rtr_ports_check(app) < 0) {
+		rtr_config_free(&app->cfg);
+		rte_eal_cleanup();
+		return RTR_EXIT_USAGE;
+	}
+	ret = rtr_meta_register();
+	if (ret < 0) {
+		fprintf(stderr, "rocetor: cannot register the mbuf metadata field: %s\n",
+			strerror(-ret));
+		return shutdown_all(app, RTR_EXIT_FAILURE);
+	}
+	if (setup_workers(app) < 0) {
+		fprintf(stderr, "rocetor: out of memory setting up workers\n");
+		return shutdown_all(app, RTR_EXIT_FAILURE);
+	}
+	if (rtr_ports_setup(app) < 0 || setup_switch(app) < 0)
+		return shutdown_all(app, RTR_EXIT_FAILURE);
+	app->mempool_baseline = rte_mempool_in_use_count(sw->pool);
+	/* dpdk-dumpcap attaches as a secondary process (needs hugepages). */
+	if (rte_pdump_init() == 0)
+		app->pdump_ready = true;
+	else
+		printf("rocetor: pdump unavailable: %s\n", rte_strerror(rte_errno));
+	if (rtr_telemetry_register() < 0)
+		printf("rocetor: telemetry commands not registered\n");
+	print_summary(app);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	app->start_tsc = app->last_stats_tsc = rte_rdtsc();
+	atomic_store(&sw->run_state, RTR_RUN);
+	if (sw->workers[0]->is_control) {
+		rtr_worker_main(sw->workers[0]);
+	} else {
+		for (unsigned int i = 0; i < sw->n_workers; i++)
+			rte_eal_remote_launch(rtr_worker_main, sw->workers[i],
+				sw->workers[i]->lcore_id);
+		control_loop(app);
+		rte_eal_mp_wait_lcore();
+	}
+	return shutdown_all(app, RTR_EXIT_OK);
+}

@@ -1,1 +1,412 @@
-/* placeholder */ int rtr_placeholder_pipeline(void); int rtr_placeholder_pipeline(void) { return 0; }
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+
+#include "rtr_pipeline.h"
+
+int rtr_meta_offset = -1;
+
+int
+rtr_meta_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "rocetor_meta",
+		.size = sizeof(struct rtr_meta),
+		.align = __alignof__(struct rtr_meta),
+	};
+
+	rtr_meta_offset = rte_mbuf_dynfield_register(&desc);
+	return rtr_meta_offset < 0 ? -rte_errno : 0;
+}
+
+/* ------------------------------------------------------------------ TX */
+
+static void
+tx_flush(struct rtr_worker *w, uint16_t port)
+{
+	struct rtr_txbuf *b = &w->tx[port];
+	struct rtr_lcore_stats *st = w->stats;
+	uint64_t bytes = 0, unsent_bytes = 0;
+	uint16_t sent, i, n = b->n;
+	uint32_t orig_sent;
+
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++)
+		bytes += b->pkts[i]->pkt_len;
+	sent = rte_eth_tx_burst(port, (uint16_t)w->idx, b->pkts, n);
+	/* Sent mbufs now belong to the PMD: only the unsent ones may be read. */
+	for (i = sent; i < n; i++) {
+		struct rte_mbuf *m = b->pkts[i];
+		uint16_t in = rtr_meta(m)->in_port;
+
+		unsent_bytes += m->pkt_len;
+		/* Frames the switch built are not received packets: they are
+		 * counted apart so that rx = forwarded + consumed + dropped. */
+		if (b->orig_mask & (1u << i)) {
+			st->originated_dropped++;
+		} else {
+			st->drops[RTR_DROP_QUEUE_FULL]++;
+			st->port[in].drops++;
+		}
+		rte_pktmbuf_free(m);
+	}
+	orig_sent = sent == 32 ? b->orig_mask : b->orig_mask & ((1u << sent) - 1);
+	st->port[port].tx_packets += sent;
+	st->port[port].tx_bytes += bytes - unsent_bytes;
+	st->originated += (unsigned int)__builtin_popcount(orig_sent);
+	st->forwarded += sent - (unsigned int)__builtin_popcount(orig_sent);
+	b->n = 0;
+	b->orig_mask = 0;
+}
+
+static inline void
+tx_enqueue(struct rtr_worker *w, uint16_t port, struct rte_mbuf *m, bool originated)
+{
+	struct rtr_txbuf *b = &w->tx[port];
+
+	if (originated)
+		b->orig_mask |= 1u << b->n;
+	b->pkts[b->n++] = m;
+	if (b->n == RTR_BURST)
+		tx_flush(w, port);
+}
+
+static void
+tx_flush_all(struct rtr_worker *w)
+{
+	for (uint16_t p = 0; p < RTR_MAX_PORTS; p++)
+		if (w->tx[p].n)
+			tx_flush(w, p);
+}
+
+/* ------------------------------------------------------------------ drops */
+
+static inline void
+drop(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port, enum rtr_drop_reason why)
+{
+	w->stats->drops[why]++;
+	if (in_port != RTR_PORT_NONE)
+		w->stats->port[in_port].drops++;
+	rte_pktmbuf_free(m);
+}
+
+/* ------------------------------------------------------------------ forwarding */
+
+/*
+ * IPv4 TTL decrement with the incremental checksum update of RFC 1624
+ * (HC' = ~(~HC + ~m + m')): TTL is the high byte of the 16-bit word it
+ * shares with the protocol.
+ */
+static inline void
+ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
+{
+	uint16_t old_word = rte_be_to_cpu_16(*(const uint16_t *)&ip->time_to_live);
+	uint16_t new_word = old_word - 0x0100;
+	uint32_t sum = (uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum);
+
+	sum += (uint16_t)~old_word;
+	sum += new_word;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->time_to_live--;
+	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+}
+
+static inline void
+punt(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port)
+{
+	if (rte_ring_mp_enqueue(w->sw->ctrl_ring, m) != 0)
+		drop(w, m, in_port, RTR_DROP_CONTROL_RING_FULL);
+	else
+		w->stats->consumed++;
+}
+
+/* Route, pick a path and rewrite one parsed packet; ends in TX or a drop. */
+static inline void
+forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns)
+{
+	struct rtr_switch *sw = w->sw;
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint16_t in_port = meta->in_port;
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	int64_t res;
+	unsigned int nh_idx, kind;
+	const struct rtr_nh *nh;
+	uint16_t out;
+
+	if (meta->l3 == RTR_L3_IPV4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(frame + meta->l3_off);
+
+		res = rtr_route_lookup4(sw->route, ip->dst_addr);
+	} else {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(frame + meta->l3_off);
+
+		/* ND and multicast never route: the control plane takes ND. */
+		if (meta->l4_proto == IPPROTO_ICMPV6 && meta->l4_off + 1 <= m->data_len) {
+			uint8_t type = frame[meta->l4_off];
+
+			if (type >= 133 && type <= 137) {
+				punt(w, m, in_port);
+				return;
+			}
+		}
+		res = rtr_route_lookup6(sw->route, ip6->dst_addr);
+	}
+	if (unlikely(res < 0)) {
+		drop(w, m, in_port, RTR_DROP_NO_ROUTE);
+		return;
+	}
+	kind = (unsigned int)res & RTR_RT_KIND_MASK;
+	nh_idx = (unsigned int)res & RTR_RT_INDEX_MASK;
+	if (kind == RTR_RT_GROUP) {
+		const struct rtr_group *g = &sw->route->groups[nh_idx];
+		int path = sw->lb->pick(w->lb_state, g, frame, meta, now_ns, w->stats);
+
+		if (unlikely(path < 0)) {
+			drop(w, m, in_port, RTR_DROP_PORT_DOWN);
+			return;
+		}
+		if (likely(nh_idx < RTR_STATS_GROUPS))
+			w->stats->path_tx[nh_idx][path]++;
+		nh_idx = g->nh[path];
+	} else if (unlikely(kind == RTR_RT_LOCAL)) {
+		/* Of what is addressed to the switch, only echo requests are
+		 * answered (ARP and ND were punted before routing). */
+		uint8_t type = meta->l4_off < m->data_len ? frame[meta->l4_off] : 0;
+
+		if ((meta->l4_proto == IPPROTO_ICMP && type == 8) ||
+				(meta->l4_proto == IPPROTO_ICMPV6 && type == 128))
+			punt(w, m, in_port);
+		else
+			drop(w, m, in_port, RTR_DROP_LOCAL_UNSUPPORTED);
+		return;
+	}
+	nh = rtr_neigh_nh(sw->neigh, nh_idx);
+	out = nh->port;
+	if (unlikely(!atomic_load_explicit(&sw->ports[out].link_up, memory_order_relaxed))) {
+		drop(w, m, in_port, RTR_DROP_PORT_DOWN);
+		return;
+	}
+	if (unlikely(!rtr_nh_mac(nh, eth->dst_addr.addr_bytes))) {
+		drop(w, m, in_port, RTR_DROP_NEIGH_UNRESOLVED);
+		return;
+	}
+	/* TTL last: a packet dropped above must not have been modified, and the
+	 * destination MAC written by rtr_nh_mac is overwritten only on success. */
+	if (meta->l3 == RTR_L3_IPV4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
+
+		if (unlikely(ip->time_to_live <= 1)) {
+			drop(w, m, in_port, RTR_DROP_TTL);
+			return;
+		}
+		ipv4_dec_ttl(ip);
+	} else {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(frame + meta->l3_off);
+
+		if (unlikely(ip6->hop_limits <= 1)) {
+			drop(w, m, in_port, RTR_DROP_TTL);
+			return;
+		}
+		ip6->hop_limits--;
+	}
+	memcpy(eth->src_addr.addr_bytes, sw->ports[out].mac, RTE_ETHER_ADDR_LEN);
+	meta->out_port = out;
+	tx_enqueue(w, out, m, false);
+}
+
+/* A packet whose flow another worker owns goes there; true if handed off. */
+static inline bool
+handoff(struct rtr_worker *w, struct rte_mbuf *m, const struct rtr_meta *meta)
+{
+	struct rtr_switch *sw = w->sw;
+	unsigned int owner;
+
+	if (!sw->shard_by_flow || sw->n_workers == 1)
+		return false;
+	owner = meta->flow_hash % sw->n_workers;
+	if (owner == w->idx)
+		return false;
+	if (rte_ring_mp_enqueue(sw->workers[owner]->handoff, m) != 0)
+		drop(w, m, meta->in_port, RTR_DROP_HANDOFF_FULL);
+	else
+		w->stats->handoff_tx++;
+	return true;
+}
+
+static inline void
+ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns)
+{
+	struct rtr_switch *sw = w->sw;
+	struct rtr_meta *meta = rtr_meta(m);
+	const uint8_t *frame;
+	enum rtr_drop_reason why;
+
+	/* The parser needs the whole frame in one segment; a multi-segment
+	 * mbuf (jumbo without scatter support here) is linearised first. */
+	if (unlikely(m->nb_segs > 1) && rte_pktmbuf_linearize(m) != 0) {
+		memset(meta, 0, sizeof(*meta));
+		drop(w, m, port, RTR_DROP_MALFORMED);
+		return;
+	}
+	frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	why = rtr_parse(frame, rte_pktmbuf_data_len(m), sw->hash_seed, sw->parse_flags, meta);
+	meta->in_port = port;
+	if (unlikely(why != RTR_DROP_NONE)) {
+		drop(w, m, port, why);
+		return;
+	}
+	if (unlikely(sw->ports[port].l2_filter) && !(meta->flags & RTR_MF_L2_BCAST) &&
+			memcmp(frame, sw->ports[port].mac, RTE_ETHER_ADDR_LEN) != 0) {
+		drop(w, m, port, RTR_DROP_L2_NOT_FOR_US);
+		return;
+	}
+	if (unlikely(meta->l3 == RTR_L3_ARP)) {
+		punt(w, m, port);
+		return;
+	}
+	if (handoff(w, m, meta))
+		return;
+	forward(w, m, meta, now_ns);
+}
+
+static inline uint64_t
+tsc_to_ns(const struct rtr_switch *sw, uint64_t tsc)
+{
+	return (uint64_t)((double)tsc * 1e9 / (double)sw->tsc_hz);
+}
+
+static void
+rx_burst(struct rtr_worker *w, const struct rtr_rxq *q, uint64_t now_ns, unsigned int *got)
+{
+	struct rte_mbuf *pkts[RTR_BURST];
+	struct rtr_lcore_stats *st = w->stats;
+	uint64_t bytes = 0;
+	uint16_t n, i;
+
+	n = rte_eth_rx_burst(q->port, q->queue, pkts, RTR_BURST);
+	if (n == 0)
+		return;
+	*got += n;
+	for (i = 0; i < n && i < 4; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		if (i + 4 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
+		bytes += pkts[i]->pkt_len;
+		ingress(w, pkts[i], q->port, now_ns);
+	}
+	st->port[q->port].rx_packets += n;
+	st->port[q->port].rx_bytes += bytes;
+}
+
+/* Frames from other workers (hand-off) and from the control plane (inject). */
+static unsigned int
+drain_rings(struct rtr_worker *w, uint64_t now_ns)
+{
+	struct rte_mbuf *pkts[RTR_BURST];
+	unsigned int n, i, total = 0;
+
+	n = rte_ring_sc_dequeue_burst(w->handoff, (void **)pkts, RTR_BURST, NULL);
+	w->stats->handoff_rx += n;
+	for (i = 0; i < n; i++)
+		forward(w, pkts[i], rtr_meta(pkts[i]), now_ns);
+	total += n;
+	n = rte_ring_sc_dequeue_burst(w->inject, (void **)pkts, RTR_BURST, NULL);
+	for (i = 0; i < n; i++) {
+		uint16_t out = rtr_meta(pkts[i])->out_port;
+
+		tx_enqueue(w, out, pkts[i], true);
+	}
+	return total + n;
+}
+
+static void
+idle_sleep(uint32_t us)
+{
+	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
+
+	nanosleep(&ts, NULL);
+}
+
+int
+rtr_worker_main(void *arg)
+{
+	struct rtr_worker *w = arg;
+	struct rtr_switch *sw = w->sw;
+	uint64_t last_drain = rte_rdtsc(), iter = 0;
+	unsigned int idle_polls = 0;
+	int state;
+
+	w->last_rx_tsc = rte_rdtsc();
+	for (;;) {
+		uint64_t now_tsc = rte_rdtsc(), t0 = now_tsc;
+		uint64_t now_ns = tsc_to_ns(sw, now_tsc);
+		unsigned int got = 0, i;
+
+		state = atomic_load_explicit(&sw->run_state, memory_order_acquire);
+		if (likely(state == RTR_RUN)) {
+			for (i = 0; i < w->n_rxq; i++)
+				rx_burst(w, &w->rxq[i], now_ns, &got);
+		} else if (!atomic_load_explicit(&w->stopped, memory_order_relaxed)) {
+			atomic_store_explicit(&w->stopped, 1, memory_order_release);
+		}
+		got += drain_rings(w, now_ns);
+		if (got) {
+			w->last_rx_tsc = now_tsc;
+			idle_polls = 0;
+			w->stats->busy_cycles += rte_rdtsc() - t0;
+			w->stats->busy_packets += got;
+		}
+		if (now_tsc - last_drain > sw->drain_tsc) {
+			tx_flush_all(w);
+			last_drain = now_tsc;
+		}
+		if (w->is_control && (++iter & RTR_CTRL_POLL_MASK) == 0)
+			rtr_control_poll(sw, now_tsc);
+		if (state == RTR_STOP_FINAL)
+			break;
+		if (got == 0 && sw->idle_sleep_us && ++idle_polls >= sw->idle_threshold) {
+			tx_flush_all(w);
+			w->stats->idle_sleeps++;
+			idle_sleep(sw->idle_sleep_us);
+		}
+	}
+	/* Final: everything still in our rings or buffers goes out. */
+	while (drain_rings(w, tsc_to_ns(sw, rte_rdtsc())) != 0)
+		;
+	tx_flush_all(w);
+	return 0;
+}
+
+uint64_t
+rtr_pipeline_held(const struct rtr_switch *sw)
+{
+	uint64_t held = sw->ctrl_ring ? rte_ring_count(sw->ctrl_ring) : 0;
+
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		const struct rtr_worker *w = sw->workers[i];
+
+		held += rte_ring_count(w->handoff) + rte_ring_count(w->inject);
+		for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
+			held += w->tx[p].n;
+	}
+	return held;
+}

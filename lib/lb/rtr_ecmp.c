@@ -1,1 +1,52 @@
-/* placeholder */ int rtr_placeholder_rtr_ecmp(void); int rtr_placeholder_rtr_ecmp(void) { return 0; }
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * ECMP (ALGORITHMS.md 1): stateless, per packet, path = hash mod n_paths over
+ * the live paths, where the hash is the parser's seeded CRC32C of the
+ * 5-tuple (src IP, dst IP, L4 sport, L4 dport, IP proto). A flow sticks to one
+ * path; a sender that changes its UDP source port per packet is sprayed.
+ */
+
+#include <stddef.h>
+
+#include "rtr_lb.h"
+
+static void *
+ecmp_init(const struct rtr_config *cfg, unsigned int worker, int socket)
+{
+	(void)cfg;
+	(void)worker;
+	(void)socket;
+	/* Stateless: any non-NULL pointer says "ready". */
+	static int ecmp_ready;
+
+	return &ecmp_ready;
+}
+
+static void
+ecmp_fini(void *state)
+{
+	(void)state;
+}
+
+static int
+ecmp_pick(void *state, const struct rtr_group *g, uint8_t *frame, struct rtr_meta *m,
+		uint64_t now_ns, struct rtr_lcore_stats *st)
+{
+	(void)state;
+	(void)frame;
+	(void)now_ns;
+	st->lb[RTR_LBC_ecmp_packets]++;
+	return rtr_group_pick(g, m->flow_hash);
+}
+
+const struct rtr_lb_ops rtr_lb_ecmp = {
+	.name = "ecmp",
+	.mode = RTR_LB_ECMP,
+	.flow_affinity = false,
+	.init = ecmp_init,
+	.fini = ecmp_fini,
+	.pick = ecmp_pick,
+};

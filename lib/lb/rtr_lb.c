@@ -1,1 +1,20 @@
-/* placeholder */ int rtr_placeholder_rtr_lb(void); int rtr_placeholder_rtr_lb(void) { return 0; }
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+#include <stddef.h>
+
+#include "rtr_lb.h"
+
+static const struct rtr_lb_ops *const lb_table[RTR_LB_MAX] = {
+	[RTR_LB_ECMP] = &rtr_lb_ecmp,
+	/* conweave, seqbalance, caver and spray are added by their issues. */
+};
+
+const struct rtr_lb_ops *
+rtr_lb_get(enum rtr_lb_mode mode)
+{
+	if ((unsigned int)mode >= RTR_LB_MAX)
+		return NULL;
+	return lb_table[mode];
+}

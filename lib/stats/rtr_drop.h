@@ -24,9 +24,6 @@
 	X(LOCAL_UNSUPPORTED, "local_unsupported", "addressed to the switch but not ARP/ND/ICMP echo") \
 	X(CONTROL_RING_FULL, "control_ring_full", "control-plane punt ring was full")              \
 	X(HANDOFF_FULL, "handoff_full", "inter-lcore hand-off ring was full")                      \
-	X(HAIRPIN, "hairpin", "route leads back out of the ingress port")                         \
-	X(MTU, "mtu", "frame longer than the egress port MTU")                                    \
-	X(IMPAIR_LOSS, "impair_loss", "dropped by the port's configured random loss")             \
 	X(SHUTDOWN, "shutdown", "in flight when the switch stopped and no port could take it")
 
 enum rtr_drop_reason {

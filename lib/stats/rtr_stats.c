@@ -1,1 +1,94 @@
-/* placeholder */ int rtr_placeholder_rtr_stats(void); int rtr_placeholder_rtr_stats(void) { return 0; }
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "rtr_stats.h"
+
+const char *const rtr_lb_counter_names[RTR_LBC_MAX] = {
+#define RTR_LB_CNT_NAME(n, d) [RTR_LBC_##n] = #n,
+	RTR_LB_COUNTERS(RTR_LB_CNT_NAME)
+#undef RTR_LB_CNT_NAME
+};
+
+const char *const rtr_lb_counter_help[RTR_LBC_MAX] = {
+#define RTR_LB_CNT_HELP(n, d) [RTR_LBC_##n] = d,
+	RTR_LB_COUNTERS(RTR_LB_CNT_HELP)
+#undef RTR_LB_CNT_HELP
+};
+
+void
+rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, struct rtr_lcore_stats *out)
+{
+	/* The struct is all uint64_t; summing it as an array keeps this in step
+	 * with any counter added later. */
+	const unsigned int words = sizeof(*out) / sizeof(uint64_t);
+	uint64_t *o = (uint64_t *)out;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned int l = 0; l < n; l++) {
+		const volatile uint64_t *s = (const volatile uint64_t *)lcores[l];
+
+		if (s == NULL)
+			continue;
+		for (unsigned int w = 0; w < words; w++)
+			o[w] += s[w];
+	}
+}
+
+int
+rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_lcore_stats *s)
+{
+	uint64_t total_drops = 0;
+	unsigned int i, p;
+
+	fprintf(f, "{\"switch\": \"%s\", \"lb\": \"%s\", \"uptime_s\": %.3f,\n", doc->switch_name,
+		doc->lb, doc->uptime_s);
+	fprintf(f, " \"ports\": [");
+	for (i = 0; i < doc->n_ports; i++) {
+		const struct rtr_port_counters *c = &s->port[doc->port_ids[i]];
+
+		fprintf(f,
+			"%s\n  {\"port\": %u, \"role\": \"%s\", \"link_up\": %s, "
+			"\"rx_packets\": %" PRIu64 ", \"tx_packets\": %" PRIu64
+			", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"drops\": %" PRIu64
+			", \"ecn_marked\": %" PRIu64 "}",
+			i ? "," : "", doc->port_ids[i], doc->port_roles[i],
+			doc->port_up[i] ? "true" : "false", c->rx_packets, c->tx_packets,
+			c->rx_bytes, c->tx_bytes, c->drops, c->ecn_marked);
+	}
+	fprintf(f, "],\n \"drops\": {");
+	for (i = 1; i < RTR_DROP_MAX; i++) {
+		fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", rtr_drop_names[i], s->drops[i]);
+		total_drops += s->drops[i];
+	}
+	fprintf(f, "},\n \"lb\": {");
+	for (i = 0; i < RTR_LBC_MAX; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", rtr_lb_counter_names[i], s->lb[i]);
+	fprintf(f, "},\n \"paths\": [");
+	for (i = 0; i < doc->n_groups && i < RTR_STATS_GROUPS; i++) {
+		fprintf(f, "%s\n  {\"group\": %u, \"prefix\": \"%s\", \"tx_packets\": [", i ? "," : "",
+			i, doc->group_names[i]);
+		for (p = 0; p < doc->group_paths[i]; p++)
+			fprintf(f, "%s%" PRIu64, p ? ", " : "", s->path_tx[i][p]);
+		fprintf(f, "], \"ports\": [");
+		for (p = 0; p < doc->group_paths[i]; p++)
+			fprintf(f, "%s%u", p ? ", " : "", doc->group_ports[i][p]);
+		fprintf(f, "]}");
+	}
+	fprintf(f, "],\n \"neigh\": {");
+	for (i = 0; i < doc->n_neigh; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", doc->neigh_names[i],
+			doc->neigh_values[i]);
+	fprintf(f,
+		"},\n \"forwarded\": %" PRIu64 ", \"consumed\": %" PRIu64 ", \"originated\": %" PRIu64
+		", \"originated_dropped\": %" PRIu64 ", \"dropped\": %" PRIu64 ",\n \"handoff_tx\": %" PRIu64 ", \"handoff_rx\": %" PRIu64
+		", \"idle_sleeps\": %" PRIu64 ",\n \"held_packets\": %" PRIu64
+		", \"mempool_in_use\": %" PRIu64 "}\n",
+		s->forwarded, s->consumed, s->originated, s->originated_dropped, total_drops, s->handoff_tx, s->handoff_rx,
+		s->idle_sleeps, doc->held_packets, doc->mempool_in_use);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/* What the pieces of app/ share: the process-wide state of one rocetor. */
+#ifndef RTR_APP_H
+#define RTR_APP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtr_config.h"
+#include "rtr_pipeline.h"
+
+struct rtr_app {
+	/* command line (DESIGN.md B2) */
+	const char *config_path;
+	const char *lb_override;
+	double duration_s;	/* 0 = run until a signal */
+	uint64_t exit_on_idle_ms;
+	const char *stats_json;
+	double stats_interval_s;
+
+	struct rtr_config cfg;
+	struct rtr_switch sw;
+	unsigned int n_cfg_ports;
+	uint16_t port_ids[RTR_MAX_PORTS];
+	uint16_t rxq[RTR_MAX_PORTS], txq[RTR_MAX_PORTS];
+	uint32_t n_mbufs;
+	uint32_t mbuf_data_room;
+	unsigned int mempool_baseline;
+	uint64_t start_tsc;
+	uint64_t last_stats_tsc;
+	bool stopping;
+	bool pdump_ready;
+};
+
+extern struct rtr_app rtr_app;
+extern volatile sig_atomic_t rtr_signal;
+
+/* ports.c */
+int rtr_ports_check(struct rtr_app *app);
+int rtr_ports_setup(struct rtr_app *app);
+void rtr_ports_close(struct rtr_app *app);
+
+/* telemetry.c */
+int rtr_telemetry_register(void);
+
+/* stats view shared by the JSON writer and telemetry */
+struct rtr_stats_doc;
+void rtr_app_stats(struct rtr_app *app, struct rtr_lcore_stats *sum);
+void rtr_app_write_stats(struct rtr_app *app, FILE *f);
+
+#endif /* RTR_APP_H */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Counters. Each worker lcore owns one struct rtr_lcore_stats and is its
+ * only writer (plain 64-bit stores, atomic on the platforms DPDK supports);
+ * readers (telemetry, the stats printer, the exit document) sum all lcores.
+ * Nobody ever writes another lcore's counters: "clear" is not offered, take
+ * a snapshot and subtract instead (the OVS dpif-netdev-perf rule).
+ */
+#ifndef RTR_STATS_H
+#define RTR_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rtr_common.h"
+#include "rtr_drop.h"
+
+/* LB counters: names as in DESIGN.md B5 and the LB issues. Append only. */
+#define RTR_LB_COUNTERS(X)                                                                         \
+	X(reroutes, "flows moved to a new path")                                                  \
+	X(rtt_requests, "RTT_REQUEST packets sent (ConWeave SrcToR)")                             \
+	X(rtt_replies, "RTT_REPLY packets (sent by DstToR / accepted by SrcToR)")                 \
+	X(reply_timeouts, "RTT_REPLY deadlines that passed")                                      \
+	X(tails, "TAIL packets")                                                                  \
+	X(clears, "CLEAR packets")                                                                \
+	X(notifies, "NOTIFY / congestion packets")                                                \
+	X(busy_paths, "paths marked busy or inactive")                                            \
+	X(reorder_held, "packets held in reorder queues")                                         \
+	X(reorder_flush_tail, "reorder queues flushed by a TAIL")                                 \
+	X(reorder_flush_timeout, "reorder queues flushed at their deadline")                      \
+	X(reorder_overflow, "reorder attempts that degraded to plain forwarding")                 \
+	X(reorder_queues_in_use, "reorder queues held now (gauge)")                               \
+	X(reorder_queues_max, "most reorder queues held at once (gauge)")                         \
+	X(epoch_overrun, "reorder queues flushed because a new epoch arrived")                    \
+	X(lb_bypass_resv7, "RoCE packets forwarded by ECMP because Resv7 was not zero")           \
+	X(late_epoch_packets, "packets of a previous epoch forwarded at once")                    \
+	X(flow_table_full, "new flows sent by ECMP because the flow table was full")              \
+	X(ecmp_packets, "packets whose path was chosen by the ECMP hash")
+
+enum rtr_lb_counter {
+#define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
+	RTR_LB_COUNTERS(RTR_LB_CNT_ENUM)
+#undef RTR_LB_CNT_ENUM
+	RTR_LBC_MAX
+};
+extern const char *const rtr_lb_counter_names[RTR_LBC_MAX];
+extern const char *const rtr_lb_counter_help[RTR_LBC_MAX];
+
+struct rtr_port_counters {
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t drops;	     /* drops of packets received on this port */
+	uint64_t ecn_marked; /* CE marks applied at this port's egress */
+};
+
+/* Path counters are kept for the first RTR_STATS_GROUPS uplink groups. */
+#define RTR_STATS_GROUPS 32
+
+struct rtr_lcore_stats {
+	struct rtr_port_counters port[RTR_MAX_PORTS];
+	uint64_t drops[RTR_DROP_MAX];
+	uint64_t forwarded;  /* received packets sent out again */
+	uint64_t consumed;   /* received packets taken by the switch (ARP, ND, echo, LB control) */
+	uint64_t originated; /* packets the switch built and sent (replies, probes, LB control) */
+	uint64_t originated_dropped; /* packets the switch built that could not be sent */
+	uint64_t handoff_tx; /* packets handed to another worker */
+	uint64_t handoff_rx;
+	uint64_t idle_sleeps;
+	uint64_t lb[RTR_LBC_MAX];
+	uint64_t path_tx[RTR_STATS_GROUPS][RTR_MAX_PATHS];
+	uint64_t busy_cycles; /* TSC cycles spent in bursts that had packets */
+	uint64_t busy_packets;
+} __attribute__((aligned(64)));
+
+/* Sum n per-lcore blocks into out (out is overwritten). */
+void rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n,
+		struct rtr_lcore_stats *out);
+
+/* Everything the stats document (DESIGN.md B5) shows besides the counters. */
+struct rtr_stats_doc {
+	const char *switch_name;
+	const char *lb;
+	double uptime_s;
+	unsigned int n_ports;
+	const uint16_t *port_ids;	 /* n_ports entries */
+	const char *const *port_roles;	 /* "host" / "fabric" */
+	const uint8_t *port_up;		 /* link state now */
+	unsigned int n_groups;		 /* path counters shown for these */
+	const char *const *group_names;	 /* prefix strings */
+	const uint16_t *group_paths;	 /* n_paths of each group */
+	const uint16_t (*group_ports)[RTR_MAX_PATHS];
+	unsigned int n_neigh;
+	const char *const *neigh_names;
+	const uint64_t *neigh_values;
+	uint64_t held_packets;
+	uint64_t mempool_in_use;
+};
+
+/* Write the JSON stats document. Returns 0 or -errno. */
+int rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc,
+		const struct rtr_lcore_stats *sum);
+
+#endif /* RTR_STATS_H */

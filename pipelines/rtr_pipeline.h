@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * How the stages are composed into the per-lcore run-to-completion loop.
+ *
+ *   RX burst -> parse -> ingress checks -> route -> LB pick -> L3 rewrite
+ *            -> per-port TX buffer -> rte_eth_tx_burst (full or drain timer)
+ *
+ * Packets for the switch itself (ARP, ND, echo to our addresses) are punted
+ * to the control plane through ctrl_ring; the control plane's own frames
+ * come back through a worker's inject ring so that every TX queue keeps
+ * exactly one writer. A packet of a flow owned by another worker (when the
+ * LB mode keeps per-flow state) goes to that worker's handoff ring.
+ *
+ * Stop is two-phase so that nothing is lost: STOP_RX makes every worker stop
+ * polling ports but keep draining its rings; once all workers have
+ * acknowledged and the control plane is quiet, STOP_FINAL makes each drain
+ * its rings one last time, flush its TX buffers and return.
+ */
+#ifndef RTR_PIPELINE_H
+#define RTR_PIPELINE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "rtr_common.h"
+#include "rtr_config.h"
+#include "rtr_lb.h"
+#include "rtr_neigh.h"
+#include "rtr_parse.h"
+#include "rtr_route.h"
+#include "rtr_stats.h"
+
+#define RTR_PORT_NONE	     0xffff /* in_port of frames the switch originates */
+#define RTR_CTRL_RING_SIZE   1024
+#define RTR_HANDOFF_RING_SIZE 4096
+#define RTR_INJECT_RING_SIZE 1024
+#define RTR_CTRL_POLL_MASK   255 /* single-lcore: control work every 256 loops */
+
+extern int rtr_meta_offset;
+
+static inline struct rtr_meta *
+rtr_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, rtr_meta_offset, struct rtr_meta *);
+}
+
+/* Register the metadata dynamic field; call once after rte_eal_init. */
+int rtr_meta_register(void);
+
+enum rtr_run_state {
+	RTR_RUN = 0,
+	RTR_STOP_RX,	/* stop polling ports, keep draining rings */
+	RTR_STOP_FINAL, /* drain rings once more, flush, return */
+};
+
+struct rtr_port_rt {
+	uint16_t port_id;
+	uint8_t configured;
+	uint8_t role;		   /* enum rtr_port_role */
+	uint8_t l2_filter;
+	uint8_t mac[6];
+	_Atomic uint8_t link_up;   /* written by the control plane */
+	uint8_t admin_down;
+	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
+};
+
+struct rtr_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+
+struct rtr_txbuf {
+	uint16_t n;
+	uint32_t orig_mask; /* bit i: slot i was originated by the switch */
+	struct rte_mbuf *pkts[RTR_BURST];
+};
+
+struct rtr_switch;
+
+struct rtr_worker {
+	unsigned int idx;	/* 0..n_workers-1; also its TX queue on every port */
+	unsigned int lcore_id;
+	bool is_control;	/* single-lcore mode: also runs the control plane */
+	unsigned int n_rxq;
+	struct rtr_rxq rxq[RTR_MAX_PORTS * 4];
+	struct rte_ring *handoff; /* MP/SC: packets of flows this worker owns */
+	struct rte_ring *inject;  /* SP/SC: frames from the control plane to send */
+	struct rtr_switch *sw;
+	struct rtr_lcore_stats *stats;
+	void *lb_state;
+	uint64_t last_rx_tsc;	/* read by the main lcore for --exit-on-idle */
+	_Atomic int stopped;	/* acknowledged RTR_STOP_RX */
+	struct rtr_txbuf tx[RTR_MAX_PORTS];
+} __rte_cache_aligned;
+
+struct rtr_switch {
+	const struct rtr_config *cfg;
+	const struct rtr_lb_ops *lb;
+	struct rtr_route *route;
+	struct rtr_neigh *neigh;
+	struct rte_mempool *pool;
+	struct rte_ring *ctrl_ring; /* MP/SC: punted frames for the control plane */
+	struct rtr_port_rt ports[RTR_MAX_PORTS];
+	unsigned int n_workers;
+	struct rtr_worker *workers[RTR_MAX_LCORES];
+	uint32_t hash_seed;
+	unsigned int parse_flags;
+	bool shard_by_flow;
+	uint64_t drain_tsc;
+	uint64_t tsc_hz;
+	uint32_t idle_sleep_us;
+	uint32_t idle_threshold;
+	_Atomic int run_state;	 /* enum rtr_run_state */
+	/* Control-plane state (control lcore only). */
+	uint64_t ctrl_last_tick_tsc;
+	uint64_t ctrl_last_link_tsc;
+	struct rtr_lcore_stats *ctrl_stats; /* counters of the control plane itself */
+	/* Called by the control lcore on every control poll: the app's duration,
+	 * idle and stats-interval checks. */
+	void (*main_tick)(struct rtr_switch *sw, uint64_t now_tsc);
+	void *main_arg;
+};
+
+/* The worker loop (lcore entry point argument: struct rtr_worker *). */
+int rtr_worker_main(void *arg);
+
+/* One pass of the control plane: punted frames, neighbour timers, link
+ * state. Returns how many frames it handled. Control lcore only. */
+unsigned int rtr_control_poll(struct rtr_switch *sw, uint64_t now_tsc);
+
+/* Control lcore: re-read link state of every port and update path liveness. */
+void rtr_control_links(struct rtr_switch *sw);
+
+/* Free every mbuf still in the control ring (at exit, after workers stop). */
+unsigned int rtr_control_drain(struct rtr_switch *sw);
+
+/* Packets held anywhere in the pipeline right now (rings and TX buffers). */
+uint64_t rtr_pipeline_held(const struct rtr_switch *sw);
+
+#endif /* RTR_PIPELINE_H */
