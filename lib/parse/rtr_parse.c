@@ -1,1 +1,384 @@
-/* placeholder */ int rtr_placeholder_rtr_parse(void); int rtr_placeholder_rtr_parse(void) { return 0; }
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The per-packet parser (see rtr_parse.h and doc/wire-formats.md).
+ *
+ * Every read is preceded by a bounds check against len, and every length
+ * field is checked against the bytes that are really there before it is
+ * used, so a frame of any length and content is safe to hand to rtr_parse().
+ * Multi-byte fields are read with memcpy() (unaligned-safe, compiles to one
+ * load) and converted from network order with rte_be_to_cpu_*.
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_hash_crc.h>
+
+#include "rtr_common.h"
+#include "rtr_parse.h"
+
+#define ETH_HLEN      14
+#define VLAN_HLEN     4
+#define ETYPE_IPV4    0x0800
+#define ETYPE_IPV6    0x86dd
+#define ETYPE_ARP     0x0806
+#define ETYPE_VLAN    0x8100
+#define ETYPE_QINQ    0x88a8
+#define ARP_LEN	      28 /* Ethernet/IPv4 ARP body */
+#define IPV4_HLEN     20
+#define IPV6_HLEN     40
+#define IPV4_MF	      0x2000
+#define IPV4_OFF_MASK 0x1fff
+#define UDP_HLEN      8
+#define TCP_HLEN      20
+#define PROTO_TCP     6
+#define PROTO_UDP     17
+#define ECN_CE	      3
+
+/* Extended transport header lengths (IBTA 1.4, chapter 9.3). */
+#define RDETH_LEN	 4
+#define DETH_LEN	 8
+#define RETH_LEN	 16
+#define ATOMICETH_LEN	 28
+#define AETH_LEN	 4
+#define ATOMACKETH_LEN 8
+#define IMMDT_LEN	 4
+#define IETH_LEN	 4
+
+/* ConWeave cw_op (BTH Resv7 bits 6..5, ALGORITHMS.md 2.1). */
+#define CW_OP_SHIFT 5
+#define CW_OP_MASK  3
+#define CW_OP_DATA  1
+
+static inline uint16_t
+ld_be16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return rte_be_to_cpu_16(v);
+}
+
+static inline uint32_t
+ld_be32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return rte_be_to_cpu_32(v);
+}
+
+/* Raw loads in memory order: the hash runs over the wire bytes as they are. */
+static inline uint32_t
+ld_raw32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t
+ld_raw64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * Extended headers by BTH opcode. known == 0 marks reserved, XRC and
+ * vendor opcodes: rtr_bth_ext_len() reports -1 for them.
+ */
+struct ext_info {
+	uint8_t len;
+	uint8_t flags;
+	uint8_t known;
+};
+
+#define E(l, f) {(l), (f), 1}
+#define NONE_	E(0, 0)
+#define RETH_	E(RETH_LEN, RTR_EXT_RETH)
+#define AETH_	E(AETH_LEN, RTR_EXT_AETH)
+#define IMM_	E(IMMDT_LEN, RTR_EXT_IMMDT)
+#define RETHIMM_ E(RETH_LEN + IMMDT_LEN, RTR_EXT_RETH | RTR_EXT_IMMDT)
+#define ATOM_	E(ATOMICETH_LEN, RTR_EXT_ATOMICETH)
+#define ATOMACK_ E(AETH_LEN + ATOMACKETH_LEN, RTR_EXT_AETH | RTR_EXT_ATOMACKETH)
+#define IETH_	E(IETH_LEN, RTR_EXT_IETH)
+/* RD: every packet has an RDETH; requests add a DETH. */
+#define RD_(l, f) E(RDETH_LEN + (l), RTR_EXT_RDETH | (f))
+#define RDQ_(l, f) RD_(DETH_LEN + (l), RTR_EXT_DETH | (f))
+/* UD: DETH on every packet. */
+#define UD_(l, f) E(DETH_LEN + (l), RTR_EXT_DETH | (f))
+
+static const struct ext_info ext_tab[256] = {
+	/* RC */
+	[0x00] = NONE_,	  /* SEND FIRST */
+	[0x01] = NONE_,	  /* SEND MIDDLE */
+	[0x02] = NONE_,	  /* SEND LAST */
+	[0x03] = IMM_,	  /* SEND LAST with immediate */
+	[0x04] = NONE_,	  /* SEND ONLY */
+	[0x05] = IMM_,	  /* SEND ONLY with immediate */
+	[0x06] = RETH_,	  /* RDMA WRITE FIRST */
+	[0x07] = NONE_,	  /* RDMA WRITE MIDDLE */
+	[0x08] = NONE_,	  /* RDMA WRITE LAST */
+	[0x09] = IMM_,	  /* RDMA WRITE LAST with immediate */
+	[0x0a] = RETH_,	  /* RDMA WRITE ONLY */
+	[0x0b] = RETHIMM_, /* RDMA WRITE ONLY with immediate */
+	[0x0c] = RETH_,	  /* RDMA READ REQUEST */
+	[0x0d] = AETH_,	  /* RDMA READ RESPONSE FIRST */
+	[0x0e] = NONE_,	  /* RDMA READ RESPONSE MIDDLE */
+	[0x0f] = AETH_,	  /* RDMA READ RESPONSE LAST */
+	[0x10] = AETH_,	  /* RDMA READ RESPONSE ONLY */
+	[0x11] = AETH_,	  /* ACKNOWLEDGE */
+	[0x12] = ATOMACK_, /* ATOMIC ACKNOWLEDGE */
+	[0x13] = ATOM_,	  /* COMPARE SWAP */
+	[0x14] = ATOM_,	  /* FETCH ADD */
+	[0x16] = IETH_,	  /* SEND LAST with invalidate */
+	[0x17] = IETH_,	  /* SEND ONLY with invalidate */
+	/* UC */
+	[0x20] = NONE_,
+	[0x21] = NONE_,
+	[0x22] = NONE_,
+	[0x23] = IMM_,
+	[0x24] = NONE_,
+	[0x25] = IMM_,
+	[0x26] = RETH_,
+	[0x27] = NONE_,
+	[0x28] = NONE_,
+	[0x29] = IMM_,
+	[0x2a] = RETH_,
+	[0x2b] = RETHIMM_,
+	/* RD */
+	[0x40] = RDQ_(0, 0),
+	[0x41] = RDQ_(0, 0),
+	[0x42] = RDQ_(0, 0),
+	[0x43] = RDQ_(IMMDT_LEN, RTR_EXT_IMMDT),
+	[0x44] = RDQ_(0, 0),
+	[0x45] = RDQ_(IMMDT_LEN, RTR_EXT_IMMDT),
+	[0x46] = RDQ_(RETH_LEN, RTR_EXT_RETH),
+	[0x47] = RDQ_(0, 0),
+	[0x48] = RDQ_(0, 0),
+	[0x49] = RDQ_(IMMDT_LEN, RTR_EXT_IMMDT),
+	[0x4a] = RDQ_(RETH_LEN, RTR_EXT_RETH),
+	[0x4b] = RDQ_(RETH_LEN + IMMDT_LEN, RTR_EXT_RETH | RTR_EXT_IMMDT),
+	[0x4c] = RDQ_(RETH_LEN, RTR_EXT_RETH),
+	[0x4d] = RD_(AETH_LEN, RTR_EXT_AETH),
+	[0x4e] = RD_(0, 0),
+	[0x4f] = RD_(AETH_LEN, RTR_EXT_AETH),
+	[0x50] = RD_(AETH_LEN, RTR_EXT_AETH),
+	[0x51] = RD_(AETH_LEN, RTR_EXT_AETH),
+	[0x52] = RD_(AETH_LEN + ATOMACKETH_LEN, RTR_EXT_AETH | RTR_EXT_ATOMACKETH),
+	[0x53] = RDQ_(ATOMICETH_LEN, RTR_EXT_ATOMICETH),
+	[0x54] = RDQ_(ATOMICETH_LEN, RTR_EXT_ATOMICETH),
+	[0x55] = RDQ_(0, 0), /* RESYNC */
+	/* UD */
+	[0x64] = UD_(0, 0),
+	[0x65] = UD_(IMMDT_LEN, RTR_EXT_IMMDT),
+	/* RoCEv2 congestion notification: 16 reserved bytes of payload, no ext. */
+	[RTR_BTH_OP_CNP] = NONE_,
+};
+
+#undef E
+#undef NONE_
+#undef RETH_
+#undef AETH_
+#undef IMM_
+#undef RETHIMM_
+#undef ATOM_
+#undef ATOMACK_
+#undef IETH_
+#undef RD_
+#undef RDQ_
+#undef UD_
+
+int
+rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags)
+{
+	const struct ext_info *e = &ext_tab[opcode];
+
+	if (ext_flags != NULL)
+		*ext_flags = e->flags;
+	return e->known ? (int)e->len : -1;
+}
+
+/*
+ * The BTH and what follows it. bth_off and udp_end are frame offsets; the
+ * caller has checked udp_end <= len. Returns NONE or MALFORMED.
+ */
+static inline enum rtr_drop_reason
+parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_end,
+		unsigned int parse_flags, struct rtr_meta *m)
+{
+	const uint8_t *bth = frame + bth_off;
+	const struct ext_info *e;
+	uint32_t hdr_end = bth_off + RTR_BTH_LEN;
+	uint32_t roce_end = udp_end;
+	unsigned int cw_op;
+
+	/* The BTH must lie inside the UDP datagram. */
+	if (unlikely(hdr_end > udp_end))
+		return RTR_DROP_MALFORMED;
+
+	m->bth_opcode = bth[0];
+	m->bth_b4 = bth[4];
+	m->dqp = ld_be32(bth + 4) & 0xffffff;
+	m->bth_b8 = bth[8];
+	m->psn = ld_be32(bth + 8) & 0xffffff;
+	m->flags |= RTR_MF_ROCE;
+
+	e = &ext_tab[m->bth_opcode];
+	cw_op = (m->bth_b8 >> CW_OP_SHIFT) & CW_OP_MASK;
+	if ((parse_flags & RTR_PARSE_CW_HDR) && cw_op != 0) {
+		m->flags |= RTR_MF_CW_HDR;
+		hdr_end += RTR_CW_HDR_LEN;
+		if (cw_op != CW_OP_DATA) {
+			/*
+			 * REPLY / NOTIFY: cut right after the ConWeave header,
+			 * lengths cover it, extended headers are not there.
+			 */
+			if (unlikely(hdr_end > udp_end))
+				return RTR_DROP_MALFORMED;
+			return RTR_DROP_NONE;
+		}
+		/* DATA: IP and UDP lengths do not count the 4 inserted bytes. */
+		roce_end += RTR_CW_HDR_LEN;
+	}
+	m->ext = e->flags;
+	hdr_end += e->len;
+	if (unlikely(hdr_end > roce_end || roce_end > len))
+		return RTR_DROP_MALFORMED;
+	return RTR_DROP_NONE;
+}
+
+enum rtr_drop_reason
+rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int parse_flags,
+		struct rtr_meta *m)
+{
+	const uint8_t *l3;
+	uint32_t off, avail, l4_off, l4_len, ports = 0, crc;
+	uint16_t etype, frag = 0;
+	uint8_t proto, tos;
+
+	memset(m, 0, sizeof(*m));
+	if (unlikely(len < ETH_HLEN))
+		return RTR_DROP_MALFORMED;
+
+	m->flags = (frame[0] & 1) ? RTR_MF_L2_BCAST : 0;
+	etype = ld_be16(frame + 12);
+	off = ETH_HLEN;
+	if (etype == ETYPE_VLAN || etype == ETYPE_QINQ) {
+		if (unlikely(len < ETH_HLEN + VLAN_HLEN))
+			return RTR_DROP_MALFORMED;
+		m->flags |= RTR_MF_VLAN;
+		m->pcp = frame[ETH_HLEN] >> 5;
+		etype = ld_be16(frame + ETH_HLEN + 2);
+		off += VLAN_HLEN;
+		/* A second stacked tag (QinQ): step over it; pcp stays the outer one. */
+		if (unlikely(etype == ETYPE_VLAN || etype == ETYPE_QINQ)) {
+			if (unlikely(len < ETH_HLEN + 2 * VLAN_HLEN))
+				return RTR_DROP_MALFORMED;
+			etype = ld_be16(frame + ETH_HLEN + VLAN_HLEN + 2);
+			off += VLAN_HLEN;
+		}
+	}
+	m->l3_off = (uint8_t)off;
+	l3 = frame + off;
+	avail = len - off;
+
+	if (likely(etype == ETYPE_IPV4)) {
+		uint32_t ihl, tot;
+
+		if (unlikely(avail < IPV4_HLEN))
+			return RTR_DROP_MALFORMED;
+		ihl = (uint32_t)(l3[0] & 0x0f) << 2;
+		tot = ld_be16(l3 + 2);
+		/* ihl <= tot <= avail also keeps the options inside the frame. */
+		if (unlikely((l3[0] >> 4) != 4 || ihl < IPV4_HLEN || tot < ihl || tot > avail))
+			return RTR_DROP_MALFORMED;
+		m->l3 = RTR_L3_IPV4;
+		tos = l3[1];
+		proto = l3[9];
+		frag = ld_be16(l3 + 6) & (IPV4_MF | IPV4_OFF_MASK);
+		if (ihl > IPV4_HLEN)
+			m->flags |= RTR_MF_IP_OPTS;
+		if (frag != 0)
+			m->flags |= RTR_MF_FRAG;
+		l4_off = off + ihl;
+		l4_len = tot - ihl;
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 12), hash_seed);
+	} else if (etype == ETYPE_IPV6) {
+		uint32_t plen;
+
+		if (unlikely(avail < IPV6_HLEN))
+			return RTR_DROP_MALFORMED;
+		plen = ld_be16(l3 + 4);
+		if (unlikely((l3[0] >> 4) != 6 || plen + IPV6_HLEN > avail))
+			return RTR_DROP_MALFORMED;
+		m->l3 = RTR_L3_IPV6;
+		tos = (uint8_t)(ld_be16(l3) >> 4);
+		/* Extension headers are not walked: next header is the protocol. */
+		proto = l3[6];
+		l4_off = off + IPV6_HLEN;
+		l4_len = plen;
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 8), hash_seed);
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 16), crc);
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 24), crc);
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 32), crc);
+	} else if (etype == ETYPE_ARP) {
+		if (unlikely(avail < ARP_LEN))
+			return RTR_DROP_MALFORMED;
+		m->l3 = RTR_L3_ARP;
+		m->l4_off = (uint8_t)(off + ARP_LEN);
+		return RTR_DROP_NONE;
+	} else {
+		return RTR_DROP_NOT_IP;
+	}
+
+	m->tos = tos;
+	if ((tos & 3) == ECN_CE)
+		m->flags |= RTR_MF_CE;
+	m->l4_proto = proto;
+	m->l4_off = (uint8_t)l4_off;
+
+	/* Later fragments carry no L4 header. */
+	if ((proto == PROTO_UDP || proto == PROTO_TCP) && (frag & IPV4_OFF_MASK) == 0) {
+		const uint8_t *l4 = frame + l4_off;
+		uint32_t need = proto == PROTO_UDP ? UDP_HLEN : TCP_HLEN;
+
+		if (unlikely(l4_len < need)) {
+			/* A tiny first fragment may legitimately cut the header. */
+			if (!(frag & IPV4_MF))
+				return RTR_DROP_MALFORMED;
+		} else {
+			ports = ld_raw32(l4);
+			m->sport = ld_be16(l4);
+			m->dport = ld_be16(l4 + 2);
+			m->flags |= RTR_MF_L4;
+			if (proto == PROTO_UDP) {
+				uint32_t ulen = ld_be16(l4 + 4);
+
+				/* A first fragment holds only part of the datagram. */
+				if (unlikely(ulen < UDP_HLEN || (ulen > l4_len && frag == 0)))
+					return RTR_DROP_MALFORMED;
+				if (m->dport == RTR_ROCE_UDP_PORT && frag == 0) {
+					enum rtr_drop_reason r;
+
+					r = parse_roce(frame, len, l4_off + UDP_HLEN, l4_off + ulen,
+							parse_flags, m);
+					if (unlikely(r != RTR_DROP_NONE))
+						return r;
+				}
+			}
+		}
+	}
+
+	crc = rte_hash_crc_4byte(ports, crc);
+	m->flow_hash = rte_hash_crc_1byte(proto, crc);
+	return RTR_DROP_NONE;
+}

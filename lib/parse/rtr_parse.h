@@ -45,6 +45,7 @@ enum rtr_l3 {
 #define RTR_EXT_ATOMACKETH 0x10 /* 8 bytes */
 #define RTR_EXT_DETH	  0x20 /* 8 bytes (UD) */
 #define RTR_EXT_IETH	  0x40 /* 4 bytes */
+#define RTR_EXT_RDETH	  0x80 /* 4 bytes (RD, never seen on RoCEv2 in practice) */
 
 /* BTH opcodes the switch cares about (ALGORITHMS.md 0). */
 #define RTR_BTH_OP_RC_ACK	  0x11
@@ -86,13 +87,28 @@ struct rtr_meta {
 
 _Static_assert(sizeof(struct rtr_meta) == 32, "rtr_meta must stay 32 bytes");
 
-/* Parser options. */
+/*
+ * Parser options. Pass RTR_PARSE_CW_HDR only for frames from fabric ports
+ * in ConWeave mode: hosts never send the header, and a host frame with a
+ * non-zero Resv7 would otherwise be misread. With the flag, cw_op 1 (DATA)
+ * means the 4 bytes are not counted by the IP/UDP lengths (the frame is 4
+ * bytes longer, as the Tofino P4 sends it); cw_op 2/3 (REPLY/NOTIFY) means
+ * the packet ends after the header and the lengths count it (no extended
+ * headers, m->ext = 0). See doc/wire-formats.md.
+ */
 #define RTR_PARSE_CW_HDR 0x01 /* a BTH whose Resv7 cw_op is non-zero is followed by 4 bytes */
 
 /*
  * Parse one frame of len bytes. Fills *m (in_port/out_port/tc are left 0).
  * Returns RTR_DROP_NONE on success (including ARP and non-RoCE IP), or
  * RTR_DROP_MALFORMED / RTR_DROP_NOT_IP. Never reads outside [frame, frame+len).
+ * On a drop, *m holds what was parsed before the fault (at least l3_off once
+ * the Ethernet header was whole) and flow_hash is 0. For ARP, l4_off is the
+ * end of the 28-byte ARP body and flow_hash is 0.
+ *
+ * flow_hash = rte_hash_crc(key, n, hash_seed) over the key src IP | dst IP |
+ * sport | dport | proto in network byte order (n = 13 for IPv4, 37 for IPv6);
+ * ports are 0 when not read (not TCP/UDP, later fragments).
  */
 enum rtr_drop_reason rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed,
 		unsigned int parse_flags, struct rtr_meta *m);
