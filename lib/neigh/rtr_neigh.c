@@ -23,48 +23,48 @@
 
 #include "rtr_neigh.h"
 
-#define RTR_NEIGH_NS_PER_S	    1000000000ULL
+#define RTR_NEIGH_NS_PER_S 1000000000ULL
 /* Used when the caller passes lifetime_ns == 0. */
-#define RTR_NEIGH_DEFAULT_LIFETIME  (60 * RTR_NEIGH_NS_PER_S)
+#define RTR_NEIGH_DEFAULT_LIFETIME (60 * RTR_NEIGH_NS_PER_S)
 /* How often an unresolved next hop is asked for again (broadcast/multicast). */
-#define RTR_NEIGH_RETRY_NS	    RTR_NEIGH_NS_PER_S
+#define RTR_NEIGH_RETRY_NS RTR_NEIGH_NS_PER_S
 /* Open-addressing table of next-hop indices: twice RTR_NH_MAX, a power of two. */
-#define RTR_NEIGH_HASH_SIZE	    (2 * RTR_NH_MAX)
-#define RTR_NEIGH_HASH_MASK	    (RTR_NEIGH_HASH_SIZE - 1)
-#define RTR_NEIGH_MAX_LOCAL	    (RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS)
+#define RTR_NEIGH_HASH_SIZE    (2 * RTR_NH_MAX)
+#define RTR_NEIGH_HASH_MASK    (RTR_NEIGH_HASH_SIZE - 1)
+#define RTR_NEIGH_MAX_LOCAL    (RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS)
 
-#define RTR_ETH_ALEN		    6
-#define RTR_ETH_HLEN		    14
-#define RTR_ETH_MIN_LEN		    60	/* without FCS */
-#define RTR_L2_MAX_LEN		    30	/* Ethernet and up to four tags */
-#define RTR_ETHERTYPE_IPV4	    0x0800
-#define RTR_ETHERTYPE_ARP	    0x0806
-#define RTR_ETHERTYPE_IPV6	    0x86dd
+#define RTR_ETH_ALEN           6
+#define RTR_ETH_HLEN           14
+#define RTR_ETH_MIN_LEN        60 /* without FCS */
+#define RTR_L2_MAX_LEN         30 /* Ethernet and up to four tags */
+#define RTR_ETHERTYPE_IPV4     0x0800
+#define RTR_ETHERTYPE_ARP      0x0806
+#define RTR_ETHERTYPE_IPV6     0x86dd
 
-#define RTR_ARP_LEN		    28
-#define RTR_ARP_HTYPE_ETHER	    1
-#define RTR_ARP_OP_REQUEST	    1
-#define RTR_ARP_OP_REPLY	    2
+#define RTR_ARP_LEN            28
+#define RTR_ARP_HTYPE_ETHER    1
+#define RTR_ARP_OP_REQUEST     1
+#define RTR_ARP_OP_REPLY       2
 
-#define RTR_IPV4_HLEN		    20
-#define RTR_IPV6_HLEN		    40
-#define RTR_REPLY_TTL		    64
+#define RTR_IPV4_HLEN          20
+#define RTR_IPV6_HLEN          40
+#define RTR_REPLY_TTL          64
 
-#define RTR_ICMP_ECHO_REPLY	    0
-#define RTR_ICMP_ECHO_REQUEST	    8
-#define RTR_ICMP6_ECHO_REQUEST	    128
-#define RTR_ICMP6_ECHO_REPLY	    129
-#define RTR_ND_RS		    133
-#define RTR_ND_REDIRECT		    137
-#define RTR_ND_NS		    135
-#define RTR_ND_NA		    136
-#define RTR_ND_HOP_LIMIT	    255
-#define RTR_ND_MSG_LEN		    24	/* type..target, before options */
-#define RTR_ND_OPT_SLLA		    1
-#define RTR_ND_OPT_TLLA		    2
-#define RTR_ND_NA_ROUTER	    0x80
-#define RTR_ND_NA_SOLICITED	    0x40
-#define RTR_ND_NA_OVERRIDE	    0x20
+#define RTR_ICMP_ECHO_REPLY    0
+#define RTR_ICMP_ECHO_REQUEST  8
+#define RTR_ICMP6_ECHO_REQUEST 128
+#define RTR_ICMP6_ECHO_REPLY   129
+#define RTR_ND_RS              133
+#define RTR_ND_REDIRECT        137
+#define RTR_ND_NS              135
+#define RTR_ND_NA              136
+#define RTR_ND_HOP_LIMIT       255
+#define RTR_ND_MSG_LEN         24 /* type..target, before options */
+#define RTR_ND_OPT_SLLA        1
+#define RTR_ND_OPT_TLLA        2
+#define RTR_ND_NA_ROUTER       0x80
+#define RTR_ND_NA_SOLICITED    0x40
+#define RTR_ND_NA_OVERRIDE     0x20
 
 /* What the switch knows about one of its ports. */
 struct rtr_neigh_port {
@@ -342,8 +342,8 @@ rtr_nh_learn(struct rtr_neigh *n, struct rtr_nh *nh, const uint8_t *mac, uint64_
 {
 	bool was_valid = nh->state == RTR_NH_REACHABLE || nh->state == RTR_NH_PROBE;
 
-	atomic_store_explicit(&nh->mac_word, rtr_mac_to_word(mac) | RTR_NH_VALID,
-			memory_order_release);
+	atomic_store_explicit(
+			&nh->mac_word, rtr_mac_to_word(mac) | RTR_NH_VALID, memory_order_release);
 	nh->state = RTR_NH_REACHABLE;
 	nh->probes = 0;
 	nh->expire_ns = now + n->lifetime_ns;
@@ -561,7 +561,7 @@ static bool
 rtr_port_owns6(const struct rtr_neigh *n, uint16_t port, const uint8_t *target)
 {
 	return rtr_neigh_is_local(n, port, AF_INET6, target) ||
-		memcmp(n->ports[port].ll6.s6_addr, target, 16) == 0;
+	       memcmp(n->ports[port].ll6.s6_addr, target, 16) == 0;
 }
 
 /* Writes the L2 header: the request's (tmpl, l2len bytes, with its VLAN
@@ -763,10 +763,10 @@ rtr_ns_input(struct rtr_neigh *n, const struct rtr_rx *rx, const uint8_t *ip, co
 	memcpy(src, ip + 8, 16);
 	memcpy(dst, ip + 24, 16);
 	memcpy(target, icmp + 8, 16);
-	if (rtr_ipv6_is_mcast(target))
+	if (rtr_ipv6_is_mcast(target) || rtr_ipv6_is_mcast(src))
 		return rtr_ignore(n);
-	has_lla = rtr_nd_find_lla(icmp + RTR_ND_MSG_LEN, ilen - RTR_ND_MSG_LEN, RTR_ND_OPT_SLLA,
-			lla);
+	has_lla = rtr_nd_find_lla(
+			icmp + RTR_ND_MSG_LEN, ilen - RTR_ND_MSG_LEN, RTR_ND_OPT_SLLA, lla);
 	if (has_lla < 0 || (has_lla > 0 && !rtr_mac_is_unicast(lla)))
 		return rtr_ignore(n);
 	rtr_ipv6_solicited_node(target, sn);
@@ -833,8 +833,8 @@ rtr_na_input(struct rtr_neigh *n, const struct rtr_rx *rx, const uint8_t *ip, co
 	/* RFC 4861 7.1.2: a solicited advertisement is never multicast. */
 	if (rtr_ipv6_is_mcast(ip + 24) && (flags & RTR_ND_NA_SOLICITED))
 		return rtr_ignore(n);
-	has_lla = rtr_nd_find_lla(icmp + RTR_ND_MSG_LEN, ilen - RTR_ND_MSG_LEN, RTR_ND_OPT_TLLA,
-			lla);
+	has_lla = rtr_nd_find_lla(
+			icmp + RTR_ND_MSG_LEN, ilen - RTR_ND_MSG_LEN, RTR_ND_OPT_TLLA, lla);
 	if (has_lla < 0)
 		return rtr_ignore(n);
 	nh = rtr_nh_find_dynamic(n, rx->port, AF_INET6, target);
@@ -964,8 +964,7 @@ rtr_ipv4_input(struct rtr_neigh *n, const struct rtr_rx *rx, const struct rtr_me
 	if (!rtr_neigh_is_local(n, UINT16_MAX, AF_INET, &dst))
 		return rtr_ignore(n);
 	/* Fragments are not reassembled: for us, they are unsupported. */
-	if (ip[9] != IPPROTO_ICMP || (rtr_get16(ip + 6) & 0x3fff) != 0 ||
-			m->l4_off != off + ihl)
+	if (ip[9] != IPPROTO_ICMP || (rtr_get16(ip + 6) & 0x3fff) != 0 || m->l4_off != off + ihl)
 		return 0;
 	icmp = ip + ihl;
 	ilen = tot - ihl;
@@ -975,8 +974,8 @@ rtr_ipv4_input(struct rtr_neigh *n, const struct rtr_rx *rx, const struct rtr_me
 		return 0;
 	n->stats.icmp_echo_rx++;
 	if (ilen < 8 || rtr_csum_fold(rtr_csum_add(0, ip, ihl)) != 0 ||
-			rtr_csum_fold(rtr_csum_add(0, icmp, ilen)) != 0 || !rtr_ipv4_is_unicast(src) ||
-			src == INADDR_BROADCAST)
+			rtr_csum_fold(rtr_csum_add(0, icmp, ilen)) != 0 ||
+			!rtr_ipv4_is_unicast(src))
 		return rtr_ignore(n);
 
 	/* The reply carries no IP options. */
@@ -1014,9 +1013,9 @@ rtr_neigh_input(struct rtr_neigh *n, uint16_t port, const uint8_t *frame, uint32
 		const struct rtr_meta *m, uint64_t now_ns, uint8_t *out, uint32_t outlen)
 {
 	static const uint16_t ethertype[] = {
-		[RTR_L3_IPV4] = RTR_ETHERTYPE_IPV4,
-		[RTR_L3_IPV6] = RTR_ETHERTYPE_IPV6,
-		[RTR_L3_ARP] = RTR_ETHERTYPE_ARP,
+			[RTR_L3_IPV4] = RTR_ETHERTYPE_IPV4,
+			[RTR_L3_IPV6] = RTR_ETHERTYPE_IPV6,
+			[RTR_L3_ARP] = RTR_ETHERTYPE_ARP,
 	};
 	struct rtr_rx rx;
 
@@ -1118,7 +1117,7 @@ rtr_neigh_tick(struct rtr_neigh *n, uint64_t now_ns, rtr_neigh_emit_t emit, void
 			} else {
 				nh->state = RTR_NH_PROBE;
 				rtr_word_to_mac(atomic_load_explicit(&nh->mac_word,
-							memory_order_relaxed),
+								memory_order_relaxed),
 						mac);
 				sent += rtr_nh_probe(n, nh, mac, emit, arg);
 				nh->next_probe_ns = now_ns + step;
