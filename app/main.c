@@ -510,12 +510,9 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;
 	}
-	ret = rtr_meta_register();
-	if (ret < 0) {
-		fprintf(stderr, "rocetor: cannot register the mbuf metadata field: %s\n",
-			strerror(-ret));
-		return shutdown_all(app, RTR_EXIT_FAILURE);
-	}
+	if (rtr_meta_register(&app->mbuf_priv_size) != 0)
+		printf("rocetor: no room for the %zu-byte mbuf dynamic field: metadata kept in "
+		       "the mbuf private area\n", sizeof(struct rtr_meta));
 	if (setup_workers(app) < 0) {
 		fprintf(stderr, "rocetor: out of memory setting up workers\n");
 		return shutdown_all(app, RTR_EXIT_FAILURE);

@@ -130,7 +130,7 @@ rtr_ports_setup(struct rtr_app *app)
 	app->mbuf_data_room = RTE_PKTMBUF_HEADROOM +
 		RTE_MAX(2048u, max_mtu + RTE_ETHER_HDR_LEN + 2 * 4 + RTE_ETHER_CRC_LEN + 4);
 	snprintf(name, sizeof(name), "rtr_pool");
-	sw->pool = rte_pktmbuf_pool_create(name, app->n_mbufs, POOL_CACHE, 0,
+	sw->pool = rte_pktmbuf_pool_create(name, app->n_mbufs, POOL_CACHE, app->mbuf_priv_size,
 		(uint16_t)app->mbuf_data_room, (int)rte_socket_id());
 	if (sw->pool == NULL) {
 		fprintf(stderr, "cannot create the mempool of %u mbufs: %s\n", app->n_mbufs,

@@ -29,6 +29,7 @@ struct rtr_app {
 	uint16_t rxq[RTR_MAX_PORTS], txq[RTR_MAX_PORTS];
 	uint32_t n_mbufs;
 	uint32_t mbuf_data_room;
+	uint16_t mbuf_priv_size; /* metadata in the private area (no dynfield room) */
 	unsigned int mempool_baseline;
 	uint64_t start_tsc;
 	uint64_t last_stats_tsc;

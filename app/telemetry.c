@@ -1,9 +1,247 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The rocetor authors
  */
+
+/*
+ * rte_telemetry commands under /rocetor/ (DESIGN.md B6), one table of
+ * {path, help, callback}. They run in the telemetry thread and only read:
+ * counters are summed from the per-lcore blocks, nothing is written into
+ * worker memory. Query with `dpdk-telemetry.py -f PREFIX`.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_telemetry.h>
+
 #include "rtr_app.h"
+
+static struct rtr_lcore_stats *
+summed(void)
+{
+	struct rtr_lcore_stats *s = rte_zmalloc(NULL, sizeof(*s), 64);
+
+	if (s != NULL)
+		rtr_app_stats(&rtr_app, s);
+	return s;
+}
+
+static bool
+ready(void)
+{
+	return rtr_app.sw.route != NULL && rtr_app.start_tsc != 0;
+}
+
+static int
+add_u64(struct rte_tel_data *d, const char *k, uint64_t v)
+{
+	return rte_tel_data_add_dict_u64(d, k, v);
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rtr_lcore_stats *s;
+	struct rte_tel_data *drops;
+	uint64_t total = 0;
+
+	(void)cmd;
+	(void)params;
+	if (!ready())
+		return -EAGAIN;
+	s = summed();
+	drops = rte_tel_data_alloc();
+	if (s == NULL || drops == NULL) {
+		rte_free(s);
+		rte_tel_data_free(drops);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "switch", rtr_app.cfg.sw.name);
+	rte_tel_data_add_dict_string(d, "lb", rtr_app.sw.lb->name);
+	add_u64(d, "uptime_ms",
+		(rte_rdtsc() - rtr_app.start_tsc) * 1000 / rtr_app.sw.tsc_hz);
+	rte_tel_data_start_dict(drops);
+	for (unsigned int i = 1; i < RTR_DROP_MAX; i++) {
+		add_u64(drops, rtr_drop_names[i], s->drops[i]);
+		total += s->drops[i];
+	}
+	rte_tel_data_add_dict_container(d, "drops", drops, 0);
+	add_u64(d, "forwarded", s->forwarded);
+	add_u64(d, "consumed", s->consumed);
+	add_u64(d, "originated", s->originated);
+	add_u64(d, "originated_dropped", s->originated_dropped);
+	add_u64(d, "dropped", total);
+	add_u64(d, "handoff_tx", s->handoff_tx);
+	add_u64(d, "handoff_rx", s->handoff_rx);
+	add_u64(d, "held_packets", rtr_pipeline_held(&rtr_app.sw));
+	add_u64(d, "mempool_in_use", rte_mempool_in_use_count(rtr_app.sw.pool));
+	add_u64(d, "busy_cycles_per_packet",
+		s->busy_packets ? s->busy_cycles / s->busy_packets : 0);
+	rte_free(s);
+	return 0;
+}
+
+static int
+tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rtr_lcore_stats *s;
+
+	(void)cmd;
+	(void)params;
+	if (!ready())
+		return -EAGAIN;
+	s = summed();
+	if (s == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < rtr_app.n_cfg_ports; i++) {
+		uint16_t p = rtr_app.port_ids[i];
+		const struct rtr_port_rt *pr = &rtr_app.sw.ports[p];
+		const struct rtr_port_counters *c = &s->port[p];
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		char key[16], mac[32];
+
+		if (pd == NULL)
+			break;
+		snprintf(key, sizeof(key), "%u", p);
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", pr->mac[0], pr->mac[1],
+			pr->mac[2], pr->mac[3], pr->mac[4], pr->mac[5]);
+		rte_tel_data_start_dict(pd);
+		rte_tel_data_add_dict_string(pd, "role", pr->role == RTR_PORT_HOST ? "host" : "fabric");
+		rte_tel_data_add_dict_string(pd, "mac", mac);
+		add_u64(pd, "link_up", atomic_load(&pr->link_up));
+		add_u64(pd, "rx_packets", c->rx_packets);
+		add_u64(pd, "tx_packets", c->tx_packets);
+		add_u64(pd, "rx_bytes", c->rx_bytes);
+		add_u64(pd, "tx_bytes", c->tx_bytes);
+		add_u64(pd, "drops", c->drops);
+		add_u64(pd, "ecn_marked", c->ecn_marked);
+		rte_tel_data_add_dict_container(d, key, pd, 0);
+	}
+	rte_free(s);
+	return 0;
+}
+
+static int
+tel_lb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rtr_route *r = rtr_app.sw.route;
+	struct rtr_lcore_stats *s;
+	struct rte_tel_data *c;
+
+	(void)cmd;
+	(void)params;
+	if (!ready())
+		return -EAGAIN;
+	s = summed();
+	c = rte_tel_data_alloc();
+	if (s == NULL || c == NULL) {
+		rte_free(s);
+		rte_tel_data_free(c);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "mode", rtr_app.sw.lb->name);
+	rte_tel_data_start_dict(c);
+	for (unsigned int i = 0; i < RTR_LBC_MAX; i++)
+		add_u64(c, rtr_lb_counter_names[i], s->lb[i]);
+	rte_tel_data_add_dict_container(d, "counters", c, 0);
+	for (unsigned int g = 0; g < r->n_groups && g < RTR_STATS_GROUPS; g++) {
+		struct rte_tel_data *a = rte_tel_data_alloc();
+		char key[32];
+
+		if (a == NULL)
+			break;
+		rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+		for (unsigned int p = 0; p < r->groups[g].n_paths; p++)
+			rte_tel_data_add_array_u64(a, s->path_tx[g][p]);
+		snprintf(key, sizeof(key), "group_%u_path_tx", g);
+		rte_tel_data_add_dict_container(d, key, a, 0);
+		snprintf(key, sizeof(key), "group_%u_live_mask", g);
+		add_u64(d, key, atomic_load(&r->groups[g].live_mask));
+	}
+	rte_free(s);
+	return 0;
+}
+
+static int
+tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rtr_config *cfg = &rtr_app.cfg;
+	struct rte_tel_data *ports, *routes;
+
+	(void)cmd;
+	(void)params;
+	if (!ready())
+		return -EAGAIN;
+	ports = rte_tel_data_alloc();
+	routes = rte_tel_data_alloc();
+	if (ports == NULL || routes == NULL) {
+		rte_tel_data_free(ports);
+		rte_tel_data_free(routes);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "file", cfg->path);
+	rte_tel_data_add_dict_string(d, "name", cfg->sw.name);
+	rte_tel_data_add_dict_string(d, "role", cfg->sw.role == RTR_ROLE_TOR ? "tor" : "spine");
+	add_u64(d, "id", cfg->sw.id);
+	rte_tel_data_add_dict_string(d, "lb", rtr_app.sw.lb->name);
+	add_u64(d, "seed", cfg->sw.seed);
+	add_u64(d, "workers", rtr_app.sw.n_workers);
+	add_u64(d, "mbufs", rtr_app.n_mbufs);
+	rte_tel_data_start_array(ports, RTE_TEL_STRING_VAL);
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		char line[RTE_TEL_MAX_STRING_LEN];
+
+		snprintf(line, sizeof(line), "port %u %s", cfg->ports[i].port,
+			cfg->ports[i].role == RTR_PORT_HOST ? "host" : "fabric");
+		rte_tel_data_add_array_string(ports, line);
+	}
+	rte_tel_data_add_dict_container(d, "ports", ports, 0);
+	rte_tel_data_start_array(routes, RTE_TEL_STRING_VAL);
+	for (unsigned int i = 0; i < cfg->n_routes && i < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
+		const struct rtr_route_cfg *rc = &cfg->routes[i];
+		char ip[INET6_ADDRSTRLEN], line[RTE_TEL_MAX_STRING_LEN];
+
+		inet_ntop(rc->prefix.family, rc->prefix.family == AF_INET ?
+			(const void *)&rc->prefix.v4 : (const void *)&rc->prefix.v6, ip, sizeof(ip));
+		snprintf(line, sizeof(line), "%s/%u %s %u", ip, rc->prefix.depth,
+			rc->is_group ? "paths" : "port", rc->is_group ? rc->n_paths : rc->paths[0].port);
+		rte_tel_data_add_array_string(routes, line);
+	}
+	rte_tel_data_add_dict_container(d, "routes", routes, 0);
+	return 0;
+}
+
+static const struct {
+	const char *path;
+	telemetry_cb fn;
+	const char *help;
+} commands[] = {
+	{"/rocetor/stats", tel_stats, "Switch totals: drops by reason, forwarded, consumed, held."},
+	{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
+	{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
+	{"/rocetor/config", tel_config, "The running configuration (summary)."},
+};
+
 int
 rtr_telemetry_register(void)
 {
+	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(commands); i++) {
+		int rc = rte_telemetry_register_cmd(commands[i].path, commands[i].fn,
+			commands[i].help);
+
+		if (rc < 0) {
+			fprintf(stderr, "rocetor: telemetry %s: %s\n", commands[i].path, strerror(-rc));
+			return rc;
+		}
+	}
 	return 0;
 }

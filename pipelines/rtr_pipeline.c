@@ -23,7 +23,7 @@
 int rtr_meta_offset = -1;
 
 int
-rtr_meta_register(void)
+rtr_meta_register(uint16_t *priv_size)
 {
 	static const struct rte_mbuf_dynfield desc = {
 		.name = "rocetor_meta",
@@ -31,8 +31,19 @@ rtr_meta_register(void)
 		.align = __alignof__(struct rtr_meta),
 	};
 
+	*priv_size = 0;
 	rtr_meta_offset = rte_mbuf_dynfield_register(&desc);
-	return rtr_meta_offset < 0 ? -rte_errno : 0;
+	if (rtr_meta_offset >= 0)
+		return 0;
+	/*
+	 * PMDs register dynamic fields of their own (net_pcap a timestamp,
+	 * others flow metadata) and may leave too little contiguous room. The
+	 * mbuf private area, right after struct rte_mbuf in our own pool, is
+	 * then used instead: same accessor, one more line of cache touched.
+	 */
+	*priv_size = RTE_ALIGN(sizeof(struct rtr_meta), RTE_MBUF_PRIV_ALIGN);
+	rtr_meta_offset = sizeof(struct rte_mbuf);
+	return 1;
 }
 
 /* ------------------------------------------------------------------ TX */

@@ -53,8 +53,13 @@ rtr_meta(struct rte_mbuf *m)
 	return RTE_MBUF_DYNFIELD(m, rtr_meta_offset, struct rtr_meta *);
 }
 
-/* Register the metadata dynamic field; call once after rte_eal_init. */
-int rtr_meta_register(void);
+/*
+ * Register the metadata dynamic field; call once after rte_eal_init and
+ * before creating the mempool. Returns 0 when the dynamic field is used, 1
+ * when there was no room and *priv_size bytes of mbuf private area must be
+ * given to rte_pktmbuf_pool_create instead.
+ */
+int rtr_meta_register(uint16_t *priv_size);
 
 enum rtr_run_state {
 	RTR_RUN = 0,

@@ -23,7 +23,7 @@ static unsigned int rtr_test_pass, rtr_test_fail;
 		} else {                                                                           \
 			rtr_test_fail++;                                                           \
 			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-			fprintf(stderr, "" __VA_ARGS__);                                           \
+			fprintf(stderr, " " __VA_ARGS__);                                          \
 			fputc('\n', stderr);                                                       \
 		}                                                                                  \
 	} while (0)

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""Run rocetor on net_pcap ports, hand it frames, collect what came out.
+
+Every port is a net_pcap vdev with its own rx_pcap (the frames the test
+injects, possibly none) and tx_pcap (what rocetor sent). rocetor runs with
+--exit-on-idle so it stops once the inputs are consumed, and writes its
+stats document, which the tests check for exact accounting.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from scapy.utils import PcapReader, wrpcap
+from scapy.layers.l2 import Ether
+
+ROCETOR = os.environ.get("ROCETOR", "build/app/rocetor")
+_seq = [0]
+
+
+def eal_prefix(tag):
+    _seq[0] += 1
+    return "rtr_%s_%d_%d" % (tag, os.getpid(), _seq[0])
+
+
+def write_pcap(path, frames):
+    """frames: list of bytes or scapy packets (may be empty)."""
+    pkts = [Ether(bytes(f)) for f in frames]
+    if pkts:
+        wrpcap(path, pkts)
+    else:  # an empty but valid pcap: global header only
+        with open(path, "wb") as f:
+            f.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))
+
+
+def read_pcap(path):
+    if not os.path.exists(path) or os.path.getsize(path) < 24:
+        return []
+    with PcapReader(path) as r:
+        return [bytes(p) for p in r]
+
+
+class Result:
+    def __init__(self, rc, stdout, stderr, stats, outputs, workdir):
+        self.rc = rc
+        self.stdout = stdout
+        self.stderr = stderr
+        self.stats = stats
+        self.outputs = outputs  # port index -> list of frames (bytes)
+        self.workdir = workdir
+
+    def drops(self, reason):
+        return self.stats["drops"][reason]
+
+    def port(self, p):
+        for e in self.stats["ports"]:
+            if e["port"] == p:
+                return e
+        raise KeyError(p)
+
+
+def run(config_text, inputs, tag="pkt", lcores="0", args=(), idle_ms=400,
+        timeout=120, keep=False, ext="yaml", env=None, huge=False):
+    """inputs: list (one per port, in port order) of frame lists."""
+    work = tempfile.mkdtemp(prefix="rocetor-%s-" % tag)
+    cfg = os.path.join(work, "switch." + ext)
+    with open(cfg, "w") as f:
+        f.write(config_text)
+    eal = [ROCETOR, "-l", lcores, "--no-pci", "--file-prefix", eal_prefix(tag),
+           "--log-level", "lib.eal:error"]
+    eal += ["--huge-unlink", "-m", "512"] if huge else ["--no-huge", "-m", "1024"]
+    for i, frames in enumerate(inputs):
+        rx = os.path.join(work, "in%d.pcap" % i)
+        tx = os.path.join(work, "out%d.pcap" % i)
+        write_pcap(rx, frames)
+        eal += ["--vdev", "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (i, rx, tx)]
+    stats_path = os.path.join(work, "stats.json")
+    cmd = eal + ["--", "--config", cfg, "--exit-on-idle", str(idle_ms),
+                 "--stats-json", stats_path] + list(args)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                       env=env)
+    stats = None
+    if os.path.exists(stats_path):
+        with open(stats_path) as f:
+            stats = json.load(f)
+    outputs = [read_pcap(os.path.join(work, "out%d.pcap" % i))
+               for i in range(len(inputs))]
+    res = Result(p.returncode, p.stdout, p.stderr, stats, outputs, work)
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return res
+
+
+def accounted(stats):
+    """rx = forwarded + consumed + dropped, nothing held, nothing leaked."""
+    rx = sum(p["rx_packets"] for p in stats["ports"])
+    fwd_tx = sum(p["tx_packets"] for p in stats["ports"]) - stats["originated"]
+    ok = (rx == stats["forwarded"] + stats["consumed"] + stats["dropped"]
+          and fwd_tx == stats["forwarded"]
+          and stats["dropped"] == sum(stats["drops"].values())
+          and stats["dropped"] == sum(p["drops"] for p in stats["ports"])
+          and stats["held_packets"] == 0 and stats["mempool_in_use"] == 0)
+    return ok, ("rx %d fwd %d consumed %d dropped %d held %d in_use %d "
+                "tx-orig %d" % (rx, stats["forwarded"], stats["consumed"],
+                                stats["dropped"], stats["held_packets"],
+                                stats["mempool_in_use"], fwd_tx))
+
+
+class Checker:
+    """CHECK-style assertions that report every failure, like rtr_test.h."""
+
+    def __init__(self, name):
+        self.name = name
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, cond, msg=""):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            caller = sys._getframe(1)
+            print("FAIL %s:%d: %s" % (os.path.basename(caller.f_code.co_filename),
+                                      caller.f_lineno, msg), file=sys.stderr)
+        return cond
+
+    def eq(self, a, b, msg=""):
+        return self.check(a == b, "%r != %r %s" % (a, b, msg))
+
+    def done(self):
+        print("%s: %d passed, %d failed" % (self.name, self.passed, self.failed))
+        return 0 if self.failed == 0 and self.passed > 0 else 1
