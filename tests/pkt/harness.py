@@ -65,20 +65,26 @@ class Result:
 
 
 def run(config_text, inputs, tag="pkt", lcores="0", args=(), idle_ms=400,
-        timeout=120, keep=False, ext="yaml", env=None, huge=False):
+        timeout=120, keep=False, ext="yaml", env=None, huge=False, queues=1):
     """inputs: list (one per port, in port order) of frame lists."""
     work = tempfile.mkdtemp(prefix="rocetor-%s-" % tag)
     cfg = os.path.join(work, "switch." + ext)
     with open(cfg, "w") as f:
         f.write(config_text)
-    eal = [ROCETOR, "-l", lcores, "--no-pci", "--file-prefix", eal_prefix(tag),
+    # "0-2" needs 3 CPUs; "0@0,1@1,2@1" maps 3 lcores onto this 2-core machine.
+    eal = [ROCETOR, "--lcores" if "@" in lcores else "-l", lcores, "--no-pci", "--file-prefix", eal_prefix(tag),
            "--log-level", "lib.eal:error"]
     eal += ["--huge-unlink", "-m", "512"] if huge else ["--no-huge", "-m", "1024"]
     for i, frames in enumerate(inputs):
-        rx = os.path.join(work, "in%d.pcap" % i)
-        tx = os.path.join(work, "out%d.pcap" % i)
-        write_pcap(rx, frames)
-        eal += ["--vdev", "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (i, rx, tx)]
+        # queues > 1: one rx_pcap/tx_pcap pair per queue; the input frames
+        # are dealt round-robin over the RX queues.
+        vdev = "net_pcap%d" % i
+        for q in range(queues):
+            rx = os.path.join(work, "in%d_%d.pcap" % (i, q))
+            tx = os.path.join(work, "out%d_%d.pcap" % (i, q))
+            write_pcap(rx, frames[q::queues])
+            vdev += ",rx_pcap=%s,tx_pcap=%s" % (rx, tx)
+        eal += ["--vdev", vdev]
     stats_path = os.path.join(work, "stats.json")
     cmd = eal + ["--", "--config", cfg, "--exit-on-idle", str(idle_ms),
                  "--stats-json", stats_path] + list(args)
@@ -88,7 +94,8 @@ def run(config_text, inputs, tag="pkt", lcores="0", args=(), idle_ms=400,
     if os.path.exists(stats_path):
         with open(stats_path) as f:
             stats = json.load(f)
-    outputs = [read_pcap(os.path.join(work, "out%d.pcap" % i))
+    outputs = [sum((read_pcap(os.path.join(work, "out%d_%d.pcap" % (i, q)))
+                    for q in range(queues)), [])
                for i in range(len(inputs))]
     res = Result(p.returncode, p.stdout, p.stderr, stats, outputs, work)
     if not keep:

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Install what rocetor needs from Debian's packages (only what is missing),
+# then configure and build it in build/. Used by tools/demo.sh,
+# tools/test.sh and .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PKGS="dpdk dpdk-dev libconfig-dev libyaml-dev meson ninja-build pkg-config libpcap-dev
+      python3-scapy tshark gcc"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing:$missing"
+	SUDO=""
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing
+fi
+if [ ! -f build/build.ninja ]; then
+	meson setup build
+fi
+ninja -C build
