@@ -28,26 +28,26 @@
 #define ETYPE_ARP     0x0806
 #define ETYPE_VLAN    0x8100
 #define ETYPE_QINQ    0x88a8
-#define ARP_LEN	      28 /* Ethernet/IPv4 ARP body */
+#define ARP_LEN       28 /* Ethernet/IPv4 ARP body */
 #define IPV4_HLEN     20
 #define IPV6_HLEN     40
-#define IPV4_MF	      0x2000
+#define IPV4_MF       0x2000
 #define IPV4_OFF_MASK 0x1fff
 #define UDP_HLEN      8
 #define TCP_HLEN      20
 #define PROTO_TCP     6
 #define PROTO_UDP     17
-#define ECN_CE	      3
+#define ECN_CE        3
 
 /* Extended transport header lengths (IBTA 1.4, chapter 9.3). */
-#define RDETH_LEN	 4
-#define DETH_LEN	 8
-#define RETH_LEN	 16
-#define ATOMICETH_LEN	 28
-#define AETH_LEN	 4
+#define RDETH_LEN      4
+#define DETH_LEN       8
+#define RETH_LEN       16
+#define ATOMICETH_LEN  28
+#define AETH_LEN       4
 #define ATOMACKETH_LEN 8
-#define IMMDT_LEN	 4
-#define IETH_LEN	 4
+#define IMMDT_LEN      4
+#define IETH_LEN       4
 
 /* ConWeave cw_op (BTH Resv7 bits 6..5, ALGORITHMS.md 2.1). */
 #define CW_OP_SHIFT 5
@@ -101,6 +101,7 @@ struct ext_info {
 	uint8_t known;
 };
 
+/* clang-format off */
 #define E(l, f) {(l), (f), 1}
 #define NONE_	E(0, 0)
 #define RETH_	E(RETH_LEN, RTR_EXT_RETH)
@@ -196,6 +197,7 @@ static const struct ext_info ext_tab[256] = {
 #undef RD_
 #undef RDQ_
 #undef UD_
+/* clang-format on */
 
 int
 rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags)

@@ -24,7 +24,7 @@
 
 /* CHECK without a message of its own (the condition text is printed). */
 #define CHECK_TRUE(c) CHECK(c, "%s", "")
-#define MAXF 2048
+#define MAXF          2048
 
 enum l2_kind { L2_UNTAGGED, L2_VLAN, L2_QINQ, L2_N };
 enum l3_kind { L3_V4, L3_V4OPT, L3_V6, L3_N };
@@ -43,23 +43,23 @@ enum l4_kind {
 
 static const char *const l2_names[] = {"untagged", "vlan", "qinq"};
 static const char *const l3_names[] = {"ipv4", "ipv4+opts", "ipv6"};
-static const char *const l4_names[] = {"udp", "roce-send", "roce-write", "roce-read",
-	"roce-ack", "roce-send-imm", "roce-cnp", "tcp", "icmp"};
+static const char *const l4_names[] = {"udp", "roce-send", "roce-write", "roce-read", "roce-ack",
+		"roce-send-imm", "roce-cnp", "tcp", "icmp"};
 
 /* What a frame is made of. */
 struct fspec {
 	int l2, l3, l4;
-	int opcode;	    /* RoCE opcode; -1: from l4 */
-	uint8_t tos;	    /* TOS / traffic class */
-	uint8_t b4, b8;	    /* BTH bytes 4 and 8 */
+	int opcode;     /* RoCE opcode; -1: from l4 */
+	uint8_t tos;    /* TOS / traffic class */
+	uint8_t b4, b8; /* BTH bytes 4 and 8 */
 	uint16_t sport;
-	uint16_t payload;   /* bytes after the extended headers */
-	uint16_t frag;	    /* IPv4 flags/offset field (DF = 0x4000) */
-	int cw_data;	    /* insert a 4-byte ConWeave header not counted in lengths */
-	int cw_ctrl;	    /* ConWeave control: cut after the 4-byte header, counted */
-	int no_icrc;	    /* leave the ICRC out */
-	uint16_t pad;	    /* Ethernet padding after the IP datagram */
-	uint32_t src_ip;    /* last byte varies the flow */
+	uint16_t payload; /* bytes after the extended headers */
+	uint16_t frag;    /* IPv4 flags/offset field (DF = 0x4000) */
+	int cw_data;      /* insert a 4-byte ConWeave header not counted in lengths */
+	int cw_ctrl;      /* ConWeave control: cut after the 4-byte header, counted */
+	int no_icrc;      /* leave the ICRC out */
+	uint16_t pad;     /* Ethernet padding after the IP datagram */
+	uint32_t src_ip;  /* last byte varies the flow */
 };
 
 /* Where the builder put things. */
@@ -337,12 +337,14 @@ test_combinations(void)
 					CHECK_EQ(m.dport, 0);
 					CHECK_EQ(m.flow_hash, ref_hash(buf, &e, v6, 0, 0, SEED));
 				} else {
-					uint16_t dp = l4 == L4_TCP ? 80 :
-						e.roce ? RTR_ROCE_UDP_PORT : 5000;
+					uint16_t dp = l4 == L4_TCP ? 80
+						      : e.roce     ? RTR_ROCE_UDP_PORT
+								   : 5000;
 
 					CHECK_EQ(m.sport, s.sport);
 					CHECK_EQ(m.dport, dp);
-					CHECK(m.flow_hash == ref_hash(buf, &e, v6, s.sport, dp, SEED),
+					CHECK(m.flow_hash == ref_hash(buf, &e, v6, s.sport, dp,
+									     SEED),
 							"%s: hash", what);
 				}
 				if (e.roce) {
@@ -990,7 +992,8 @@ test_fuzz(void)
 		r = parse_copy(buf, len, (uint32_t)rnd(), rnd() % 2, &m);
 		counts[r]++;
 		if (r == RTR_DROP_NONE)
-			CHECK(m.l4_off <= len || m.l3 == RTR_L3_ARP, "l4_off %u len %u", m.l4_off, len);
+			CHECK(m.l4_off <= len || m.l3 == RTR_L3_ARP, "l4_off %u len %u", m.l4_off,
+					len);
 	}
 	CHECK_TRUE(counts[RTR_DROP_NONE] > 1000);
 	CHECK_TRUE(counts[RTR_DROP_MALFORMED] > 1000);
