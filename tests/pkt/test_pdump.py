@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""dpdk-dumpcap captures a running rocetor (doc/user-guide.md recipe):
+hugepages, primary without --huge-unlink, dumpcap --file-prefix. The capture
+must hold rocetor's forwarded frames (TTL decremented, MAC rewritten, ICRC
+valid). Skipped (exit 77) when no hugepages can be reserved."""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+import harness  # noqa: E402
+from scapy.all import IP, Ether, raw, rdpcap  # noqa: E402
+from scapy.contrib.roce import BTH  # noqa: E402
+from test_capture import CAPTURE  # noqa: E402
+
+CONFIG = """
+switch: {name: pd, id: 1}
+ports:
+  - {port: 0, role: host, l2_filter: false}
+  - {port: 1, role: fabric, mac: "02:00:00:00:01:01"}
+routes:
+  - {prefix: "192.168.70.0/24", paths: [{port: 1, nexthop_mac: "02:00:00:00:bb:01"}]}
+"""
+
+
+def free_hugepages():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("HugePages_Free:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main():
+    if free_hugepages() < 256 or not os.path.exists("/usr/bin/dpdk-dumpcap"):
+        print("pdump: skipped: needs 256 free 2 MiB hugepages and dpdk-dumpcap "
+              "(tools/test.sh reserves them when run as root)")
+        return 77
+    t = harness.Checker("pdump")
+    work = tempfile.mkdtemp(prefix="rocetor-pdump-")
+    cfg = os.path.join(work, "pd.yaml")
+    with open(cfg, "w") as f:
+        f.write(CONFIG)
+    prefix = harness.eal_prefix("pdump")
+    cmd = [harness.ROCETOR, "-l", "0", "--file-prefix", prefix, "-m", "128", "--no-pci",
+           "--log-level", "lib.eal:error",
+           "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % CAPTURE,
+           "--vdev", "net_null1,no-rx=1", "--", "--config", cfg,
+           "--stats-json", os.path.join(work, "s.json")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    dump = os.path.join(work, "up.pcap")
+    try:
+        time.sleep(2)
+        d = subprocess.run(["/usr/bin/dpdk-dumpcap", "--file-prefix", prefix, "-i", "1",
+                            "-q", "-P", "-c", "300", "-a", "duration:10", "-w", dump],
+                           capture_output=True, text=True, timeout=60)
+        t.eq(d.returncode, 0, "(dumpcap exit) " + d.stderr[-500:])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        so, se = proc.communicate(timeout=60)
+    t.eq(proc.returncode, 0, "(rocetor exit after SIGINT) " + se[-500:])
+    pkts = rdpcap(dump) if os.path.exists(dump) else []
+    t.check(len(pkts) >= 300, "dumpcap captured %d packets" % len(pkts))
+    roce = [p for p in pkts if BTH in p]
+    t.check(len(roce) > 200, "RoCE in the capture: %d" % len(roce))
+    for p in pkts:
+        if IP in p:
+            t.eq(p[IP].ttl, 63)
+            t.eq(p.src, "02:00:00:00:01:01")
+    for p in roce:
+        q = Ether(raw(p))
+        q[BTH].icrc = None
+        t.eq(raw(q)[-4:], raw(p)[-4:], "(ICRC)")
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
