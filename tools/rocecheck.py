@@ -12,7 +12,10 @@ hop limit, UDP checksum, BTH byte 4). See doc/tools.md.
 """
 
 import argparse
+import itertools
 import json
+import multiprocessing
+import os
 import struct
 import sys
 import zlib
@@ -21,7 +24,8 @@ from scapy.compat import raw
 from scapy.layers.inet import IP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Dot1Q, Ether
-from scapy.utils import PcapReader
+from scapy.packet import Padding
+from scapy.utils import RawPcapReader
 from scapy.contrib.roce import AETH, BTH
 
 
@@ -58,6 +62,8 @@ def _unpadded(pkt, ip_cls):
     scapy keeps Ethernet padding as a Padding layer inside the BTH payload,
     and its compute_icrc() would then cover the padding too.
     """
+    if Padding not in pkt:
+        return pkt
     data = raw(pkt)
     ip = pkt[ip_cls]
     off = len(data) - len(raw(ip))
@@ -126,9 +132,14 @@ def decode(i, pkt):
         except Exception as e:  # a frame too broken to rebuild
             d["icrc_valid"] = False
             d["icrc_error"] = str(e)
-        pay = b.payload
-        d["payload_len"] = len(raw(pay)) if pay is not None else 0
+        # bytes between the BTH and the ICRC (extended headers and payload)
+        d["bth_payload_len"] = pkt[UDP].len - 8 - 12 - 4
     return d, roce
+
+
+def _decode_raw(arg):
+    i, data = arg
+    return decode(i, Ether(data))
 
 
 def _tags(pkt):
@@ -149,7 +160,10 @@ def main(argv=None):
     p.add_argument("--expect-ipcsum-valid", action="store_true",
                    help="exit 1 if any IPv4 header checksum is bad")
     p.add_argument("--max", type=int, default=0, help="stop after N frames")
+    p.add_argument("-j", "--jobs", type=int, default=1,
+                   help="decode in N processes (0 = one per CPU); output order is kept")
     a = p.parse_args(argv)
+    jobs = a.jobs if a.jobs > 0 else (os.cpu_count() or 1)
 
     summary = {"packets": 0, "roce": 0, "icrc_bad": 0, "ipcsum_bad": 0, "udpcsum_bad": 0,
                "ipv4": 0,
@@ -157,19 +171,30 @@ def main(argv=None):
     bad_icrc = []
     out = sys.stdout
     first = True
-    if not a.summary:
-        out.write('{"file": %s, "frames": [\n' % json.dumps(a.pcap))
     try:
-        reader = PcapReader(a.pcap)
+        reader = RawPcapReader(a.pcap)
     except Exception as e:
         print("rocecheck: %s: %s" % (a.pcap, e), file=sys.stderr)
         return 2
-    with reader:
-        for i, pkt in enumerate(reader):
-            if a.max and i >= a.max:
-                break
+    if getattr(reader, "linktype", 1) != 1:
+        print("rocecheck: %s: link type %s is not Ethernet" % (a.pcap, reader.linktype),
+              file=sys.stderr)
+        return 2
+    if not a.summary:
+        out.write('{"file": %s, "frames": [\n' % json.dumps(a.pcap))
+    try:
+        frames = ((i, data) for i, (data, _) in enumerate(reader))
+        if a.max:
+            frames = itertools.islice(frames, a.max)
+        pool = None
+        if jobs > 1:
+            pool = multiprocessing.Pool(jobs)
+            results = pool.imap(_decode_raw, frames, chunksize=64)
+        else:
+            results = map(_decode_raw, frames)
+        for d, roce in results:
+            i = d["index"]
             summary["packets"] += 1
-            d, roce = decode(i, pkt)
             if "vlan" in d:
                 summary["vlan"] += 1
             if d.get("ip_version") == 4:
@@ -192,6 +217,11 @@ def main(argv=None):
             if not a.summary:
                 out.write(("" if first else ",\n") + json.dumps(d, sort_keys=True))
                 first = False
+        if pool is not None:
+            pool.close()
+            pool.join()
+    finally:
+        reader.close()
     summary["icrc_bad_frames"] = bad_icrc[:100]
     summary["opcodes"] = dict(sorted(summary["opcodes"].items()))
     if a.summary:

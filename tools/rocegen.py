@@ -461,14 +461,15 @@ class Gen:
             return a.mtu
         ext = {"send": 0, "write": RETH_LEN, "read": AETH_LEN}[op]
         c = (a.frame_size - d.overhead - ext) & ~3
-        return min(a.mtu, c)
+        return min(a.mtu, max(c, 0))
 
     def min_frame(self, d, op):
+        """Smallest --frame-size for op (messages without payload allowed)."""
         if op == "send":
-            return d.frame_len(0, 4, 0)
+            return d.frame_len(0, 0)
         if op == "write":
-            return d.frame_len(RETH_LEN, 4, 0)
-        return max(d.frame_len(RETH_LEN, 0, 0), d.frame_len(AETH_LEN, 4, 0))
+            return d.frame_len(RETH_LEN, 0)
+        return max(d.frame_len(RETH_LEN, 0), d.frame_len(AETH_LEN, 0))
 
     def pick_op(self, rng):
         if self.a.op == "mix":
@@ -530,7 +531,7 @@ class Gen:
         """Data packets a message produces (READ: request plus responses)."""
         cap = self.cap(fl["fwd"], op)
         parts = self.split(size, len(fl["conns"]))
-        n = sum(max(1, -(-p // cap)) for _, p in parts)
+        n = sum(max(1, -(-p // cap)) if cap else 1 for _, p in parts)
         return n + len(parts) if op == "read" else n
 
     def message(self, fl, op, size, rng):
@@ -565,7 +566,8 @@ class Gen:
         d = c.fwd
         cap = self.cap(d, op)
         if op == "read":
-            npk = max(1, -(-size // self.cap(c.rev, op)))
+            rcap = self.cap(c.rev, op)
+            npk = max(1, -(-size // rcap)) if rcap else 1
             psn0 = c.psn
             yield ("data", d, self.sport_of(c, rng), READ_REQUEST, psn0, c.dqp,
                    reth(c.va, c.rkey, size), 0, 0)
@@ -588,7 +590,7 @@ class Gen:
             c.psn = (psn0 + npk) & 0xFFFFFF
             c.msn = (c.msn + 1) & 0xFFFFFF
             return
-        npk = max(1, -(-size // cap))
+        npk = max(1, -(-size // cap)) if cap else 1
         left = size
         for k in range(npk):
             plen = min(cap, left)
@@ -816,6 +818,13 @@ def main(argv=None):
             if a.frame_size < need:
                 print("rocegen: --frame-size %d is too small for %s (at least %d bytes)"
                       % (a.frame_size, op, need), file=sys.stderr)
+                return 2
+            if gen.cap(d, op) == 0 and (a.workload or a.size):
+                print("rocegen: --frame-size %d leaves no room for payload in %s; "
+                      "drop --size/--workload or use at least %d bytes"
+                      % (a.frame_size, op, d.frame_len(
+                          {"send": 0, "write": RETH_LEN, "read": AETH_LEN}[op], 4, 0)),
+                      file=sys.stderr)
                 return 2
     out = None
     close = False

@@ -229,7 +229,6 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 
 	m->bth_opcode = bth[0];
 	m->bth_b4 = bth[4];
-	m->dqp = ld_be32(bth + 4) & 0xffffff;
 	m->bth_b8 = bth[8];
 	m->psn = ld_be32(bth + 8) & 0xffffff;
 	m->flags |= RTR_MF_ROCE;
@@ -278,7 +277,6 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 		if (unlikely(len < ETH_HLEN + VLAN_HLEN))
 			return RTR_DROP_MALFORMED;
 		m->flags |= RTR_MF_VLAN;
-		m->pcp = frame[ETH_HLEN] >> 5;
 		etype = ld_be16(frame + ETH_HLEN + 2);
 		off += VLAN_HLEN;
 		/* A second stacked tag (QinQ): step over it; pcp stays the outer one. */
@@ -381,6 +379,6 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 	}
 
 	crc = rte_hash_crc_4byte(ports, crc);
-	m->flow_hash = rte_hash_crc_1byte(proto, crc);
+	m->flow_hash = rtr_hash_mix(rte_hash_crc_1byte(proto, crc));
 	return RTR_DROP_NONE;
 }

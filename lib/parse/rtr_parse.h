@@ -60,17 +60,19 @@ enum rtr_l3 {
 #define RTR_BTH_RESV7_MASK	  0x7f
 
 /*
- * Per-packet metadata: exactly 32 bytes so it fits the mbuf's dynamic field
- * area next to the pdump timestamp. Offsets are from the start of the frame.
+ * Per-packet metadata: 24 bytes, the room DPDK 22.11 leaves contiguous in the
+ * mbuf's dynamic-field area once a PMD has registered the 8-byte RX
+ * timestamp (net_pcap does at probe). What is cheap to read from the frame
+ * again is not kept: the BTH DestQP (rtr_meta_dqp) and the 802.1p priority
+ * (rtr_meta_pcp). Offsets are from the start of the frame.
  */
 struct rtr_meta {
-	uint32_t flow_hash; /* CRC32C of the 5-tuple with the switch seed */
+	uint32_t flow_hash; /* seeded CRC32C of the 5-tuple, finalised (rtr_hash_mix) */
 	uint32_t psn;	    /* BTH PSN (24 bits) */
-	uint32_t dqp;	    /* BTH DestQP (24 bits) */
-	uint16_t in_port;   /* set by the caller (pipeline), not the parser */
-	uint16_t out_port;  /* set by routing */
 	uint16_t sport;	    /* L4 source port (0 if none) */
 	uint16_t dport;	    /* L4 destination port (0 if none) */
+	uint8_t in_port;    /* set by the caller (pipeline), not the parser */
+	uint8_t out_port;   /* set by routing */
 	uint8_t l3_off;	    /* bytes of Ethernet + VLAN */
 	uint8_t l4_off;	    /* l3_off + IPv4 header (with options) or 40 for IPv6 */
 	uint8_t l3;	    /* enum rtr_l3 */
@@ -81,11 +83,42 @@ struct rtr_meta {
 	uint8_t bth_b4;	    /* BTH byte 4 (FECN/BECN/Resv6; LB path_id) */
 	uint8_t bth_b8;	    /* BTH byte 8 (AckReq | Resv7) */
 	uint8_t ext;	    /* RTR_EXT_* */
-	uint8_t pcp;	    /* 802.1p priority when RTR_MF_VLAN, else 0 */
-	uint8_t tc;	    /* traffic class chosen by egress classification */
 };
 
-_Static_assert(sizeof(struct rtr_meta) == 32, "rtr_meta must stay 32 bytes");
+_Static_assert(sizeof(struct rtr_meta) == 24, "rtr_meta must stay 24 bytes");
+
+/*
+ * The flow hash finaliser (murmur3's fmix32). CRC32C is linear: under two
+ * seeds the hashes of every flow differ by one and the same XOR constant, so
+ * a ToR and a spine with different seeds would map paths through a fixed
+ * permutation and polarise. Mixing makes different seeds independent.
+ */
+static inline uint32_t
+rtr_hash_mix(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
+	return h;
+}
+
+/* BTH DestQP (24 bits), read from the frame (valid when RTR_MF_ROCE). */
+static inline uint32_t
+rtr_meta_dqp(const uint8_t *frame, const struct rtr_meta *m)
+{
+	const uint8_t *b = frame + m->l4_off + 8;
+
+	return (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
+}
+
+/* 802.1p priority of the outer tag, 0 when untagged. */
+static inline uint8_t
+rtr_meta_pcp(const uint8_t *frame, const struct rtr_meta *m)
+{
+	return (m->flags & RTR_MF_VLAN) ? frame[14] >> 5 : 0;
+}
 
 /*
  * Parser options. Pass RTR_PARSE_CW_HDR only for frames from fabric ports
