@@ -279,7 +279,7 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 		m->flags |= RTR_MF_VLAN;
 		etype = ld_be16(frame + ETH_HLEN + 2);
 		off += VLAN_HLEN;
-		/* A second stacked tag (QinQ): step over it; pcp stays the outer one. */
+		/* A second stacked tag (QinQ): step over it (rtr_meta_pcp reads the outer). */
 		if (unlikely(etype == ETYPE_VLAN || etype == ETYPE_QINQ)) {
 			if (unlikely(len < ETH_HLEN + 2 * VLAN_HLEN))
 				return RTR_DROP_MALFORMED;
