@@ -27,7 +27,7 @@
 static const struct cfg_path syntax_path = {NULL, "syntax", 0};
 
 struct scan_problem {
-	int line;	/* 0: none */
+	int line; /* 0: none */
 	char msg[160];
 };
 
@@ -37,14 +37,12 @@ note_problem(struct scan_problem *sp, int line, const char *tok, size_t len, con
 	if (sp->line != 0)
 		return;
 	sp->line = line;
-	snprintf(sp->msg, sizeof(sp->msg), "integer %.*s %s", (int)(len > 40 ? 40 : len), tok,
-		why);
+	snprintf(sp->msg, sizeof(sp->msg), "integer %.*s %s", (int)(len > 40 ? 40 : len), tok, why);
 }
 
 /* Checks one integer literal [sign]digits or 0xhex, with its optional L. */
 static void
-check_integer(const char *tok, size_t len, bool is64, bool hex, int line,
-	struct scan_problem *sp)
+check_integer(const char *tok, size_t len, bool is64, bool hex, int line, struct scan_problem *sp)
 {
 	char tmp[48];
 	unsigned long long u;
@@ -62,15 +60,16 @@ check_integer(const char *tok, size_t len, bool is64, bool hex, int line,
 		u = strtoull(tmp, &end, 16);
 		if (errno != 0 || u > (is64 ? (unsigned long long)INT64_MAX : INT32_MAX))
 			note_problem(sp, line, tok, len,
-				is64 ? "does not fit in a signed 64-bit libconfig integer"
-				     : "does not fit in a 32-bit libconfig integer (add L)");
+					is64 ? "does not fit in a signed 64-bit libconfig integer"
+					     : "does not fit in a 32-bit libconfig integer (add "
+					       "L)");
 		return;
 	}
 	v = strtoll(tmp, &end, 10);
 	if (errno != 0 || (!is64 && (v < INT32_MIN || v > INT32_MAX)))
 		note_problem(sp, line, tok, len,
-			is64 ? "does not fit in a signed 64-bit libconfig integer"
-			     : "does not fit in a 32-bit libconfig integer (add L)");
+				is64 ? "does not fit in a signed 64-bit libconfig integer"
+				     : "does not fit in a 32-bit libconfig integer (add L)");
 }
 
 /*
@@ -113,7 +112,7 @@ prescan(const char *s, const struct cfg_err *e, struct scan_problem *sp)
 			while (isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '*')
 				p++;
 		} else if (isdigit((unsigned char)*p) ||
-			((*p == '-' || *p == '+') && isdigit((unsigned char)p[1]))) {
+				((*p == '-' || *p == '+') && isdigit((unsigned char)p[1]))) {
 			tok = p;
 			if (*p == '-' || *p == '+')
 				p++;
@@ -127,8 +126,9 @@ prescan(const char *s, const struct cfg_err *e, struct scan_problem *sp)
 				if (*p == '.' || *p == 'e' || *p == 'E') {
 					/* A float: libconfig reads those with strtod. */
 					while (isalnum((unsigned char)*p) || *p == '.' ||
-						((*p == '-' || *p == '+') &&
-							(p[-1] == 'e' || p[-1] == 'E')))
+							((*p == '-' || *p == '+') &&
+									(p[-1] == 'e' ||
+											p[-1] == 'E')))
 						p++;
 					continue;
 				}
@@ -187,7 +187,8 @@ convert(const config_setting_t *s, const struct cfg_path *path, int depth, const
 				return NULL;
 			}
 			if (type == CONFIG_TYPE_GROUP &&
-				cfg_node_set_key(c, cpath.key, strlen(cpath.key), c->line) < 0) {
+					cfg_node_set_key(c, cpath.key, strlen(cpath.key), c->line) <
+							0) {
 				cfg_node_free(c);
 				cfg_node_free(n);
 				n = NULL;
@@ -245,8 +246,8 @@ cfg_libconfig_read(const char *buf, size_t len, const struct cfg_err *e)
 			cfg_error(e, sp.line, &syntax_path, "%s", sp.msg);
 		else
 			cfg_error(e, line, &syntax_path, "%s",
-				config_error_text(&lc) != NULL ? config_error_text(&lc)
-							       : "unknown error");
+					config_error_text(&lc) != NULL ? config_error_text(&lc)
+								       : "unknown error");
 		goto out;
 	}
 	if (sp.line != 0) {

@@ -129,8 +129,8 @@ is_one_of(const char *s, const char *const *words)
 
 static const char *const null_words[] = {"", "~", "null", "Null", "NULL", NULL};
 /* YAML 1.1 booleans; the validator maps them to true/false. */
-static const char *const bool_words[] = {"true", "True", "TRUE", "false", "False", "FALSE",
-	"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", NULL};
+static const char *const bool_words[] = {"true", "True", "TRUE", "false", "False", "FALSE", "yes",
+		"Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF", NULL};
 
 static size_t
 count_digits(const char *s, bool hex)

@@ -18,11 +18,11 @@
 #include "rtr_config.h"
 
 /* Deeper documents are rejected so that recursion stays bounded. */
-#define CFG_MAX_DEPTH	 32
+#define CFG_MAX_DEPTH 32
 /* Keys per map; the schema needs ~20, the cap keeps duplicate checks cheap. */
-#define CFG_MAX_KEYS	 1024
+#define CFG_MAX_KEYS 1024
 /* Largest file read; a full 4096-route, 64-path config is ~15 MB. */
-#define CFG_MAX_FILE	 (64u << 20)
+#define CFG_MAX_FILE (64u << 20)
 
 enum cfg_type {
 	CFG_MAP,
@@ -41,11 +41,11 @@ enum cfg_kind {
 
 struct cfg_node {
 	enum cfg_type type;
-	enum cfg_kind kind;	/* scalars only */
-	int line;		/* 1-based, where the node starts */
-	char *key;		/* set when the node is a map entry */
+	enum cfg_kind kind; /* scalars only */
+	int line;           /* 1-based, where the node starts */
+	char *key;          /* set when the node is a map entry */
 	int key_line;
-	char *text;		/* scalars only, NUL-terminated */
+	char *text;             /* scalars only, NUL-terminated */
 	struct cfg_node *child; /* maps and lists, in document order */
 	struct cfg_node *last;
 	struct cfg_node *next;
@@ -55,7 +55,7 @@ struct cfg_node {
 /* Key path of a node, as a chain of stack frames, rendered only on error. */
 struct cfg_path {
 	const struct cfg_path *up;
-	const char *key;	/* NULL: list element number index */
+	const char *key; /* NULL: list element number index */
 	unsigned int index;
 };
 
@@ -73,10 +73,9 @@ struct cfg_buf {
 	size_t pos;
 };
 
-void cfg_buf_printf(struct cfg_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void cfg_buf_printf(struct cfg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cfg_buf_vprintf(struct cfg_buf *b, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+		__attribute__((format(printf, 2, 0)));
 
 struct cfg_node *cfg_node_new(enum cfg_type type, int line);
 struct cfg_node *cfg_scalar_new(enum cfg_kind kind, const char *text, size_t len, int line);
@@ -100,7 +99,7 @@ const char *cfg_node_describe(const struct cfg_node *n);
 
 /* Writes "FILE:LINE: PATH: message" (LINE left out when <= 0). Returns -1. */
 int cfg_error(const struct cfg_err *e, int line, const struct cfg_path *p, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+		__attribute__((format(printf, 4, 5)));
 
 /* Readers: buf is NUL-terminated and holds no other NUL. NULL on error. */
 struct cfg_node *cfg_yaml_read(const char *buf, size_t len, const struct cfg_err *e);

@@ -27,19 +27,19 @@
 #include "cfg_tree.h"
 
 enum vf_type {
-	VF_UINT,   /* unsigned integer of width size */
+	VF_UINT, /* unsigned integer of width size */
 	VF_DOUBLE,
 	VF_BOOL,
 	VF_STRING, /* char array of size bytes */
 	VF_ENUM,   /* int, one of names[] */
-	VF_MAC,	   /* uint8_t[6] */
-	VF_MAP,	   /* nested table */
+	VF_MAC,    /* uint8_t[6] */
+	VF_MAP,    /* nested table */
 	VF_FUNC,   /* parse() and dump() do everything */
 };
 
 #define VF_REQUIRED 0x01
 #define VF_ZERO_OK  0x02 /* 0 is allowed besides min..max */
-#define VF_POW2	    0x04
+#define VF_POW2     0x04
 #define VF_MIN_EXCL 0x08 /* doubles: min itself is not allowed */
 #define VF_HAS_SET  0x10 /* set_off names a bool set when the key is given */
 #define VF_SHOW_DEF 0x20 /* dump an unset value as a comment */
@@ -66,7 +66,7 @@ struct vfield {
 	const struct vmap *map;
 	/* VF_FUNC: v is NULL when the key is absent; line is the map's. */
 	int (*parse)(struct vctx *c, const struct cfg_node *v, int line,
-		const struct cfg_path *path, void *base);
+			const struct cfg_path *path, void *base);
 	void (*dump)(struct cfg_buf *b, const struct vfield *f, const void *base, int indent);
 	const char *why;  /* appended to range errors */
 	const char *note; /* VF_SHOW_DEF: what the comment says */
@@ -77,9 +77,10 @@ struct vmap {
 	unsigned int n_fields;
 	/* Rules across keys; node may be NULL when the whole map is absent. */
 	int (*check)(struct vctx *c, const struct cfg_node *node, int line,
-		const struct cfg_path *path, void *base);
+			const struct cfg_path *path, void *base);
 };
 
+/* clang-format off */
 #define FLD(st, m) .off = offsetof(st, m), .size = sizeof(((st *)NULL)->m)
 
 #define F_UINT(k, st, m, lo, hi, d, ...)                                                           \
@@ -87,6 +88,7 @@ struct vmap {
 #define F_DOUBLE(k, st, m, lo, hi, d, ...)                                                         \
 	{.key = (k), .type = VF_DOUBLE, FLD(st, m), .dmin = (lo), .dmax = (hi), .ddef = (d),       \
 		__VA_ARGS__}
+#define F_STRING(k, st, m, d) {.key = (k), .type = VF_STRING, FLD(st, m), .sdef = (d)}
 #define F_BOOL(k, st, m, d)  {.key = (k), .type = VF_BOOL, FLD(st, m), .def = (d)}
 #define F_ENUM(k, st, m, nm, d, ...)                                                               \
 	{.key = (k), .type = VF_ENUM, FLD(st, m), .names = (nm), .def = (d), __VA_ARGS__}
@@ -95,15 +97,16 @@ struct vmap {
 		.set_off = offsetof(st, set)}
 #define F_MAP(k, st, m, mp)  {.key = (k), .type = VF_MAP, FLD(st, m), .map = (mp)}
 #define F_FUNC(k, p, d, ...) {.key = (k), .type = VF_FUNC, .parse = (p), .dump = (d), __VA_ARGS__}
+/* clang-format on */
 
 static const char *const role_names[] = {"tor", "spine", NULL};
 static const char *const port_role_names[] = {"host", "fabric", NULL};
 static const char *const lb_names[] = {"ecmp", "conweave", "seqbalance", "caver", "spray", NULL};
 
 static int validate_map(struct vctx *c, const struct cfg_node *node, int line,
-	const struct cfg_path *path, const struct vmap *m, void *base);
+		const struct cfg_path *path, const struct vmap *m, void *base);
 static void dump_fields(struct cfg_buf *b, const struct vmap *m, const void *base, int indent,
-	bool list_item);
+		bool list_item);
 static void dump_flow(struct cfg_buf *b, const struct vmap *m, const void *base);
 
 /* ---- scalar helpers ---------------------------------------------------- */
@@ -130,7 +133,7 @@ is_intish(const struct cfg_node *v)
 	if (v->type != CFG_SCALAR)
 		return false;
 	return v->kind == CFG_INT ||
-		(v->kind == CFG_PLAIN && cfg_plain_class(v->text) == CFG_PLAIN_INT);
+	       (v->kind == CFG_PLAIN && cfg_plain_class(v->text) == CFG_PLAIN_INT);
 }
 
 /* Integer text: [+-]digits or [+-]0xhex. Returns -1 when it does not fit. */
@@ -169,17 +172,17 @@ range_text(char *buf, size_t len, const struct vfield *f)
 
 static int
 range_error(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path,
-	const char *range, const struct vfield *f)
+		const char *range, const struct vfield *f)
 {
 	if (f->why != NULL)
 		return cfg_error(c->e, v->line, path, "must be %s (%s), got %s", range, f->why,
-			v->text);
+				v->text);
 	return cfg_error(c->e, v->line, path, "must be %s, got %s", range, v->text);
 }
 
 static int
 get_uint(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path,
-	const struct vfield *f, uint64_t *out)
+		const struct vfield *f, uint64_t *out)
 {
 	char range[80];
 	uint64_t mag;
@@ -202,7 +205,7 @@ get_uint(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path,
 
 static int
 get_double(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path,
-	const struct vfield *f, double *out)
+		const struct vfield *f, double *out)
 {
 	enum cfg_plain pc;
 	char range[80];
@@ -235,21 +238,30 @@ get_double(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path
 		if (*end != '\0')
 			return expect(c, v, path, "a number");
 	}
-	if (!isfinite(d) || d < f->dmin || d > f->dmax || ((f->flags & VF_MIN_EXCL) && d <= f->dmin))
+	if (!isfinite(d) || d < f->dmin || d > f->dmax ||
+			((f->flags & VF_MIN_EXCL) && d <= f->dmin))
 		return range_error(c, v, path, range, f);
 	*out = d;
 	return 0;
 }
 
+static bool
+is_boolish(const struct cfg_node *v)
+{
+	if (v->type != CFG_SCALAR)
+		return false;
+	return v->kind == CFG_BOOL ||
+	       (v->kind == CFG_PLAIN && cfg_plain_class(v->text) == CFG_PLAIN_BOOL);
+}
+
 static int
 get_bool(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, bool *out)
 {
-	static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On",
-		"ON", NULL};
+	static const char *const yes[] = {
+			"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", NULL};
 	const char *const *w;
 
-	if (v->type != CFG_SCALAR || !(v->kind == CFG_BOOL || (v->kind == CFG_PLAIN &&
-		cfg_plain_class(v->text) == CFG_PLAIN_BOOL)))
+	if (!is_boolish(v))
 		return expect(c, v, path, "a boolean (true or false)");
 	*out = false;
 	for (w = yes; *w != NULL; w++)
@@ -259,8 +271,7 @@ get_bool(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, 
 }
 
 static int
-get_string(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path,
-	const char **out)
+get_string(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, const char **out)
 {
 	*out = "";
 	if (!is_stringish(v))
@@ -301,7 +312,7 @@ get_mac(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, u
 		return -1;
 	if (parse_mac(s, mac) < 0)
 		return cfg_error(c->e, v->line, path,
-			"bad MAC address \"%s\": expected xx:xx:xx:xx:xx:xx", s);
+				"bad MAC address \"%s\": expected xx:xx:xx:xx:xx:xx", s);
 	if ((mac[0] & 1) != 0 || memcmp(mac, zero, 6) == 0)
 		return cfg_error(c->e, v->line, path, "must be a unicast MAC address, got %s", s);
 	return 0;
@@ -313,7 +324,7 @@ get_mac(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, u
  */
 static int
 get_addr(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, bool want_len,
-	struct rtr_addr *a)
+		struct rtr_addr *a)
 {
 	char tmp[INET6_ADDRSTRLEN + 8];
 	const char *s, *slash;
@@ -328,10 +339,10 @@ get_addr(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, 
 	slash = strchr(s, '/');
 	if (want_len && slash == NULL)
 		return cfg_error(c->e, v->line, path, "bad prefix \"%s\": expected ADDRESS/LENGTH",
-			s);
+				s);
 	if (!want_len && slash != NULL)
 		return cfg_error(c->e, v->line, path,
-			"bad address \"%s\": expected an address without /LENGTH", s);
+				"bad address \"%s\": expected an address without /LENGTH", s);
 	alen = slash != NULL ? (size_t)(slash - s) : strlen(s);
 	if (alen >= sizeof(tmp))
 		goto bad;
@@ -352,14 +363,14 @@ get_addr(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, 
 		len = strtoul(slash + 1, &end, 10);
 		if (!isdigit((unsigned char)slash[1]) || *end != '\0' || errno != 0 || len > max)
 			return cfg_error(c->e, v->line, path,
-				"bad prefix \"%s\": length must be 0..%u", s, max);
+					"bad prefix \"%s\": length must be 0..%u", s, max);
 		a->depth = (uint8_t)len;
 	}
 	return 0;
 bad:
 	memset(a, 0, sizeof(*a));
 	return cfg_error(c->e, v->line, path, "bad %s \"%s\": not an IPv4 or IPv6 address",
-		want_len ? "prefix" : "address", s);
+			want_len ? "prefix" : "address", s);
 }
 
 static void
@@ -436,7 +447,7 @@ find_field(const struct vmap *m, const char *key)
 
 static int
 set_field(struct vctx *c, const struct vfield *f, const struct cfg_node *v, int line,
-	const struct cfg_path *path, void *base)
+		const struct cfg_path *path, void *base)
 {
 	char *p = (char *)base + f->off;
 	char names[128];
@@ -476,12 +487,12 @@ set_field(struct vctx *c, const struct vfield *f, const struct cfg_node *v, int 
 				return cfg_error(c->e, v->line, path, "must not be empty");
 			if (strlen(s) >= f->size)
 				return cfg_error(c->e, v->line, path,
-					"must be at most %zu characters, got %zu", f->size - 1,
-					strlen(s));
+						"must be at most %zu characters, got %zu",
+						f->size - 1, strlen(s));
 			for (i = 0; s[i] != '\0'; i++)
 				if (s[i] < 0x20 || s[i] > 0x7e)
 					return cfg_error(c->e, v->line, path,
-						"must be printable ASCII");
+							"must be printable ASCII");
 		}
 		snprintf(p, f->size, "%s", s);
 		return 0;
@@ -496,7 +507,7 @@ set_field(struct vctx *c, const struct vfield *f, const struct cfg_node *v, int 
 			if (f->names[i] == NULL) {
 				format_names(names, sizeof(names), f->names);
 				return cfg_error(c->e, v->line, path, "must be %s, got \"%s\"",
-					names, s);
+						names, s);
 			}
 		}
 		memcpy(p, &i, sizeof(i));
@@ -515,7 +526,7 @@ set_field(struct vctx *c, const struct vfield *f, const struct cfg_node *v, int 
 
 static int
 validate_map(struct vctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
-	const struct vmap *m, void *base)
+		const struct vmap *m, void *base)
 {
 	struct cfg_path kpath = {path, NULL, 0};
 	const struct cfg_node *ch, *v;
@@ -551,8 +562,7 @@ validate_map(struct vctx *c, const struct cfg_node *node, int line, const struct
  * given, else the map's own: where a rule across keys is best reported.
  */
 static int
-rule_line(const struct cfg_node *node, int line, const char *key, const char *o1,
-	const char *o2)
+rule_line(const struct cfg_node *node, int line, const char *key, const char *o1, const char *o2)
 {
 	const struct cfg_node *v = cfg_map_get(node, key);
 
@@ -564,14 +574,14 @@ rule_line(const struct cfg_node *node, int line, const char *key, const char *o1
 }
 
 static int
-list_check(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path,
-	unsigned int min, unsigned int max)
+list_check(struct vctx *c, const struct cfg_node *v, const struct cfg_path *path, unsigned int min,
+		unsigned int max)
 {
 	if (v->type != CFG_LIST)
 		return expect(c, v, path, "a list");
 	if (v->n_child < min || v->n_child > max)
 		return cfg_error(c->e, v->line, path, "must have %u..%u entries, got %u", min, max,
-			v->n_child);
+				v->n_child);
 	return 0;
 }
 
@@ -598,9 +608,8 @@ dump_addr(struct cfg_buf *b, const struct rtr_addr *a, bool with_len)
 {
 	char tmp[INET6_ADDRSTRLEN];
 
-	if (inet_ntop(a->family, a->family == AF_INET ? (const void *)&a->v4
-						       : (const void *)&a->v6,
-		    tmp, sizeof(tmp)) == NULL)
+	if (inet_ntop(a->family, a->family == AF_INET ? (const void *)&a->v4 : (const void *)&a->v6,
+			    tmp, sizeof(tmp)) == NULL)
 		snprintf(tmp, sizeof(tmp), "?");
 	if (with_len)
 		cfg_buf_printf(b, "\"%s/%u\"", tmp, a->depth);
@@ -667,7 +676,7 @@ dump_scalar(struct cfg_buf *b, const struct vfield *f, const void *base)
 	case VF_MAC:
 		mac = (const uint8_t *)p;
 		cfg_buf_printf(b, "\"%02x:%02x:%02x:%02x:%02x:%02x\"", mac[0], mac[1], mac[2],
-			mac[3], mac[4], mac[5]);
+				mac[3], mac[4], mac[5]);
 		break;
 	case VF_MAP:
 	case VF_FUNC:
@@ -745,7 +754,7 @@ dump_flow(struct cfg_buf *b, const struct vmap *m, const void *base)
 
 static int
 switch_check(struct vctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct rtr_switch_cfg *sw = base;
 
@@ -760,27 +769,29 @@ switch_check(struct vctx *c, const struct cfg_node *node, int line, const struct
 }
 
 static const struct vfield switch_fields[] = {
-	{.key = "name", .type = VF_STRING, FLD(struct rtr_switch_cfg, name), .sdef = "rocetor"},
-	F_ENUM("role", struct rtr_switch_cfg, role, role_names, RTR_ROLE_TOR),
-	F_UINT("id", struct rtr_switch_cfg, id, 1, 65535, 1),
-	F_ENUM("lb", struct rtr_switch_cfg, lb, lb_names, RTR_LB_ECMP),
-	F_UINT("seed", struct rtr_switch_cfg, seed, 0, UINT32_MAX, 0,
-		.flags = VF_HAS_SET | VF_SHOW_DEF, .note = "not set: derived from id",
-		.set_off = offsetof(struct rtr_switch_cfg, seed_set)),
-	F_UINT("idle_sleep_us", struct rtr_switch_cfg, idle_sleep_us, 0, 100000, 0),
-	F_UINT("idle_threshold", struct rtr_switch_cfg, idle_threshold, 1, 1000000000, 1000),
-	F_UINT("neigh_timeout_s", struct rtr_switch_cfg, neigh_timeout_s, 1, 86400, 60),
-	F_UINT("mbufs", struct rtr_switch_cfg, mbufs, 1024, 16777216, 0, .flags = VF_ZERO_OK),
-	F_UINT("drain_us", struct rtr_switch_cfg, drain_us, 1, 10000, 100),
+		F_STRING("name", struct rtr_switch_cfg, name, "rocetor"),
+		F_ENUM("role", struct rtr_switch_cfg, role, role_names, RTR_ROLE_TOR),
+		F_UINT("id", struct rtr_switch_cfg, id, 1, 65535, 1),
+		F_ENUM("lb", struct rtr_switch_cfg, lb, lb_names, RTR_LB_ECMP),
+		F_UINT("seed", struct rtr_switch_cfg, seed, 0, UINT32_MAX, 0,
+				.flags = VF_HAS_SET | VF_SHOW_DEF,
+				.note = "not set: derived from id",
+				.set_off = offsetof(struct rtr_switch_cfg, seed_set)),
+		F_UINT("idle_sleep_us", struct rtr_switch_cfg, idle_sleep_us, 0, 100000, 0),
+		F_UINT("idle_threshold", struct rtr_switch_cfg, idle_threshold, 1, 1000000000,
+				1000),
+		F_UINT("neigh_timeout_s", struct rtr_switch_cfg, neigh_timeout_s, 1, 86400, 60),
+		F_UINT("mbufs", struct rtr_switch_cfg, mbufs, 1024, 16777216, 0,
+				.flags = VF_ZERO_OK),
+		F_UINT("drain_us", struct rtr_switch_cfg, drain_us, 1, 10000, 100),
 };
-static const struct vmap switch_map = {switch_fields, RTR_ARRAY_SIZE(switch_fields),
-	switch_check};
+static const struct vmap switch_map = {switch_fields, RTR_ARRAY_SIZE(switch_fields), switch_check};
 
 /* ---- ports ------------------------------------------------------------- */
 
 static int
 port_ip_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct cfg_path epath = {path, NULL, 0};
 	struct rtr_port_cfg *p = base;
@@ -826,28 +837,29 @@ port_ip_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int in
 }
 
 static const struct vfield port_fields[] = {
-	F_UINT("port", struct rtr_port_cfg, port, 0, RTR_MAX_PORTS - 1, 0, .flags = VF_REQUIRED),
-	F_ENUM("role", struct rtr_port_cfg, role, port_role_names, RTR_PORT_HOST,
-		.flags = VF_REQUIRED),
-	F_MAC("mac", struct rtr_port_cfg, mac, mac_set),
-	F_UINT("speed_gbps", struct rtr_port_cfg, speed_gbps, 0, 1600, 0),
-	F_DOUBLE("shape_gbps", struct rtr_port_cfg, shape_gbps, 0, 1600, 0,
-		.flags = VF_MIN_EXCL | VF_OMIT_DEF),
-	F_UINT("delay_us", struct rtr_port_cfg, delay_us, 0, 1000000, 0),
-	F_DOUBLE("loss", struct rtr_port_cfg, loss, 0, 1, 0),
-	F_UINT("loss_seed", struct rtr_port_cfg, loss_seed, 0, UINT64_MAX, 1),
-	F_BOOL("admin_down", struct rtr_port_cfg, admin_down, false),
-	F_UINT("rx_queues", struct rtr_port_cfg, rx_queues, 0, 64, 0),
-	F_UINT("tx_queues", struct rtr_port_cfg, tx_queues, 0, 64, 0),
-	F_UINT("mtu", struct rtr_port_cfg, mtu, 68, 9600, 0, .flags = VF_ZERO_OK),
-	F_BOOL("l2_filter", struct rtr_port_cfg, l2_filter, true),
-	F_FUNC("ip", port_ip_parse, port_ip_dump),
+		F_UINT("port", struct rtr_port_cfg, port, 0, RTR_MAX_PORTS - 1, 0,
+				.flags = VF_REQUIRED),
+		F_ENUM("role", struct rtr_port_cfg, role, port_role_names, RTR_PORT_HOST,
+				.flags = VF_REQUIRED),
+		F_MAC("mac", struct rtr_port_cfg, mac, mac_set),
+		F_UINT("speed_gbps", struct rtr_port_cfg, speed_gbps, 0, 1600, 0),
+		F_DOUBLE("shape_gbps", struct rtr_port_cfg, shape_gbps, 0, 1600, 0,
+				.flags = VF_MIN_EXCL | VF_OMIT_DEF),
+		F_UINT("delay_us", struct rtr_port_cfg, delay_us, 0, 1000000, 0),
+		F_DOUBLE("loss", struct rtr_port_cfg, loss, 0, 1, 0),
+		F_UINT("loss_seed", struct rtr_port_cfg, loss_seed, 0, UINT64_MAX, 1),
+		F_BOOL("admin_down", struct rtr_port_cfg, admin_down, false),
+		F_UINT("rx_queues", struct rtr_port_cfg, rx_queues, 0, 64, 0),
+		F_UINT("tx_queues", struct rtr_port_cfg, tx_queues, 0, 64, 0),
+		F_UINT("mtu", struct rtr_port_cfg, mtu, 68, 9600, 0, .flags = VF_ZERO_OK),
+		F_BOOL("l2_filter", struct rtr_port_cfg, l2_filter, true),
+		F_FUNC("ip", port_ip_parse, port_ip_dump),
 };
 static const struct vmap port_map = {port_fields, RTR_ARRAY_SIZE(port_fields), NULL};
 
 static int
 ports_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct cfg_path epath = {path, NULL, 0}, ppath = {&epath, "port", 0};
 	struct rtr_config *cfg = base;
@@ -867,8 +879,8 @@ ports_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg
 		for (i = 0; i < cfg->n_ports; i++)
 			if (cfg->ports[i].port == p->port)
 				return cfg_error(c->e, cfg_map_get(e, "port")->line, &ppath,
-					"duplicate port %u (first at line %d)", p->port,
-					cfg->ports[i].line);
+						"duplicate port %u (first at line %d)", p->port,
+						cfg->ports[i].line);
 		cfg->n_ports++;
 	}
 	return 0;
@@ -889,7 +901,7 @@ ports_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int inde
 
 static int
 nexthop_ip_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct rtr_nexthop_cfg *nh = base;
 
@@ -918,15 +930,16 @@ nexthop_ip_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int
 }
 
 static const struct vfield nexthop_fields[] = {
-	F_UINT("port", struct rtr_nexthop_cfg, port, 0, RTR_MAX_PORTS - 1, 0, .flags = VF_REQUIRED),
-	F_MAC("nexthop_mac", struct rtr_nexthop_cfg, mac, mac_set),
-	F_FUNC("nexthop", nexthop_ip_parse, nexthop_ip_dump),
+		F_UINT("port", struct rtr_nexthop_cfg, port, 0, RTR_MAX_PORTS - 1, 0,
+				.flags = VF_REQUIRED),
+		F_MAC("nexthop_mac", struct rtr_nexthop_cfg, mac, mac_set),
+		F_FUNC("nexthop", nexthop_ip_parse, nexthop_ip_dump),
 };
 static const struct vmap nexthop_map = {nexthop_fields, RTR_ARRAY_SIZE(nexthop_fields), NULL};
 
 static int
 prefix_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct rtr_route_cfg *r = base;
 	const uint8_t *bytes;
@@ -941,13 +954,14 @@ prefix_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cf
 	for (i = r->prefix.depth; i < nbytes * 8; i++)
 		if (bytes[i / 8] & (0x80 >> (i % 8)))
 			return cfg_error(c->e, v->line, path,
-				"host bits set in \"%s\" (beyond /%u)", v->text, r->prefix.depth);
+					"host bits set in \"%s\" (beyond /%u)", v->text,
+					r->prefix.depth);
 	return 0;
 }
 
 static int
 paths_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct cfg_path epath = {path, NULL, 0};
 	struct rtr_route_cfg *r = base;
@@ -971,13 +985,15 @@ paths_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg
 }
 
 static const struct vfield route_fields[] = {
-	F_FUNC("prefix", prefix_parse, NULL, .flags = VF_REQUIRED),
-	/* A single next hop is written inline and stored as paths[0]. */
-	F_UINT("port", struct rtr_route_cfg, paths[0].port, 0, RTR_MAX_PORTS - 1, 0),
-	F_MAC("nexthop_mac", struct rtr_route_cfg, paths[0].mac, paths[0].mac_set),
-	{.key = "nexthop", .type = VF_FUNC, .parse = nexthop_ip_parse,
-		.off = offsetof(struct rtr_route_cfg, paths[0])},
-	F_FUNC("paths", paths_parse, NULL),
+		F_FUNC("prefix", prefix_parse, NULL, .flags = VF_REQUIRED),
+		/* A single next hop is written inline and stored as paths[0]. */
+		F_UINT("port", struct rtr_route_cfg, paths[0].port, 0, RTR_MAX_PORTS - 1, 0),
+		F_MAC("nexthop_mac", struct rtr_route_cfg, paths[0].mac, paths[0].mac_set),
+		{.key = "nexthop",
+				.type = VF_FUNC,
+				.parse = nexthop_ip_parse,
+				.off = offsetof(struct rtr_route_cfg, paths[0])},
+		F_FUNC("paths", paths_parse, NULL),
 };
 
 static const char *
@@ -998,7 +1014,7 @@ addr_equal(const struct rtr_addr *a, const struct rtr_addr *b)
 
 static int
 route_nexthop_check(struct vctx *c, struct rtr_route_cfg *r, unsigned int i,
-	const struct cfg_node *node, const struct cfg_path *path)
+		const struct cfg_node *node, const struct cfg_path *path)
 {
 	struct cfg_path port_path = {path, "port", 0}, nh_path = {path, "nexthop", 0};
 	const struct rtr_port_cfg *port, *first;
@@ -1014,14 +1030,15 @@ route_nexthop_check(struct vctx *c, struct rtr_route_cfg *r, unsigned int i,
 		first = rtr_config_port(c->cfg, r->paths[0].port);
 		if (first->role != port->role)
 			return cfg_error(c->e, pv->line, &port_path,
-				"paths mix host and fabric ports (port %u is %s, port %u is %s)",
-				r->paths[0].port, port_role_names[first->role], nh->port,
-				port_role_names[port->role]);
+					"paths mix host and fabric ports (port %u is %s, port %u "
+					"is %s)",
+					r->paths[0].port, port_role_names[first->role], nh->port,
+					port_role_names[port->role]);
 	}
 	if (nv != NULL && nh->ip.family != r->prefix.family)
-		return cfg_error(c->e, nv->line, &nh_path,
-			"nexthop %s is %s but the prefix is %s", nv->text,
-			family_name(nh->ip.family), family_name(r->prefix.family));
+		return cfg_error(c->e, nv->line, &nh_path, "nexthop %s is %s but the prefix is %s",
+				nv->text, family_name(nh->ip.family),
+				family_name(r->prefix.family));
 	if (nh->mac_set)
 		return 0;
 	if (nv == NULL) {
@@ -1029,21 +1046,20 @@ route_nexthop_check(struct vctx *c, struct rtr_route_cfg *r, unsigned int i,
 		if (!r->is_group && r->prefix.depth == (r->prefix.family == AF_INET ? 32 : 128)) {
 			nh->ip = r->prefix;
 		} else {
-			return cfg_error(c->e, node->line, path,
-				"nexthop_mac or nexthop required");
+			return cfg_error(c->e, node->line, path, "nexthop_mac or nexthop required");
 		}
 	}
 	for (a = 0; a < port->n_addrs; a++)
 		if (port->addrs[a].family == nh->ip.family)
 			return 0;
 	return cfg_error(c->e, pv->line, &port_path,
-		"port %u has no %s address to resolve nexthop from", nh->port,
-		family_name(nh->ip.family));
+			"port %u has no %s address to resolve nexthop from", nh->port,
+			family_name(nh->ip.family));
 }
 
 static int
 route_check(struct vctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct cfg_path kpath = {path, NULL, 0}, epath = {NULL, NULL, 0};
 	const struct cfg_node *pv = cfg_map_get(node, "port");
@@ -1065,14 +1081,14 @@ route_check(struct vctx *c, const struct cfg_node *node, int line, const struct 
 		}
 		if (v != NULL)
 			return cfg_error(c->e, v->key_line, &kpath,
-				"not allowed with paths (give it in each path)");
+					"not allowed with paths (give it in each path)");
 	}
 	for (i = 0; i < c->cfg->n_routes; i++) {
 		if (addr_equal(&c->cfg->routes[i].prefix, &r->prefix)) {
 			kpath.key = "prefix";
 			return cfg_error(c->e, cfg_map_get(node, "prefix")->line, &kpath,
-				"duplicate prefix %s (first at line %d)",
-				cfg_map_get(node, "prefix")->text, c->cfg->routes[i].line);
+					"duplicate prefix %s (first at line %d)",
+					cfg_map_get(node, "prefix")->text, c->cfg->routes[i].line);
 		}
 	}
 	if (gv == NULL) {
@@ -1095,7 +1111,7 @@ static const struct vmap route_map = {route_fields, RTR_ARRAY_SIZE(route_fields)
 
 static int
 routes_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct cfg_path epath = {path, NULL, 0};
 	struct rtr_config *cfg = base;
@@ -1158,15 +1174,15 @@ routes_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int ind
 /* ---- qos --------------------------------------------------------------- */
 
 static const struct vfield dscp_fields[] = {
-	F_UINT("dscp", struct rtr_dscp_map, dscp, 0, 63, 0, .flags = VF_REQUIRED),
-	F_UINT("class", struct rtr_dscp_map, class, 0, RTR_MAX_CLASSES - 1, 0,
-		.flags = VF_REQUIRED),
+		F_UINT("dscp", struct rtr_dscp_map, dscp, 0, 63, 0, .flags = VF_REQUIRED),
+		F_UINT("class", struct rtr_dscp_map, class, 0, RTR_MAX_CLASSES - 1, 0,
+				.flags = VF_REQUIRED),
 };
 static const struct vmap dscp_map = {dscp_fields, RTR_ARRAY_SIZE(dscp_fields), NULL};
 
 static int
 dscp_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct cfg_path epath = {path, NULL, 0}, kpath = {&epath, NULL, 0};
 	struct rtr_qos_cfg *q = base;
@@ -1188,14 +1204,14 @@ dscp_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_
 		if (d->class >= q->classes) {
 			kpath.key = "class";
 			return cfg_error(c->e, cfg_map_get(e, kpath.key)->line, &kpath,
-				"must be 0..%u (qos.classes is %u), got %u", q->classes - 1u,
-				q->classes, d->class);
+					"must be 0..%u (qos.classes is %u), got %u",
+					q->classes - 1u, q->classes, d->class);
 		}
 		for (i = 0; i < q->n_dscp; i++) {
 			if (q->dscp[i].dscp == d->dscp) {
 				kpath.key = "dscp";
 				return cfg_error(c->e, cfg_map_get(e, kpath.key)->line, &kpath,
-					"duplicate dscp %u", d->dscp);
+						"duplicate dscp %u", d->dscp);
 			}
 		}
 		q->n_dscp++;
@@ -1223,31 +1239,31 @@ dscp_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int inden
 
 static int
 ecn_check(struct vctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
-	void *base)
+		void *base)
 {
 	struct cfg_path kpath = {path, "kmin_kb", 0};
 	struct rtr_ecn_cfg *ecn = base;
 
 	if (ecn->kmin_kb > ecn->kmax_kb)
 		return cfg_error(c->e, rule_line(node, line, "kmin_kb", "kmax_kb", NULL), &kpath,
-			"must be <= kmax_kb (%u), got %u", ecn->kmax_kb, ecn->kmin_kb);
+				"must be <= kmax_kb (%u), got %u", ecn->kmax_kb, ecn->kmin_kb);
 	return 0;
 }
 
 static const struct vfield ecn_fields[] = {
-	F_UINT("kmin_kb", struct rtr_ecn_cfg, kmin_kb, 0, 1048576, 100),
-	F_UINT("kmax_kb", struct rtr_ecn_cfg, kmax_kb, 0, 1048576, 400),
-	F_DOUBLE("pmax", struct rtr_ecn_cfg, pmax, 0, 1, 0.2),
+		F_UINT("kmin_kb", struct rtr_ecn_cfg, kmin_kb, 0, 1048576, 100),
+		F_UINT("kmax_kb", struct rtr_ecn_cfg, kmax_kb, 0, 1048576, 400),
+		F_DOUBLE("pmax", struct rtr_ecn_cfg, pmax, 0, 1, 0.2),
 };
 static const struct vmap ecn_map = {ecn_fields, RTR_ARRAY_SIZE(ecn_fields), ecn_check};
 
 static const struct vfield qos_fields[] = {
-	/* classes first: dscp entries are checked against it. */
-	F_UINT("classes", struct rtr_qos_cfg, classes, 1, RTR_MAX_CLASSES, RTR_MAX_CLASSES),
-	{.key = "dscp", .type = VF_FUNC, .parse = dscp_parse, .dump = dscp_dump},
-	F_UINT("queue_kb", struct rtr_qos_cfg, queue_kb, 1, 1048576, 2048),
-	F_MAP("ecn", struct rtr_qos_cfg, ecn, &ecn_map),
-	F_BOOL("trim", struct rtr_qos_cfg, trim, false),
+		/* classes first: dscp entries are checked against it. */
+		F_UINT("classes", struct rtr_qos_cfg, classes, 1, RTR_MAX_CLASSES, RTR_MAX_CLASSES),
+		{.key = "dscp", .type = VF_FUNC, .parse = dscp_parse, .dump = dscp_dump},
+		F_UINT("queue_kb", struct rtr_qos_cfg, queue_kb, 1, 1048576, 2048),
+		F_MAP("ecn", struct rtr_qos_cfg, ecn, &ecn_map),
+		F_BOOL("trim", struct rtr_qos_cfg, trim, false),
 };
 static const struct vmap qos_map = {qos_fields, RTR_ARRAY_SIZE(qos_fields), NULL};
 
@@ -1256,14 +1272,13 @@ static const struct vmap qos_map = {qos_fields, RTR_ARRAY_SIZE(qos_fields), NULL
 /* ConWeave stamps 16-bit timestamps in 1.024 us units: 65.5 ms wrap, and
  * differences are only unambiguous below half of it.
  */
-#define CW_US_MAX  31999
-#define CW_US_WHY  "below 32000: half the 16-bit timestamp wrap"
-#define CW_US(k, m, lo, d)                                                                        \
-	F_UINT(k, struct rtr_conweave_cfg, m, lo, CW_US_MAX, d, .why = CW_US_WHY)
+#define CW_US_MAX          31999
+#define CW_US_WHY          "below 32000: half the 16-bit timestamp wrap"
+#define CW_US(k, m, lo, d) F_UINT(k, struct rtr_conweave_cfg, m, lo, CW_US_MAX, d, .why = CW_US_WHY)
 
 static int
-conweave_check(struct vctx *c, const struct cfg_node *node, int line,
-	const struct cfg_path *path, void *base)
+conweave_check(struct vctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
+		void *base)
 {
 	struct cfg_path kpath = {path, "theta_inactive_us", 0};
 	struct rtr_conweave_cfg *cw = base;
@@ -1272,60 +1287,64 @@ conweave_check(struct vctx *c, const struct cfg_node *node, int line,
 	/* An epoch must not end while its TAIL may still be on its way. */
 	if (cw->theta_inactive_us <= floor)
 		return cfg_error(c->e,
-			rule_line(node, line, "theta_inactive_us", "resume_default_us",
-				"base_rtt_us"),
-			&kpath,
-			"must exceed base_rtt_us + resume_default_us (%u + %u = %u), got %u",
-			cw->base_rtt_us, cw->resume_default_us, floor, cw->theta_inactive_us);
+				rule_line(node, line, "theta_inactive_us", "resume_default_us",
+						"base_rtt_us"),
+				&kpath,
+				"must exceed base_rtt_us + resume_default_us (%u + %u = %u), got "
+				"%u",
+				cw->base_rtt_us, cw->resume_default_us, floor,
+				cw->theta_inactive_us);
 	return 0;
 }
 
 static const struct vfield conweave_fields[] = {
-	CW_US("base_rtt_us", base_rtt_us, 0, 4),
-	CW_US("theta_reply_us", theta_reply_us, 1, 4),
-	CW_US("theta_path_busy_us", theta_path_busy_us, 1, 16),
-	CW_US("theta_inactive_us", theta_inactive_us, 1, 300),
-	CW_US("resume_extra_us", resume_extra_us, 0, 16),
-	CW_US("resume_default_us", resume_default_us, 1, 200),
-	F_UINT("reorder_queues_per_port", struct rtr_conweave_cfg, reorder_queues_per_port, 1,
-		65536, 1024),
-	F_UINT("reorder_queue_depth", struct rtr_conweave_cfg, reorder_queue_depth, 2, 65536,
-		2048, .flags = VF_POW2),
-	F_UINT("flow_table_size", struct rtr_conweave_cfg, flow_table_size, 1024, 16777216,
-		1048576),
+		CW_US("base_rtt_us", base_rtt_us, 0, 4),
+		CW_US("theta_reply_us", theta_reply_us, 1, 4),
+		CW_US("theta_path_busy_us", theta_path_busy_us, 1, 16),
+		CW_US("theta_inactive_us", theta_inactive_us, 1, 300),
+		CW_US("resume_extra_us", resume_extra_us, 0, 16),
+		CW_US("resume_default_us", resume_default_us, 1, 200),
+		F_UINT("reorder_queues_per_port", struct rtr_conweave_cfg, reorder_queues_per_port,
+				1, 65536, 1024),
+		F_UINT("reorder_queue_depth", struct rtr_conweave_cfg, reorder_queue_depth, 2,
+				65536, 2048, .flags = VF_POW2),
+		F_UINT("flow_table_size", struct rtr_conweave_cfg, flow_table_size, 1024, 16777216,
+				1048576),
 };
-static const struct vmap conweave_map = {conweave_fields, RTR_ARRAY_SIZE(conweave_fields),
-	conweave_check};
+static const struct vmap conweave_map = {
+		conweave_fields, RTR_ARRAY_SIZE(conweave_fields), conweave_check};
 
 static const struct vfield seqbalance_fields[] = {
-	F_UINT("phi_us", struct rtr_seqbalance_cfg, phi_us, 1, 1000000, 32),
-	F_UINT("subflow_idle_us", struct rtr_seqbalance_cfg, subflow_idle_us, 1, 10000000, 1000),
-	F_UINT("flow_table_size", struct rtr_seqbalance_cfg, flow_table_size, 1024, 16777216,
-		1048576),
+		F_UINT("phi_us", struct rtr_seqbalance_cfg, phi_us, 1, 1000000, 32),
+		F_UINT("subflow_idle_us", struct rtr_seqbalance_cfg, subflow_idle_us, 1, 10000000,
+				1000),
+		F_UINT("flow_table_size", struct rtr_seqbalance_cfg, flow_table_size, 1024,
+				16777216, 1048576),
 };
-static const struct vmap seqbalance_map = {seqbalance_fields, RTR_ARRAY_SIZE(seqbalance_fields),
-	NULL};
+static const struct vmap seqbalance_map = {
+		seqbalance_fields, RTR_ARRAY_SIZE(seqbalance_fields), NULL};
 
 static const struct vfield caver_fields[] = {
-	F_UINT("dre_period_us", struct rtr_caver_cfg, dre_period_us, 1, 1000000, 50),
-	F_DOUBLE("alpha", struct rtr_caver_cfg, alpha, 0, 1, 0.2, .flags = VF_MIN_EXCL),
-	F_UINT("q", struct rtr_caver_cfg, q, 1, 16, 8),
-	F_UINT("aging_us", struct rtr_caver_cfg, aging_us, 1, 10000000, 500),
-	F_UINT("flow_idle_us", struct rtr_caver_cfg, flow_idle_us, 1, 10000000, 1000),
-	F_UINT("flow_table_size", struct rtr_caver_cfg, flow_table_size, 1024, 16777216, 1048576),
+		F_UINT("dre_period_us", struct rtr_caver_cfg, dre_period_us, 1, 1000000, 50),
+		F_DOUBLE("alpha", struct rtr_caver_cfg, alpha, 0, 1, 0.2, .flags = VF_MIN_EXCL),
+		F_UINT("q", struct rtr_caver_cfg, q, 1, 16, 8),
+		F_UINT("aging_us", struct rtr_caver_cfg, aging_us, 1, 10000000, 500),
+		F_UINT("flow_idle_us", struct rtr_caver_cfg, flow_idle_us, 1, 10000000, 1000),
+		F_UINT("flow_table_size", struct rtr_caver_cfg, flow_table_size, 1024, 16777216,
+				1048576),
 };
 static const struct vmap caver_map = {caver_fields, RTR_ARRAY_SIZE(caver_fields), NULL};
 
 /* ---- the root ---------------------------------------------------------- */
 
 static const struct vfield root_fields[] = {
-	F_MAP("switch", struct rtr_config, sw, &switch_map),
-	F_FUNC("ports", ports_parse, ports_dump, .flags = VF_REQUIRED),
-	F_FUNC("routes", routes_parse, routes_dump),
-	F_MAP("qos", struct rtr_config, qos, &qos_map),
-	F_MAP("conweave", struct rtr_config, conweave, &conweave_map),
-	F_MAP("seqbalance", struct rtr_config, seqbalance, &seqbalance_map),
-	F_MAP("caver", struct rtr_config, caver, &caver_map),
+		F_MAP("switch", struct rtr_config, sw, &switch_map),
+		F_FUNC("ports", ports_parse, ports_dump, .flags = VF_REQUIRED),
+		F_FUNC("routes", routes_parse, routes_dump),
+		F_MAP("qos", struct rtr_config, qos, &qos_map),
+		F_MAP("conweave", struct rtr_config, conweave, &conweave_map),
+		F_MAP("seqbalance", struct rtr_config, seqbalance, &seqbalance_map),
+		F_MAP("caver", struct rtr_config, caver, &caver_map),
 };
 static const struct vmap root_map = {root_fields, RTR_ARRAY_SIZE(root_fields), NULL};
 
@@ -1337,7 +1356,7 @@ cfg_validate(const struct cfg_node *root, struct rtr_config *cfg, const struct c
 
 	if (root->type != CFG_MAP)
 		return cfg_error(e, root->line, &root_path, "expected a map, got %s",
-			cfg_node_describe(root));
+				cfg_node_describe(root));
 	return validate_map(&c, root, root->line, NULL, &root_map, cfg);
 }
 

@@ -62,7 +62,7 @@ next_event(struct yreader *r, yaml_event_t *ev)
 
 static int
 check_plain_node(struct yreader *r, const yaml_event_t *ev, const unsigned char *anchor,
-	const unsigned char *tag, const struct cfg_path *path)
+		const unsigned char *tag, const struct cfg_path *path)
 {
 	int line = mark_line(&ev->start_mark);
 
@@ -73,8 +73,8 @@ check_plain_node(struct yreader *r, const yaml_event_t *ev, const unsigned char 
 	return 0;
 }
 
-static struct cfg_node *read_node(struct yreader *r, yaml_event_t *ev,
-	const struct cfg_path *path, int depth);
+static struct cfg_node *read_node(
+		struct yreader *r, yaml_event_t *ev, const struct cfg_path *path, int depth);
 
 static struct cfg_node *
 read_scalar(struct yreader *r, yaml_event_t *ev, const struct cfg_path *path)
@@ -90,9 +90,9 @@ read_scalar(struct yreader *r, yaml_event_t *ev, const struct cfg_path *path)
 		cfg_error(r->e, line, path, "NUL character in a value");
 		return NULL;
 	}
-	n = cfg_scalar_new(ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? CFG_PLAIN
-									    : CFG_STRING,
-		text, len, line);
+	n = cfg_scalar_new(
+			ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? CFG_PLAIN : CFG_STRING,
+			text, len, line);
 	if (n == NULL)
 		cfg_error(r->e, line, path, "out of memory");
 	return n;
@@ -160,7 +160,7 @@ read_map(struct yreader *r, yaml_event_t *ev, const struct cfg_path *path, int d
 			goto fail_key;
 		}
 		if (check_plain_node(r, &kev, kev.data.scalar.anchor, kev.data.scalar.tag, path) <
-			0)
+				0)
 			goto fail_key;
 		key = (const char *)kev.data.scalar.value;
 		klen = kev.data.scalar.length;
@@ -214,12 +214,12 @@ read_node(struct yreader *r, yaml_event_t *ev, const struct cfg_path *path, int 
 		break;
 	case YAML_SEQUENCE_START_EVENT:
 		if (check_plain_node(r, ev, ev->data.sequence_start.anchor,
-			    ev->data.sequence_start.tag, path) == 0)
+				    ev->data.sequence_start.tag, path) == 0)
 			n = read_list(r, ev, path, depth);
 		break;
 	case YAML_MAPPING_START_EVENT:
 		if (check_plain_node(r, ev, ev->data.mapping_start.anchor,
-			    ev->data.mapping_start.tag, path) == 0)
+				    ev->data.mapping_start.tag, path) == 0)
 			n = read_map(r, ev, path, depth);
 		break;
 	case YAML_ALIAS_EVENT:
@@ -272,6 +272,15 @@ cfg_yaml_read(const char *buf, size_t len, const struct cfg_err *e)
 	root = read_node(&r, &ev, NULL, 0);
 	if (root == NULL)
 		goto fail;
+	if (root->type == CFG_SCALAR && root->kind == CFG_PLAIN && root->text[0] == '\0') {
+		/* "---" and nothing else: as empty as an empty file. */
+		cfg_node_free(root);
+		root = cfg_node_new(CFG_MAP, 1);
+		if (root == NULL) {
+			cfg_error(e, 0, &syntax, "out of memory");
+			goto fail;
+		}
+	}
 	/* DOCUMENT_END */
 	if (next_event(&r, &ev) < 0)
 		goto fail;
@@ -280,7 +289,7 @@ cfg_yaml_read(const char *buf, size_t len, const struct cfg_err *e)
 		goto fail;
 	if (ev.type == YAML_DOCUMENT_START_EVENT) {
 		cfg_error(e, mark_line(&ev.start_mark), &syntax,
-			"only one YAML document is allowed");
+				"only one YAML document is allowed");
 		yaml_event_delete(&ev);
 		goto fail;
 	}

@@ -12,11 +12,11 @@
 #include "cfg_tree.h"
 
 const char *const rtr_lb_names[RTR_LB_MAX] = {
-	[RTR_LB_ECMP] = "ecmp",
-	[RTR_LB_CONWEAVE] = "conweave",
-	[RTR_LB_SEQBALANCE] = "seqbalance",
-	[RTR_LB_CAVER] = "caver",
-	[RTR_LB_SPRAY] = "spray",
+		[RTR_LB_ECMP] = "ecmp",
+		[RTR_LB_CONWEAVE] = "conweave",
+		[RTR_LB_SEQBALANCE] = "seqbalance",
+		[RTR_LB_CAVER] = "caver",
+		[RTR_LB_SPRAY] = "spray",
 };
 
 int
@@ -67,7 +67,7 @@ format_of(const char *fmt)
 
 int
 rtr_config_load_buf(const char *name, const char *fmt, const char *buf, size_t len,
-	struct rtr_config *cfg, char *err, size_t errlen)
+		struct rtr_config *cfg, char *err, size_t errlen)
 {
 	static const struct cfg_path syntax = {NULL, "syntax", 0};
 	struct cfg_err e = {name != NULL ? name : "(config)", err, errlen};
@@ -87,7 +87,7 @@ rtr_config_load_buf(const char *name, const char *fmt, const char *buf, size_t l
 	f = format_of(fmt);
 	if (f == NULL) {
 		cfg_error(&e, 0, NULL, "unknown config format \"%s\" (yaml or cfg)",
-			fmt != NULL ? fmt : "(null)");
+				fmt != NULL ? fmt : "(null)");
 		return -1;
 	}
 	snprintf(cfg->path, sizeof(cfg->path), "%s", e.file);
@@ -164,7 +164,7 @@ rtr_config_load(const char *path, struct rtr_config *cfg, char *err, size_t errl
 	fmt = format_from_path(path);
 	if (fmt == NULL)
 		return cfg_error(&e, 0, NULL,
-			"unknown config format (use .yaml, .yml, .cfg or .conf)");
+				"unknown config format (use .yaml, .yml, .cfg or .conf)");
 	fp = fopen(path, "r");
 	if (fp == NULL)
 		return cfg_error(&e, 0, NULL, "cannot open: %s", strerror(errno));
@@ -174,7 +174,7 @@ rtr_config_load(const char *path, struct rtr_config *cfg, char *err, size_t errl
 				fclose(fp);
 				free(buf);
 				return cfg_error(&e, 0, NULL, "file larger than %u MB",
-					CFG_MAX_FILE >> 20);
+						CFG_MAX_FILE >> 20);
 			}
 			cap = cap == 0 ? 16384 : cap * 2;
 			nbuf = realloc(buf, cap);

@@ -1,26 +1,1041 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Copyright(c) 2026 The rocetor authors
  */
+
+/*
+ * Unit test of lib/config. argv[1] is the conf/ directory: every example
+ * must load in both formats to the same config and the same canonical dump,
+ * and the dump must read back to the same config. The rest checks defaults,
+ * accepted spellings and every error class, in both formats, down to the
+ * exact one-line message.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "rtr_config.h"
 #include "rtr_test.h"
+
+#define DUMP_LEN (1u << 20)
+
+static char dump_a[DUMP_LEN], dump_b[DUMP_LEN], dump_c[DUMP_LEN];
+
+/* Lines and the file name legitimately differ between equal configs. */
+static void
+normalize(struct rtr_config *c)
+{
+	unsigned int i, j;
+
+	memset(c->path, 0, sizeof(c->path));
+	for (i = 0; i < c->n_ports; i++)
+		c->ports[i].line = 0;
+	for (i = 0; i < c->n_routes; i++) {
+		c->routes[i].line = 0;
+		for (j = 0; j < RTR_MAX_PATHS; j++)
+			c->routes[i].paths[j].line = 0;
+	}
+}
+
+static bool
+config_equal(struct rtr_config *a, struct rtr_config *b)
+{
+	static struct rtr_config ca, cb;
+
+	normalize(a);
+	normalize(b);
+	if (a->n_routes != b->n_routes)
+		return false;
+	if (a->n_routes > 0 && memcmp(a->routes, b->routes, a->n_routes * sizeof(*a->routes)) != 0)
+		return false;
+	memcpy(&ca, a, sizeof(ca));
+	memcpy(&cb, b, sizeof(cb));
+	ca.routes = NULL;
+	cb.routes = NULL;
+	return memcmp(&ca, &cb, sizeof(ca)) == 0;
+}
+
+static int
+load_str(const char *fmt, const char *text, struct rtr_config *cfg, char *err, size_t errlen)
+{
+	const char *name = strcmp(fmt, "yaml") == 0 ? "t.yaml" : "t.cfg";
+
+	return rtr_config_load_buf(name, fmt, text, strlen(text), cfg, err, errlen);
+}
+
+/* Loads text, which must fail with exactly the message want. */
+static void
+expect_error(int at, const char *fmt, const char *text, const char *want)
+{
+	static struct rtr_config cfg;
+	char err[512];
+	int rc;
+
+	memset(err, 'x', sizeof(err));
+	rc = load_str(fmt, text, &cfg, err, sizeof(err));
+	CHECK(rc == -1, "case at line %d: loaded, expected \"%s\"", at, want);
+	CHECK(strcmp(err, want) == 0, "case at line %d:\n   got  \"%s\"\n   want \"%s\"", at, err,
+			want);
+	CHECK(cfg.routes == NULL && cfg.n_routes == 0 && cfg.n_ports == 0,
+			"case at line %d: config not cleared", at);
+	rtr_config_free(&cfg);
+}
+
+#define ERR(fmt, text, want) expect_error(__LINE__, fmt, text, want)
+#define ERR_Y(text, want)    ERR("yaml", text, want)
+#define ERR_C(text, want)    ERR("cfg", text, want)
+
+static void
+load_ok(int at, const char *fmt, const char *text, struct rtr_config *cfg)
+{
+	char err[512] = "";
+	int rc = load_str(fmt, text, cfg, err, sizeof(err));
+
+	CHECK(rc == 0, "case at line %d: %s", at, err);
+}
+
+#define OK(fmt, text, cfg) load_ok(__LINE__, fmt, text, cfg)
+
+/* ---- examples ----------------------------------------------------------- */
+
+static void
+test_example(const char *dir, const char *name)
+{
+	static struct rtr_config y, c, r;
+	char path[1024], err[512];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%s.yaml", dir, name);
+	CHECK(rtr_config_load(path, &y, err, sizeof(err)) == 0, "%s", err);
+	snprintf(path, sizeof(path), "%s/%s.cfg", dir, name);
+	CHECK(rtr_config_load(path, &c, err, sizeof(err)) == 0, "%s", err);
+
+	n = rtr_config_dump(&y, dump_a, sizeof(dump_a));
+	CHECK(n > 0 && (size_t)n < sizeof(dump_a), "%s: dump length %d", name, n);
+	CHECK_EQ(rtr_config_dump(&c, dump_b, sizeof(dump_b)), n);
+	CHECK(strcmp(dump_a, dump_b) == 0, "%s: YAML and libconfig dumps differ", name);
+
+	/* The dump is itself a config that reads back to the same thing. */
+	CHECK(rtr_config_load_buf("dump.yaml", "yaml", dump_a, (size_t)n, &r, err, sizeof(err)) ==
+					0,
+			"%s: dump does not reload: %s", name, err);
+	CHECK_EQ(rtr_config_dump(&r, dump_c, sizeof(dump_c)), n);
+	CHECK(strcmp(dump_a, dump_c) == 0, "%s: dump is not stable", name);
+
+	CHECK(config_equal(&y, &c), "%s: .yaml and .cfg load to different configs", name);
+	CHECK(config_equal(&y, &r), "%s: the reloaded dump differs", name);
+
+	/* A dump cut short reports the full length, like snprintf. */
+	CHECK_EQ(rtr_config_dump(&y, dump_c, 10), n);
+	CHECK_EQ(strlen(dump_c), 9);
+	CHECK_EQ(rtr_config_dump(&y, NULL, 0), n);
+
+	rtr_config_free(&y);
+	rtr_config_free(&c);
+	rtr_config_free(&r);
+}
+
+static void
+test_demo_tor(const char *dir)
+{
+	static const uint8_t mac0[6] = {2, 0, 0, 0, 1, 0}, nh2[6] = {2, 0, 0, 0, 0xbb, 2};
+	static struct rtr_config cfg;
+	const struct rtr_route_cfg *r;
+	char path[1024], err[512];
+	struct in_addr a;
+
+	snprintf(path, sizeof(path), "%s/demo-tor.yaml", dir);
+	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == 0, "%s", err);
+	CHECK_STR(cfg.path, path);
+	CHECK_STR(cfg.sw.name, "tor1");
+	CHECK_EQ(cfg.sw.role, RTR_ROLE_TOR);
+	CHECK_EQ(cfg.sw.id, 1);
+	CHECK_EQ(cfg.sw.lb, RTR_LB_ECMP);
+	CHECK_EQ(cfg.n_ports, 5);
+	CHECK_EQ(cfg.ports[0].role, RTR_PORT_HOST);
+	CHECK(cfg.ports[0].mac_set && memcmp(cfg.ports[0].mac, mac0, 6) == 0);
+	CHECK(!cfg.ports[0].l2_filter);
+	CHECK(cfg.ports[1].l2_filter);
+	CHECK_EQ(cfg.ports[4].role, RTR_PORT_FABRIC);
+	CHECK_EQ(cfg.ports[0].n_addrs, 1);
+	CHECK_EQ(cfg.ports[0].addrs[0].family, AF_INET);
+	CHECK_EQ(cfg.ports[0].addrs[0].depth, 16);
+	inet_pton(AF_INET, "10.1.0.254", &a);
+	CHECK(cfg.ports[0].addrs[0].v4.s_addr == a.s_addr);
+	CHECK(rtr_config_port(&cfg, 3) == &cfg.ports[3]);
+	CHECK(rtr_config_port(&cfg, 9) == NULL);
+
+	CHECK_EQ(cfg.n_routes, 4);
+	r = &cfg.routes[0];
+	CHECK(!r->is_group && r->n_paths == 1 && r->paths[0].port == 0 && r->paths[0].mac_set);
+	CHECK_EQ(r->prefix.depth, 32);
+	CHECK_EQ(r->line, 28);
+	/* The capture (192.168.70.4 <-> .6) goes out of the uplink group. */
+	r = &cfg.routes[2];
+	inet_pton(AF_INET, "192.168.70.0", &a);
+	CHECK(r->prefix.family == AF_INET && r->prefix.depth == 24 &&
+			r->prefix.v4.s_addr == a.s_addr);
+	CHECK(r->is_group && r->n_paths == 4);
+	CHECK_EQ(r->paths[1].port, 2);
+	CHECK(r->paths[1].mac_set && memcmp(r->paths[1].mac, nh2, 6) == 0);
+	CHECK_EQ(r->paths[1].ip.family, 0);
+	CHECK_EQ(r->paths[3].line, 36);
+	CHECK_EQ(cfg.routes[3].n_paths, 4);
+	rtr_config_free(&cfg);
+}
+
+static void
+test_tor_100g(const char *dir)
+{
+	static struct rtr_config cfg;
+	const struct rtr_route_cfg *r;
+	char path[1024], err[512];
+	struct in6_addr a6;
+	struct in_addr a;
+
+	snprintf(path, sizeof(path), "%s/tor-100g.cfg", dir);
+	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == 0, "%s", err);
+	CHECK_EQ(cfg.sw.lb, RTR_LB_CONWEAVE);
+	CHECK_EQ(cfg.ports[0].n_addrs, 2);
+	CHECK_EQ(cfg.ports[0].addrs[1].family, AF_INET6);
+	/* A host route without next hop resolves its own address. */
+	r = &cfg.routes[0];
+	CHECK(!r->paths[0].mac_set && r->paths[0].ip.family == AF_INET);
+	CHECK(r->paths[0].ip.v4.s_addr == r->prefix.v4.s_addr);
+	r = &cfg.routes[5];
+	inet_pton(AF_INET6, "fd00:255:2::1", &a6);
+	CHECK(r->prefix.family == AF_INET6 && r->prefix.depth == 16 && r->is_group);
+	CHECK(r->paths[1].ip.family == AF_INET6 && memcmp(&r->paths[1].ip.v6, &a6, 16) == 0);
+	inet_pton(AF_INET, "10.255.3.1", &a);
+	CHECK(cfg.routes[4].paths[2].ip.v4.s_addr == a.s_addr);
+	CHECK_EQ(cfg.qos.n_dscp, 2);
+	CHECK_EQ(cfg.qos.dscp[1].dscp, 48);
+	CHECK_EQ(cfg.qos.dscp[1].class, 6);
+	CHECK_EQ(cfg.conweave.theta_inactive_us, 1000);
+	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 4096);
+	rtr_config_free(&cfg);
+}
+
+/* ---- defaults and accepted spellings ------------------------------------ */
+
+static void
+test_defaults(void)
+{
+	static struct rtr_config cfg;
+	const struct rtr_port_cfg *p;
+
+	OK("yaml", "ports: [{port: 3, role: fabric}]\n", &cfg);
+	CHECK_STR(cfg.sw.name, "rocetor");
+	CHECK_EQ(cfg.sw.role, RTR_ROLE_TOR);
+	CHECK_EQ(cfg.sw.id, 1);
+	CHECK_EQ(cfg.sw.lb, RTR_LB_ECMP);
+	CHECK_EQ(cfg.sw.seed, 2654435761u);
+	CHECK(!cfg.sw.seed_set);
+	CHECK_EQ(cfg.sw.idle_sleep_us, 0);
+	CHECK_EQ(cfg.sw.idle_threshold, 1000);
+	CHECK_EQ(cfg.sw.neigh_timeout_s, 60);
+	CHECK_EQ(cfg.sw.mbufs, 0);
+	CHECK_EQ(cfg.sw.drain_us, 100);
+	CHECK_EQ(cfg.n_ports, 1);
+	p = &cfg.ports[0];
+	CHECK_EQ(p->port, 3);
+	CHECK_EQ(p->role, RTR_PORT_FABRIC);
+	CHECK(!p->mac_set);
+	CHECK_EQ(p->speed_gbps, 0);
+	CHECK(p->shape_gbps == 0.0);
+	CHECK_EQ(p->delay_us, 0);
+	CHECK(p->loss == 0.0);
+	CHECK_EQ(p->loss_seed, 1);
+	CHECK(!p->admin_down);
+	CHECK_EQ(p->rx_queues, 0);
+	CHECK_EQ(p->tx_queues, 0);
+	CHECK_EQ(p->mtu, 0);
+	CHECK(p->l2_filter);
+	CHECK_EQ(p->n_addrs, 0);
+	CHECK_EQ(p->line, 1);
+	CHECK_EQ(cfg.n_routes, 0);
+	CHECK(cfg.routes == NULL);
+	CHECK_EQ(cfg.qos.classes, 8);
+	CHECK_EQ(cfg.qos.n_dscp, 0);
+	CHECK_EQ(cfg.qos.queue_kb, 2048);
+	CHECK_EQ(cfg.qos.ecn.kmin_kb, 100);
+	CHECK_EQ(cfg.qos.ecn.kmax_kb, 400);
+	CHECK(cfg.qos.ecn.pmax == 0.2);
+	CHECK(!cfg.qos.trim);
+	CHECK_EQ(cfg.conweave.base_rtt_us, 4);
+	CHECK_EQ(cfg.conweave.theta_reply_us, 4);
+	CHECK_EQ(cfg.conweave.theta_path_busy_us, 16);
+	CHECK_EQ(cfg.conweave.theta_inactive_us, 300);
+	CHECK_EQ(cfg.conweave.resume_extra_us, 16);
+	CHECK_EQ(cfg.conweave.resume_default_us, 200);
+	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 1024);
+	CHECK_EQ(cfg.conweave.reorder_queue_depth, 2048);
+	CHECK_EQ(cfg.conweave.flow_table_size, 1048576);
+	CHECK_EQ(cfg.seqbalance.phi_us, 32);
+	CHECK_EQ(cfg.seqbalance.subflow_idle_us, 1000);
+	CHECK_EQ(cfg.seqbalance.flow_table_size, 1048576);
+	CHECK_EQ(cfg.caver.dre_period_us, 50);
+	CHECK(cfg.caver.alpha == 0.2);
+	CHECK_EQ(cfg.caver.q, 8);
+	CHECK_EQ(cfg.caver.aging_us, 500);
+	CHECK_EQ(cfg.caver.flow_idle_us, 1000);
+	CHECK_EQ(cfg.caver.flow_table_size, 1048576);
+	rtr_config_free(&cfg);
+
+	/* The derived seed follows the id; an explicit one, even 0, is kept. */
+	OK("cfg", "switch = { id = 2; };\nports = ( { port = 0; role = \"host\"; } );\n", &cfg);
+	CHECK_EQ(cfg.sw.seed, 1013904226u);
+	CHECK(!cfg.sw.seed_set);
+	OK("cfg", "switch = { seed = 0; };\nports = ( { port = 0; role = \"host\"; } );\n", &cfg);
+	CHECK_EQ(cfg.sw.seed, 0);
+	CHECK(cfg.sw.seed_set);
+}
+
+static void
+test_spellings(void)
+{
+	static const uint8_t mac[6] = {2, 0xaa, 0xbb, 0xcc, 0xdd, 0xee};
+	static struct rtr_config y, c, r;
+	const struct rtr_port_cfg *p;
+	char err[512];
+	int n;
+
+	OK("yaml",
+			"switch: {name: \"my \\\"tor\\\"\", id: 0x10, seed: 4294967295, lb: spray, "
+			"mbufs: 1024}\n"
+			"ports:\n"
+			"  - port: 31\n"
+			"    role: host\n"
+			"    admin_down: yes\n"
+			"    l2_filter: off\n"
+			"    loss: 1\n"
+			"    shape_gbps: 12.5\n"
+			"    delay_us: 1000000\n"
+			"    loss_seed: 18446744073709551615\n"
+			"    mac: 02:AA:bb:cc:dd:ee\n"
+			"    mtu: 68\n"
+			"    ip: \"fd00::1/64\"\n"
+			"qos: {classes: 1, trim: True, ecn: {pmax: 1e-1}}\n"
+			"caver: {alpha: 1}\n",
+			&y);
+	CHECK_STR(y.sw.name, "my \"tor\"");
+	CHECK_EQ(y.sw.id, 16);
+	CHECK_EQ(y.sw.seed, 4294967295u);
+	CHECK(y.sw.seed_set);
+	CHECK_EQ(y.sw.lb, RTR_LB_SPRAY);
+	p = &y.ports[0];
+	CHECK_EQ(p->port, 31);
+	CHECK(p->admin_down && !p->l2_filter);
+	CHECK(p->loss == 1.0 && p->shape_gbps == 12.5);
+	CHECK(p->loss_seed == UINT64_MAX);
+	CHECK(p->mac_set && memcmp(p->mac, mac, 6) == 0);
+	CHECK_EQ(p->mtu, 68);
+	CHECK(p->n_addrs == 1 && p->addrs[0].family == AF_INET6 && p->addrs[0].depth == 64);
+	CHECK(y.qos.classes == 1 && y.qos.trim && y.qos.ecn.pmax == 0.1);
+	CHECK(y.caver.alpha == 1.0);
+
+	/* Every non-default value survives the dump. */
+	n = rtr_config_dump(&y, dump_a, sizeof(dump_a));
+	CHECK(rtr_config_load_buf("d.yaml", "yaml", dump_a, (size_t)n, &r, err, sizeof(err)) == 0,
+			"%s", err);
+	CHECK(config_equal(&y, &r));
+
+	/* The same in libconfig: L for 64-bit, integers where floats go.
+	 * libconfig cannot say 2^64-1: its hex literal is signed.
+	 */
+	ERR_C("ports = ( { port = 0; role = \"host\"; loss_seed = 0xFFFFFFFFFFFFFFFFL; } );\n",
+			"t.cfg:1: syntax: integer 0xFFFFFFFFFFFFFFFF does not fit in a signed "
+			"64-bit "
+			"libconfig integer");
+	OK("cfg",
+			"switch = { name = \"my \\\"tor\\\"\"; id = 0x10; seed = 4294967295L; lb = "
+			"\"spray\";"
+			" mbufs = 1024; };\n"
+			"ports = ( { port = 31; role = \"host\"; admin_down = true; l2_filter = "
+			"false;"
+			" loss = 1; shape_gbps = 12.5; delay_us = 1000000; loss_seed = "
+			"0x7FFFFFFFFFFFFFFFL;"
+			" mac = \"02:AA:bb:cc:dd:ee\"; mtu = 68; ip = [ \"fd00::1/64\" ]; } );\n"
+			"qos = { classes = 1; trim = true; ecn = { pmax = 1e-1; }; };\n"
+			"caver = { alpha = 1; };\n",
+			&c);
+	y.ports[0].loss_seed = INT64_MAX;
+	CHECK(config_equal(&y, &c));
+
+	rtr_config_free(&y);
+	rtr_config_free(&c);
+	rtr_config_free(&r);
+
+	/* "---" alone and a comment-only file are empty configs. */
+	ERR_Y("---\n", "t.yaml:1: ports: required key missing");
+	ERR_Y("# nothing\n", "t.yaml:1: ports: required key missing");
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+/* Lines 1-4 (YAML) and 1-5 (libconfig): three ports, the first two with
+ * IPv4 addresses. Cases append from line 5 and 6.
+ */
+#define YP                                                      \
+	"ports:\n"                                              \
+	"  - {port: 0, role: host, ip: \"10.1.0.254/16\"}\n"    \
+	"  - {port: 1, role: fabric, ip: \"192.168.1.1/30\"}\n" \
+	"  - {port: 2, role: fabric}\n"
+#define CP                                                               \
+	"ports = (\n"                                                    \
+	"  { port = 0; role = \"host\"; ip = \"10.1.0.254/16\"; },\n"    \
+	"  { port = 1; role = \"fabric\"; ip = \"192.168.1.1/30\"; },\n" \
+	"  { port = 2; role = \"fabric\"; }\n"                           \
+	");\n"
+#define MAC1 "\"02:00:00:00:bb:01\""
+#define MAC2 "\"02:00:00:00:bb:02\""
+
+static void
+test_unknown_keys(void)
+{
+	ERR_Y(YP "bogus: 1\n", "t.yaml:5: bogus: unknown key");
+	ERR_C(CP "bogus = 1;\n", "t.cfg:6: bogus: unknown key");
+	ERR_Y(YP "switch:\n  name: a\n  colour: red\n", "t.yaml:7: switch.colour: unknown key");
+	ERR_C(CP "switch = {\n  name = \"a\";\n  colour = \"red\";\n};\n",
+			"t.cfg:8: switch.colour: unknown key");
+	ERR_Y("ports:\n  - {port: 0, role: host}\n  - {port: 1, role: host, speed: 5}\n",
+			"t.yaml:3: ports[1].speed: unknown key");
+	ERR_C("ports = (\n  { port = 0; role = \"host\"; },\n"
+	      "  { port = 1; role = \"host\"; speed = 5; }\n);\n",
+			"t.cfg:3: ports[1].speed: unknown key");
+	ERR_Y(YP "routes:\n  - {prefix: 10.1.0.1/32, port: 0, metric: 5}\n",
+			"t.yaml:6: routes[0].metric: unknown key");
+	ERR_C(CP "routes = ( { prefix = \"10.1.0.1/32\"; port = 0; metric = 5; } );\n",
+			"t.cfg:6: routes[0].metric: unknown key");
+	ERR_Y(YP "routes:\n"
+		 "  - prefix: 10.2.0.0/16\n"
+		 "    paths:\n"
+		 "      - {port: 1, nexthop_mac: " MAC1 "}\n"
+		 "      - {port: 2, nexthop_mac: " MAC2 ", weight: 2}\n",
+			"t.yaml:9: routes[0].paths[1].weight: unknown key");
+	ERR_C(CP "routes = (\n"
+		 "  { prefix = \"10.2.0.0/16\";\n"
+		 "    paths = (\n"
+		 "      { port = 1; nexthop_mac = " MAC1 "; },\n"
+		 "      { port = 2; nexthop_mac = " MAC2 "; weight = 2; }\n"
+		 "    ); }\n"
+		 ");\n",
+			"t.cfg:10: routes[0].paths[1].weight: unknown key");
+	ERR_Y(YP "qos:\n  ecn:\n    kmin_kb: 50\n    kmid_kb: 60\n",
+			"t.yaml:8: qos.ecn.kmid_kb: unknown key");
+	ERR_C(CP "qos = {\n  ecn = {\n    kmin_kb = 50;\n    kmid_kb = 60;\n  };\n};\n",
+			"t.cfg:9: qos.ecn.kmid_kb: unknown key");
+	ERR_Y(YP "qos:\n  queues: 8\n", "t.yaml:6: qos.queues: unknown key");
+	ERR_C(CP "qos = { queues = 8; };\n", "t.cfg:6: qos.queues: unknown key");
+	ERR_Y(YP "qos:\n  dscp: [{dscp: 26, class: 3, prio: 1}]\n",
+			"t.yaml:6: qos.dscp[0].prio: unknown key");
+	ERR_C(CP "qos = { dscp = ( { dscp = 26; class = 3; prio = 1; } ); };\n",
+			"t.cfg:6: qos.dscp[0].prio: unknown key");
+	ERR_Y(YP "conweave: {theta_reply: 4}\n", "t.yaml:5: conweave.theta_reply: unknown key");
+	ERR_C(CP "conweave = { theta_reply = 4; };\n",
+			"t.cfg:6: conweave.theta_reply: unknown key");
+	ERR_Y(YP "seqbalance:\n  phi: 32\n", "t.yaml:6: seqbalance.phi: unknown key");
+	ERR_C(CP "seqbalance = {\n  phi = 32;\n};\n", "t.cfg:7: seqbalance.phi: unknown key");
+	ERR_Y(YP "caver:\n  beta: 0.5\n", "t.yaml:6: caver.beta: unknown key");
+	ERR_C(CP "caver = {\n  beta = 0.5;\n};\n", "t.cfg:7: caver.beta: unknown key");
+	/* A key is reported on one line, whatever it holds. */
+	ERR_Y(YP "\"a\\nb\": 1\n", "t.yaml:5: a?b: unknown key");
+}
+
+static void
+test_wrong_types(void)
+{
+	ERR_Y(YP "switch:\n  id: \"5\"\n",
+			"t.yaml:6: switch.id: expected an integer, got a string");
+	ERR_C(CP "switch = { id = \"5\"; };\n",
+			"t.cfg:6: switch.id: expected an integer, got a string");
+	ERR_Y(YP "switch: {id: five}\n", "t.yaml:5: switch.id: expected an integer, got a string");
+	ERR_Y(YP "switch: {id: 1.5}\n", "t.yaml:5: switch.id: expected an integer, got a float");
+	ERR_C(CP "switch = { id = 1.5; };\n",
+			"t.cfg:6: switch.id: expected an integer, got a float");
+	ERR_Y(YP "switch: {id: true}\n", "t.yaml:5: switch.id: expected an integer, got a boolean");
+	ERR_C(CP "switch = { id = true; };\n",
+			"t.cfg:6: switch.id: expected an integer, got a boolean");
+	ERR_Y(YP "switch: {id: [1]}\n", "t.yaml:5: switch.id: expected an integer, got a list");
+	ERR_C(CP "switch = { name = 5; };\n",
+			"t.cfg:6: switch.name: expected a string, got an integer");
+	ERR_Y(YP "switch: {name: ~}\n", "t.yaml:5: switch.name: expected a string, got null");
+	ERR_Y("ports:\n  - {port: 0, role: host, l2_filter: 1}\n",
+			"t.yaml:2: ports[0].l2_filter: expected a boolean (true or false), got an "
+			"integer");
+	ERR_C("ports = ( { port = 0; role = \"host\"; l2_filter = \"yes\"; } );\n",
+			"t.cfg:1: ports[0].l2_filter: expected a boolean (true or false), got a "
+			"string");
+	ERR_Y("ports:\n  - {port: 0, role: host, admin_down: \"true\"}\n",
+			"t.yaml:2: ports[0].admin_down: expected a boolean (true or false), got a "
+			"string");
+	ERR_Y(YP "switch: 5\n", "t.yaml:5: switch: expected a map, got an integer");
+	ERR_C(CP "switch = 5;\n", "t.cfg:6: switch: expected a map, got an integer");
+	ERR_Y(YP "switch:\nqos: {}\n", "t.yaml:5: switch: expected a map, got null");
+	ERR_C(CP "switch = ( 1 );\n", "t.cfg:6: switch: expected a map, got a list");
+	ERR_Y("ports: {port: 0, role: host}\n", "t.yaml:1: ports: expected a list, got a map");
+	ERR_C("ports = { port = 0; role = \"host\"; };\n",
+			"t.cfg:1: ports: expected a list, got a map");
+	ERR_Y("ports: [5]\n", "t.yaml:1: ports[0]: expected a map, got an integer");
+	ERR_Y(YP "caver: {alpha: high}\n",
+			"t.yaml:5: caver.alpha: expected a number, got a string");
+	ERR_C(CP "caver = { alpha = \"0.5\"; };\n",
+			"t.cfg:6: caver.alpha: expected a number, got a string");
+	ERR_Y(YP "qos: {dscp: 26}\n", "t.yaml:5: qos.dscp: expected a list, got an integer");
+	ERR_Y("ports:\n  - {port: 0, role: host, ip: {a: 1}}\n",
+			"t.yaml:2: ports[0].ip: expected a string or a list of strings, got a map");
+	ERR_C("ports = ( { port = 0; role = \"host\"; ip = 10; } );\n",
+			"t.cfg:1: ports[0].ip: expected a string, got an integer");
+	ERR_Y("ports:\n  - {port: 0, role: host, mac: 5}\n",
+			"t.yaml:2: ports[0].mac: bad MAC address \"5\": expected "
+			"xx:xx:xx:xx:xx:xx");
+	ERR_C("ports = ( { port = 0; role = \"host\"; mac = 5; } );\n",
+			"t.cfg:1: ports[0].mac: expected a string, got an integer");
+	ERR_Y("- 1\n", "t.yaml:1: (root): expected a map, got a list");
+	ERR_Y("hello\n", "t.yaml:1: (root): expected a map, got a string");
+}
+
+static void
+test_ranges(void)
+{
+	char text[256];
+
+	ERR_Y(YP "switch: {id: 0}\n", "t.yaml:5: switch.id: must be 1..65535, got 0");
+	ERR_C(CP "switch = { id = 0; };\n", "t.cfg:6: switch.id: must be 1..65535, got 0");
+	ERR_Y(YP "switch: {id: 65536}\n", "t.yaml:5: switch.id: must be 1..65535, got 65536");
+	ERR_Y(YP "switch: {id: 0x10000}\n", "t.yaml:5: switch.id: must be 1..65535, got 0x10000");
+	ERR_Y(YP "switch: {id: -1}\n", "t.yaml:5: switch.id: must be 1..65535, got -1");
+	ERR_C(CP "switch = { id = -1; };\n", "t.cfg:6: switch.id: must be 1..65535, got -1");
+	ERR_Y(YP "switch: {seed: 4294967296}\n",
+			"t.yaml:5: switch.seed: must be 0..4294967295, got 4294967296");
+	ERR_C(CP "switch = { seed = 4294967296L; };\n",
+			"t.cfg:6: switch.seed: must be 0..4294967295, got 4294967296");
+	/* libconfig 1.5 would read this as 0: rejected before it can. */
+	ERR_C(CP "switch = { seed = 4294967296; };\n", "t.cfg:6: syntax: integer 4294967296 does "
+						       "not fit in a 32-bit libconfig integer "
+						       "(add L)");
+	ERR_Y("ports:\n  - {port: 0, role: host, loss_seed: 18446744073709551616}\n",
+			"t.yaml:2: ports[0].loss_seed: must be 0..18446744073709551615, got "
+			"18446744073709551616");
+	ERR_Y(YP "switch: {mbufs: 5}\n",
+			"t.yaml:5: switch.mbufs: must be 0 or 1024..16777216, got 5");
+	ERR_Y(YP "switch: {idle_threshold: 0}\n",
+			"t.yaml:5: switch.idle_threshold: must be 1..1000000000, got 0");
+	ERR_Y(YP "switch: {drain_us: 10001}\n",
+			"t.yaml:5: switch.drain_us: must be 1..10000, got 10001");
+	ERR_Y("ports:\n  - {port: 32, role: host}\n",
+			"t.yaml:2: ports[0].port: must be 0..31, got 32");
+	ERR_C("ports = (\n  { port = 32; role = \"host\"; }\n);\n",
+			"t.cfg:2: ports[0].port: must be 0..31, got 32");
+	ERR_Y("ports:\n  - {port: 0, role: host, loss: 1.5}\n",
+			"t.yaml:2: ports[0].loss: must be 0..1, got 1.5");
+	ERR_C("ports = ( { port = 0; role = \"host\"; loss = 1.5; } );\n",
+			"t.cfg:1: ports[0].loss: must be 0..1, got 1.5");
+	ERR_Y("ports:\n  - {port: 0, role: host, loss: -0.1}\n",
+			"t.yaml:2: ports[0].loss: must be 0..1, got -0.1");
+	ERR_Y("ports:\n  - {port: 0, role: host, shape_gbps: 0}\n",
+			"t.yaml:2: ports[0].shape_gbps: must be >0 and <=1600, got 0");
+	ERR_C("ports = ( { port = 0; role = \"host\"; shape_gbps = 0.0; } );\n",
+			"t.cfg:1: ports[0].shape_gbps: must be >0 and <=1600, got 0");
+	ERR_C("ports = ( { port = 0; role = \"host\"; shape_gbps = 1e400; } );\n",
+			"t.cfg:1: ports[0].shape_gbps: must be >0 and <=1600, got inf");
+	ERR_Y("ports:\n  - {port: 0, role: host, mtu: 67}\n",
+			"t.yaml:2: ports[0].mtu: must be 0 or 68..9600, got 67");
+	ERR_Y("ports:\n  - {port: 0, role: host, rx_queues: 65}\n",
+			"t.yaml:2: ports[0].rx_queues: must be 0..64, got 65");
+	ERR_Y("ports:\n  - {port: 0, role: host, speed_gbps: 1601}\n",
+			"t.yaml:2: ports[0].speed_gbps: must be 0..1600, got 1601");
+	ERR_Y("ports:\n  - {port: 0, role: server}\n",
+			"t.yaml:2: ports[0].role: must be host or fabric, got \"server\"");
+	ERR_C("ports = ( { port = 0; role = \"server\"; } );\n",
+			"t.cfg:1: ports[0].role: must be host or fabric, got \"server\"");
+	ERR_Y(YP "switch: {lb: random}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
+					   "seqbalance, caver or spray, got "
+					   "\"random\"");
+	ERR_C(CP "switch = { role = \"leaf\"; };\n",
+			"t.cfg:6: switch.role: must be tor or spine, got \"leaf\"");
+	snprintf(text, sizeof(text), "%sswitch: {name: %064d}\n", YP, 0);
+	ERR_Y(text, "t.yaml:5: switch.name: must be at most 63 characters, got 64");
+	ERR_Y(YP "switch: {name: \"\"}\n", "t.yaml:5: switch.name: must not be empty");
+	ERR_Y(YP "switch: {name: \"a\\tb\"}\n", "t.yaml:5: switch.name: must be printable ASCII");
+	ERR_Y(YP "conweave: {reorder_queue_depth: 100}\n",
+			"t.yaml:5: conweave.reorder_queue_depth: must be a power of two in "
+			"2..65536, got "
+			"100");
+	ERR_C(CP "conweave = { reorder_queue_depth = 131072; };\n",
+			"t.cfg:6: conweave.reorder_queue_depth: must be a power of two in "
+			"2..65536, got "
+			"131072");
+	ERR_Y(YP "conweave: {flow_table_size: 1000}\n",
+			"t.yaml:5: conweave.flow_table_size: must be 1024..16777216, got 1000");
+	ERR_Y(YP "caver: {alpha: 0}\n", "t.yaml:5: caver.alpha: must be >0 and <=1, got 0");
+	ERR_C(CP "caver = { q = 17; };\n", "t.cfg:6: caver.q: must be 1..16, got 17");
+	ERR_Y(YP "seqbalance: {phi_us: 0}\n",
+			"t.yaml:5: seqbalance.phi_us: must be 1..1000000, got 0");
+	ERR_Y(YP "qos: {classes: 9}\n", "t.yaml:5: qos.classes: must be 1..8, got 9");
+	ERR_Y(YP "qos: {queue_kb: 0}\n", "t.yaml:5: qos.queue_kb: must be 1..1048576, got 0");
+	ERR_Y(YP "qos:\n  ecn: {pmax: 2}\n", "t.yaml:6: qos.ecn.pmax: must be 0..1, got 2");
+	ERR_Y(YP "qos:\n  dscp: [{dscp: 64, class: 0}]\n",
+			"t.yaml:6: qos.dscp[0].dscp: must be 0..63, got 64");
+	ERR_Y(YP "qos:\n  classes: 4\n  dscp: [{dscp: 26, class: 5}]\n",
+			"t.yaml:7: qos.dscp[0].class: must be 0..3 (qos.classes is 4), got 5");
+	ERR_C(CP "qos = {\n  dscp = ( { dscp = 26; class = 5; } );\n  classes = 4;\n};\n",
+			"t.cfg:7: qos.dscp[0].class: must be 0..3 (qos.classes is 4), got 5");
+	ERR_Y(YP "qos:\n  dscp:\n    - {dscp: 26, class: 3}\n    - {dscp: 26, class: 4}\n",
+			"t.yaml:8: qos.dscp[1].dscp: duplicate dscp 26");
+	ERR_C(CP "qos = {\n  dscp = (\n    { dscp = 26; class = 3; },\n"
+		 "    { dscp = 26; class = 4; }\n  );\n};\n",
+			"t.cfg:9: qos.dscp[1].dscp: duplicate dscp 26");
+	ERR_Y(YP "qos:\n  ecn: {kmin_kb: 500}\n",
+			"t.yaml:6: qos.ecn.kmin_kb: must be <= kmax_kb (400), got 500");
+	ERR_C(CP "qos = {\n  ecn = {\n    kmax_kb = 50;\n  };\n};\n",
+			"t.cfg:8: qos.ecn.kmin_kb: must be <= kmax_kb (50), got 100");
+	ERR_Y("ports: []\n", "t.yaml:1: ports: must have 1..32 entries, got 0");
+	ERR_C("ports = ();\n", "t.cfg:1: ports: must have 1..32 entries, got 0");
+	ERR_Y("ports:\n  - {port: 0, role: host, ip: [\"10.0.0.1/8\", \"10.0.0.2/8\", "
+	      "\"10.0.0.3/8\", \"10.0.0.4/8\", \"10.0.0.5/8\"]}\n",
+			"t.yaml:2: ports[0].ip: must have 1..4 entries, got 5");
+}
+
+static void
+test_ports_and_addresses(void)
+{
+	ERR_Y("ports:\n  - {port: 0, role: host}\n  - {port: 1, role: fabric}\n"
+	      "  - {port: 0, role: fabric}\n",
+			"t.yaml:4: ports[2].port: duplicate port 0 (first at line 2)");
+	ERR_C("ports = (\n  { port = 0; role = \"host\"; },\n  { port = 1; role = \"fabric\"; },\n"
+	      "  { port = 0; role = \"fabric\"; }\n);\n",
+			"t.cfg:4: ports[2].port: duplicate port 0 (first at line 2)");
+	ERR_Y("ports:\n  - {port: 0, role: host, mac: 02:00:00:00:01}\n",
+			"t.yaml:2: ports[0].mac: bad MAC address \"02:00:00:00:01\": expected "
+			"xx:xx:xx:xx:xx:xx");
+	ERR_C("ports = ( { port = 0; role = \"host\"; mac = \"02:00:00:00:01:0g\"; } );\n",
+			"t.cfg:1: ports[0].mac: bad MAC address \"02:00:00:00:01:0g\": expected "
+			"xx:xx:xx:xx:xx:xx");
+	ERR_Y("ports:\n  - {port: 0, role: host, mac: \"02-00-00-00-01-00\"}\n",
+			"t.yaml:2: ports[0].mac: bad MAC address \"02-00-00-00-01-00\": expected "
+			"xx:xx:xx:xx:xx:xx");
+	ERR_Y("ports:\n  - {port: 0, role: host, mac: \"01:00:5e:00:00:01\"}\n",
+			"t.yaml:2: ports[0].mac: must be a unicast MAC address, got "
+			"01:00:5e:00:00:01");
+	ERR_C("ports = ( { port = 0; role = \"host\"; mac = \"00:00:00:00:00:00\"; } );\n",
+			"t.cfg:1: ports[0].mac: must be a unicast MAC address, got "
+			"00:00:00:00:00:00");
+	ERR_Y("ports:\n  - {port: 0, role: host, ip: 10.0.0.300/24}\n",
+			"t.yaml:2: ports[0].ip: bad prefix \"10.0.0.300/24\": not an IPv4 or IPv6 "
+			"address");
+	ERR_C("ports = ( { port = 0; role = \"host\"; ip = \"10.0.0.300/24\"; } );\n",
+			"t.cfg:1: ports[0].ip: bad prefix \"10.0.0.300/24\": not an IPv4 or IPv6 "
+			"address");
+	ERR_Y("ports:\n  - {port: 0, role: host, ip: [\"10.0.0.1/24\", \"fd00::1/129\"]}\n",
+			"t.yaml:2: ports[0].ip[1]: bad prefix \"fd00::1/129\": length must be "
+			"0..128");
+	ERR_C("ports = ( { port = 0; role = \"host\";\n  ip = [ \"10.0.0.1/24\", \"10.0.0.2/\" ]; "
+	      "} );\n",
+			"t.cfg:2: ports[0].ip[1]: bad prefix \"10.0.0.2/\": length must be 0..32");
+	ERR_Y("ports:\n  - {port: 0, role: host, ip: 10.0.0.1}\n",
+			"t.yaml:2: ports[0].ip: bad prefix \"10.0.0.1\": expected ADDRESS/LENGTH");
+	ERR_Y("ports:\n  - {port: 0}\n", "t.yaml:2: ports[0].role: required key missing");
+	ERR_C("ports = (\n  { role = \"host\"; }\n);\n",
+			"t.cfg:2: ports[0].port: required key missing");
+	ERR_Y("switch: {id: 1}\n", "t.yaml:1: ports: required key missing");
+	ERR_C("switch = { id = 1; };\n", "t.cfg:1: ports: required key missing");
+}
+
+static void
+test_routes(void)
+{
+	ERR_Y(YP "routes:\n  - {port: 0}\n", "t.yaml:6: routes[0].prefix: required key missing");
+	ERR_C(CP "routes = ( { port = 0; } );\n",
+			"t.cfg:6: routes[0].prefix: required key missing");
+	ERR_Y(YP "routes:\n  - {prefix: 10.1.0.1/32, port: 7, nexthop_mac: " MAC1 "}\n",
+			"t.yaml:6: routes[0].port: port 7 is not in ports");
+	ERR_C(CP "routes = ( { prefix = \"10.1.0.1/32\"; port = 7; nexthop_mac = " MAC1 "; } );\n",
+			"t.cfg:6: routes[0].port: port 7 is not in ports");
+	ERR_Y(YP "routes:\n"
+		 "  - prefix: 10.2.0.0/16\n"
+		 "    paths:\n"
+		 "      - {port: 1, nexthop_mac: " MAC1 "}\n"
+		 "      - {port: 9, nexthop_mac: " MAC2 "}\n",
+			"t.yaml:9: routes[0].paths[1].port: port 9 is not in ports");
+	ERR_C(CP "routes = (\n"
+		 "  { prefix = \"10.2.0.0/16\";\n"
+		 "    paths = (\n"
+		 "      { port = 1; nexthop_mac = " MAC1 "; },\n"
+		 "      { port = 9; nexthop_mac = " MAC2 "; }\n"
+		 "    ); }\n"
+		 ");\n",
+			"t.cfg:10: routes[0].paths[1].port: port 9 is not in ports");
+	ERR_Y(YP "routes:\n"
+		 "  - prefix: 10.2.0.0/16\n"
+		 "    paths:\n"
+		 "      - {port: 1, nexthop_mac: " MAC1 "}\n"
+		 "      - {port: 0, nexthop_mac: " MAC2 "}\n",
+			"t.yaml:9: routes[0].paths[1].port: paths mix host and fabric ports (port "
+			"1 is "
+			"fabric, port 0 is host)");
+	ERR_C(CP "routes = (\n"
+		 "  { prefix = \"10.2.0.0/16\";\n"
+		 "    paths = (\n"
+		 "      { port = 1; nexthop_mac = " MAC1 "; },\n"
+		 "      { port = 0; nexthop_mac = " MAC2 "; }\n"
+		 "    ); }\n"
+		 ");\n",
+			"t.cfg:10: routes[0].paths[1].port: paths mix host and fabric ports (port "
+			"1 is "
+			"fabric, port 0 is host)");
+	ERR_Y(YP "routes:\n"
+		 "  - {prefix: 10.1.0.0/24, port: 0, nexthop_mac: " MAC1 "}\n"
+		 "  - {prefix: \"10.1.0.0/24\", port: 1, nexthop_mac: " MAC2 "}\n",
+			"t.yaml:7: routes[1].prefix: duplicate prefix 10.1.0.0/24 (first at line "
+			"6)");
+	ERR_C(CP "routes = (\n"
+		 "  { prefix = \"fd00::/16\"; port = 1; nexthop_mac = " MAC1 "; },\n"
+		 "  { prefix = \"fd00:0::/16\"; port = 2; nexthop_mac = " MAC2 "; }\n"
+		 ");\n",
+			"t.cfg:8: routes[1].prefix: duplicate prefix fd00:0::/16 (first at line "
+			"7)");
+	ERR_Y(YP "routes:\n  - {prefix: 10.2.0.1/16, port: 1, nexthop_mac: " MAC1 "}\n",
+			"t.yaml:6: routes[0].prefix: host bits set in \"10.2.0.1/16\" (beyond "
+			"/16)");
+	ERR_C(CP "routes = ( { prefix = \"fd00::1/64\"; port = 1; nexthop_mac = " MAC1 "; } );\n",
+			"t.cfg:6: routes[0].prefix: host bits set in \"fd00::1/64\" (beyond /64)");
+	ERR_Y(YP "routes:\n  - {prefix: 10.2.0.0, port: 1, nexthop_mac: " MAC1 "}\n",
+			"t.yaml:6: routes[0].prefix: bad prefix \"10.2.0.0\": expected "
+			"ADDRESS/LENGTH");
+	ERR_Y(YP "routes:\n  - {prefix: 10.2.0.0/16, port: 1, nexthop: 10.255.0.1/31}\n",
+			"t.yaml:6: routes[0].nexthop: bad address \"10.255.0.1/31\": expected an "
+			"address "
+			"without /LENGTH");
+	ERR_C(CP "routes = ( { prefix = \"10.2.0.0/16\"; port = 1; nexthop = \"10.255.0.x\"; } "
+		 ");\n",
+			"t.cfg:6: routes[0].nexthop: bad address \"10.255.0.x\": not an IPv4 or "
+			"IPv6 "
+			"address");
+	ERR_Y(YP "routes:\n"
+		 "  - prefix: 10.2.0.0/16\n"
+		 "    port: 1\n"
+		 "    paths: [{port: 2, nexthop_mac: " MAC1 "}]\n",
+			"t.yaml:6: routes[0]: give either port or paths, not both");
+	ERR_C(CP "routes = ( { prefix = \"10.2.0.0/16\"; port = 1;\n"
+		 "  paths = ( { port = 2; nexthop_mac = " MAC1 "; } ); } );\n",
+			"t.cfg:6: routes[0]: give either port or paths, not both");
+	ERR_Y(YP "routes:\n  - {prefix: 10.2.0.0/16}\n",
+			"t.yaml:6: routes[0]: port or paths required");
+	ERR_C(CP "routes = ( { prefix = \"10.2.0.0/16\"; } );\n",
+			"t.cfg:6: routes[0]: port or paths required");
+	ERR_Y(YP "routes:\n"
+		 "  - prefix: 10.2.0.0/16\n"
+		 "    nexthop_mac: " MAC1 "\n"
+		 "    paths: [{port: 2, nexthop_mac: " MAC1 "}]\n",
+			"t.yaml:7: routes[0].nexthop_mac: not allowed with paths (give it in each "
+			"path)");
+	ERR_Y(YP "routes:\n  - {prefix: 10.2.0.0/16, paths: []}\n",
+			"t.yaml:6: routes[0].paths: must have 1..64 entries, got 0");
+	ERR_Y(YP "routes:\n  - {prefix: 10.2.0.0/16, paths: [{nexthop_mac: " MAC1 "}]}\n",
+			"t.yaml:6: routes[0].paths[0].port: required key missing");
+	ERR_Y(YP "routes:\n  - {prefix: 10.2.0.0/16, port: 1}\n",
+			"t.yaml:6: routes[0]: nexthop_mac or nexthop required");
+	ERR_C(CP "routes = (\n  { prefix = \"10.2.0.0/16\"; port = 1; }\n);\n",
+			"t.cfg:7: routes[0]: nexthop_mac or nexthop required");
+	ERR_Y(YP "routes:\n"
+		 "  - prefix: 10.2.0.0/16\n"
+		 "    paths:\n"
+		 "      - {port: 1, nexthop: 192.168.1.2}\n"
+		 "      - {port: 2}\n",
+			"t.yaml:9: routes[0].paths[1]: nexthop_mac or nexthop required");
+	ERR_Y(YP "routes:\n  - {prefix: 10.3.0.0/16, port: 2, nexthop: 10.3.0.1}\n",
+			"t.yaml:6: routes[0].port: port 2 has no IPv4 address to resolve nexthop "
+			"from");
+	ERR_C(CP "routes = ( { prefix = \"fd00::1/128\"; port = 0; } );\n",
+			"t.cfg:6: routes[0].port: port 0 has no IPv6 address to resolve nexthop "
+			"from");
+	ERR_Y(YP "routes:\n  - {prefix: 10.2.0.0/16, port: 1, nexthop: \"fd00::1\"}\n",
+			"t.yaml:6: routes[0].nexthop: nexthop fd00::1 is IPv6 but the prefix is "
+			"IPv4");
+	ERR_Y(YP "routes: 5\n", "t.yaml:5: routes: expected a list, got an integer");
+}
+
+static void
+test_routes_ok(void)
+{
+	static struct rtr_config cfg;
+	const struct rtr_route_cfg *r;
+
+	OK("yaml",
+			YP "routes:\n"
+			   "  - {prefix: 10.1.0.7/32, port: 0}\n"
+			   "  - {prefix: 10.2.0.0/16, port: 1, nexthop: 192.168.1.2}\n"
+			   "  - prefix: 0.0.0.0/0\n"
+			   "    paths:\n"
+			   "      - {port: 1, nexthop: 192.168.1.2}\n"
+			   "      - {port: 2, nexthop_mac: " MAC2 "}\n",
+			&cfg);
+	CHECK_EQ(cfg.n_routes, 3);
+	r = &cfg.routes[0];
+	CHECK(r->paths[0].ip.family == AF_INET && r->paths[0].ip.v4.s_addr == r->prefix.v4.s_addr);
+	CHECK_EQ(r->line, 6);
+	CHECK_EQ(r->paths[0].line, 6);
+	r = &cfg.routes[1];
+	CHECK(!r->is_group && r->n_paths == 1 && !r->paths[0].mac_set);
+	CHECK_EQ(r->paths[0].ip.family, AF_INET);
+	r = &cfg.routes[2];
+	CHECK(r->is_group && r->n_paths == 2 && r->prefix.depth == 0);
+	CHECK(!r->paths[0].mac_set && r->paths[1].mac_set);
+	CHECK_EQ(r->paths[1].line, 11);
+	rtr_config_free(&cfg);
+	/* Safe twice, and on a zeroed struct. */
+	rtr_config_free(&cfg);
+}
+
+static void
+test_conweave_rules(void)
+{
+	ERR_Y(YP "conweave:\n  theta_inactive_us: 100\n",
+			"t.yaml:6: conweave.theta_inactive_us: must exceed base_rtt_us + "
+			"resume_default_us (4 + 200 = 204), got 100");
+	ERR_C(CP "conweave = {\n  theta_inactive_us = 204;\n};\n",
+			"t.cfg:7: conweave.theta_inactive_us: must exceed base_rtt_us + "
+			"resume_default_us (4 + 200 = 204), got 204");
+	/* Only the other side given: reported where it is. */
+	ERR_Y(YP "conweave:\n  base_rtt_us: 10\n  resume_default_us: 400\n",
+			"t.yaml:7: conweave.theta_inactive_us: must exceed base_rtt_us + "
+			"resume_default_us (10 + 400 = 410), got 300");
+	ERR_Y(YP "conweave: {theta_reply_us: 32000}\n", "t.yaml:5: conweave.theta_reply_us: must "
+							"be 1..31999 (below 32000: half the 16-bit "
+							"timestamp wrap), got 32000");
+	ERR_C(CP "conweave = { theta_inactive_us = 40000; };\n",
+			"t.cfg:6: conweave.theta_inactive_us: must be 1..31999 (below 32000: half "
+			"the "
+			"16-bit timestamp wrap), got 40000");
+	ERR_Y(YP "conweave: {theta_path_busy_us: 0}\n", "t.yaml:5: conweave.theta_path_busy_us: "
+							"must be 1..31999 (below 32000: half the "
+							"16-bit timestamp wrap), got 0");
+}
+
+static void
+test_syntax(void)
+{
+	static struct rtr_config cfg;
+	char deep[256], err[64], longval[4096];
+	int i;
+
+	ERR_Y("switch:\n  id: 1\n  name: [a\nports: x\n",
+			"t.yaml:4: syntax: did not find expected ',' or ']' while parsing a flow "
+			"sequence");
+	ERR_Y("switch:\n  id: 1\n   x: 2\n",
+			"t.yaml:3: syntax: mapping values are not allowed in this context");
+	ERR_Y("ports:\n\t- x\n", "t.yaml:2: syntax: found character that cannot start any token "
+				 "while scanning for "
+				 "the next token");
+	ERR_C("switch = {\n  id = = 1;\n};\n", "t.cfg:2: syntax: syntax error");
+	ERR_C("ports = (\n  { port = 0; role = \"host; }\n);\n", "t.cfg:4: syntax: syntax error");
+	ERR_Y("switch:\n  id: 1\n  id: 2\n", "t.yaml:3: switch.id: duplicate key");
+	ERR_Y("ports:\n  - {port: 0, role: host, port: 1}\n",
+			"t.yaml:2: ports[0].port: duplicate key");
+	ERR_C("switch = {\n  id = 1;\n  id = 2;\n};\n", "t.cfg:3: syntax: duplicate setting name");
+	ERR_Y("ports:\n  - &p {port: 0, role: host}\n  - *p\n",
+			"t.yaml:2: ports[0]: anchors and aliases are not supported");
+	ERR_Y("x: 1\nports:\n  - *p\n",
+			"t.yaml:3: ports[0]: anchors and aliases are not supported");
+	ERR_Y("switch: {id: !!int 5}\n", "t.yaml:1: switch.id: tags are not supported");
+	ERR_Y("ports: [{port: 0, role: host}]\n---\nports: []\n",
+			"t.yaml:2: syntax: only one YAML document is allowed");
+	ERR_C("ports = ();\n@include \"/etc/passwd\"\n",
+			"t.cfg:2: syntax: @include is not supported");
+	ERR("json", "{}", "t.cfg: unknown config format \"json\" (yaml or cfg)");
+	ERR_Y("switch: {name: \"a\\0b\"}\n", "t.yaml:1: switch.name: NUL character in a value");
+
+	/* NUL inside the buffer, which strlen-based load_str cannot pass. */
+	CHECK(rtr_config_load_buf("t.yaml", "yaml", "a: 1\nb\0: 2\n", 11, &cfg, err, sizeof(err)) ==
+			-1);
+	CHECK_STR(err, "t.yaml:2: syntax: NUL byte in the file");
+
+	/* Nesting is bounded, so recursion is too. */
+	for (i = 0; i < 100; i++)
+		deep[i] = '[';
+	deep[i] = '\0';
+	ERR_Y(deep, "t.yaml:1: [0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]"
+		    "[0][0][0][0][0][0][0][0][0][0][0]: nesting deeper than 32 levels");
+
+	/* A message longer than the buffer is cut, never overflows. */
+	memset(longval, 'v', sizeof(longval) - 1);
+	longval[sizeof(longval) - 1] = '\0';
+	memcpy(longval, "lb: ", 4);
+	memset(err, '#', sizeof(err));
+	CHECK(rtr_config_load_buf("t.yaml", "yaml", longval, strlen(longval), &cfg, err,
+			      sizeof(err)) == -1);
+	CHECK_STR(err, "t.yaml:1: lb: unknown key");
+	memcpy(longval, "switch: {lb: ", 13);
+	longval[sizeof(longval) - 2] = '}';
+	CHECK(rtr_config_load_buf("t.yaml", "yaml", longval, strlen(longval), &cfg, err,
+			      sizeof(err)) == -1);
+	CHECK_EQ(strlen(err), sizeof(err) - 1);
+	CHECK(strncmp(err, "t.yaml:1: switch.lb: must be ecmp", 33) == 0, "%s", err);
+	/* No buffer at all is fine too. */
+	CHECK(load_str("yaml", "x: 1\n", &cfg, NULL, 0) == -1);
+}
+
+/* Every prefix of an example, in both formats: never a crash, always one
+ * line naming the file when it fails.
+ */
+static void
+test_truncations(const char *dir, const char *name, const char *fmt)
+{
+	static struct rtr_config cfg;
+	char path[1024], err[512], *buf;
+	unsigned int bad = 0, failed = 0;
+	size_t len, n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, fmt);
+	f = fopen(path, "r");
+	CHECK(f != NULL, "%s: %s", path, strerror(errno));
+	if (f == NULL)
+		return;
+	buf = malloc(1 << 20);
+	len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	for (n = 0; n <= len; n++) {
+		if (rtr_config_load_buf("cut", fmt, buf, n, &cfg, err, sizeof(err)) == 0) {
+			rtr_config_free(&cfg);
+			continue;
+		}
+		failed++;
+		if (strncmp(err, "cut:", 4) != 0 || strchr(err, '\n') != NULL ||
+				cfg.routes != NULL) {
+			bad++;
+			fprintf(stderr, "bad error for %zu bytes: %s\n", n, err);
+		}
+	}
+	free(buf);
+	CHECK_EQ(bad, 0);
+	CHECK(failed > len / 2, "%s: only %u of %zu prefixes failed", path, failed, len);
+}
+
+static void
+test_files(const char *dir)
+{
+	static struct rtr_config cfg;
+	char tmpl[] = "/tmp/rtr_config_test.XXXXXX", path[256], err[512], want[512];
+	const char *exts[] = {"yml", "conf"};
+	char src[1024], *buf;
+	unsigned int i;
+	size_t len;
+	FILE *f;
+
+	CHECK(rtr_config_load("/nonexistent/x.yaml", &cfg, err, sizeof(err)) == -1);
+	CHECK_STR(err, "/nonexistent/x.yaml: cannot open: No such file or directory");
+	CHECK(rtr_config_load("conf/x.json", &cfg, err, sizeof(err)) == -1);
+	CHECK_STR(err, "conf/x.json: unknown config format (use .yaml, .yml, .cfg or .conf)");
+	CHECK(rtr_config_load("conf.d/noext", &cfg, err, sizeof(err)) == -1);
+	CHECK_STR(err, "conf.d/noext: unknown config format (use .yaml, .yml, .cfg or .conf)");
+
+	if (mkdtemp(tmpl) == NULL) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	/* An empty file has no ports. */
+	snprintf(path, sizeof(path), "%s/empty.yaml", tmpl);
+	f = fopen(path, "w");
+	fclose(f);
+	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == -1);
+	snprintf(want, sizeof(want), "%s:1: ports: required key missing", path);
+	CHECK_STR(err, want);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/empty.cfg", tmpl);
+	f = fopen(path, "w");
+	fclose(f);
+	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == -1);
+	snprintf(want, sizeof(want), "%s:1: ports: required key missing", path);
+	CHECK_STR(err, want);
+	unlink(path);
+
+	/* A file error names the real file and line. */
+	snprintf(path, sizeof(path), "%s/bad.yaml", tmpl);
+	f = fopen(path, "w");
+	fputs("ports:\n  - {port: 0, role: host}\nswitch:\n  lb: fastest\n", f);
+	fclose(f);
+	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == -1);
+	snprintf(want, sizeof(want),
+			"%s:4: switch.lb: must be ecmp, conweave, seqbalance, caver or spray, got "
+			"\"fastest\"",
+			path);
+	CHECK_STR(err, want);
+	unlink(path);
+
+	/* A directory opens but does not read. */
+	snprintf(path, sizeof(path), "%s/dir.yaml", tmpl);
+	mkdir(path, 0700);
+	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == -1);
+	snprintf(want, sizeof(want), "%s: cannot read: Is a directory", path);
+	CHECK_STR(err, want);
+	rmdir(path);
+
+	/* .yml and .conf are the same formats. */
+	buf = malloc(1 << 20);
+	for (i = 0; i < 2; i++) {
+		snprintf(src, sizeof(src), "%s/demo-tor.%s", dir, i == 0 ? "yaml" : "cfg");
+		f = fopen(src, "r");
+		CHECK(f != NULL);
+		if (f == NULL)
+			continue;
+		len = fread(buf, 1, 1 << 20, f);
+		fclose(f);
+		snprintf(path, sizeof(path), "%s/demo.%s", tmpl, exts[i]);
+		f = fopen(path, "w");
+		fwrite(buf, 1, len, f);
+		fclose(f);
+		CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == 0, "%s", err);
+		CHECK_EQ(cfg.n_routes, 4);
+		rtr_config_free(&cfg);
+		unlink(path);
+	}
+	free(buf);
+	rmdir(tmpl);
+}
+
+static void
+test_lb_names(void)
+{
+	int i;
+
+	for (i = 0; i < RTR_LB_MAX; i++)
+		CHECK_EQ(rtr_lb_from_name(rtr_lb_names[i]), i);
+	CHECK_STR(rtr_lb_names[RTR_LB_CONWEAVE], "conweave");
+	CHECK_STR(rtr_lb_names[RTR_LB_SPRAY], "spray");
+	CHECK_EQ(rtr_lb_from_name("ECMP"), -1);
+	CHECK_EQ(rtr_lb_from_name(""), -1);
+	CHECK_EQ(rtr_lb_from_name(NULL), -1);
+}
+
 int
 main(int argc, char **argv)
 {
-	static struct rtr_config cfg;
-	static char dump[1 << 20];
-	char err[512];
-	int i;
+	static const char *const examples[] = {"demo-tor", "tor-100g", "spine"};
+	const char *dir = argc > 1 ? argv[1] : "conf";
+	unsigned int i;
 
-	for (i = 1; i < argc; i++) {
-		if (rtr_config_load(argv[i], &cfg, err, sizeof(err)) < 0) {
-			printf("ERR: %s\n", err);
-			continue;
-		}
-		rtr_config_dump(&cfg, dump, sizeof(dump));
-		fputs(dump, stdout);
-		rtr_config_free(&cfg);
-	}
-	CHECK(1, "x");
+	for (i = 0; i < RTR_ARRAY_SIZE(examples); i++)
+		test_example(dir, examples[i]);
+	test_demo_tor(dir);
+	test_tor_100g(dir);
+	test_defaults();
+	test_spellings();
+	test_unknown_keys();
+	test_wrong_types();
+	test_ranges();
+	test_ports_and_addresses();
+	test_routes();
+	test_routes_ok();
+	test_conweave_rules();
+	test_syntax();
+	test_truncations(dir, "demo-tor", "yaml");
+	test_truncations(dir, "demo-tor", "cfg");
+	test_files(dir);
+	test_lb_names();
 	return rtr_test_done("config");
 }
