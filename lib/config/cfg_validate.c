@@ -102,6 +102,8 @@ struct vmap {
 static const char *const role_names[] = {"tor", "spine", NULL};
 static const char *const port_role_names[] = {"host", "fabric", NULL};
 static const char *const lb_names[] = {"ecmp", "conweave", "seqbalance", "caver", "spray", NULL};
+/* Same order as enum rtr_lb_mode and rtr_lb_names[]; the unit test checks names. */
+_Static_assert(RTR_ARRAY_SIZE(lb_names) == RTR_LB_MAX + 1, "lb_names out of step with rtr_lb_mode");
 
 static int validate_map(struct vctx *c, const struct cfg_node *node, int line,
 		const struct cfg_path *path, const struct vmap *m, void *base);

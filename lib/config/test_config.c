@@ -106,12 +106,16 @@ test_example(const char *dir, const char *name)
 {
 	static struct rtr_config y, c, r;
 	char path[1024], err[512];
-	int n;
+	int n, rc;
 
 	snprintf(path, sizeof(path), "%s/%s.yaml", dir, name);
-	CHECK(rtr_config_load(path, &y, err, sizeof(err)) == 0, "%s", err);
+	rc = rtr_config_load(path, &y, err, sizeof(err));
+	CHECK(rc == 0, "%s", err);
 	snprintf(path, sizeof(path), "%s/%s.cfg", dir, name);
-	CHECK(rtr_config_load(path, &c, err, sizeof(err)) == 0, "%s", err);
+	rc |= rtr_config_load(path, &c, err, sizeof(err));
+	CHECK(rc == 0, "%s", err);
+	if (rc != 0)
+		return;
 
 	n = rtr_config_dump(&y, dump_a, sizeof(dump_a));
 	CHECK(n > 0 && (size_t)n < sizeof(dump_a), "%s: dump length %d", name, n);
@@ -148,7 +152,10 @@ test_demo_tor(const char *dir)
 	struct in_addr a;
 
 	snprintf(path, sizeof(path), "%s/demo-tor.yaml", dir);
-	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == 0, "%s", err);
+	if (rtr_config_load(path, &cfg, err, sizeof(err)) != 0) {
+		CHECK(0, "%s", err);
+		return;
+	}
 	CHECK_STR(cfg.path, path);
 	CHECK_STR(cfg.sw.name, "tor1");
 	CHECK_EQ(cfg.sw.role, RTR_ROLE_TOR);
@@ -169,6 +176,10 @@ test_demo_tor(const char *dir)
 	CHECK(rtr_config_port(&cfg, 9) == NULL);
 
 	CHECK_EQ(cfg.n_routes, 4);
+	if (cfg.n_routes != 4) {
+		rtr_config_free(&cfg);
+		return;
+	}
 	r = &cfg.routes[0];
 	CHECK(!r->is_group && r->n_paths == 1 && r->paths[0].port == 0 && r->paths[0].mac_set);
 	CHECK_EQ(r->prefix.depth, 32);
@@ -197,8 +208,16 @@ test_tor_100g(const char *dir)
 	struct in_addr a;
 
 	snprintf(path, sizeof(path), "%s/tor-100g.cfg", dir);
-	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == 0, "%s", err);
+	if (rtr_config_load(path, &cfg, err, sizeof(err)) != 0) {
+		CHECK(0, "%s", err);
+		return;
+	}
 	CHECK_EQ(cfg.sw.lb, RTR_LB_CONWEAVE);
+	CHECK_EQ(cfg.n_routes, 6);
+	if (cfg.n_routes != 6) {
+		rtr_config_free(&cfg);
+		return;
+	}
 	CHECK_EQ(cfg.ports[0].n_addrs, 2);
 	CHECK_EQ(cfg.ports[0].addrs[1].family, AF_INET6);
 	/* A host route without next hop resolves its own address. */
@@ -1001,10 +1020,18 @@ test_files(const char *dir)
 static void
 test_lb_names(void)
 {
+	static struct rtr_config cfg;
+	char text[128];
 	int i;
 
-	for (i = 0; i < RTR_LB_MAX; i++)
+	for (i = 0; i < RTR_LB_MAX; i++) {
 		CHECK_EQ(rtr_lb_from_name(rtr_lb_names[i]), i);
+		/* The config accepts exactly these names, in this order. */
+		snprintf(text, sizeof(text), "switch: {lb: %s}\nports: [{port: 0, role: host}]\n",
+				rtr_lb_names[i]);
+		OK("yaml", text, &cfg);
+		CHECK_EQ(cfg.sw.lb, i);
+	}
 	CHECK_STR(rtr_lb_names[RTR_LB_CONWEAVE], "conweave");
 	CHECK_STR(rtr_lb_names[RTR_LB_SPRAY], "spray");
 	CHECK_EQ(rtr_lb_from_name("ECMP"), -1);
