@@ -39,7 +39,7 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 
-#define RTR_PORT_NONE	     0xffff /* in_port of frames the switch originates */
+#define RTR_PORT_NONE	     0xff   /* in_port of frames the switch originates */
 #define RTR_CTRL_RING_SIZE   1024
 #define RTR_HANDOFF_RING_SIZE 4096
 #define RTR_INJECT_RING_SIZE 1024
