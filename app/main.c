@@ -139,25 +139,16 @@ on_signal(int sig)
 
 /* ------------------------------------------------------------------ stats */
 
-static struct rtr_lcore_stats *
-all_stats(struct rtr_app *app, unsigned int *n)
-{
-	static struct rtr_lcore_stats *list[RTR_MAX_LCORES + 1];
-	unsigned int k = 0;
-
-	for (unsigned int i = 0; i < app->sw.n_workers; i++)
-		list[k++] = app->sw.workers[i]->stats;
-	list[k++] = app->sw.ctrl_stats;
-	*n = k;
-	return (struct rtr_lcore_stats *)list;
-}
-
 void
 rtr_app_stats(struct rtr_app *app, struct rtr_lcore_stats *sum)
 {
-	unsigned int n;
-	struct rtr_lcore_stats **list = (struct rtr_lcore_stats **)all_stats(app, &n);
+	/* Local list: telemetry and the control lcore may sum at the same time. */
+	struct rtr_lcore_stats *list[RTR_MAX_LCORES + 1];
+	unsigned int n = 0;
 
+	for (unsigned int i = 0; i < app->sw.n_workers; i++)
+		list[n++] = app->sw.workers[i]->stats;
+	list[n++] = app->sw.ctrl_stats;
 	rtr_stats_sum(list, n, sum);
 }
 
@@ -290,21 +281,25 @@ static int
 setup_workers(struct rtr_app *app)
 {
 	struct rtr_switch *sw = &app->sw;
-	unsigned int lcore, n = 0;
+	unsigned int lcores[RTR_MAX_LCORES], n_lcores = 0, lcore, i, n = 0;
 	char name[RTE_RING_NAMESIZE];
 
 	/* With one lcore the main lcore forwards too; with more, the main
 	 * lcore runs the control plane and every other lcore forwards. */
 	if (rte_lcore_count() == 1) {
-		lcore = rte_get_main_lcore();
-		goto single;
+		lcores[n_lcores++] = rte_get_main_lcore();
+	} else {
+		RTE_LCORE_FOREACH_WORKER(lcore) {
+			if (n_lcores < RTR_MAX_LCORES)
+				lcores[n_lcores++] = lcore;
+		}
 	}
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-single:
-		if (n >= RTR_MAX_LCORES)
-			break;
-		struct rtr_worker *w = rte_zmalloc_socket("rtr_worker", sizeof(*w),
-			RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
+	for (i = 0; i < n_lcores; i++) {
+		struct rtr_worker *w;
+
+		lcore = lcores[i];
+		w = rte_zmalloc_socket("rtr_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+			(int)rte_lcore_to_socket_id(lcore));
 
 		if (w == NULL)
 			return -ENOMEM;
@@ -323,8 +318,6 @@ single:
 		if (w->stats == NULL || w->handoff == NULL || w->inject == NULL)
 			return -ENOMEM;
 		sw->workers[n++] = w;
-		if (rte_lcore_count() == 1)
-			break;
 	}
 	sw->n_workers = n;
 	sw->ctrl_stats = rte_zmalloc("rtr_stats", sizeof(*sw->ctrl_stats), RTE_CACHE_LINE_SIZE);

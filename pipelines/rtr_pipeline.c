@@ -46,6 +46,17 @@ rtr_meta_register(uint16_t *priv_size)
 	return 1;
 }
 
+/* ------------------------------------------------------------------ drops */
+
+static inline void
+drop(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port, enum rtr_drop_reason why)
+{
+	w->stats->drops[why]++;
+	if (in_port != RTR_PORT_NONE)
+		w->stats->port[in_port].drops++;
+	rte_pktmbuf_free(m);
+}
+
 /* ------------------------------------------------------------------ TX */
 
 static void
@@ -72,11 +83,10 @@ tx_flush(struct rtr_worker *w, uint16_t port)
 		 * counted apart so that rx = forwarded + consumed + dropped. */
 		if (b->orig_mask & (1u << i)) {
 			st->originated_dropped++;
+			rte_pktmbuf_free(m);
 		} else {
-			st->drops[RTR_DROP_QUEUE_FULL]++;
-			st->port[in].drops++;
+			drop(w, m, in, RTR_DROP_QUEUE_FULL);
 		}
-		rte_pktmbuf_free(m);
 	}
 	orig_sent = sent == 32 ? b->orig_mask : b->orig_mask & ((1u << sent) - 1);
 	st->port[port].tx_packets += sent;
@@ -105,17 +115,6 @@ tx_flush_all(struct rtr_worker *w)
 	for (uint16_t p = 0; p < RTR_MAX_PORTS; p++)
 		if (w->tx[p].n)
 			tx_flush(w, p);
-}
-
-/* ------------------------------------------------------------------ drops */
-
-static inline void
-drop(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port, enum rtr_drop_reason why)
-{
-	w->stats->drops[why]++;
-	if (in_port != RTR_PORT_NONE)
-		w->stats->port[in_port].drops++;
-	rte_pktmbuf_free(m);
 }
 
 /* ------------------------------------------------------------------ forwarding */
