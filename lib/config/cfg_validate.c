@@ -13,7 +13,8 @@
  * that run after their map is filled.
  *
  * Fields of a map are handled in table order, not document order: routes
- * need ports, dscp entries need qos.classes.
+ * need ports, dscp/pcp/class_params/pfc entries need qos.classes, and the
+ * per-class defaults need qos.queue_kb and qos.ecn.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -78,6 +79,10 @@ struct vmap {
 	/* Rules across keys; node may be NULL when the whole map is absent. */
 	int (*check)(struct vctx *c, const struct cfg_node *node, int line,
 			const struct cfg_path *path, void *base);
+	/* Absent keys keep what the caller put in base (inherited values)
+	 * instead of taking the table default.
+	 */
+	bool inherit;
 };
 
 /* clang-format off */
@@ -104,6 +109,12 @@ static const char *const port_role_names[] = {"host", "fabric", NULL};
 static const char *const lb_names[] = {"ecmp", "conweave", "seqbalance", "caver", "spray", NULL};
 /* Same order as enum rtr_lb_mode and rtr_lb_names[]; the unit test checks names. */
 _Static_assert(RTR_ARRAY_SIZE(lb_names) == RTR_LB_MAX + 1, "lb_names out of step with rtr_lb_mode");
+static const char *const trust_names[] = {"dscp", "pcp", NULL};           /* trust_pcp */
+static const char *const trim_lengths_names[] = {"keep", "update", NULL}; /* trim_update_lengths */
+/* Same order as enum rtr_pfc_mode and rtr_pfc_mode_names[]; the unit test checks names. */
+static const char *const pfc_mode_names[] = {"off", "software", "nic", NULL};
+_Static_assert(RTR_ARRAY_SIZE(pfc_mode_names) == RTR_PFC_NIC + 2,
+		"pfc_mode_names out of step with rtr_pfc_mode");
 
 static int validate_map(struct vctx *c, const struct cfg_node *node, int line,
 		const struct cfg_path *path, const struct vmap *m, void *base);
@@ -512,7 +523,7 @@ set_field(struct vctx *c, const struct vfield *f, const struct cfg_node *v, int 
 						names, s);
 			}
 		}
-		memcpy(p, &i, sizeof(i));
+		store_uint(p, f->size, (uint64_t)i);
 		return 0;
 	case VF_MAC:
 		if (v != NULL)
@@ -552,6 +563,8 @@ validate_map(struct vctx *c, const struct cfg_node *node, int line, const struct
 		v = cfg_map_get(node, f->key);
 		if (v == NULL && (f->flags & VF_REQUIRED))
 			return cfg_error(c->e, line, &kpath, "required key missing");
+		if (v == NULL && m->inherit && f->type != VF_MAP)
+			continue;
 		if (set_field(c, f, v, line, &kpath, base) < 0)
 			return -1;
 	}
@@ -672,8 +685,12 @@ dump_scalar(struct cfg_buf *b, const struct vfield *f, const void *base)
 		cfg_buf_printf(b, "\"");
 		break;
 	case VF_ENUM:
-		memcpy(&i, p, sizeof(i));
-		cfg_buf_printf(b, "%s", f->names[i]);
+		/* Quoted when another YAML reader would not take it as a string (off). */
+		i = (int)load_uint(p, f->size);
+		if (cfg_plain_class(f->names[i]) == CFG_PLAIN_STRING)
+			cfg_buf_printf(b, "%s", f->names[i]);
+		else
+			cfg_buf_printf(b, "\"%s\"", f->names[i]);
 		break;
 	case VF_MAC:
 		mac = (const uint8_t *)p;
@@ -727,29 +744,44 @@ dump_fields(struct cfg_buf *b, const struct vmap *m, const void *base, int inden
 	}
 }
 
-/* {key: value, ...} on one line; only for maps of plain scalars. */
+/* {key: value, ...} on one line, nested maps too; skip names a key to leave out. */
 static void
-dump_flow(struct cfg_buf *b, const struct vmap *m, const void *base)
+dump_flow_skip(struct cfg_buf *b, const struct vmap *m, const void *base, const char *skip)
 {
 	const struct vfield *f;
 	unsigned int i;
 	bool first = true;
+	size_t pos;
 
 	cfg_buf_printf(b, "{");
 	for (i = 0; i < m->n_fields; i++) {
 		f = &m->fields[i];
+		if (skip != NULL && strcmp(f->key, skip) == 0)
+			continue;
 		if (f->type == VF_FUNC) {
+			/* It knows whether it comes first (and writes ", " if not). */
+			pos = b->pos;
 			if (f->dump != NULL)
 				f->dump(b, f, (const char *)base + f->off, -1);
+			first = first && b->pos == pos;
 			continue;
 		}
 		if (!field_is_set(f, base) || omit_default(f, base))
 			continue;
 		cfg_buf_printf(b, "%s%s: ", first ? "" : ", ", f->key);
-		dump_scalar(b, f, base);
+		if (f->type == VF_MAP)
+			dump_flow_skip(b, f->map, (const char *)base + f->off, NULL);
+		else
+			dump_scalar(b, f, base);
 		first = false;
 	}
 	cfg_buf_printf(b, "}");
+}
+
+static void
+dump_flow(struct cfg_buf *b, const struct vmap *m, const void *base)
+{
+	dump_flow_skip(b, m, base, NULL);
 }
 
 /* ---- switch ------------------------------------------------------------ */
@@ -847,6 +879,7 @@ static const struct vfield port_fields[] = {
 		F_UINT("speed_gbps", struct rtr_port_cfg, speed_gbps, 0, 1600, 0),
 		F_DOUBLE("shape_gbps", struct rtr_port_cfg, shape_gbps, 0, 1600, 0,
 				.flags = VF_MIN_EXCL | VF_OMIT_DEF),
+		F_UINT("shape_burst_kb", struct rtr_port_cfg, shape_burst_kb, 1, 65536, 16),
 		F_UINT("delay_us", struct rtr_port_cfg, delay_us, 0, 1000000, 0),
 		F_DOUBLE("loss", struct rtr_port_cfg, loss, 0, 1, 0),
 		F_UINT("loss_seed", struct rtr_port_cfg, loss_seed, 0, UINT64_MAX, 1),
@@ -1175,6 +1208,16 @@ routes_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int ind
 
 /* ---- qos --------------------------------------------------------------- */
 
+/* A class number beyond qos.classes (which comes first in the table). */
+static int
+class_range_error(struct vctx *c, int line, const struct cfg_path *path, unsigned int got)
+{
+	unsigned int classes = c->cfg->qos.classes;
+
+	return cfg_error(c->e, line, path, "must be 0..%u (qos.classes is %u), got %u",
+			classes - 1u, classes, got);
+}
+
 static const struct vfield dscp_fields[] = {
 		F_UINT("dscp", struct rtr_dscp_map, dscp, 0, 63, 0, .flags = VF_REQUIRED),
 		F_UINT("class", struct rtr_dscp_map, class, 0, RTR_MAX_CLASSES - 1, 0,
@@ -1205,9 +1248,8 @@ dscp_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_
 			return -1;
 		if (d->class >= q->classes) {
 			kpath.key = "class";
-			return cfg_error(c->e, cfg_map_get(e, kpath.key)->line, &kpath,
-					"must be 0..%u (qos.classes is %u), got %u",
-					q->classes - 1u, q->classes, d->class);
+			return class_range_error(
+					c, cfg_map_get(e, kpath.key)->line, &kpath, d->class);
 		}
 		for (i = 0; i < q->n_dscp; i++) {
 			if (q->dscp[i].dscp == d->dscp) {
@@ -1239,6 +1281,70 @@ dscp_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int inden
 	}
 }
 
+/* 802.1p PCP to class, for tagged frames when trust is pcp. */
+static const struct vfield pcp_fields[] = {
+		F_UINT("pcp", struct rtr_pcp_map, pcp, 0, 7, 0, .flags = VF_REQUIRED),
+		F_UINT("class", struct rtr_pcp_map, class, 0, RTR_MAX_CLASSES - 1, 0,
+				.flags = VF_REQUIRED),
+};
+static const struct vmap pcp_map = {pcp_fields, RTR_ARRAY_SIZE(pcp_fields), NULL};
+
+static int
+pcp_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
+		void *base)
+{
+	struct cfg_path epath = {path, NULL, 0}, kpath = {&epath, NULL, 0};
+	struct rtr_qos_cfg *q = base;
+	struct rtr_pcp_map *p;
+	const struct cfg_node *e;
+	unsigned int i;
+
+	(void)line;
+	q->n_pcp = 0;
+	if (v == NULL)
+		return 0;
+	if (list_check(c, v, path, 0, RTR_ARRAY_SIZE(q->pcp)) < 0)
+		return -1;
+	for (e = v->child; e != NULL; e = e->next) {
+		epath.index = q->n_pcp;
+		p = &q->pcp[q->n_pcp];
+		if (validate_map(c, e, e->line, &epath, &pcp_map, p) < 0)
+			return -1;
+		if (p->class >= q->classes) {
+			kpath.key = "class";
+			return class_range_error(
+					c, cfg_map_get(e, kpath.key)->line, &kpath, p->class);
+		}
+		for (i = 0; i < q->n_pcp; i++) {
+			if (q->pcp[i].pcp == p->pcp) {
+				kpath.key = "pcp";
+				return cfg_error(c->e, cfg_map_get(e, kpath.key)->line, &kpath,
+						"duplicate pcp %u", p->pcp);
+			}
+		}
+		q->n_pcp++;
+	}
+	return 0;
+}
+
+static void
+pcp_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int indent)
+{
+	const struct rtr_qos_cfg *q = base;
+	unsigned int i;
+
+	if (q->n_pcp == 0) {
+		cfg_buf_printf(b, "%*s%s: []\n", indent, "", f->key);
+		return;
+	}
+	cfg_buf_printf(b, "%*s%s:\n", indent, "", f->key);
+	for (i = 0; i < q->n_pcp; i++) {
+		cfg_buf_printf(b, "%*s- ", indent + 2, "");
+		dump_flow(b, &pcp_map, &q->pcp[i]);
+		cfg_buf_printf(b, "\n");
+	}
+}
+
 static int
 ecn_check(struct vctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
 		void *base)
@@ -1253,19 +1359,284 @@ ecn_check(struct vctx *c, const struct cfg_node *node, int line, const struct cf
 }
 
 static const struct vfield ecn_fields[] = {
+		F_BOOL("enabled", struct rtr_ecn_cfg, enabled, true),
 		F_UINT("kmin_kb", struct rtr_ecn_cfg, kmin_kb, 0, 1048576, 100),
 		F_UINT("kmax_kb", struct rtr_ecn_cfg, kmax_kb, 0, 1048576, 400),
 		F_DOUBLE("pmax", struct rtr_ecn_cfg, pmax, 0, 1, 0.2),
 };
 static const struct vmap ecn_map = {ecn_fields, RTR_ARRAY_SIZE(ecn_fields), ecn_check};
+/* A class's ecn: the keys it does not give come from qos.ecn. */
+static const struct vmap class_ecn_map = {
+		ecn_fields, RTR_ARRAY_SIZE(ecn_fields), ecn_check, .inherit = true};
+
+/*
+ * One class_params entry while it is read: "class" comes first in the table,
+ * checks the number and copies that class's defaults into k; the other keys
+ * then override only what they give (the map inherits).
+ */
+struct class_entry {
+	uint8_t class;
+	struct rtr_class_cfg k;
+};
+
+static const struct vfield class_num_range =
+		F_UINT("class", struct class_entry, class, 0, RTR_MAX_CLASSES - 1, 0);
+
+static int
+class_num_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
+		void *base)
+{
+	const struct rtr_qos_cfg *q = &c->cfg->qos;
+	struct class_entry *ce = base;
+	uint64_t u = 0;
+
+	(void)line;
+	if (get_uint(c, v, path, &class_num_range, &u) < 0)
+		return -1;
+	if (u >= q->classes)
+		return class_range_error(c, v->line, path, (unsigned int)u);
+	if (q->cls[u].set)
+		return cfg_error(c->e, v->line, path, "duplicate class %u (first at line %d)",
+				(unsigned int)u, q->cls[u].line);
+	ce->class = (uint8_t)u;
+	ce->k = q->cls[u];
+	return 0;
+}
+
+static void
+class_num_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int indent)
+{
+	const struct class_entry *ce = base;
+
+	/* Only dumped as a flow map, where it is always the first key. */
+	(void)indent;
+	cfg_buf_printf(b, "%s: %u", f->key, ce->class);
+}
+
+static int
+class_entry_check(struct vctx *c, const struct cfg_node *node, int line,
+		const struct cfg_path *path, void *base)
+{
+	struct cfg_path kpath = {path, "priority", 0};
+	const struct cfg_node *pv = cfg_map_get(node, kpath.key);
+	const struct class_entry *ce = base;
+	unsigned int control = c->cfg->qos.classes - 1u;
+
+	(void)line;
+	if (ce->class == control && pv != NULL)
+		return cfg_error(c->e, pv->line, &kpath,
+				"the control class (%u) is always highest; do not set it", control);
+	return 0;
+}
+
+/* The table defaults are unused: absent keys keep the class's defaults. */
+static const struct vfield class_fields[] = {
+		F_FUNC("class", class_num_parse, class_num_dump, .flags = VF_REQUIRED),
+		F_UINT("priority", struct class_entry, k.priority, 0, 7, 0),
+		F_UINT("weight", struct class_entry, k.weight, 1, 1000, 1),
+		F_UINT("queue_kb", struct class_entry, k.queue_kb, 1, 1048576, 2048),
+		F_MAP("ecn", struct class_entry, k.ecn, &class_ecn_map),
+};
+static const struct vmap class_map = {
+		class_fields, RTR_ARRAY_SIZE(class_fields), class_entry_check, .inherit = true};
+
+/*
+ * Fills qos.cls[] for every class: the defaults (priority = class, weight 1,
+ * qos.queue_kb, qos.ecn), then the class_params entries over them. classes,
+ * queue_kb and ecn come earlier in the table, so they are final here.
+ */
+static int
+class_params_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
+		void *base)
+{
+	struct cfg_path epath = {path, NULL, 0};
+	struct rtr_qos_cfg *q = base;
+	const struct cfg_node *e;
+	struct rtr_class_cfg *k;
+	struct class_entry ce;
+	unsigned int i;
+
+	(void)line;
+	for (i = 0; i < q->classes; i++) {
+		k = &q->cls[i];
+		k->priority = (uint8_t)i;
+		k->weight = 1;
+		k->queue_kb = q->queue_kb;
+		k->ecn = q->ecn;
+		k->set = false;
+		k->line = 0;
+	}
+	if (v == NULL)
+		return 0;
+	if (list_check(c, v, path, 0, RTR_MAX_CLASSES) < 0)
+		return -1;
+	for (i = 0, e = v->child; e != NULL; i++, e = e->next) {
+		epath.index = i;
+		/* Zeroed: padding copied into cls[] stays zero for memcmp. */
+		memset(&ce, 0, sizeof(ce));
+		if (validate_map(c, e, e->line, &epath, &class_map, &ce) < 0)
+			return -1;
+		k = &q->cls[ce.class];
+		*k = ce.k;
+		k->set = true;
+		k->line = e->line;
+	}
+	return 0;
+}
+
+/* Classes given in the file as entries (all keys filled in), the others as
+ * comments showing their defaults. The control class has no priority key.
+ */
+static void
+class_params_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int indent)
+{
+	const struct rtr_qos_cfg *q = base;
+	struct class_entry ce;
+	unsigned int i, n_set = 0;
+	bool control;
+
+	for (i = 0; i < q->classes; i++)
+		n_set += q->cls[i].set ? 1 : 0;
+	cfg_buf_printf(b, "%*s%s:%s\n", indent, "", f->key, n_set == 0 ? " []" : "");
+	for (i = 0; i < q->classes; i++) {
+		memset(&ce, 0, sizeof(ce));
+		ce.class = (uint8_t)i;
+		ce.k = q->cls[i];
+		control = i + 1u == q->classes;
+		cfg_buf_printf(b, "%*s%s- ", indent + 2, "", ce.k.set ? "" : "# ");
+		dump_flow_skip(b, &class_map, &ce, control ? "priority" : NULL);
+		if (!ce.k.set)
+			cfg_buf_printf(b, " (default%s)",
+					control ? "; control class, served first" : "");
+		cfg_buf_printf(b, "\n");
+	}
+}
+
+static const struct vfield trim_dscp_range =
+		F_UINT("trim_dscp", struct rtr_qos_cfg, trim_dscp, 0, 63, 0);
+
+static int
+trim_dscp_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
+		void *base)
+{
+	struct rtr_qos_cfg *q = base;
+	uint64_t u = 0;
+
+	(void)line;
+	q->trim_dscp = -1;
+	if (v == NULL)
+		return 0;
+	if (get_uint(c, v, path, &trim_dscp_range, &u) < 0)
+		return -1;
+	q->trim_dscp = (int16_t)u;
+	return 0;
+}
+
+static void
+trim_dscp_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int indent)
+{
+	const struct rtr_qos_cfg *q = base;
+
+	if (q->trim_dscp < 0)
+		cfg_buf_printf(b, "%*s# %s: not set (trimmed packets keep their DSCP)\n", indent,
+				"", f->key);
+	else
+		cfg_buf_printf(b, "%*s%s: %d\n", indent, "", f->key, q->trim_dscp);
+}
+
+static const struct vfield pfc_class_range =
+		F_UINT("classes", struct rtr_pfc_cfg, class_mask, 0, RTR_MAX_CLASSES - 1, 0);
+
+static int
+pfc_classes_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
+		void *base)
+{
+	struct cfg_path epath = {path, NULL, 0};
+	struct rtr_pfc_cfg *pfc = base;
+	const struct cfg_node *e;
+	unsigned int i;
+	uint64_t u = 0;
+
+	(void)line;
+	pfc->class_mask = 0;
+	if (v == NULL)
+		return 0;
+	if (list_check(c, v, path, 0, RTR_MAX_CLASSES) < 0)
+		return -1;
+	for (i = 0, e = v->child; e != NULL; i++, e = e->next) {
+		epath.index = i;
+		if (get_uint(c, e, &epath, &pfc_class_range, &u) < 0)
+			return -1;
+		if (u >= c->cfg->qos.classes)
+			return class_range_error(c, e->line, &epath, (unsigned int)u);
+		if (pfc->class_mask & (1u << u))
+			return cfg_error(c->e, e->line, &epath, "duplicate class %u",
+					(unsigned int)u);
+		pfc->class_mask = (uint8_t)(pfc->class_mask | 1u << u);
+	}
+	return 0;
+}
+
+static void
+pfc_classes_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int indent)
+{
+	const struct rtr_pfc_cfg *pfc = base;
+	unsigned int i;
+	bool first = true;
+
+	cfg_buf_printf(b, "%*s%s: [", indent, "", f->key);
+	for (i = 0; i < RTR_MAX_CLASSES; i++) {
+		if (!(pfc->class_mask & (1u << i)))
+			continue;
+		cfg_buf_printf(b, "%s%u", first ? "" : ", ", i);
+		first = false;
+	}
+	cfg_buf_printf(b, "]\n");
+}
+
+static int
+pfc_check(struct vctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
+		void *base)
+{
+	struct cfg_path kpath = {path, "classes", 0};
+	struct rtr_pfc_cfg *pfc = base;
+
+	if (pfc->mode != RTR_PFC_OFF && pfc->class_mask == 0)
+		return cfg_error(c->e, rule_line(node, line, "classes", "mode", NULL), &kpath,
+				"must list at least one class when mode is not off");
+	if (pfc->xon_kb >= pfc->xoff_kb) {
+		kpath.key = "xon_kb";
+		return cfg_error(c->e, rule_line(node, line, "xon_kb", "xoff_kb", NULL), &kpath,
+				"must be < xoff_kb (%u), got %u", pfc->xoff_kb, pfc->xon_kb);
+	}
+	return 0;
+}
+
+static const struct vfield pfc_fields[] = {
+		F_ENUM("mode", struct rtr_pfc_cfg, mode, pfc_mode_names, RTR_PFC_OFF),
+		/* After qos.classes, which the class numbers are checked against. */
+		F_FUNC("classes", pfc_classes_parse, pfc_classes_dump),
+		F_UINT("xoff_kb", struct rtr_pfc_cfg, xoff_kb, 1, 1048576, 256),
+		F_UINT("xon_kb", struct rtr_pfc_cfg, xon_kb, 0, 1048576, 128),
+		F_UINT("quanta", struct rtr_pfc_cfg, quanta, 1, 65535, 65535),
+};
+static const struct vmap pfc_map = {pfc_fields, RTR_ARRAY_SIZE(pfc_fields), pfc_check};
 
 static const struct vfield qos_fields[] = {
-		/* classes first: dscp entries are checked against it. */
+		/* classes first: dscp, pcp, class_params and pfc are checked against it. */
 		F_UINT("classes", struct rtr_qos_cfg, classes, 1, RTR_MAX_CLASSES, RTR_MAX_CLASSES),
-		{.key = "dscp", .type = VF_FUNC, .parse = dscp_parse, .dump = dscp_dump},
+		F_ENUM("trust", struct rtr_qos_cfg, trust_pcp, trust_names, 0),
+		F_FUNC("dscp", dscp_parse, dscp_dump),
+		F_FUNC("pcp", pcp_parse, pcp_dump),
 		F_UINT("queue_kb", struct rtr_qos_cfg, queue_kb, 1, 1048576, 2048),
 		F_MAP("ecn", struct rtr_qos_cfg, ecn, &ecn_map),
+		/* After queue_kb and ecn: the per-class defaults come from them. */
+		F_FUNC("class_params", class_params_parse, class_params_dump),
 		F_BOOL("trim", struct rtr_qos_cfg, trim, false),
+		F_ENUM("trim_lengths", struct rtr_qos_cfg, trim_update_lengths, trim_lengths_names,
+				0),
+		F_FUNC("trim_dscp", trim_dscp_parse, trim_dscp_dump),
+		F_MAP("pfc", struct rtr_qos_cfg, pfc, &pfc_map),
 };
 static const struct vmap qos_map = {qos_fields, RTR_ARRAY_SIZE(qos_fields), NULL};
 

@@ -19,6 +19,12 @@ const char *const rtr_lb_names[RTR_LB_MAX] = {
 		[RTR_LB_SPRAY] = "spray",
 };
 
+const char *const rtr_pfc_mode_names[3] = {
+		[RTR_PFC_OFF] = "off",
+		[RTR_PFC_SOFTWARE] = "software",
+		[RTR_PFC_NIC] = "nic",
+};
+
 int
 rtr_lb_from_name(const char *name)
 {

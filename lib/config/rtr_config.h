@@ -52,6 +52,7 @@ struct rtr_port_cfg {
 	bool mac_set;		   /* else the device's own MAC is used */
 	uint32_t speed_gbps;	   /* 0 = unknown; used by shaping/DRE later */
 	double shape_gbps;	   /* 0 = no shaping */
+	uint32_t shape_burst_kb;   /* token bucket depth, default 16 */
 	uint32_t delay_us;	   /* 0 = none */
 	double loss;		   /* 0..1 */
 	uint64_t loss_seed;
@@ -87,19 +88,59 @@ struct rtr_dscp_map {
 	uint8_t class;
 };
 
+struct rtr_pcp_map {
+	uint8_t pcp;
+	uint8_t class;
+};
+
+/* RED/ECN on a class queue's depth in bytes (ALGORITHMS.md 5, DCQCN). */
 struct rtr_ecn_cfg {
+	bool enabled;		   /* "enabled", default true */
 	uint32_t kmin_kb;
 	uint32_t kmax_kb;
 	double pmax;
 };
 
+/*
+ * Per-class scheduling and admission. After validation every class
+ * 0..classes-1 has an entry: the defaults come from qos.queue_kb / qos.ecn
+ * and priority = class index, weight 1; "qos.class_params" overrides them.
+ * The control class (classes-1) is always served first.
+ */
+struct rtr_class_cfg {
+	uint8_t priority;	   /* strict-priority level, higher first */
+	uint16_t weight;	   /* DWRR weight among classes of one level */
+	uint32_t queue_kb;	   /* tail-drop (or trim) threshold */
+	struct rtr_ecn_cfg ecn;
+	bool set;		   /* given in class_params (for the dump) */
+	int line;
+};
+
+enum rtr_pfc_mode { RTR_PFC_OFF = 0, RTR_PFC_SOFTWARE, RTR_PFC_NIC };
+extern const char *const rtr_pfc_mode_names[3];
+
+struct rtr_pfc_cfg {
+	enum rtr_pfc_mode mode;	   /* "off" | "software" | "nic" */
+	uint8_t class_mask;	   /* bit c: PFC on class/priority c */
+	uint32_t xoff_kb;	   /* bytes one ingress port has queued in a class */
+	uint32_t xon_kb;	   /* must be < xoff_kb */
+	uint16_t quanta;	   /* pause time sent in XOFF, 512-bit-time units */
+};
+
 struct rtr_qos_cfg {
 	uint8_t classes;	   /* 1..8; class (classes-1) is control */
+	bool trust_pcp;		   /* "trust": "dscp" (default) | "pcp" */
 	unsigned int n_dscp;
 	struct rtr_dscp_map dscp[RTR_MAX_DSCP_MAP];
+	unsigned int n_pcp;
+	struct rtr_pcp_map pcp[8];
 	uint32_t queue_kb;
 	struct rtr_ecn_cfg ecn;
+	struct rtr_class_cfg cls[RTR_MAX_CLASSES];
 	bool trim;
+	bool trim_update_lengths;  /* "trim_lengths": "keep" (default) | "update" */
+	int16_t trim_dscp;	   /* -1 = keep the DSCP of the trimmed packet */
+	struct rtr_pfc_cfg pfc;
 };
 
 /* ALGORITHMS.md 2.4 */

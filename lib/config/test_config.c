@@ -33,6 +33,8 @@ normalize(struct rtr_config *c)
 	memset(c->path, 0, sizeof(c->path));
 	for (i = 0; i < c->n_ports; i++)
 		c->ports[i].line = 0;
+	for (i = 0; i < RTR_MAX_CLASSES; i++)
+		c->qos.cls[i].line = 0;
 	for (i = 0; i < c->n_routes; i++) {
 		c->routes[i].line = 0;
 		for (j = 0; j < RTR_MAX_PATHS; j++)
@@ -235,6 +237,17 @@ test_tor_100g(const char *dir)
 	CHECK_EQ(cfg.qos.dscp[1].class, 6);
 	CHECK_EQ(cfg.conweave.theta_inactive_us, 1000);
 	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 4096);
+	/* class 3 overrides queue_kb and two ecn keys, the rest is inherited. */
+	CHECK(cfg.qos.cls[3].set && !cfg.qos.cls[2].set);
+	CHECK_EQ(cfg.qos.cls[3].priority, 3);
+	CHECK_EQ(cfg.qos.cls[3].weight, 1);
+	CHECK_EQ(cfg.qos.cls[3].queue_kb, 2048);
+	CHECK(cfg.qos.cls[3].ecn.enabled && cfg.qos.cls[3].ecn.pmax == 0.2);
+	CHECK_EQ(cfg.qos.cls[3].ecn.kmin_kb, 50);
+	CHECK_EQ(cfg.qos.cls[3].ecn.kmax_kb, 200);
+	CHECK_EQ(cfg.qos.cls[2].queue_kb, 4096);
+	CHECK_EQ(cfg.qos.pfc.mode, RTR_PFC_OFF);
+	CHECK_EQ(cfg.qos.pfc.class_mask, 0);
 	rtr_config_free(&cfg);
 }
 
@@ -245,6 +258,8 @@ test_defaults(void)
 {
 	static struct rtr_config cfg;
 	const struct rtr_port_cfg *p;
+	const struct rtr_class_cfg *k;
+	unsigned int i;
 
 	OK("yaml", "ports: [{port: 3, role: fabric}]\n", &cfg);
 	CHECK_STR(cfg.sw.name, "rocetor");
@@ -283,7 +298,27 @@ test_defaults(void)
 	CHECK_EQ(cfg.qos.ecn.kmin_kb, 100);
 	CHECK_EQ(cfg.qos.ecn.kmax_kb, 400);
 	CHECK(cfg.qos.ecn.pmax == 0.2);
+	CHECK(cfg.qos.ecn.enabled);
+	CHECK(!cfg.qos.trust_pcp);
+	CHECK_EQ(cfg.qos.n_pcp, 0);
+	for (i = 0; i < RTR_MAX_CLASSES; i++) {
+		k = &cfg.qos.cls[i];
+		CHECK_EQ(k->priority, i);
+		CHECK_EQ(k->weight, 1);
+		CHECK_EQ(k->queue_kb, 2048);
+		CHECK(k->ecn.enabled && k->ecn.kmin_kb == 100 && k->ecn.kmax_kb == 400 &&
+				k->ecn.pmax == 0.2);
+		CHECK(!k->set && k->line == 0);
+	}
 	CHECK(!cfg.qos.trim);
+	CHECK(!cfg.qos.trim_update_lengths);
+	CHECK_EQ(cfg.qos.trim_dscp, -1);
+	CHECK_EQ(cfg.qos.pfc.mode, RTR_PFC_OFF);
+	CHECK_EQ(cfg.qos.pfc.class_mask, 0);
+	CHECK_EQ(cfg.qos.pfc.xoff_kb, 256);
+	CHECK_EQ(cfg.qos.pfc.xon_kb, 128);
+	CHECK_EQ(cfg.qos.pfc.quanta, 65535);
+	CHECK_EQ(p->shape_burst_kb, 16);
 	CHECK_EQ(cfg.conweave.base_rtt_us, 4);
 	CHECK_EQ(cfg.conweave.theta_reply_us, 4);
 	CHECK_EQ(cfg.conweave.theta_path_busy_us, 16);
@@ -835,6 +870,325 @@ test_conweave_rules(void)
 							"16-bit timestamp wrap), got 0");
 }
 
+/* ---- qos: classes, PCP, trimming, PFC ------------------------------------ */
+
+/* Loads text in fmt; the dump must read back to the same config and the
+ * same dump.
+ */
+static void
+check_round_trip(int at, const struct rtr_config *cfg)
+{
+	static struct rtr_config a, r;
+	char err[512];
+	int n;
+
+	memcpy(&a, cfg, sizeof(a));
+	n = rtr_config_dump(&a, dump_a, sizeof(dump_a));
+	CHECK(n > 0 && (size_t)n < sizeof(dump_a), "case at line %d: dump length %d", at, n);
+	CHECK(rtr_config_load_buf("d.yaml", "yaml", dump_a, (size_t)n, &r, err, sizeof(err)) == 0,
+			"case at line %d: dump does not reload: %s", at, err);
+	CHECK_EQ(rtr_config_dump(&r, dump_c, sizeof(dump_c)), n);
+	CHECK(strcmp(dump_a, dump_c) == 0, "case at line %d: dump is not stable", at);
+	/* a shares cfg's routes; only r owns what it loaded. */
+	CHECK(config_equal(&a, &r), "case at line %d: the reloaded dump differs", at);
+	rtr_config_free(&r);
+}
+
+static void
+test_qos_classes(void)
+{
+	static struct rtr_config y, c;
+	const struct rtr_class_cfg *k;
+
+	OK("yaml",
+			YP "qos:\n"
+			   "  classes: 4\n"
+			   "  queue_kb: 1000\n"
+			   "  ecn: {enabled: false, kmin_kb: 10, kmax_kb: 20, pmax: 0.5}\n"
+			   "  class_params:\n"
+			   "    - {class: 1, priority: 5, weight: 7}\n"
+			   "    - class: 0\n"
+			   "      ecn: {kmax_kb: 30, enabled: true}\n"
+			   "    - {class: 3, weight: 3, queue_kb: 64}\n",
+			&y);
+	/* Only what an entry gives is overridden; its ecn inherits the rest. */
+	k = &y.qos.cls[0];
+	CHECK(k->set && k->line == 11);
+	CHECK(k->priority == 0 && k->weight == 1 && k->queue_kb == 1000);
+	CHECK(k->ecn.enabled && k->ecn.kmin_kb == 10 && k->ecn.kmax_kb == 30 && k->ecn.pmax == 0.5);
+	k = &y.qos.cls[1];
+	CHECK(k->set && k->line == 10);
+	CHECK(k->priority == 5 && k->weight == 7 && k->queue_kb == 1000);
+	CHECK(!k->ecn.enabled && k->ecn.kmin_kb == 10 && k->ecn.kmax_kb == 20 &&
+			k->ecn.pmax == 0.5);
+	k = &y.qos.cls[2];
+	CHECK(!k->set && k->line == 0);
+	CHECK(k->priority == 2 && k->weight == 1 && k->queue_kb == 1000);
+	CHECK(!k->ecn.enabled && k->ecn.kmin_kb == 10 && k->ecn.kmax_kb == 20);
+	/* The control class: weight, queue and ecn may be given, priority stays. */
+	k = &y.qos.cls[3];
+	CHECK(k->set && k->line == 13);
+	CHECK(k->priority == 3 && k->weight == 3 && k->queue_kb == 64);
+	/* Classes beyond qos.classes are left empty. */
+	CHECK(y.qos.cls[4].weight == 0 && y.qos.cls[7].queue_kb == 0);
+	check_round_trip(__LINE__, &y);
+
+	/* Document order does not matter: class_params before what it needs. */
+	OK("cfg",
+			CP "qos = {\n"
+			   "  class_params = (\n"
+			   "    { class = 1; priority = 5; weight = 7; },\n"
+			   "    { class = 0; ecn = { kmax_kb = 30; enabled = true; }; },\n"
+			   "    { class = 3; weight = 3; queue_kb = 64; }\n"
+			   "  );\n"
+			   "  classes = 4;\n"
+			   "  ecn = { enabled = false; kmin_kb = 10; kmax_kb = 20; pmax = 0.5; };\n"
+			   "  queue_kb = 1000;\n"
+			   "};\n",
+			&c);
+	CHECK_EQ(c.qos.cls[1].line, 8);
+	CHECK(config_equal(&y, &c), "class_params: .yaml and .cfg differ");
+	rtr_config_free(&y);
+	rtr_config_free(&c);
+
+	/* Every other new key, away from its default, in both formats. */
+	OK("yaml",
+			"ports:\n"
+			"  - {port: 0, role: host, shape_gbps: 25, shape_burst_kb: 64}\n"
+			"  - {port: 1, role: fabric, shape_burst_kb: 65536}\n"
+			"qos:\n"
+			"  classes: 6\n"
+			"  trust: pcp\n"
+			"  dscp: [{dscp: 26, class: 3}]\n"
+			"  pcp: [{pcp: 3, class: 3}, {pcp: 0, class: 1}, {pcp: 7, class: 5}]\n"
+			"  ecn: {enabled: no}\n"
+			"  class_params:\n"
+			"    - {class: 5, weight: 1000, ecn: {enabled: true, pmax: 1}}\n"
+			"    - {class: 2, priority: 0, weight: 4, queue_kb: 1048576,\n"
+			"       ecn: {kmin_kb: 0, kmax_kb: 0, pmax: 0}}\n"
+			"  trim: true\n"
+			"  trim_lengths: update\n"
+			"  trim_dscp: 0\n"
+			"  pfc: {mode: software, classes: [3, 1], xoff_kb: 1048576, xon_kb: 0, "
+			"quanta: "
+			"1}\n",
+			&y);
+	CHECK_EQ(y.ports[0].shape_burst_kb, 64);
+	CHECK_EQ(y.ports[1].shape_burst_kb, 65536);
+	CHECK(y.qos.trust_pcp);
+	CHECK_EQ(y.qos.n_pcp, 3);
+	CHECK(y.qos.pcp[1].pcp == 0 && y.qos.pcp[1].class == 1);
+	CHECK(y.qos.pcp[2].pcp == 7 && y.qos.pcp[2].class == 5);
+	CHECK(!y.qos.ecn.enabled);
+	k = &y.qos.cls[5];
+	CHECK(k->set && k->priority == 5 && k->weight == 1000 && k->queue_kb == 2048);
+	CHECK(k->ecn.enabled && k->ecn.pmax == 1.0 && k->ecn.kmin_kb == 100);
+	k = &y.qos.cls[2];
+	CHECK(k->set && k->priority == 0 && k->weight == 4 && k->queue_kb == 1048576);
+	CHECK(!k->ecn.enabled && k->ecn.kmin_kb == 0 && k->ecn.kmax_kb == 0 && k->ecn.pmax == 0.0);
+	CHECK(y.qos.trim && y.qos.trim_update_lengths);
+	CHECK_EQ(y.qos.trim_dscp, 0);
+	CHECK_EQ(y.qos.pfc.mode, RTR_PFC_SOFTWARE);
+	CHECK_EQ(y.qos.pfc.class_mask, 0x0a);
+	CHECK_EQ(y.qos.pfc.xoff_kb, 1048576);
+	CHECK_EQ(y.qos.pfc.xon_kb, 0);
+	CHECK_EQ(y.qos.pfc.quanta, 1);
+	check_round_trip(__LINE__, &y);
+	OK("cfg",
+			"ports = (\n"
+			"  { port = 0; role = \"host\"; shape_gbps = 25; shape_burst_kb = 64; },\n"
+			"  { port = 1; role = \"fabric\"; shape_burst_kb = 65536; }\n"
+			");\n"
+			"qos = {\n"
+			"  classes = 6;\n"
+			"  trust = \"pcp\";\n"
+			"  dscp = ( { dscp = 26; class = 3; } );\n"
+			"  pcp = ( { pcp = 3; class = 3; }, { pcp = 0; class = 1; },"
+			" { pcp = 7; class = 5; } );\n"
+			"  ecn = { enabled = false; };\n"
+			"  class_params = (\n"
+			"    { class = 5; weight = 1000; ecn = { enabled = true; pmax = 1; }; },\n"
+			"    { class = 2; priority = 0; weight = 4; queue_kb = 1048576;\n"
+			"      ecn = { kmin_kb = 0; kmax_kb = 0; pmax = 0.0; }; }\n"
+			"  );\n"
+			"  trim = true;\n"
+			"  trim_lengths = \"update\";\n"
+			"  trim_dscp = 0;\n"
+			"  pfc = { mode = \"software\"; classes = [ 3, 1 ]; xoff_kb = 1048576;"
+			" xon_kb = 0; quanta = 1; };\n"
+			"};\n",
+			&c);
+	CHECK(config_equal(&y, &c), "qos keys: .yaml and .cfg differ");
+	rtr_config_free(&y);
+	rtr_config_free(&c);
+
+	/* trim_dscp at the top of its range; the defaults round-trip too. */
+	OK("yaml", "ports: [{port: 0, role: host}]\nqos: {trim_dscp: 63, classes: 1}\n", &y);
+	CHECK_EQ(y.qos.trim_dscp, 63);
+	CHECK(!y.qos.cls[0].set && y.qos.cls[0].priority == 0);
+	check_round_trip(__LINE__, &y);
+	OK("yaml", "ports: [{port: 0, role: host}]\n", &y);
+	check_round_trip(__LINE__, &y);
+	/* The control class of one class only: weight and ecn, no priority. */
+	OK("yaml",
+			"ports: [{port: 0, role: host}]\n"
+			"qos: {classes: 1, class_params: [{class: 0, weight: 9, ecn: {kmin_kb: "
+			"1}}]}\n",
+			&y);
+	CHECK(y.qos.cls[0].set && y.qos.cls[0].weight == 9 && y.qos.cls[0].ecn.kmin_kb == 1);
+	check_round_trip(__LINE__, &y);
+	rtr_config_free(&y);
+}
+
+static void
+test_qos_rules(void)
+{
+	/* trust, pcp */
+	ERR_Y(YP "qos: {trust: vlan}\n", "t.yaml:5: qos.trust: must be dscp or pcp, got \"vlan\"");
+	ERR_C(CP "qos = { trust = \"vlan\"; };\n",
+			"t.cfg:6: qos.trust: must be dscp or pcp, got \"vlan\"");
+	ERR_C(CP "qos = { trust = 1; };\n",
+			"t.cfg:6: qos.trust: expected a string, got an integer");
+	ERR_Y(YP "qos:\n  pcp: [{pcp: 8, class: 0}]\n",
+			"t.yaml:6: qos.pcp[0].pcp: must be 0..7, got 8");
+	ERR_C(CP "qos = {\n  pcp = ( { pcp = 8; class = 0; } );\n};\n",
+			"t.cfg:7: qos.pcp[0].pcp: must be 0..7, got 8");
+	ERR_Y(YP "qos:\n  pcp:\n    - {pcp: 3, class: 3}\n    - {pcp: 3, class: 4}\n",
+			"t.yaml:8: qos.pcp[1].pcp: duplicate pcp 3");
+	ERR_C(CP "qos = {\n  pcp = (\n    { pcp = 3; class = 3; },\n"
+		 "    { pcp = 3; class = 4; }\n  );\n};\n",
+			"t.cfg:9: qos.pcp[1].pcp: duplicate pcp 3");
+	ERR_Y(YP "qos:\n  pcp: [{pcp: 1, class: 4}]\n  classes: 4\n",
+			"t.yaml:6: qos.pcp[0].class: must be 0..3 (qos.classes is 4), got 4");
+	ERR_Y(YP "qos:\n  pcp: [{class: 1}]\n", "t.yaml:6: qos.pcp[0].pcp: required key missing");
+	ERR_Y(YP "qos:\n  pcp: [{pcp: 1, class: 1, dei: 0}]\n",
+			"t.yaml:6: qos.pcp[0].dei: unknown key");
+
+	/* class_params */
+	ERR_Y(YP "qos:\n  classes: 4\n  class_params:\n    - {class: 4, weight: 2}\n",
+			"t.yaml:8: qos.class_params[0].class: must be 0..3 (qos.classes is 4), got "
+			"4");
+	ERR_C(CP "qos = {\n  class_params = (\n    { class = 4; weight = 2; }\n  );\n"
+		 "  classes = 4;\n};\n",
+			"t.cfg:8: qos.class_params[0].class: must be 0..3 (qos.classes is 4), got "
+			"4");
+	ERR_Y(YP "qos:\n  class_params: [{class: 8}]\n",
+			"t.yaml:6: qos.class_params[0].class: must be 0..7, got 8");
+	ERR_Y(YP "qos:\n  class_params:\n    - {class: 3, weight: 2}\n    - {class: 3, queue_kb: "
+		 "10}\n",
+			"t.yaml:8: qos.class_params[1].class: duplicate class 3 (first at line 7)");
+	ERR_C(CP "qos = {\n  class_params = (\n    { class = 3; weight = 2; },\n"
+		 "    { class = 3; queue_kb = 10; }\n  );\n};\n",
+			"t.cfg:9: qos.class_params[1].class: duplicate class 3 (first at line 8)");
+	ERR_Y(YP "qos:\n  classes: 4\n  class_params:\n    - {class: 3, priority: 3}\n",
+			"t.yaml:8: qos.class_params[0].priority: the control class (3) is always "
+			"highest; do not set it");
+	ERR_C(CP "qos = {\n  class_params = (\n    { class = 0; weight = 2; },\n"
+		 "    { class = 7;\n      priority = 0; }\n  );\n};\n",
+			"t.cfg:10: qos.class_params[1].priority: the control class (7) is always "
+			"highest; do not set it");
+	ERR_Y(YP "qos:\n  class_params:\n    - {class: 2, weight: 0}\n",
+			"t.yaml:7: qos.class_params[0].weight: must be 1..1000, got 0");
+	ERR_C(CP "qos = {\n  class_params = (\n    { class = 2; weight = 0; }\n  );\n};\n",
+			"t.cfg:8: qos.class_params[0].weight: must be 1..1000, got 0");
+	ERR_Y(YP "qos:\n  class_params:\n    - {class: 2, weight: 1001}\n",
+			"t.yaml:7: qos.class_params[0].weight: must be 1..1000, got 1001");
+	ERR_Y(YP "qos:\n  class_params:\n    - {class: 2, priority: 8}\n",
+			"t.yaml:7: qos.class_params[0].priority: must be 0..7, got 8");
+	ERR_Y(YP "qos:\n  class_params:\n    - {class: 2, queue_kb: 0}\n",
+			"t.yaml:7: qos.class_params[0].queue_kb: must be 1..1048576, got 0");
+	ERR_Y(YP "qos:\n  class_params:\n    - {class: 2, ecn: {kmin_kb: 500}}\n",
+			"t.yaml:7: qos.class_params[0].ecn.kmin_kb: must be <= kmax_kb (400), got "
+			"500");
+	ERR_C(CP "qos = {\n  class_params = (\n    { class = 2;\n"
+		 "      ecn = { kmin_kb = 500; }; }\n  );\n};\n",
+			"t.cfg:9: qos.class_params[0].ecn.kmin_kb: must be <= kmax_kb (400), got "
+			"500");
+	/* kmin inherited from qos.ecn: reported at the kmax that breaks it. */
+	ERR_Y(YP "qos:\n  ecn: {kmin_kb: 100}\n  class_params:\n"
+		 "    - class: 2\n      ecn:\n        kmax_kb: 50\n",
+			"t.yaml:10: qos.class_params[0].ecn.kmin_kb: must be <= kmax_kb (50), got "
+			"100");
+	ERR_Y(YP "qos:\n  class_params:\n    - {class: 2, ecn: {pmax: 1.5}}\n",
+			"t.yaml:7: qos.class_params[0].ecn.pmax: must be 0..1, got 1.5");
+	ERR_Y(YP "qos:\n  class_params:\n    - {weight: 2}\n",
+			"t.yaml:7: qos.class_params[0].class: required key missing");
+	ERR_Y(YP "qos:\n  class_params:\n    - {class: 1, trim: true}\n",
+			"t.yaml:7: qos.class_params[0].trim: unknown key");
+	ERR_Y(YP "qos:\n  class_params: {class: 1}\n",
+			"t.yaml:6: qos.class_params: expected a list, got a map");
+	ERR_Y(YP "qos:\n  ecn: {enabled: 1}\n",
+			"t.yaml:6: qos.ecn.enabled: expected a boolean (true or false), got an "
+			"integer");
+
+	/* trimming */
+	ERR_Y(YP "qos: {trim_lengths: fix}\n",
+			"t.yaml:5: qos.trim_lengths: must be keep or update, got \"fix\"");
+	ERR_C(CP "qos = { trim_dscp = 64; };\n", "t.cfg:6: qos.trim_dscp: must be 0..63, got 64");
+	ERR_Y(YP "qos: {trim_dscp: -1}\n", "t.yaml:5: qos.trim_dscp: must be 0..63, got -1");
+
+	/* pfc */
+	ERR_Y(YP "qos:\n  pfc:\n    mode: software\n    classes: []\n",
+			"t.yaml:8: qos.pfc.classes: must list at least one class when mode is not "
+			"off");
+	ERR_C(CP "qos = {\n  pfc = {\n    mode = \"nic\";\n  };\n};\n",
+			"t.cfg:8: qos.pfc.classes: must list at least one class when mode is not "
+			"off");
+	ERR_Y(YP "qos:\n  pfc: {classes: [3], xoff_kb: 100}\n",
+			"t.yaml:6: qos.pfc.xon_kb: must be < xoff_kb (100), got 128");
+	ERR_C(CP "qos = {\n  pfc = {\n    xoff_kb = 64;\n    xon_kb = 64;\n  };\n};\n",
+			"t.cfg:9: qos.pfc.xon_kb: must be < xoff_kb (64), got 64");
+	ERR_Y(YP "qos:\n  pfc: {mode: on}\n",
+			"t.yaml:6: qos.pfc.mode: must be off, software or nic, got \"on\"");
+	ERR_C(CP "qos = { pfc = { mode = \"hardware\"; }; };\n",
+			"t.cfg:6: qos.pfc.mode: must be off, software or nic, got \"hardware\"");
+	ERR_C(CP "qos = { pfc = { mode = false; }; };\n",
+			"t.cfg:6: qos.pfc.mode: expected a string, got a boolean");
+	ERR_Y(YP "qos:\n  classes: 4\n  pfc: {mode: software, classes: [1, 4]}\n",
+			"t.yaml:7: qos.pfc.classes[1]: must be 0..3 (qos.classes is 4), got 4");
+	ERR_C(CP "qos = { pfc = { mode = \"software\"; classes = [ 3, 3 ]; }; };\n",
+			"t.cfg:6: qos.pfc.classes[1]: duplicate class 3");
+	ERR_Y(YP "qos:\n  pfc: {classes: [x]}\n",
+			"t.yaml:6: qos.pfc.classes[0]: expected an integer, got a string");
+	ERR_Y(YP "qos:\n  pfc: {classes: 3}\n",
+			"t.yaml:6: qos.pfc.classes: expected a list, got an integer");
+	ERR_Y(YP "qos:\n  pfc: {xoff_kb: 0}\n",
+			"t.yaml:6: qos.pfc.xoff_kb: must be 1..1048576, got 0");
+	ERR_Y(YP "qos:\n  pfc: {quanta: 65536}\n",
+			"t.yaml:6: qos.pfc.quanta: must be 1..65535, got 65536");
+	ERR_Y(YP "qos:\n  pfc: {quanta: 0}\n", "t.yaml:6: qos.pfc.quanta: must be 1..65535, got 0");
+	ERR_Y(YP "qos:\n  pfc: {xon: 1}\n", "t.yaml:6: qos.pfc.xon: unknown key");
+
+	/* ports[].shape_burst_kb */
+	ERR_Y("ports:\n  - {port: 0, role: host, shape_burst_kb: 0}\n",
+			"t.yaml:2: ports[0].shape_burst_kb: must be 1..65536, got 0");
+	ERR_C("ports = ( { port = 0; role = \"host\"; shape_burst_kb = 65537; } );\n",
+			"t.cfg:1: ports[0].shape_burst_kb: must be 1..65536, got 65537");
+}
+
+static void
+test_pfc_mode_names(void)
+{
+	static struct rtr_config cfg;
+	char text[160];
+	int i;
+
+	for (i = 0; i < (int)RTR_ARRAY_SIZE(rtr_pfc_mode_names); i++) {
+		/* The config accepts exactly these names, in this order. */
+		snprintf(text, sizeof(text),
+				"ports: [{port: 0, role: host}]\nqos: {pfc: {mode: %s, classes: "
+				"[0]}}\n",
+				rtr_pfc_mode_names[i]);
+		OK("yaml", text, &cfg);
+		CHECK_EQ(cfg.qos.pfc.mode, i);
+		CHECK_EQ(cfg.qos.pfc.class_mask, 1);
+		check_round_trip(__LINE__, &cfg);
+	}
+	CHECK_STR(rtr_pfc_mode_names[RTR_PFC_OFF], "off");
+	CHECK_STR(rtr_pfc_mode_names[RTR_PFC_SOFTWARE], "software");
+	CHECK_STR(rtr_pfc_mode_names[RTR_PFC_NIC], "nic");
+}
+
 static void
 test_syntax(void)
 {
@@ -1059,6 +1413,9 @@ main(int argc, char **argv)
 	test_routes();
 	test_routes_ok();
 	test_conweave_rules();
+	test_qos_classes();
+	test_qos_rules();
+	test_pfc_mode_names();
 	test_syntax();
 	test_truncations(dir, "demo-tor", "yaml");
 	test_truncations(dir, "demo-tor", "cfg");
