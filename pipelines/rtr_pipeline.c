@@ -20,8 +20,6 @@
 
 #include "rtr_pipeline.h"
 
-int rtr_meta_offset = -1;
-
 int
 rtr_meta_register(uint16_t *priv_size)
 {

@@ -34,24 +34,16 @@
 #include "rtr_common.h"
 #include "rtr_config.h"
 #include "rtr_lb.h"
+#include "rtr_mbuf.h"
 #include "rtr_neigh.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 #include "rtr_stats.h"
 
-#define RTR_PORT_NONE	     0xff   /* in_port of frames the switch originates */
 #define RTR_CTRL_RING_SIZE   1024
 #define RTR_HANDOFF_RING_SIZE 4096
 #define RTR_INJECT_RING_SIZE 1024
 #define RTR_CTRL_POLL_MASK   255 /* single-lcore: control work every 256 loops */
-
-extern int rtr_meta_offset;
-
-static inline struct rtr_meta *
-rtr_meta(struct rte_mbuf *m)
-{
-	return RTE_MBUF_DYNFIELD(m, rtr_meta_offset, struct rtr_meta *);
-}
 
 /*
  * Register the metadata dynamic field; call once after rte_eal_init and

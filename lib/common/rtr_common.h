@@ -20,6 +20,7 @@
 #define RTR_MAX_PORT_ADDRS  4	 /* IPv4 + IPv6 addresses per port */
 #define RTR_MAX_DSCP_MAP    64
 #define RTR_MAX_CLASSES	    8
+#define RTR_PORT_NONE	    0xff /* rtr_meta.in_port of frames the switch originates */
 #define RTR_BURST	    32
 #define RTR_NAME_LEN	    64
 

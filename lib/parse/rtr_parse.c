@@ -21,6 +21,9 @@
 #include "rtr_common.h"
 #include "rtr_parse.h"
 
+/* The mbuf offset of struct rtr_meta (rtr_mbuf.h); set by the pipeline. */
+int rtr_meta_offset = -1;
+
 #define ETH_HLEN      14
 #define VLAN_HLEN     4
 #define ETYPE_IPV4    0x0800

@@ -24,7 +24,8 @@
 	X(LOCAL_UNSUPPORTED, "local_unsupported", "addressed to the switch but not ARP/ND/ICMP echo") \
 	X(CONTROL_RING_FULL, "control_ring_full", "control-plane punt ring was full")              \
 	X(HANDOFF_FULL, "handoff_full", "inter-lcore hand-off ring was full")                      \
-	X(SHUTDOWN, "shutdown", "in flight when the switch stopped and no port could take it")
+	X(SHUTDOWN, "shutdown", "in flight when the switch stopped and no port could take it")  \
+	X(IMPAIR_LOSS, "impair_loss", "dropped by the port's configured random loss (lab impairment)")
 
 enum rtr_drop_reason {
 #define RTR_DROP_ENUM(e, s, d) RTR_DROP_##e,

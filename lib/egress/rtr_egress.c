@@ -1,0 +1,1049 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_common.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+
+#include "rtr_egress.h"
+#include "rtr_mbuf.h"
+#include "rtr_parse.h"
+
+const char *const rtr_eg_counter_names[RTR_EGC_MAX] = {
+#define RTR_EG_NAME(n, d) #n,
+	RTR_EG_CLASS_COUNTERS(RTR_EG_NAME)
+#undef RTR_EG_NAME
+};
+const char *const rtr_eg_counter_help[RTR_EGC_MAX] = {
+#define RTR_EG_HELP(n, d) d,
+	RTR_EG_CLASS_COUNTERS(RTR_EG_HELP)
+#undef RTR_EG_HELP
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static inline uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void *
+eg_zalloc(size_t n, int socket)
+{
+	if (socket < 0)
+		return calloc(1, n);
+	return rte_zmalloc_socket("rtr_egress", n, RTE_CACHE_LINE_SIZE, socket);
+}
+
+static void
+eg_free(void *p, bool rte)
+{
+	if (rte)
+		rte_free(p);
+	else
+		free(p);
+}
+
+static uint32_t
+pow2_at_least(uint64_t n)
+{
+	uint32_t v = 1;
+
+	while (v < n && v < (1u << 30))
+		v <<= 1;
+	return v;
+}
+
+static double
+port_gbps(const struct rtr_port_cfg *pc, uint32_t link_mbps)
+{
+	if (pc->shape_gbps > 0)
+		return pc->shape_gbps;
+	if (pc->speed_gbps > 0)
+		return pc->speed_gbps;
+	if (link_mbps > 0)
+		return link_mbps / 1000.0;
+	return 100.0;
+}
+
+/* ------------------------------------------------------------ shared */
+
+int
+rtr_egress_shared_init(struct rtr_egress_shared *sh, const struct rtr_config *cfg,
+		const uint32_t *link_speed_mbps)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->cfg = cfg;
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rtr_port_cfg *pc = &cfg->ports[i];
+		struct rtr_eg_shared_port *sp;
+		double gbps;
+
+		if (pc->port >= RTR_MAX_PORTS)
+			return -EINVAL;
+		sp = &sh->port[pc->port];
+		sp->configured = true;
+		gbps = port_gbps(pc, link_speed_mbps ? link_speed_mbps[pc->port] : 0);
+		if (pc->shape_gbps > 0) {
+			sp->shaped = true;
+			sp->ps_per_byte_q10 = (uint64_t)(8000.0 * 1024.0 / pc->shape_gbps + 0.5);
+			sp->burst_ps = ((uint64_t)pc->shape_burst_kb * 1024 * sp->ps_per_byte_q10) >> 10;
+		}
+		sp->quantum_ns_q10 = (uint64_t)(512.0 * 1024.0 / gbps + 0.5);
+		rte_spinlock_init(&sp->pfc.lock);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ create */
+
+static int
+cq_init(struct rtr_cq *q, const struct rtr_class_cfg *cc, uint32_t max_pkts, int socket)
+{
+	uint64_t limit = (uint64_t)cc->queue_kb * 1024;
+	uint32_t slots = pow2_at_least(RTE_MIN(limit / 60 + 1, (uint64_t)max_pkts));
+
+	if (slots < RTR_BURST)
+		slots = RTR_BURST;
+	q->slot = eg_zalloc(sizeof(*q->slot) * slots, socket);
+	if (q->slot == NULL)
+		return -ENOMEM;
+	q->mask = slots - 1;
+	q->limit = (uint32_t)RTE_MIN(limit, (uint64_t)UINT32_MAX);
+	q->ecn = cc->ecn.enabled;
+	q->kmin = cc->ecn.kmin_kb * 1024;
+	q->kmax = cc->ecn.kmax_kb * 1024;
+	q->pmax_q32 = (uint64_t)(cc->ecn.pmax * 4294967296.0);
+	q->quantum = (uint32_t)cc->weight * RTR_EG_DWRR_QUANTUM;
+	return 0;
+}
+
+/* Levels: distinct priorities, highest first; the control class on top. */
+static void
+eport_levels(struct rtr_eport *ep, const struct rtr_qos_cfg *q)
+{
+	int prio[RTR_MAX_CLASSES];
+	bool done[RTR_MAX_CLASSES] = {false};
+
+	for (unsigned int c = 0; c < ep->n_classes; c++)
+		prio[c] = c == ep->top ? 1000 : q->cls[c].priority;
+	ep->n_levels = 0;
+	for (;;) {
+		int best = -1;
+
+		for (unsigned int c = 0; c < ep->n_classes; c++)
+			if (!done[c] && prio[c] > best)
+				best = prio[c];
+		if (best < 0)
+			break;
+		uint8_t l = ep->n_levels++;
+
+		ep->level_n[l] = 0;
+		ep->level_mask[l] = 0;
+		/* Classes of a level in descending class order (DWRR visit order). */
+		for (int c = ep->n_classes - 1; c >= 0; c--) {
+			if (!done[c] && prio[c] == best) {
+				done[c] = true;
+				ep->level_cls[l][ep->level_n[l]++] = (uint8_t)c;
+				ep->level_mask[l] |= (uint8_t)(1u << c);
+			}
+		}
+		ep->fresh[l] = true;
+	}
+	/* Default layout: each class alone, in class order: the pick is the
+	 * highest set bit of the eligible mask. */
+	ep->simple_prio = ep->n_levels == ep->n_classes;
+	for (unsigned int l = 0; ep->simple_prio && l < ep->n_levels; l++)
+		if (ep->level_cls[l][0] != ep->n_classes - 1 - l)
+			ep->simple_prio = false;
+}
+
+static void
+eport_free(struct rtr_eport *ep, bool rte)
+{
+	if (ep == NULL)
+		return;
+	for (unsigned int c = 0; c < RTR_MAX_CLASSES; c++)
+		eg_free(ep->cq[c].slot, rte);
+	eg_free(ep->wire, rte);
+	eg_free(ep->wire_due, rte);
+	eg_free(ep, rte);
+}
+
+static struct rtr_eport *
+eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_pkts,
+		int socket)
+{
+	const struct rtr_qos_cfg *q = &eg->sh->cfg->qos;
+	struct rtr_eport *ep = eg_zalloc(sizeof(*ep), socket);
+	uint64_t wire;
+	double gbps;
+
+	if (ep == NULL)
+		return NULL;
+	ep->port = pc->port;
+	ep->n_classes = q->classes;
+	ep->top = (uint8_t)(q->classes - 1);
+	ep->sh = &eg->sh->port[pc->port];
+	for (unsigned int c = 0; c < q->classes; c++)
+		if (cq_init(&ep->cq[c], &q->cls[c], max_pkts, socket) != 0)
+			goto fail;
+	eport_levels(ep, q);
+	/* The wire holds what is in flight on the delay line: at the port's
+	 * rate in minimum-size frames, plus room for one burst and PFC frames. */
+	gbps = port_gbps(pc, 0);
+	ep->delay_ns = (uint64_t)pc->delay_us * 1000;
+	wire = (uint64_t)((double)ep->delay_ns * gbps / (84 * 8)) + 4 * RTR_BURST + RTR_EG_WIRE_RESERVE;
+	wire = pow2_at_least(RTE_MIN(wire, (uint64_t)max_pkts + 4 * RTR_BURST + RTR_EG_WIRE_RESERVE));
+	ep->wire = eg_zalloc(sizeof(*ep->wire) * wire, socket);
+	ep->wire_due = eg_zalloc(sizeof(*ep->wire_due) * wire, socket);
+	if (ep->wire == NULL || ep->wire_due == NULL)
+		goto fail;
+	ep->w_mask = (uint32_t)wire - 1;
+	if (pc->loss >= 1.0)
+		ep->loss_q64 = UINT64_MAX;
+	else if (pc->loss > 0)
+		ep->loss_q64 = (uint64_t)(pc->loss * 18446744073709551616.0);
+	ep->loss_rng = pc->loss_seed ^ ((uint64_t)eg->worker * 0xd1b54a32d192ed03ull);
+	ep->red_rng = 0x5eed0000ull + pc->port * 131 + eg->worker;
+	return ep;
+fail:
+	eport_free(ep, socket >= 0);
+	return NULL;
+}
+
+struct rtr_egress *
+rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker,
+		const struct rtr_egress_io *io, struct rtr_lcore_stats *stats, uint32_t max_pkts,
+		int socket)
+{
+	const struct rtr_config *cfg = sh->cfg;
+	const struct rtr_qos_cfg *q = &cfg->qos;
+	struct rtr_egress *eg;
+
+	if (worker >= 64 || q->classes == 0 || q->classes > RTR_MAX_CLASSES) {
+		errno = EINVAL;
+		return NULL;
+	}
+	eg = eg_zalloc(sizeof(*eg), socket);
+	if (eg == NULL)
+		return NULL;
+	eg->rte_mem = socket >= 0;
+	eg->sh = sh;
+	eg->io = *io;
+	eg->stats = stats;
+	eg->worker = worker;
+	eg->n_classes = q->classes;
+	eg->top = (uint8_t)(q->classes - 1);
+	eg->trust_pcp = q->trust_pcp;
+	eg->trim = q->trim;
+	eg->trim_update_lengths = q->trim_update_lengths;
+	eg->trim_dscp = q->trim_dscp;
+	for (unsigned int i = 0; i < q->n_dscp; i++)
+		eg->dscp_class[q->dscp[i].dscp & 63] = q->dscp[i].class;
+	for (unsigned int i = 0; i < q->n_pcp; i++)
+		eg->pcp_class[q->pcp[i].pcp & 7] = q->pcp[i].class;
+	eg->pfc = q->pfc.mode == RTR_PFC_SOFTWARE;
+	eg->pfc_mask = q->pfc.class_mask;
+	eg->xoff_bytes = q->pfc.xoff_kb * 1024;
+	eg->xon_bytes = q->pfc.xon_kb * 1024;
+	eg->pfc_quanta = q->pfc.quanta;
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rtr_port_cfg *pc = &cfg->ports[i];
+
+		eg->port[pc->port] = eport_create(eg, pc, max_pkts, socket);
+		if (eg->port[pc->port] == NULL) {
+			rtr_egress_free(eg);
+			return NULL;
+		}
+	}
+	return eg;
+}
+
+void
+rtr_egress_free(struct rtr_egress *eg)
+{
+	if (eg == NULL)
+		return;
+	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
+		eport_free(eg->port[p], eg->rte_mem);
+	eg_free(eg, eg->rte_mem);
+}
+
+/* ------------------------------------------------------------ classify */
+
+uint8_t
+rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
+{
+	const struct rtr_meta *meta = rtr_meta(m);
+
+	if (meta->in_port == RTR_PORT_NONE)
+		return eg->top;
+	if (meta->flags & RTR_MF_ROCE) {
+		if (meta->bth_opcode == RTR_BTH_OP_CNP)
+			return eg->top;
+		/* ConWeave REPLY (2) / NOTIFY (3) in transit (a spine, or a ToR
+		 * forwarding them between fabric ports). */
+		if ((meta->flags & RTR_MF_CW_HDR) && ((meta->bth_b8 >> 5) & 3) >= 2)
+			return eg->top;
+	}
+	if (eg->trust_pcp && (meta->flags & RTR_MF_VLAN))
+		return eg->pcp_class[rte_pktmbuf_mtod(m, const uint8_t *)[14] >> 5];
+	if (meta->l3 == RTR_L3_IPV4 || meta->l3 == RTR_L3_IPV6)
+		return eg->dscp_class[meta->tos >> 2];
+	return 0;
+}
+
+/* ------------------------------------------------------------ ECN */
+
+bool
+rtr_ecn_mark(uint8_t *frame, uint8_t l3, uint8_t l3_off)
+{
+	uint8_t *h = frame + l3_off;
+
+	if (l3 == RTR_L3_IPV4) {
+		uint8_t ecn = h[1] & 3;
+		uint16_t old_w, new_w;
+		uint32_t sum;
+
+		if (ecn != RTR_ECN_ECT0 && ecn != RTR_ECN_ECT1)
+			return false;
+		/* RFC 1624 incremental update of the word (version/IHL, TOS). */
+		old_w = (uint16_t)(h[0] << 8 | h[1]);
+		h[1] |= RTR_ECN_CE;
+		new_w = (uint16_t)(h[0] << 8 | h[1]);
+		sum = (uint16_t) ~(h[10] << 8 | h[11]);
+		sum += (uint16_t)~old_w;
+		sum += new_w;
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (uint16_t)~sum;
+		h[10] = (uint8_t)(sum >> 8);
+		h[11] = (uint8_t)sum;
+		return true;
+	}
+	if (l3 == RTR_L3_IPV6) {
+		/* Traffic class = low nibble of byte 0, high nibble of byte 1;
+		 * ECN is its two low bits: bits 5..4 of byte 1. */
+		uint8_t ecn = (h[1] >> 4) & 3;
+
+		if (ecn != RTR_ECN_ECT0 && ecn != RTR_ECN_ECT1)
+			return false;
+		h[1] |= 0x30;
+		return true;
+	}
+	return false;
+}
+
+/* ------------------------------------------------------------ PFC */
+
+void
+rtr_pfc_build(uint8_t *buf, const uint8_t src_mac[6], uint8_t class_vector,
+		const uint16_t quanta[8])
+{
+	static const uint8_t dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+
+	memset(buf, 0, RTR_PFC_FRAME_LEN);
+	memcpy(buf, dst, 6);
+	memcpy(buf + 6, src_mac, 6);
+	buf[12] = RTR_PFC_ETHERTYPE >> 8;
+	buf[13] = RTR_PFC_ETHERTYPE & 0xff;
+	buf[14] = RTR_PFC_OPCODE >> 8;
+	buf[15] = RTR_PFC_OPCODE & 0xff;
+	buf[16] = 0;
+	buf[17] = class_vector;
+	for (unsigned int i = 0; i < 8; i++) {
+		buf[18 + 2 * i] = (uint8_t)(quanta[i] >> 8);
+		buf[19 + 2 * i] = (uint8_t)quanta[i];
+	}
+}
+
+/* Close the pause interval of one class at now, under the lock. */
+static void
+pause_account(struct rtr_eg_pfc_port *pp, unsigned int c, uint64_t now_ns)
+{
+	uint64_t until = atomic_load_explicit(&pp->pause_until[c], memory_order_relaxed);
+
+	if (until > pp->pause_start[c])
+		pp->paused_ns[c] += RTE_MIN(now_ns, until) - pp->pause_start[c];
+	pp->pause_start[c] = now_ns;
+}
+
+int
+rtr_egress_mac_control_rx(struct rtr_egress_shared *sh, uint16_t port, const uint8_t *frame,
+		uint32_t len, uint64_t now_ns)
+{
+	struct rtr_eg_shared_port *sp;
+	struct rtr_eg_pfc_port *pp;
+	const struct rtr_qos_cfg *q = &sh->cfg->qos;
+	uint16_t opcode;
+	uint8_t vector;
+
+	if (port >= RTR_MAX_PORTS || !sh->port[port].configured || len < 34)
+		return -1;
+	sp = &sh->port[port];
+	pp = &sp->pfc;
+	opcode = (uint16_t)(frame[14] << 8 | frame[15]);
+	if (opcode == RTR_PAUSE_OPCODE) {
+		rte_spinlock_lock(&pp->lock);
+		pp->rx_pause++;
+		rte_spinlock_unlock(&pp->lock);
+		return 0;
+	}
+	if (opcode != RTR_PFC_OPCODE)
+		return -1;
+	vector = frame[17];
+	rte_spinlock_lock(&pp->lock);
+	pp->rx_pfc++;
+	if (q->pfc.mode != RTR_PFC_SOFTWARE) {
+		pp->rx_ignored++;
+		rte_spinlock_unlock(&pp->lock);
+		return 0;
+	}
+	for (unsigned int c = 0; c < q->classes; c++) {
+		uint16_t quanta;
+		uint64_t until;
+
+		if (!(vector & (1u << c)) || !(q->pfc.class_mask & (1u << c)))
+			continue;
+		quanta = (uint16_t)(frame[18 + 2 * c] << 8 | frame[19 + 2 * c]);
+		pause_account(pp, c, now_ns);
+		until = now_ns + ((quanta * sp->quantum_ns_q10) >> 10);
+		atomic_store_explicit(&pp->pause_until[c], until, memory_order_release);
+	}
+	rte_spinlock_unlock(&pp->lock);
+	return 0;
+}
+
+uint64_t
+rtr_egress_paused_ns(struct rtr_egress_shared *sh, uint16_t port, uint8_t cls, uint64_t now_ns)
+{
+	struct rtr_eg_pfc_port *pp = &sh->port[port].pfc;
+	uint64_t v, until;
+
+	rte_spinlock_lock(&pp->lock);
+	until = atomic_load_explicit(&pp->pause_until[cls], memory_order_relaxed);
+	v = pp->paused_ns[cls];
+	if (until > pp->pause_start[cls])
+		v += RTE_MIN(now_ns, until) - pp->pause_start[cls];
+	rte_spinlock_unlock(&pp->lock);
+	return v;
+}
+
+/* Queue a PFC frame toward port (ahead of nothing: it joins the wire FIFO,
+ * which no pause or shaper holds back). */
+static void
+pfc_send(struct rtr_egress *eg, uint16_t port, uint8_t cls, bool xoff, uint64_t now_ns)
+{
+	struct rtr_eport *ep = eg->port[port];
+	struct rte_mbuf *m;
+	uint16_t quanta[8] = {0};
+	uint8_t *buf;
+
+	if (ep == NULL || eg->io.alloc == NULL)
+		return;
+	if (ep->w_tail - ep->w_head > ep->w_mask) {
+		eg->stats->originated_dropped++;
+		return;
+	}
+	m = eg->io.alloc(eg->io.arg);
+	if (m == NULL) {
+		eg->stats->originated_dropped++;
+		return;
+	}
+	quanta[cls] = xoff ? eg->pfc_quanta : 0;
+	buf = rte_pktmbuf_mtod(m, uint8_t *);
+	rtr_pfc_build(buf, ep->sh->mac, (uint8_t)(1u << cls), quanta);
+	m->data_len = RTR_PFC_FRAME_LEN;
+	m->pkt_len = RTR_PFC_FRAME_LEN;
+	memset(rtr_meta(m), 0, sizeof(struct rtr_meta));
+	rtr_meta(m)->in_port = RTR_PORT_NONE;
+	rtr_meta(m)->out_port = (uint8_t)port;
+	ep->wire[ep->w_tail & ep->w_mask] = m;
+	ep->wire_due[ep->w_tail & ep->w_mask] = now_ns + ep->delay_ns;
+	ep->w_tail++;
+	eg->held++;
+	eg->active |= 1u << port;
+	if (xoff)
+		atomic_fetch_add_explicit(&ep->sh->pfc.tx_xoff, 1, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&ep->sh->pfc.tx_xon, 1, memory_order_relaxed);
+}
+
+/* Refresh interval of an XOFF toward port: half the pause it asked for. */
+static uint64_t
+xoff_refresh_ns(const struct rtr_egress *eg, uint16_t port)
+{
+	return ((uint64_t)eg->pfc_quanta * eg->sh->port[port].quantum_ns_q10) >> 11;
+}
+
+static inline void
+pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+{
+	struct rtr_eg_pfc_port *pp;
+	uint64_t bit, old;
+
+	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
+		return;
+	eg->in_bytes[in][cls] += len;
+	if (eg->in_bytes[in][cls] < eg->xoff_bytes || (eg->in_xoff[in] & (1u << cls)))
+		return;
+	eg->in_xoff[in] |= (uint8_t)(1u << cls);
+	eg->pfc_active |= 1u << in;
+	eg->pfc_refresh_at[in] = now_ns + xoff_refresh_ns(eg, in);
+	pp = &eg->sh->port[in].pfc;
+	bit = 1ull << eg->worker;
+	old = atomic_fetch_or_explicit(&pp->xoff_workers[cls], bit, memory_order_acq_rel);
+	if (old == 0)
+		pfc_send(eg, in, cls, true, now_ns);
+}
+
+static inline void
+pfc_in_sub(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+{
+	struct rtr_eg_pfc_port *pp;
+	uint64_t bit, old;
+
+	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
+		return;
+	eg->in_bytes[in][cls] -= len;
+	if (!(eg->in_xoff[in] & (1u << cls)) || eg->in_bytes[in][cls] >= eg->xon_bytes)
+		return;
+	eg->in_xoff[in] &= (uint8_t) ~(1u << cls);
+	if (eg->in_xoff[in] == 0)
+		eg->pfc_active &= ~(1u << in);
+	pp = &eg->sh->port[in].pfc;
+	bit = 1ull << eg->worker;
+	old = atomic_fetch_and_explicit(&pp->xoff_workers[cls], ~bit, memory_order_acq_rel);
+	if (old == bit)
+		pfc_send(eg, in, cls, false, now_ns);
+}
+
+void
+rtr_egress_tick(struct rtr_egress *eg, uint64_t now_ns)
+{
+	uint32_t act = eg->pfc_active;
+
+	while (act) {
+		unsigned int in = (unsigned int)__builtin_ctz(act);
+
+		act &= act - 1;
+		if (now_ns < eg->pfc_refresh_at[in])
+			continue;
+		eg->pfc_refresh_at[in] = now_ns + xoff_refresh_ns(eg, (uint16_t)in);
+		for (unsigned int c = 0; c < eg->n_classes; c++)
+			if (eg->in_xoff[in] & (1u << c))
+				pfc_send(eg, (uint16_t)in, (uint8_t)c, true, now_ns);
+	}
+}
+
+/* ------------------------------------------------------------ admission */
+
+static inline void
+cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbuf *m,
+		uint32_t len)
+{
+	struct rtr_cq *q = &ep->cq[cls];
+
+	q->slot[q->tail & q->mask] = m;
+	q->tail++;
+	q->bytes += len;
+	ep->nonempty |= (uint8_t)(1u << cls);
+	ep->c[cls][RTR_EGC_enqueued]++;
+	if (q->bytes > ep->c[cls][RTR_EGC_max_depth])
+		ep->c[cls][RTR_EGC_max_depth] = q->bytes;
+	eg->held++;
+	eg->active |= 1u << ep->port;
+}
+
+/*
+ * Cut a RoCE data packet to its headers: Ethernet .. BTH and the ConWeave
+ * header when present. Only ICRC-masked fields change unless
+ * trim_update_lengths (then IP/UDP lengths and the IPv4 checksum follow the
+ * new size). Returns false if the packet cannot be trimmed.
+ */
+static bool
+trim_packet(struct rtr_egress *eg, struct rte_mbuf *m)
+{
+	struct rtr_meta *meta = rtr_meta(m);
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t keep;
+
+	if (!rtr_meta_is_roce_data(meta))
+		return false;
+	keep = meta->l4_off + 8u + RTR_BTH_LEN + ((meta->flags & RTR_MF_CW_HDR) ? RTR_CW_HDR_LEN : 0);
+	if (keep >= m->pkt_len || m->nb_segs != 1)
+		return false;
+	m->data_len = (uint16_t)keep;
+	m->pkt_len = keep;
+	if (eg->trim_dscp >= 0) {
+		uint8_t *h = f + meta->l3_off;
+
+		if (meta->l3 == RTR_L3_IPV4) {
+			h[1] = (uint8_t)(eg->trim_dscp << 2 | (h[1] & 3));
+		} else {
+			uint8_t tc = (uint8_t)(eg->trim_dscp << 2 | ((h[1] >> 4) & 3));
+
+			h[0] = (uint8_t)((h[0] & 0xf0) | (tc >> 4));
+			h[1] = (uint8_t)((h[1] & 0x0f) | (tc << 4));
+		}
+		meta->tos = (uint8_t)(eg->trim_dscp << 2 | (meta->tos & 3));
+	}
+	if (eg->trim_update_lengths) {
+		uint8_t *h = f + meta->l3_off;
+		uint8_t *udp = f + meta->l4_off;
+		uint16_t udp_len = (uint16_t)(keep - meta->l4_off);
+
+		udp[4] = (uint8_t)(udp_len >> 8);
+		udp[5] = (uint8_t)udp_len;
+		udp[6] = udp[7] = 0;
+		if (meta->l3 == RTR_L3_IPV4) {
+			uint16_t ip_len = (uint16_t)(keep - meta->l3_off);
+
+			h[2] = (uint8_t)(ip_len >> 8);
+			h[3] = (uint8_t)ip_len;
+			h[10] = h[11] = 0;
+			uint16_t ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)h);
+
+			memcpy(h + 10, &ck, 2);
+		} else {
+			uint16_t pl = (uint16_t)(keep - meta->l4_off);
+
+			h[4] = (uint8_t)(pl >> 8);
+			h[5] = (uint8_t)pl;
+		}
+	} else if (eg->trim_dscp >= 0 && meta->l3 == RTR_L3_IPV4) {
+		uint8_t *h = f + meta->l3_off;
+
+		h[10] = h[11] = 0;
+		uint16_t ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)h);
+
+		memcpy(h + 10, &ck, 2);
+	}
+	return true;
+}
+
+static inline int
+admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uint64_t now_ns,
+		bool held)
+{
+	struct rtr_eport *ep = eg->port[port];
+	struct rtr_cq *q;
+	uint32_t len = m->pkt_len;
+
+	if (unlikely(ep == NULL || cls >= eg->n_classes)) {
+		eg->io.drop(eg->io.arg, m, RTR_DROP_PORT_DOWN);
+		return -1;
+	}
+	q = &ep->cq[cls];
+	if (unlikely((!held && q->bytes + len > q->limit) || q->tail - q->head > q->mask)) {
+		uint8_t trim_cls = cls;
+
+		if (eg->trim && cls != ep->top && trim_packet(eg, m)) {
+			struct rtr_cq *t = &ep->cq[ep->top];
+
+			len = m->pkt_len;
+			ep->c[trim_cls][RTR_EGC_trimmed]++;
+			if (t->bytes + len <= t->limit && t->tail - t->head <= t->mask) {
+				cls = ep->top;
+				goto push;
+			}
+		}
+		ep->c[trim_cls][RTR_EGC_drop_queue_full]++;
+		eg->io.drop(eg->io.arg, m, RTR_DROP_QUEUE_FULL);
+		return -1;
+	}
+push:
+	cq_push(eg, ep, cls, m, len);
+	if (eg->pfc)
+		pfc_in_add(eg, rtr_meta(m)->in_port, cls, len, now_ns);
+	return 0;
+}
+
+int
+rtr_egress_enqueue(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls,
+		uint64_t now_ns)
+{
+	return admit(eg, port, m, cls, now_ns, false);
+}
+
+int
+rtr_egress_enqueue_held(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls,
+		uint64_t now_ns)
+{
+	return admit(eg, port, m, cls, now_ns, true);
+}
+
+/* ------------------------------------------------------------ scheduler */
+
+static inline bool
+shaper_take(struct rtr_eg_shared_port *sp, uint32_t len, uint64_t now_ns)
+{
+	uint64_t now_ps = now_ns * 1000;
+	uint64_t cost = ((uint64_t)(len + RTR_EG_FRAME_OVERHEAD) * sp->ps_per_byte_q10) >> 10;
+	uint64_t next = atomic_load_explicit(&sp->next_ps, memory_order_relaxed);
+
+	for (;;) {
+		uint64_t start;
+
+		if (next > now_ps + sp->burst_ps)
+			return false;
+		start = next > now_ps ? next : now_ps;
+		if (atomic_compare_exchange_weak_explicit(&sp->next_ps, &next, start + cost,
+				    memory_order_relaxed, memory_order_relaxed))
+			return true;
+	}
+}
+
+/* Classes that may send now: non-empty and not paused by PFC. */
+static inline uint8_t
+eligible_mask(const struct rtr_egress *eg, const struct rtr_eport *ep, uint64_t now_ns)
+{
+	uint8_t mask = ep->nonempty;
+
+	if (eg->sh->cfg->qos.pfc.mode == RTR_PFC_SOFTWARE) {
+		uint8_t pm = mask & eg->pfc_mask;
+
+		while (pm) {
+			unsigned int c = (unsigned int)__builtin_ctz(pm);
+
+			pm &= (uint8_t)(pm - 1);
+			if (now_ns < atomic_load_explicit(&ep->sh->pfc.pause_until[c],
+					     memory_order_acquire))
+				mask &= (uint8_t) ~(1u << c);
+		}
+	}
+	return mask;
+}
+
+/* Which class sends next, given the eligible mask (non-zero). */
+static inline unsigned int
+pick_class(struct rtr_eport *ep, uint8_t elig)
+{
+	if (likely(ep->simple_prio))
+		return 31u - (unsigned int)__builtin_clz(elig);
+	for (unsigned int l = 0; l < ep->n_levels; l++) {
+		uint8_t in = elig & ep->level_mask[l];
+
+		if (in == 0)
+			continue;
+		if (ep->level_n[l] == 1)
+			return ep->level_cls[l][0];
+		/* DWRR: a class keeps the turn while its head fits its deficit. */
+		for (;;) {
+			unsigned int c = ep->level_cls[l][ep->rr[l]];
+			struct rtr_cq *q = &ep->cq[c];
+
+			if (in & (1u << c)) {
+				if (ep->fresh[l]) {
+					q->deficit += (int32_t)q->quantum;
+					ep->fresh[l] = false;
+				}
+				if ((int32_t)q->slot[q->head & q->mask]->pkt_len <= q->deficit)
+					return c;
+			} else if (!(ep->nonempty & (1u << c))) {
+				q->deficit = 0;
+			}
+			ep->rr[l] = (uint8_t)((ep->rr[l] + 1) % ep->level_n[l]);
+			ep->fresh[l] = true;
+		}
+	}
+	return 0; /* not reached: elig is non-zero */
+}
+
+static inline void
+wire_push(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, uint64_t due)
+{
+	ep->wire[ep->w_tail & ep->w_mask] = m;
+	ep->wire_due[ep->w_tail & ep->w_mask] = due;
+	ep->w_tail++;
+	(void)eg;
+}
+
+/*
+ * Move up to max packets from the class queues to the wire. Without a delay
+ * line the wire is only the NIC staging burst: at most max frames wait there,
+ * so a control packet never queues behind more than one staged burst.
+ */
+static unsigned int
+schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force,
+		uint32_t max)
+{
+	uint32_t used = ep->w_tail - ep->w_head;
+	uint32_t room = ep->w_mask + 1 - RTR_EG_WIRE_RESERVE;
+	unsigned int moved = 0;
+	uint8_t elig;
+
+	if (ep->delay_ns == 0 && !force && room > max)
+		room = max;
+	if (used >= room || ep->nonempty == 0)
+		return 0;
+	room -= used;
+	if (room > max)
+		room = max;
+	elig = force ? ep->nonempty : eligible_mask(eg, ep, now_ns);
+	while (elig && room) {
+		unsigned int c = pick_class(ep, elig);
+		struct rtr_cq *q = &ep->cq[c];
+		struct rte_mbuf *m = q->slot[q->head & q->mask];
+		uint32_t len = m->pkt_len;
+		struct rtr_meta *meta;
+
+		if (ep->sh->shaped && !force && !shaper_take(ep->sh, len, now_ns))
+			break;
+		q->head++;
+		q->bytes -= len;
+		q->deficit -= (int32_t)len;
+		if (q->head == q->tail) {
+			ep->nonempty &= (uint8_t) ~(1u << c);
+			elig &= (uint8_t) ~(1u << c);
+			q->deficit = 0;
+		}
+		ep->c[c][RTR_EGC_sent]++;
+		ep->c[c][RTR_EGC_sent_bytes] += len;
+		meta = rtr_meta(m);
+		if (eg->pfc)
+			pfc_in_sub(eg, meta->in_port, (uint8_t)c, len, now_ns);
+		if (q->ecn && q->bytes > q->kmin && rtr_red_decide(q, &ep->red_rng) &&
+				rtr_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), meta->l3, meta->l3_off)) {
+			meta->tos |= RTR_ECN_CE;
+			ep->c[c][RTR_EGC_ecn_marked]++;
+			eg->stats->port[ep->port].ecn_marked++;
+		}
+		if (unlikely(ep->loss_q64) && !force &&
+				(ep->loss_q64 == UINT64_MAX || splitmix64(&ep->loss_rng) < ep->loss_q64)) {
+			ep->c[c][RTR_EGC_drop_loss]++;
+			eg->held--;
+			eg->io.drop(eg->io.arg, m, RTR_DROP_IMPAIR_LOSS);
+			continue;
+		}
+		wire_push(eg, ep, m, force ? 0 : now_ns + ep->delay_ns);
+		room--;
+		moved++;
+	}
+	return moved;
+}
+
+/* Hand due frames to the NIC. Returns how many it took. */
+static unsigned int
+wire_tx(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force)
+{
+	struct rte_mbuf *burst[RTR_BURST];
+	struct rtr_lcore_stats *st = eg->stats;
+	unsigned int total = 0;
+
+	while (ep->w_head != ep->w_tail) {
+		uint16_t n = 0, sent;
+		uint64_t bytes = 0;
+		uint32_t h = ep->w_head;
+
+		while (n < RTR_BURST && h != ep->w_tail &&
+				(force || ep->wire_due[h & ep->w_mask] <= now_ns)) {
+			burst[n++] = ep->wire[h & ep->w_mask];
+			h++;
+		}
+		if (n == 0)
+			break;
+		/* Counters first: sent mbufs belong to the PMD afterwards. */
+		unsigned int orig = 0;
+
+		for (uint16_t i = 0; i < n; i++) {
+			bytes += burst[i]->pkt_len;
+			orig += rtr_meta(burst[i])->in_port == RTR_PORT_NONE;
+		}
+		sent = eg->io.tx(eg->io.arg, ep->port, burst, n);
+		if (sent < n) {
+			/* Unsent frames stay at the head, in order. */
+			for (uint16_t i = sent; i < n; i++) {
+				bytes -= burst[i]->pkt_len;
+				orig -= rtr_meta(burst[i])->in_port == RTR_PORT_NONE;
+			}
+		}
+		ep->w_head += sent;
+		ep->blocked = sent < n;
+		eg->held -= sent;
+		st->port[ep->port].tx_packets += sent;
+		st->port[ep->port].tx_bytes += bytes;
+		st->originated += orig;
+		st->forwarded += sent - orig;
+		total += sent;
+		if (sent < n)
+			break;
+	}
+	return total;
+}
+
+static inline unsigned int
+service_port(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns)
+{
+	unsigned int sent = 0;
+
+	/* A NIC that refused frames last time gets them again first; while it
+	 * still refuses, nothing more leaves the class queues, so the backlog
+	 * (and the wait of a later control packet) stays in the classes. */
+	if (ep->blocked) {
+		sent = wire_tx(eg, ep, now_ns, false);
+		if (ep->blocked)
+			return sent;
+	}
+	/* Up to four bursts per call, while the NIC keeps taking them. */
+	for (unsigned int k = 0; k < 4; k++) {
+		unsigned int moved = schedule(eg, ep, now_ns, false, RTR_BURST);
+
+		sent += wire_tx(eg, ep, now_ns, false);
+		if (moved < RTR_BURST || ep->blocked)
+			break;
+	}
+	if (ep->nonempty == 0 && ep->w_head == ep->w_tail)
+		eg->active &= ~(1u << ep->port);
+	return sent;
+}
+
+unsigned int
+rtr_egress_service_port(struct rtr_egress *eg, uint16_t port, uint64_t now_ns)
+{
+	if (port >= RTR_MAX_PORTS || eg->port[port] == NULL)
+		return 0;
+	return service_port(eg, eg->port[port], now_ns);
+}
+
+unsigned int
+rtr_egress_service(struct rtr_egress *eg, uint64_t now_ns)
+{
+	uint32_t act = eg->active;
+	unsigned int sent = 0;
+
+	while (act) {
+		unsigned int p = (unsigned int)__builtin_ctz(act);
+
+		act &= act - 1;
+		sent += service_port(eg, eg->port[p], now_ns);
+	}
+	return sent;
+}
+
+unsigned int
+rtr_egress_port_down(struct rtr_egress *eg, uint16_t port)
+{
+	struct rtr_eport *ep = port < RTR_MAX_PORTS ? eg->port[port] : NULL;
+	unsigned int n = 0;
+
+	if (ep == NULL)
+		return 0;
+	for (unsigned int c = 0; c < ep->n_classes; c++) {
+		struct rtr_cq *q = &ep->cq[c];
+
+		while (q->head != q->tail) {
+			struct rte_mbuf *m = q->slot[q->head & q->mask];
+
+			q->head++;
+			q->bytes -= m->pkt_len;
+			if (eg->pfc)
+				pfc_in_sub(eg, rtr_meta(m)->in_port, (uint8_t)c, m->pkt_len, 0);
+			ep->c[c][RTR_EGC_drop_port_down]++;
+			eg->io.drop(eg->io.arg, m, RTR_DROP_PORT_DOWN);
+			n++;
+		}
+		q->deficit = 0;
+	}
+	ep->nonempty = 0;
+	ep->blocked = false;
+	while (ep->w_head != ep->w_tail) {
+		struct rte_mbuf *m = ep->wire[ep->w_head & ep->w_mask];
+
+		ep->w_head++;
+		eg->io.drop(eg->io.arg, m, RTR_DROP_PORT_DOWN);
+		n++;
+	}
+	eg->held -= n;
+	eg->active &= ~(1u << port);
+	return n;
+}
+
+static unsigned int
+flush_port(struct rtr_egress *eg, struct rtr_eport *ep, unsigned int max_tries)
+{
+	unsigned int sent = 0, tries = 0;
+
+	while (ep->nonempty || ep->w_head != ep->w_tail) {
+		unsigned int s;
+
+		schedule(eg, ep, 0, true, UINT32_MAX);
+		s = wire_tx(eg, ep, 0, true);
+		sent += s;
+		if (s == 0 && ++tries >= max_tries)
+			break;
+	}
+	/* What the NIC would not take is dropped, counted. */
+	while (ep->w_head != ep->w_tail) {
+		eg->io.drop(eg->io.arg, ep->wire[ep->w_head & ep->w_mask], RTR_DROP_SHUTDOWN);
+		ep->w_head++;
+		eg->held--;
+	}
+	for (unsigned int c = 0; c < ep->n_classes; c++) {
+		struct rtr_cq *q = &ep->cq[c];
+
+		while (q->head != q->tail) {
+			struct rte_mbuf *m = q->slot[q->head & q->mask];
+
+			q->head++;
+			eg->held--;
+			if (eg->pfc)
+				pfc_in_sub(eg, rtr_meta(m)->in_port, (uint8_t)c, m->pkt_len, 0);
+			eg->io.drop(eg->io.arg, m, RTR_DROP_SHUTDOWN);
+		}
+		q->bytes = 0;
+	}
+	ep->nonempty = 0;
+	ep->blocked = false;
+	eg->active &= ~(1u << ep->port);
+	return sent;
+}
+
+unsigned int
+rtr_egress_flush_all(struct rtr_egress *eg, unsigned int max_tries)
+{
+	unsigned int sent = 0;
+
+	/* Draining one port can queue an XON on another (PFC): repeat until
+	 * every port is empty; the XONs themselves queue nothing further. */
+	for (unsigned int pass = 0; pass < 4 && eg->active; pass++) {
+		uint32_t act = eg->active;
+
+		while (act) {
+			unsigned int p = (unsigned int)__builtin_ctz(act);
+
+			act &= act - 1;
+			if (eg->port[p] != NULL)
+				sent += flush_port(eg, eg->port[p], max_tries);
+		}
+	}
+	return sent;
+}
+
+void
+rtr_egress_counters_add(const struct rtr_egress *eg, uint16_t port, uint8_t cls,
+		uint64_t acc[RTR_EGC_MAX])
+{
+	const struct rtr_eport *ep = port < RTR_MAX_PORTS ? eg->port[port] : NULL;
+
+	if (ep == NULL || cls >= ep->n_classes)
+		return;
+	for (unsigned int i = 0; i < RTR_EGC_MAX; i++) {
+		if (i == RTR_EGC_max_depth)
+			acc[i] = RTE_MAX(acc[i], ep->c[cls][i]);
+		else
+			acc[i] += ep->c[cls][i];
+	}
+}
