@@ -328,6 +328,44 @@ setup_workers(struct rtr_app *app)
 	return 0;
 }
 
+/* Shared per-port egress state, then one egress per worker. */
+static int
+setup_egress(struct rtr_app *app)
+{
+	struct rtr_switch *sw = &app->sw;
+	uint32_t speed[RTR_MAX_PORTS] = {0};
+
+	for (unsigned int i = 0; i < app->cfg.n_ports; i++) {
+		uint16_t port = app->cfg.ports[i].port;
+		struct rte_eth_link link;
+
+		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+				link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+			speed[port] = link.link_speed;
+	}
+	sw->egress = rte_zmalloc("rtr_egress_shared", sizeof(*sw->egress), RTE_CACHE_LINE_SIZE);
+	if (sw->egress == NULL || rtr_egress_shared_init(sw->egress, &app->cfg, speed) != 0) {
+		fprintf(stderr, "rocetor: cannot set up the egress\n");
+		return -ENOMEM;
+	}
+	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
+		memcpy(sw->egress->port[p].mac, sw->ports[p].mac, 6);
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		struct rtr_worker *w = sw->workers[i];
+		struct rtr_egress_io io;
+
+		rtr_worker_egress_io(w, &io);
+		w->eg = rtr_egress_create(sw->egress, w->idx, &io, w->stats, app->n_mbufs,
+			(int)rte_lcore_to_socket_id(w->lcore_id));
+		if (w->eg == NULL) {
+			fprintf(stderr, "rocetor: cannot allocate the egress queues of worker %u "
+					"(qos.queue_kb and the ports' delay_us size them)\n", i);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int
 setup_switch(struct rtr_app *app)
 {
@@ -359,11 +397,12 @@ setup_switch(struct rtr_app *app)
 			return -ENOMEM;
 		}
 	}
+	if (setup_egress(app) < 0)
+		return -ENOMEM;
 	sw->hash_seed = cfg->sw.seed;
 	sw->parse_flags = 0;
 	sw->shard_by_flow = sw->lb->flow_affinity;
 	sw->tsc_hz = rte_get_tsc_hz();
-	sw->drain_tsc = sw->tsc_hz / 1000000 * cfg->sw.drain_us;
 	sw->idle_sleep_us = cfg->sw.idle_sleep_us;
 	sw->idle_threshold = cfg->sw.idle_threshold;
 	sw->main_tick = main_tick;
@@ -434,11 +473,13 @@ shutdown_all(struct rtr_app *app, int status)
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
 		if (sw->lb != NULL && sw->workers[i]->lb_state != NULL)
 			sw->lb->fini(sw->workers[i]->lb_state);
+		rtr_egress_free(sw->workers[i]->eg);
 		rte_ring_free(sw->workers[i]->handoff);
 		rte_ring_free(sw->workers[i]->inject);
 		rte_free(sw->workers[i]->stats);
 		rte_free(sw->workers[i]);
 	}
+	rte_free(sw->egress);
 	rte_ring_free(sw->ctrl_ring);
 	rtr_route_free(sw->route);
 	rtr_neigh_free(sw->neigh);

@@ -20,6 +20,8 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#define EGRESS_QUEUE_MBUFS_MAX 4096 /* per port: the "shared buffer" a port may fill */
+
 #include "rtr_app.h"
 
 #define RX_DESC	    1024
@@ -69,12 +71,48 @@ round_pow2_minus1(uint64_t n)
 	return (uint32_t)(p - 1);
 }
 
+/*
+ * qos.pfc.mode nic: the NIC itself sends and honours PFC for the configured
+ * classes (802.1p priority = class), with its own watermarks from xoff_kb /
+ * xon_kb. A PMD without PFC support is a start-up error, not a silent
+ * downgrade: the user asked for lossless behaviour.
+ */
+static int
+nic_pfc(const struct rtr_config *cfg, uint16_t port)
+{
+	const struct rtr_pfc_cfg *pfc = &cfg->qos.pfc;
+
+	for (unsigned int c = 0; c < cfg->qos.classes; c++) {
+		struct rte_eth_pfc_conf pc;
+		int rc;
+
+		if (!(pfc->class_mask & (1u << c)))
+			continue;
+		memset(&pc, 0, sizeof(pc));
+		pc.fc.mode = RTE_ETH_FC_FULL;
+		pc.fc.high_water = pfc->xoff_kb * 1024;
+		pc.fc.low_water = pfc->xon_kb * 1024;
+		pc.fc.pause_time = pfc->quanta;
+		pc.fc.send_xon = 1;
+		pc.priority = (uint8_t)c;
+		rc = rte_eth_dev_priority_flow_ctrl_set(port, &pc);
+		if (rc != 0) {
+			fprintf(stderr, "port %u: qos.pfc.mode nic: the PMD cannot do PFC on priority "
+					"%u: %s (use qos.pfc.mode: software)\n", port, c,
+				rc == -ENOTSUP ? "not supported" : strerror(-rc));
+			return rc;
+		}
+	}
+	printf("rocetor: port %u: NIC PFC on classes 0x%02x\n", port, pfc->class_mask);
+	return 0;
+}
+
 int
 rtr_ports_setup(struct rtr_app *app)
 {
 	struct rtr_config *cfg = &app->cfg;
 	struct rtr_switch *sw = &app->sw;
-	uint64_t need = 0, rx_desc_total = 0, tx_desc_total = 0, worker_part, ring_part;
+	uint64_t need = 0, rx_desc_total = 0, tx_desc_total = 0, worker_part, ring_part, egress_part = 0;
 	unsigned int max_mtu = RTE_ETHER_MTU;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	unsigned int i, q;
@@ -125,7 +163,23 @@ rtr_ports_setup(struct rtr_app *app)
 		(RTR_BURST * (cfg->n_ports + 1) + POOL_CACHE * 3 / 2 + RTR_HANDOFF_RING_SIZE +
 			RTR_INJECT_RING_SIZE);
 	ring_part = RTR_CTRL_RING_SIZE + 1024; /* control ring + control/pdump slack */
-	need = rx_desc_total + tx_desc_total + worker_part + ring_part;
+	/* Egress: the mempool is the switch's shared buffer. Each port may
+	 * fill what its class queues hold in 1500-byte packets, capped at
+	 * EGRESS_QUEUE_MBUFS_MAX (deeper queues need switch.mbufs; without
+	 * them the pool runs dry first and the NIC drops at RX, rx_nombuf),
+	 * plus the packets in flight on its delay line. */
+	for (i = 0; i < cfg->n_ports; i++) {
+		const struct rtr_port_cfg *pc = &cfg->ports[i];
+		double gbps = pc->shape_gbps > 0 ? pc->shape_gbps :
+			pc->speed_gbps > 0 ? pc->speed_gbps : 100.0;
+		uint64_t qb = 0;
+
+		for (unsigned int c = 0; c < cfg->qos.classes; c++)
+			qb += (uint64_t)cfg->qos.cls[c].queue_kb * 1024 / 1500;
+		egress_part += RTE_MIN(qb, (uint64_t)EGRESS_QUEUE_MBUFS_MAX) +
+			(uint64_t)((double)pc->delay_us * 1000 * gbps / (8 * 1024));
+	}
+	need = rx_desc_total + tx_desc_total + worker_part + ring_part + egress_part;
 	app->n_mbufs = cfg->sw.mbufs ? cfg->sw.mbufs : round_pow2_minus1(need);
 	app->mbuf_data_room = RTE_PKTMBUF_HEADROOM +
 		RTE_MAX(2048u, max_mtu + RTE_ETHER_HDR_LEN + 2 * 4 + RTE_ETHER_CRC_LEN + 4);
@@ -138,10 +192,11 @@ rtr_ports_setup(struct rtr_app *app)
 		return -ENOMEM;
 	}
 	printf("rocetor: mempool %u mbufs x %u B (%.1f MiB) = rx %" PRIu64 " + tx %" PRIu64
-	       " descriptors + %u workers x %" PRIu64 " + %" PRIu64 " control%s\n",
+	       " descriptors + %u workers x %" PRIu64 " + egress %" PRIu64 " + %" PRIu64
+	       " control%s\n",
 		app->n_mbufs, app->mbuf_data_room,
 		(double)app->n_mbufs * (app->mbuf_data_room + 128 + 64) / (1 << 20), rx_desc_total,
-		tx_desc_total, sw->n_workers, worker_part / sw->n_workers, ring_part,
+		tx_desc_total, sw->n_workers, worker_part / sw->n_workers, egress_part, ring_part,
 		cfg->sw.mbufs ? " (switch.mbufs overrides)" : "");
 
 	for (i = 0; i < cfg->n_ports; i++) {
@@ -224,6 +279,8 @@ rtr_ports_setup(struct rtr_app *app)
 		}
 		rte_eth_promiscuous_enable(port);
 		rte_eth_allmulticast_enable(port);
+		if (cfg->qos.pfc.mode == RTR_PFC_NIC && (rc = nic_pfc(cfg, port)) != 0)
+			return rc;
 	}
 	return 0;
 }

@@ -55,64 +55,53 @@ drop(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port, enum rtr_drop_r
 	rte_pktmbuf_free(m);
 }
 
-/* ------------------------------------------------------------------ TX */
+/* ------------------------------------------------------------------ egress I/O */
+
+static uint16_t
+eg_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rtr_worker *w = arg;
+
+	return rte_eth_tx_burst(port, (uint16_t)w->idx, pkts, n);
+}
 
 static void
-tx_flush(struct rtr_worker *w, uint16_t port)
+eg_drop(void *arg, struct rte_mbuf *m, enum rtr_drop_reason why)
 {
-	struct rtr_txbuf *b = &w->tx[port];
-	struct rtr_lcore_stats *st = w->stats;
-	uint64_t bytes = 0, unsent_bytes = 0;
-	uint16_t sent, i, n = b->n;
-	uint32_t orig_sent;
+	struct rtr_worker *w = arg;
+	uint16_t in = rtr_meta(m)->in_port;
 
-	if (n == 0)
+	/* Frames the switch built are not received packets: counted apart so
+	 * that rx = forwarded + consumed + dropped. */
+	if (in == RTR_PORT_NONE) {
+		w->stats->originated_dropped++;
+		rte_pktmbuf_free(m);
 		return;
-	for (i = 0; i < n; i++)
-		bytes += b->pkts[i]->pkt_len;
-	sent = rte_eth_tx_burst(port, (uint16_t)w->idx, b->pkts, n);
-	/* Sent mbufs now belong to the PMD: only the unsent ones may be read. */
-	for (i = sent; i < n; i++) {
-		struct rte_mbuf *m = b->pkts[i];
-		uint16_t in = rtr_meta(m)->in_port;
-
-		unsent_bytes += m->pkt_len;
-		/* Frames the switch built are not received packets: they are
-		 * counted apart so that rx = forwarded + consumed + dropped. */
-		if (b->orig_mask & (1u << i)) {
-			st->originated_dropped++;
-			rte_pktmbuf_free(m);
-		} else {
-			drop(w, m, in, RTR_DROP_QUEUE_FULL);
-		}
 	}
-	orig_sent = sent == 32 ? b->orig_mask : b->orig_mask & ((1u << sent) - 1);
-	st->port[port].tx_packets += sent;
-	st->port[port].tx_bytes += bytes - unsent_bytes;
-	st->originated += (unsigned int)__builtin_popcount(orig_sent);
-	st->forwarded += sent - (unsigned int)__builtin_popcount(orig_sent);
-	b->n = 0;
-	b->orig_mask = 0;
+	drop(w, m, in, why);
+}
+
+static struct rte_mbuf *
+eg_alloc(void *arg)
+{
+	struct rtr_worker *w = arg;
+
+	return rte_pktmbuf_alloc(w->sw->pool);
+}
+
+void
+rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io)
+{
+	io->tx = eg_tx;
+	io->drop = eg_drop;
+	io->alloc = eg_alloc;
+	io->arg = w;
 }
 
 static inline void
-tx_enqueue(struct rtr_worker *w, uint16_t port, struct rte_mbuf *m, bool originated)
+tx_enqueue(struct rtr_worker *w, uint16_t port, struct rte_mbuf *m, uint64_t now_ns)
 {
-	struct rtr_txbuf *b = &w->tx[port];
-
-	if (originated)
-		b->orig_mask |= 1u << b->n;
-	b->pkts[b->n++] = m;
-	if (b->n == RTR_BURST)
-		tx_flush(w, port);
-}
-
-static void
-tx_flush_all(struct rtr_worker *w)
-{
-	for (uint16_t p = 0; p < RTR_MAX_PORTS; p++)
-		if (w->tx[p].n)
-			tx_flush(w, p);
+	rtr_egress_enqueue(w->eg, port, m, rtr_egress_classify(w->eg, m), now_ns);
 }
 
 /* ------------------------------------------------------------------ forwarding */
@@ -237,7 +226,7 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 	}
 	memcpy(eth->src_addr.addr_bytes, sw->ports[out].mac, RTE_ETHER_ADDR_LEN);
 	meta->out_port = out;
-	tx_enqueue(w, out, m, false);
+	tx_enqueue(w, out, m, now_ns);
 }
 
 /* A packet whose flow another worker owns goes there; true if handed off. */
@@ -275,6 +264,20 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		return;
 	}
 	frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	/* MAC control (PFC, PAUSE) ends here, whatever the PFC mode. */
+	if (unlikely(rte_pktmbuf_data_len(m) >= 14 && frame[12] == (RTR_PFC_ETHERTYPE >> 8) &&
+			frame[13] == (RTR_PFC_ETHERTYPE & 0xff))) {
+		memset(meta, 0, sizeof(*meta));
+		meta->in_port = (uint8_t)port;
+		if (rtr_egress_mac_control_rx(sw->egress, port, frame, rte_pktmbuf_data_len(m),
+				    now_ns) != 0) {
+			drop(w, m, port, RTR_DROP_MALFORMED);
+			return;
+		}
+		w->stats->consumed++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	why = rtr_parse(frame, rte_pktmbuf_data_len(m), sw->hash_seed, sw->parse_flags, meta);
 	meta->in_port = port;
 	if (unlikely(why != RTR_DROP_NONE)) {
@@ -341,7 +344,7 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 	for (i = 0; i < n; i++) {
 		uint16_t out = rtr_meta(pkts[i])->out_port;
 
-		tx_enqueue(w, out, pkts[i], true);
+		tx_enqueue(w, out, pkts[i], now_ns);
 	}
 	return total + n;
 }
@@ -354,12 +357,37 @@ idle_sleep(uint32_t us)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Ports that went down lose what this worker queued for them (counted as
+ * port_down): a real link drops its queue, and nothing may wait for a port
+ * that may never come back.
+ */
+static void
+check_down_ports(struct rtr_worker *w)
+{
+	struct rtr_switch *sw = w->sw;
+	uint32_t mask = w->eg->active | w->down_seen;
+
+	while (mask) {
+		unsigned int p = (unsigned int)__builtin_ctz(mask);
+		bool up = atomic_load_explicit(&sw->ports[p].link_up, memory_order_relaxed);
+
+		mask &= mask - 1;
+		if (!up) {
+			rtr_egress_port_down(w->eg, (uint16_t)p);
+			w->down_seen |= 1u << p;
+		} else {
+			w->down_seen &= ~(1u << p);
+		}
+	}
+}
+
 int
 rtr_worker_main(void *arg)
 {
 	struct rtr_worker *w = arg;
 	struct rtr_switch *sw = w->sw;
-	uint64_t last_drain = rte_rdtsc(), iter = 0;
+	uint64_t iter = 0;
 	unsigned int idle_polls = 0;
 	int state;
 
@@ -377,30 +405,36 @@ rtr_worker_main(void *arg)
 			atomic_store_explicit(&w->stopped, 1, memory_order_release);
 		}
 		got += drain_rings(w, now_ns);
+		if (w->eg->pfc_active)
+			rtr_egress_tick(w->eg, now_ns);
+		if (w->eg->active)
+			rtr_egress_service(w->eg, now_ns);
 		if (got) {
 			w->last_rx_tsc = now_tsc;
 			idle_polls = 0;
 			w->stats->busy_cycles += rte_rdtsc() - t0;
 			w->stats->busy_packets += got;
 		}
-		if (now_tsc - last_drain > sw->drain_tsc) {
-			tx_flush_all(w);
-			last_drain = now_tsc;
+		if ((++iter & RTR_CTRL_POLL_MASK) == 0) {
+			check_down_ports(w);
+			if (w->is_control)
+				rtr_control_poll(sw, now_tsc);
 		}
-		if (w->is_control && (++iter & RTR_CTRL_POLL_MASK) == 0)
-			rtr_control_poll(sw, now_tsc);
 		if (state == RTR_STOP_FINAL)
 			break;
-		if (got == 0 && sw->idle_sleep_us && ++idle_polls >= sw->idle_threshold) {
-			tx_flush_all(w);
+		/* Sleep only with nothing queued: a shaped or delayed port must
+		 * keep being served on time. */
+		if (got == 0 && sw->idle_sleep_us && w->eg->active == 0 &&
+				++idle_polls >= sw->idle_threshold) {
 			w->stats->idle_sleeps++;
 			idle_sleep(sw->idle_sleep_us);
 		}
 	}
-	/* Final: everything still in our rings or buffers goes out. */
+	/* Final: everything still in our rings or queues goes out, ignoring
+	 * shaping, delay and PFC pauses (DESIGN.md B2: nothing silently lost). */
 	while (drain_rings(w, tsc_to_ns(sw, rte_rdtsc())) != 0)
 		;
-	tx_flush_all(w);
+	rtr_egress_flush_all(w->eg, 1000);
 	return 0;
 }
 
@@ -413,8 +447,8 @@ rtr_pipeline_held(const struct rtr_switch *sw)
 		const struct rtr_worker *w = sw->workers[i];
 
 		held += rte_ring_count(w->handoff) + rte_ring_count(w->inject);
-		for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
-			held += w->tx[p].n;
+		if (w->eg != NULL)
+			held += w->eg->held;
 	}
 	return held;
 }

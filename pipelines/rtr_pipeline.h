@@ -6,7 +6,7 @@
  * How the stages are composed into the per-lcore run-to-completion loop.
  *
  *   RX burst -> parse -> ingress checks -> route -> LB pick -> L3 rewrite
- *            -> per-port TX buffer -> rte_eth_tx_burst (full or drain timer)
+ *            -> egress (class queues, scheduler, shaper, delay, TX) every loop
  *
  * Packets for the switch itself (ARP, ND, echo to our addresses) are punted
  * to the control plane through ctrl_ring; the control plane's own frames
@@ -17,7 +17,7 @@
  * Stop is two-phase so that nothing is lost: STOP_RX makes every worker stop
  * polling ports but keep draining its rings; once all workers have
  * acknowledged and the control plane is quiet, STOP_FINAL makes each drain
- * its rings one last time, flush its TX buffers and return.
+ * its rings one last time, send what its egress holds and return.
  */
 #ifndef RTR_PIPELINE_H
 #define RTR_PIPELINE_H
@@ -33,6 +33,7 @@
 
 #include "rtr_common.h"
 #include "rtr_config.h"
+#include "rtr_egress.h"
 #include "rtr_lb.h"
 #include "rtr_mbuf.h"
 #include "rtr_neigh.h"
@@ -75,12 +76,6 @@ struct rtr_rxq {
 	uint16_t queue;
 };
 
-struct rtr_txbuf {
-	uint16_t n;
-	uint32_t orig_mask; /* bit i: slot i was originated by the switch */
-	struct rte_mbuf *pkts[RTR_BURST];
-};
-
 struct rtr_switch;
 
 struct rtr_worker {
@@ -96,7 +91,8 @@ struct rtr_worker {
 	void *lb_state;
 	uint64_t last_rx_tsc;	/* read by the main lcore for --exit-on-idle */
 	_Atomic int stopped;	/* acknowledged RTR_STOP_RX */
-	struct rtr_txbuf tx[RTR_MAX_PORTS];
+	struct rtr_egress *eg;	/* class queues, scheduler and TX of every port */
+	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
 } __rte_cache_aligned;
 
 struct rtr_switch {
@@ -112,7 +108,7 @@ struct rtr_switch {
 	uint32_t hash_seed;
 	unsigned int parse_flags;
 	bool shard_by_flow;
-	uint64_t drain_tsc;
+	struct rtr_egress_shared *egress; /* per-port state all workers share */
 	uint64_t tsc_hz;
 	uint32_t idle_sleep_us;
 	uint32_t idle_threshold;
@@ -140,7 +136,11 @@ void rtr_control_links(struct rtr_switch *sw);
 /* Free every mbuf still in the control ring (at exit, after workers stop). */
 unsigned int rtr_control_drain(struct rtr_switch *sw);
 
-/* Packets held anywhere in the pipeline right now (rings and TX buffers). */
+/* Egress I/O callbacks for worker w (set up by the app). */
+void rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io);
+
+/* Packets held anywhere in the pipeline right now (rings, egress queues,
+ * delay lines). */
 uint64_t rtr_pipeline_held(const struct rtr_switch *sw);
 
 #endif /* RTR_PIPELINE_H */
