@@ -153,6 +153,22 @@ rtr_app_stats(struct rtr_app *app, struct rtr_lcore_stats *sum)
 }
 
 void
+rtr_app_egress_report(struct rtr_app *app, uint16_t port, struct rtr_eg_port_report *r)
+{
+	struct rtr_switch *sw = &app->sw;
+	struct rtr_egress *egs[RTR_MAX_LCORES];
+	uint64_t now_ns = (uint64_t)((double)rte_rdtsc() * 1e9 / (double)sw->tsc_hz);
+
+	for (unsigned int i = 0; i < sw->n_workers; i++)
+		egs[i] = sw->workers[i]->eg;
+	if (sw->egress == NULL) {
+		memset(r, 0, sizeof(*r));
+		return;
+	}
+	rtr_egress_report(egs, sw->n_workers, sw->egress, port, now_ns, r);
+}
+
+void
 rtr_app_write_stats(struct rtr_app *app, FILE *f)
 {
 	static const char *const neigh_names[] = {
@@ -162,6 +178,7 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	};
 	uint64_t neigh_values[RTR_ARRAY_SIZE(neigh_names)];
 	const char *roles[RTR_MAX_PORTS], *group_names[RTR_STATS_GROUPS];
+	char *extra[RTR_MAX_PORTS] = {NULL};
 	uint16_t group_paths[RTR_STATS_GROUPS];
 	uint16_t group_ports[RTR_STATS_GROUPS][RTR_MAX_PATHS];
 	uint8_t up[RTR_MAX_PORTS];
@@ -185,6 +202,17 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	}
 	doc.port_roles = roles;
 	doc.port_up = up;
+	for (i = 0; i < app->n_cfg_ports; i++) {
+		struct rtr_eg_port_report rep;
+		int len;
+
+		rtr_app_egress_report(app, app->port_ids[i], &rep);
+		len = rtr_egress_report_json(NULL, 0, &rep);
+		extra[i] = len > 0 ? malloc((size_t)len + 1) : NULL;
+		if (extra[i] != NULL)
+			rtr_egress_report_json(extra[i], (size_t)len + 1, &rep);
+	}
+	doc.port_extra = (const char *const *)extra;
 	doc.n_groups = RTE_MIN(sw->route->n_groups, (unsigned int)RTR_STATS_GROUPS);
 	for (i = 0; i < doc.n_groups; i++) {
 		group_names[i] = sw->route->groups[i].name;
@@ -202,6 +230,8 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	doc.mempool_in_use = rte_mempool_in_use_count(sw->pool);
 	rtr_stats_write_json(f, &doc, sum);
 	fflush(f);
+	for (i = 0; i < app->n_cfg_ports; i++)
+		free(extra[i]);
 	rte_free(sum);
 }
 

@@ -52,5 +52,7 @@ int rtr_telemetry_register(void);
 struct rtr_stats_doc;
 void rtr_app_stats(struct rtr_app *app, struct rtr_lcore_stats *sum);
 void rtr_app_write_stats(struct rtr_app *app, FILE *f);
+/* One port's egress report (classes, PFC), summed over workers. */
+void rtr_app_egress_report(struct rtr_app *app, uint16_t port, struct rtr_eg_port_report *r);
 
 #endif /* RTR_APP_H */

@@ -11,6 +11,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 
@@ -220,6 +221,63 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /rocetor/egress,PORT: per-class queues and PFC of one port (the first
+ * configured port without a parameter). One level of nesting: what
+ * DPDK 22.11's telemetry can encode. */
+static int
+tel_egress(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rtr_eg_port_report r;
+	struct rte_tel_data *cls[RTR_MAX_CLASSES] = {NULL}, *pfc;
+	unsigned int port;
+	char *end;
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	port = rtr_app.port_ids[0];
+	if (params != NULL && *params != '\0') {
+		unsigned long v = strtoul(params, &end, 10);
+
+		if (*end != '\0' || v >= RTR_MAX_PORTS || !rtr_app.sw.ports[v].configured)
+			return -EINVAL;
+		port = (unsigned int)v;
+	}
+	rtr_app_egress_report(&rtr_app, (uint16_t)port, &r);
+	pfc = rte_tel_data_alloc();
+	for (unsigned int c = 0; c < r.n_classes; c++)
+		cls[c] = rte_tel_data_alloc();
+	for (unsigned int c = 0; c < r.n_classes; c++) {
+		if (cls[c] == NULL || pfc == NULL) {
+			for (unsigned int k = 0; k < r.n_classes; k++)
+				rte_tel_data_free(cls[k]);
+			rte_tel_data_free(pfc);
+			return -ENOMEM;
+		}
+	}
+	rte_tel_data_start_dict(d);
+	add_u64(d, "port", port);
+	for (unsigned int c = 0; c < r.n_classes; c++) {
+		char key[16];
+
+		rte_tel_data_start_dict(cls[c]);
+		for (unsigned int i = 0; i < RTR_EGC_MAX; i++)
+			add_u64(cls[c], rtr_eg_counter_names[i], r.c[c][i]);
+		add_u64(cls[c], "depth", r.depth[c]);
+		add_u64(cls[c], "pfc_paused_ns", r.paused_ns[c]);
+		snprintf(key, sizeof(key), "class%u", c);
+		rte_tel_data_add_dict_container(d, key, cls[c], 0);
+	}
+	rte_tel_data_start_dict(pfc);
+	add_u64(pfc, "rx_pfc", r.rx_pfc);
+	add_u64(pfc, "rx_pause", r.rx_pause);
+	add_u64(pfc, "rx_ignored", r.rx_ignored);
+	add_u64(pfc, "tx_xoff", r.tx_xoff);
+	add_u64(pfc, "tx_xon", r.tx_xon);
+	rte_tel_data_add_dict_container(d, "pfc", pfc, 0);
+	return 0;
+}
+
 static const struct {
 	const char *path;
 	telemetry_cb fn;
@@ -229,6 +287,8 @@ static const struct {
 	{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
 	{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
 	{"/rocetor/config", tel_config, "The running configuration (summary)."},
+	{"/rocetor/egress", tel_egress,
+		"Egress of one port: per-class counters, depth, PFC. Parameter: port id."},
 };
 
 int

@@ -3,6 +3,8 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1046,4 +1048,64 @@ rtr_egress_counters_add(const struct rtr_egress *eg, uint16_t port, uint8_t cls,
 		else
 			acc[i] += ep->c[cls][i];
 	}
+}
+
+/* ------------------------------------------------------------ reports */
+
+void
+rtr_egress_report(struct rtr_egress *const *egs, unsigned int n, struct rtr_egress_shared *sh,
+		uint16_t port, uint64_t now_ns, struct rtr_eg_port_report *r)
+{
+	struct rtr_eg_pfc_port *pp;
+
+	memset(r, 0, sizeof(*r));
+	if (port >= RTR_MAX_PORTS || !sh->port[port].configured)
+		return;
+	r->n_classes = sh->cfg->qos.classes;
+	for (unsigned int i = 0; i < n; i++) {
+		if (egs[i] == NULL || egs[i]->port[port] == NULL)
+			continue;
+		for (unsigned int c = 0; c < r->n_classes; c++) {
+			rtr_egress_counters_add(egs[i], port, (uint8_t)c, r->c[c]);
+			r->depth[c] += egs[i]->port[port]->cq[c].bytes;
+		}
+	}
+	for (unsigned int c = 0; c < r->n_classes; c++)
+		r->paused_ns[c] = rtr_egress_paused_ns(sh, port, (uint8_t)c, now_ns);
+	pp = &sh->port[port].pfc;
+	rte_spinlock_lock(&pp->lock);
+	r->rx_pfc = pp->rx_pfc;
+	r->rx_pause = pp->rx_pause;
+	r->rx_ignored = pp->rx_ignored;
+	rte_spinlock_unlock(&pp->lock);
+	r->tx_xoff = atomic_load_explicit(&pp->tx_xoff, memory_order_relaxed);
+	r->tx_xon = atomic_load_explicit(&pp->tx_xon, memory_order_relaxed);
+}
+
+int
+rtr_egress_report_json(char *buf, size_t len, const struct rtr_eg_port_report *r)
+{
+	size_t off = 0;
+	int n;
+
+#define OUT(...)                                                                                   \
+	do {                                                                                       \
+		n = snprintf(buf + (off < len ? off : len), off < len ? len - off : 0, __VA_ARGS__); \
+		if (n < 0)                                                                         \
+			return n;                                                                  \
+		off += (size_t)n;                                                                  \
+	} while (0)
+	OUT("\"classes\": [");
+	for (unsigned int c = 0; c < r->n_classes; c++) {
+		OUT("%s{\"class\": %u", c ? ", " : "", c);
+		for (unsigned int i = 0; i < RTR_EGC_MAX; i++)
+			OUT(", \"%s\": %" PRIu64, rtr_eg_counter_names[i], r->c[c][i]);
+		OUT(", \"depth\": %" PRIu64 ", \"pfc_paused_ns\": %" PRIu64 "}", r->depth[c],
+			r->paused_ns[c]);
+	}
+	OUT("], \"pfc\": {\"rx_pfc\": %" PRIu64 ", \"rx_pause\": %" PRIu64
+	    ", \"rx_ignored\": %" PRIu64 ", \"tx_xoff\": %" PRIu64 ", \"tx_xon\": %" PRIu64 "}",
+		r->rx_pfc, r->rx_pause, r->rx_ignored, r->tx_xoff, r->tx_xon);
+#undef OUT
+	return (int)off;
 }

@@ -280,6 +280,26 @@ rtr_red_decide(const struct rtr_cq *q, uint64_t *rng)
 	return (z >> 32) < q->pmax_q32 * (d - q->kmin) / (q->kmax - q->kmin);
 }
 
+/* Everything known about one port's egress, summed over workers. */
+struct rtr_eg_port_report {
+	unsigned int n_classes;
+	uint64_t c[RTR_MAX_CLASSES][RTR_EGC_MAX];
+	uint64_t depth[RTR_MAX_CLASSES];     /* bytes queued now */
+	uint64_t paused_ns[RTR_MAX_CLASSES]; /* by received PFC */
+	uint64_t rx_pfc, rx_pause, rx_ignored, tx_xoff, tx_xon;
+};
+
+/* Collect the report of port from n workers' egresses (any may be NULL).
+ * Reads other lcores' counters without locks: values are exact once the
+ * workers have stopped, approximate (never torn) while they run. */
+void rtr_egress_report(struct rtr_egress *const *egs, unsigned int n,
+		struct rtr_egress_shared *sh, uint16_t port, uint64_t now_ns,
+		struct rtr_eg_port_report *r);
+
+/* Write `"classes": [...], "pfc": {...}` (JSON members, no braces).
+ * snprintf semantics. */
+int rtr_egress_report_json(char *buf, size_t len, const struct rtr_eg_port_report *r);
+
 /* IP ECN codepoints */
 #define RTR_ECN_NOT_ECT 0
 #define RTR_ECN_ECT1	1

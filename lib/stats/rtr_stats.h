@@ -90,6 +90,7 @@ struct rtr_stats_doc {
 	const uint16_t *port_ids;	 /* n_ports entries */
 	const char *const *port_roles;	 /* "host" / "fabric" */
 	const uint8_t *port_up;		 /* link state now */
+	const char *const *port_extra;	 /* JSON members added to each port, or NULL */
 	unsigned int n_groups;		 /* path counters shown for these */
 	const char *const *group_names;	 /* prefix strings */
 	const uint16_t *group_paths;	 /* n_paths of each group */
