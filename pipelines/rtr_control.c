@@ -78,8 +78,11 @@ rtr_control_links(struct rtr_switch *sw)
 			continue;
 		up = link.link_status == RTE_ETH_LINK_UP && !pr->admin_down;
 		was = atomic_load(&pr->link_up);
-		if (up == was)
+		/* The first reading always applies: link_up starts 0 while every
+		 * group starts with all paths live. */
+		if (up == was && pr->link_known)
 			continue;
+		pr->link_known = 1;
 		atomic_store_explicit(&pr->link_up, up, memory_order_release);
 		rtr_route_port_state(sw->route, p, up);
 		RTE_LOG(NOTICE, USER1, "port %u is %s (%u Mbps)\n", p, up ? "up" : "down",

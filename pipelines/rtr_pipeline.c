@@ -344,6 +344,13 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 	for (i = 0; i < n; i++) {
 		uint16_t out = rtr_meta(pkts[i])->out_port;
 
+		/* A down port takes nothing, not even the switch's own frames. */
+		if (unlikely(!atomic_load_explicit(&w->sw->ports[out].link_up,
+				     memory_order_relaxed))) {
+			w->stats->originated_dropped++;
+			rte_pktmbuf_free(pkts[i]);
+			continue;
+		}
 		tx_enqueue(w, out, pkts[i], now_ns);
 	}
 	return total + n;

@@ -69,6 +69,7 @@ struct rtr_port_rt {
 	_Atomic uint8_t link_up;   /* written by the control plane */
 	uint8_t admin_down;
 	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
+	uint8_t link_known;	   /* control plane: link_up has been set once */
 };
 
 struct rtr_rxq {
