@@ -102,11 +102,11 @@ def main():
     replies = {}
     try:
         deadline = time.time() + 20
-        while time.time() < deadline and "/rocetor/config" not in replies:
+        while time.time() < deadline and "/rocetor/egress" not in replies:
             time.sleep(0.5)
             q = subprocess.run(["/usr/bin/dpdk-telemetry.py", "-f", prefix],
                                input="/rocetor/stats\n/rocetor/ports\n/rocetor/lb\n"
-                                     "/rocetor/config\n",
+                                     "/rocetor/config\n/rocetor/egress,1\n",
                                capture_output=True, text=True, timeout=20)
             for line in q.stdout.splitlines():
                 line = line.strip()
@@ -115,6 +115,7 @@ def main():
                         d = json.loads(line)
                     except ValueError:
                         continue
+                    # "/rocetor/egress,1" replies under "/rocetor/egress"
                     replies.update(d)
     finally:
         proc.send_signal(signal.SIGINT)
@@ -132,6 +133,11 @@ def main():
             "telemetry drops: %r" % st.get("drops"))
     t.eq((replies.get("/rocetor/config") or {}).get("lb"), "ecmp")
     t.check("0" in (replies.get("/rocetor/ports") or {}), "telemetry ports")
+    eg = replies.get("/rocetor/egress") or {}
+    t.eq(eg.get("port"), 1, "(telemetry egress port)")
+    t.check(isinstance(eg.get("class7"), dict) and "ecn_marked" in eg["class7"]
+            and "pfc_paused_ns" in eg["class7"], "telemetry egress classes: %r" % eg)
+    t.check(isinstance(eg.get("pfc"), dict) and "rx_pfc" in eg["pfc"], "telemetry egress pfc")
     with open(sj2) as f:
         s2 = json.load(f)
     ok, why = harness.accounted(s2)
