@@ -714,7 +714,7 @@ eligible_mask(const struct rtr_egress *eg, const struct rtr_eport *ep, uint64_t 
 {
 	uint8_t mask = ep->nonempty;
 
-	if (eg->sh->cfg->qos.pfc.mode == RTR_PFC_SOFTWARE) {
+	if (eg->pfc) {
 		uint8_t pm = mask & eg->pfc_mask;
 
 		while (pm) {
