@@ -45,6 +45,43 @@ def read_pcap(path):
         return [bytes(p) for p in r]
 
 
+
+def read_pcap_ts(path):
+    """(time in seconds, frame bytes) of every frame of a classic pcap,
+    microsecond or nanosecond (net_pcap writes nanosecond TX timestamps)."""
+    import struct
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path, "rb") as f:
+        hdr = f.read(24)
+        if len(hdr) < 24:
+            return out
+        magic = struct.unpack("<I", hdr[:4])[0]
+        if magic in (0xA1B2C3D4, 0xA1B23C4D):
+            e = "<"
+        elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
+            e = ">"
+        else:
+            raise ValueError("%s: not a classic pcap" % path)
+        scale = 1e9 if magic in (0xA1B23C4D, 0x4D3CB2A1) else 1e6
+        while True:
+            rec = f.read(16)
+            if len(rec) < 16:
+                break
+            sec, frac, incl, _ = struct.unpack(e + "IIII", rec)
+            out.append((sec + frac / scale, f.read(incl)))
+    return out
+
+
+def output_ts(res, port, queues=1):
+    """(TX time, bytes) of what port sent, in time order. Needs the run's
+    files: call harness.run(..., keep=True), then remove res.workdir."""
+    frames = []
+    for q in range(queues):
+        frames += read_pcap_ts(os.path.join(res.workdir, "out%d_%d.pcap" % (port, q)))
+    return sorted(frames, key=lambda x: x[0])
+
 class Result:
     def __init__(self, rc, stdout, stderr, stats, outputs, workdir):
         self.rc = rc
