@@ -293,7 +293,8 @@ rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
 	if (meta->in_port == RTR_PORT_NONE)
 		return eg->top;
 	if (meta->flags & RTR_MF_ROCE) {
-		if (meta->bth_opcode == RTR_BTH_OP_CNP)
+		/* CNPs, and headers trimmed by a switch before us. */
+		if (meta->bth_opcode == RTR_BTH_OP_CNP || (meta->flags & RTR_MF_TRIMMED))
 			return eg->top;
 		/* ConWeave REPLY (2) / NOTIFY (3) in transit (a spine, or a ToR
 		 * forwarding them between fabric ports). */
@@ -589,6 +590,8 @@ trim_packet(struct rtr_egress *eg, struct rte_mbuf *m)
 		return false;
 	m->data_len = (uint16_t)keep;
 	m->pkt_len = keep;
+	meta->flags |= RTR_MF_TRIMMED;
+	meta->ext = 0;
 	if (eg->trim_dscp >= 0) {
 		uint8_t *h = f + meta->l3_off;
 

@@ -25,6 +25,7 @@
 int rtr_meta_offset = -1;
 
 #define ETH_HLEN      14
+#define MIN_FRAME     60 /* Ethernet minimum without FCS: padding after a trimmed header */
 #define VLAN_HLEN     4
 #define ETYPE_IPV4    0x0800
 #define ETYPE_IPV6    0x86dd
@@ -227,7 +228,7 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	unsigned int cw_op;
 
 	/* The BTH must lie inside the UDP datagram. */
-	if (unlikely(hdr_end > udp_end))
+	if (unlikely(hdr_end > udp_end || hdr_end > len))
 		return RTR_DROP_MALFORMED;
 
 	m->bth_opcode = bth[0];
@@ -246,12 +247,21 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 			 * REPLY / NOTIFY: cut right after the ConWeave header,
 			 * lengths cover it, extended headers are not there.
 			 */
-			if (unlikely(hdr_end > udp_end))
+			if (unlikely(hdr_end > udp_end || hdr_end > len ||
+					(m->flags & RTR_MF_TRIMMED)))
 				return RTR_DROP_MALFORMED;
 			return RTR_DROP_NONE;
 		}
 		/* DATA: IP and UDP lengths do not count the 4 inserted bytes. */
 		roce_end += RTR_CW_HDR_LEN;
+	}
+	if (unlikely(m->flags & RTR_MF_TRIMMED)) {
+		/* Headers only: the frame must still hold the whole BTH (and
+		 * ConWeave header); extended headers and payload are gone. */
+		if (hdr_end <= len && len <= (hdr_end > MIN_FRAME ? hdr_end : MIN_FRAME))
+			return RTR_DROP_NONE;
+		/* Anything between: a frame cut in its payload, not trimmed. */
+		return RTR_DROP_MALFORMED;
 	}
 	m->ext = e->flags;
 	hdr_end += e->len;
@@ -302,14 +312,19 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 		ihl = (uint32_t)(l3[0] & 0x0f) << 2;
 		tot = ld_be16(l3 + 2);
 		/* ihl <= tot <= avail also keeps the options inside the frame. */
-		if (unlikely((l3[0] >> 4) != 4 || ihl < IPV4_HLEN || tot < ihl || tot > avail))
+		if (unlikely((l3[0] >> 4) != 4 || ihl < IPV4_HLEN || tot < ihl || ihl > avail))
 			return RTR_DROP_MALFORMED;
+		if (unlikely(tot > avail)) {
+			/* Only a trimmed RoCE header may be shorter than it says. */
+			if (l3[9] != PROTO_UDP || (ld_be16(l3 + 6) & (IPV4_MF | IPV4_OFF_MASK)))
+				return RTR_DROP_MALFORMED;
+			m->flags |= RTR_MF_TRIMMED;
+			tot = avail;
+		}
 		m->l3 = RTR_L3_IPV4;
 		tos = l3[1];
 		proto = l3[9];
 		frag = ld_be16(l3 + 6) & (IPV4_MF | IPV4_OFF_MASK);
-		if (ihl > IPV4_HLEN)
-			m->flags |= RTR_MF_IP_OPTS;
 		if (frag != 0)
 			m->flags |= RTR_MF_FRAG;
 		l4_off = off + ihl;
@@ -321,8 +336,14 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 		if (unlikely(avail < IPV6_HLEN))
 			return RTR_DROP_MALFORMED;
 		plen = ld_be16(l3 + 4);
-		if (unlikely((l3[0] >> 4) != 6 || plen + IPV6_HLEN > avail))
+		if (unlikely((l3[0] >> 4) != 6))
 			return RTR_DROP_MALFORMED;
+		if (unlikely(plen + IPV6_HLEN > avail)) {
+			if (l3[6] != PROTO_UDP)
+				return RTR_DROP_MALFORMED;
+			m->flags |= RTR_MF_TRIMMED;
+			plen = avail - IPV6_HLEN;
+		}
 		m->l3 = RTR_L3_IPV6;
 		tos = (uint8_t)(ld_be16(l3) >> 4);
 		/* Extension headers are not walked: next header is the protocol. */
@@ -366,8 +387,13 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 			if (proto == PROTO_UDP) {
 				uint32_t ulen = ld_be16(l4 + 4);
 
-				/* A first fragment holds only part of the datagram. */
-				if (unlikely(ulen < UDP_HLEN || (ulen > l4_len && frag == 0)))
+				/* A first fragment holds only part of the datagram;
+				 * a trimmed RoCE header too (checked below). */
+				if (unlikely(ulen < UDP_HLEN ||
+						(ulen > l4_len && frag == 0 && !(m->flags & RTR_MF_TRIMMED))))
+					return RTR_DROP_MALFORMED;
+				if (unlikely(m->flags & RTR_MF_TRIMMED) &&
+						(m->dport != RTR_ROCE_UDP_PORT || ulen <= l4_len))
 					return RTR_DROP_MALFORMED;
 				if (m->dport == RTR_ROCE_UDP_PORT && frag == 0) {
 					enum rtr_drop_reason r;

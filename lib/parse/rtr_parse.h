@@ -31,7 +31,9 @@ enum rtr_l3 {
 #define RTR_MF_VLAN	  0x01 /* one 802.1Q/802.1ad tag was present */
 #define RTR_MF_L4	  0x02 /* UDP/TCP ports were read (not a later fragment) */
 #define RTR_MF_ROCE	  0x04 /* UDP dport 4791 with a whole BTH */
-#define RTR_MF_IP_OPTS	  0x08 /* IPv4 header longer than 20 bytes */
+#define RTR_MF_TRIMMED	  0x08 /* RoCE header cut by a switch: the frame ends
+				* after the BTH (+ ConWeave header) although the
+				* IP/UDP lengths say more (doc/egress.md) */
 #define RTR_MF_FRAG	  0x10 /* IPv4 fragment (ports only hashed on the first) */
 #define RTR_MF_CW_HDR	  0x20 /* a 4-byte ConWeave header follows the BTH */
 #define RTR_MF_L2_BCAST	  0x40 /* destination MAC is broadcast or multicast */
@@ -154,6 +156,13 @@ static inline unsigned int
 rtr_meta_bth_off(const struct rtr_meta *m)
 {
 	return m->l4_off + 8u;
+}
+
+/* IPv4 header with options (longer than 20 bytes). */
+static inline bool
+rtr_meta_ip_opts(const struct rtr_meta *m)
+{
+	return m->l3 == RTR_L3_IPV4 && m->l4_off - m->l3_off > 20;
 }
 
 /* RoCE data packet: an RC/UC/UD request or READ response, not ACK/NAK/CNP. */

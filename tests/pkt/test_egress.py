@@ -501,6 +501,29 @@ def test_trim(t):
                     "%s: a non-RoCE UDP frame was cut" % name)
         print("  %s: %d of %d RoCE frames trimmed, %d of 200 UDP tail-dropped"
               % (name, len(trimmed), n, udp_dropped))
+        if not update:
+            next_hop_trimmed(t, [f for f in out if is_roce(f) and len(f) < 100])
+
+
+def next_hop_trimmed(t, frames):
+    """A keep-mode trimmed header (IP/UDP lengths longer than the frame)
+    reaching the next rocetor is a trimmed RoCE header, not a malformed
+    frame: forwarded, in the control class, bytes kept (L2/TTL aside)."""
+    name = "trimmed headers at the next hop"
+    t.check(len(frames) > 0, "%s: no trimmed frame to send" % name)
+    mac = bytes(int(x, 16) for x in HOST_MAC.split(":"))
+    frames = [mac + f[6:] for f in frames]
+    res = run(t, name, config(), [frames, []])
+    if res is None:
+        return
+    s = res.stats
+    t.eq(s["drops"]["malformed"], 0, "(%s: malformed)" % name)
+    t.eq(s["forwarded"], len(frames), "(%s: forwarded)" % name)
+    t.eq(cls(s, 1, 7)["sent"], len(frames), "(%s: sent in the control class)" % name)
+    out = {psn(f): f for f in res.outputs[1]}
+    bad = [p for f in frames for p in [psn(f)] if p not in out or len(out[p]) != len(f)
+           or out[p][26:] != f[26:] or (not is_v6(f) and not ipv4_csum_ok(out[p]))]
+    t.eq(bad[:10], [], "(%s: frames changed beyond L2/TTL/checksum)" % name)
 
 
 # ------------------------------------------------------------------ 5. loss
