@@ -649,11 +649,20 @@ def test_exit_flush(t):
                 % (last * 1e3))
 
 
+def test_nic_pfc_unsupported(t):
+    """qos.pfc.mode nic on a PMD without PFC (net_pcap): start-up fails with
+    exit status 1 and says why, instead of running without lossless mode."""
+    res = harness.run(config(qos="pfc: {mode: nic, classes: [3]}"), [[], []], tag="egnic")
+    t.eq(res.rc, 1, "(nic PFC on net_pcap: exit status)")
+    t.check("cannot do PFC on priority 3" in res.stderr and "software" in res.stderr,
+            "nic PFC message: %r" % res.stderr[-500:])
+
+
 def main():
     t = harness.Checker("pkt-egress")
     t0 = time.time()
     for fn in (test_ecn, test_cnp_overtakes, test_pfc, test_trim, test_loss, test_delay,
-               test_exit_flush):
+               test_exit_flush, test_nic_pfc_unsupported):
         t1 = time.time()
         fn(t)
         print("%s: %.1f s" % (fn.__name__, time.time() - t1))
