@@ -1225,62 +1225,6 @@ static const struct vfield dscp_fields[] = {
 };
 static const struct vmap dscp_map = {dscp_fields, RTR_ARRAY_SIZE(dscp_fields), NULL};
 
-static int
-dscp_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-		void *base)
-{
-	struct cfg_path epath = {path, NULL, 0}, kpath = {&epath, NULL, 0};
-	struct rtr_qos_cfg *q = base;
-	struct rtr_dscp_map *d;
-	const struct cfg_node *e;
-	unsigned int i;
-
-	(void)line;
-	q->n_dscp = 0;
-	if (v == NULL)
-		return 0;
-	if (list_check(c, v, path, 0, RTR_MAX_DSCP_MAP) < 0)
-		return -1;
-	for (e = v->child; e != NULL; e = e->next) {
-		epath.index = q->n_dscp;
-		d = &q->dscp[q->n_dscp];
-		if (validate_map(c, e, e->line, &epath, &dscp_map, d) < 0)
-			return -1;
-		if (d->class >= q->classes) {
-			kpath.key = "class";
-			return class_range_error(
-					c, cfg_map_get(e, kpath.key)->line, &kpath, d->class);
-		}
-		for (i = 0; i < q->n_dscp; i++) {
-			if (q->dscp[i].dscp == d->dscp) {
-				kpath.key = "dscp";
-				return cfg_error(c->e, cfg_map_get(e, kpath.key)->line, &kpath,
-						"duplicate dscp %u", d->dscp);
-			}
-		}
-		q->n_dscp++;
-	}
-	return 0;
-}
-
-static void
-dscp_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int indent)
-{
-	const struct rtr_qos_cfg *q = base;
-	unsigned int i;
-
-	if (q->n_dscp == 0) {
-		cfg_buf_printf(b, "%*s%s: []\n", indent, "", f->key);
-		return;
-	}
-	cfg_buf_printf(b, "%*s%s:\n", indent, "", f->key);
-	for (i = 0; i < q->n_dscp; i++) {
-		cfg_buf_printf(b, "%*s- ", indent + 2, "");
-		dump_flow(b, &dscp_map, &q->dscp[i]);
-		cfg_buf_printf(b, "\n");
-	}
-}
-
 /* 802.1p PCP to class, for tagged frames when trust is pcp. */
 static const struct vfield pcp_fields[] = {
 		F_UINT("pcp", struct rtr_pcp_map, pcp, 0, 7, 0, .flags = VF_REQUIRED),
@@ -1289,58 +1233,101 @@ static const struct vfield pcp_fields[] = {
 };
 static const struct vmap pcp_map = {pcp_fields, RTR_ARRAY_SIZE(pcp_fields), NULL};
 
+/*
+ * qos.dscp and qos.pcp: lists of {<key>: n, class: c} entries, each key value
+ * given once. The entry map has that key first and "class" second; the
+ * offsets say where the count and the entries sit in struct rtr_qos_cfg.
+ */
+struct class_list {
+	const char *key; /* in qos, and of the entry's first field */
+	const struct vmap *map;
+	size_t n_off;     /* unsigned int: entries used */
+	size_t arr_off;   /* the entries */
+	size_t size;      /* of one entry */
+	unsigned int max; /* entries there is room for */
+};
+
+/* clang-format off */
+#define CLASS_LIST(arr)                                                                            \
+	{#arr, &arr##_map, offsetof(struct rtr_qos_cfg, n_##arr),                                  \
+		offsetof(struct rtr_qos_cfg, arr), sizeof(((struct rtr_qos_cfg *)NULL)->arr[0]),   \
+		RTR_ARRAY_SIZE(((struct rtr_qos_cfg *)NULL)->arr)}
+/* clang-format on */
+
+static const struct class_list class_lists[] = {CLASS_LIST(dscp), CLASS_LIST(pcp)};
+_Static_assert(RTR_ARRAY_SIZE(((struct rtr_qos_cfg *)NULL)->dscp) == RTR_MAX_DSCP_MAP,
+		"qos.dscp holds RTR_MAX_DSCP_MAP entries");
+
+/* The list of a qos key (only these keys use class_list_parse and _dump). */
+static const struct class_list *
+class_list_of(const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTR_ARRAY_SIZE(class_lists) - 1u; i++)
+		if (strcmp(class_lists[i].key, key) == 0)
+			break;
+	return &class_lists[i];
+}
+
 static int
-pcp_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
+class_list_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
 		void *base)
 {
 	struct cfg_path epath = {path, NULL, 0}, kpath = {&epath, NULL, 0};
+	const struct class_list *l = class_list_of(path->key);
+	const struct vfield *kf = &l->map->fields[0], *cf = &l->map->fields[1];
 	struct rtr_qos_cfg *q = base;
-	struct rtr_pcp_map *p;
+	unsigned int *n = (void *)((char *)q + l->n_off);
+	char *arr = (char *)q + l->arr_off, *d;
 	const struct cfg_node *e;
-	unsigned int i;
+	unsigned int i, key, class;
 
 	(void)line;
-	q->n_pcp = 0;
+	*n = 0;
 	if (v == NULL)
 		return 0;
-	if (list_check(c, v, path, 0, RTR_ARRAY_SIZE(q->pcp)) < 0)
+	if (list_check(c, v, path, 0, l->max) < 0)
 		return -1;
 	for (e = v->child; e != NULL; e = e->next) {
-		epath.index = q->n_pcp;
-		p = &q->pcp[q->n_pcp];
-		if (validate_map(c, e, e->line, &epath, &pcp_map, p) < 0)
+		epath.index = *n;
+		d = arr + *n * l->size;
+		if (validate_map(c, e, e->line, &epath, l->map, d) < 0)
 			return -1;
-		if (p->class >= q->classes) {
-			kpath.key = "class";
-			return class_range_error(
-					c, cfg_map_get(e, kpath.key)->line, &kpath, p->class);
+		key = (unsigned int)load_uint(d + kf->off, kf->size);
+		class = (unsigned int)load_uint(d + cf->off, cf->size);
+		if (class >= q->classes) {
+			kpath.key = cf->key;
+			return class_range_error(c, cfg_map_get(e, kpath.key)->line, &kpath, class);
 		}
-		for (i = 0; i < q->n_pcp; i++) {
-			if (q->pcp[i].pcp == p->pcp) {
-				kpath.key = "pcp";
+		for (i = 0; i < *n; i++) {
+			if (load_uint(arr + i * l->size + kf->off, kf->size) == key) {
+				kpath.key = kf->key;
 				return cfg_error(c->e, cfg_map_get(e, kpath.key)->line, &kpath,
-						"duplicate pcp %u", p->pcp);
+						"duplicate %s %u", kf->key, key);
 			}
 		}
-		q->n_pcp++;
+		(*n)++;
 	}
 	return 0;
 }
 
 static void
-pcp_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int indent)
+class_list_dump(struct cfg_buf *b, const struct vfield *f, const void *base, int indent)
 {
-	const struct rtr_qos_cfg *q = base;
+	const struct class_list *l = class_list_of(f->key);
+	const unsigned int *n = (const void *)((const char *)base + l->n_off);
+	const char *arr = (const char *)base + l->arr_off;
 	unsigned int i;
 
-	if (q->n_pcp == 0) {
+	if (*n == 0) {
 		cfg_buf_printf(b, "%*s%s: []\n", indent, "", f->key);
 		return;
 	}
 	cfg_buf_printf(b, "%*s%s:\n", indent, "", f->key);
-	for (i = 0; i < q->n_pcp; i++) {
+	for (i = 0; i < *n; i++) {
 		cfg_buf_printf(b, "%*s- ", indent + 2, "");
-		dump_flow(b, &pcp_map, &q->pcp[i]);
+		dump_flow(b, l->map, arr + i * l->size);
 		cfg_buf_printf(b, "\n");
 	}
 }
@@ -1626,8 +1613,8 @@ static const struct vfield qos_fields[] = {
 		/* classes first: dscp, pcp, class_params and pfc are checked against it. */
 		F_UINT("classes", struct rtr_qos_cfg, classes, 1, RTR_MAX_CLASSES, RTR_MAX_CLASSES),
 		F_ENUM("trust", struct rtr_qos_cfg, trust_pcp, trust_names, 0),
-		F_FUNC("dscp", dscp_parse, dscp_dump),
-		F_FUNC("pcp", pcp_parse, pcp_dump),
+		F_FUNC("dscp", class_list_parse, class_list_dump),
+		F_FUNC("pcp", class_list_parse, class_list_dump),
 		F_UINT("queue_kb", struct rtr_qos_cfg, queue_kb, 1, 1048576, 2048),
 		F_MAP("ecn", struct rtr_qos_cfg, ecn, &ecn_map),
 		/* After queue_kb and ecn: the per-class defaults come from them. */

@@ -1040,6 +1040,39 @@ test_qos_classes(void)
 	rtr_config_free(&y);
 }
 
+/* One entry too many in qos.dscp and qos.pcp; what fits dumps as flow maps. */
+static void
+qos_list_lengths(void)
+{
+	static struct rtr_config cfg;
+	char text[4096];
+	size_t n;
+	int i;
+
+	n = (size_t)snprintf(text, sizeof(text), YP "qos:\n  dscp:\n");
+	for (i = 0; i < 65 && n < sizeof(text); i++)
+		n += (size_t)snprintf(
+				text + n, sizeof(text) - n, "    - {dscp: %d, class: 0}\n", i % 64);
+	ERR_Y(text, "t.yaml:7: qos.dscp: must have 0..64 entries, got 65");
+	ERR_Y(YP "qos: {pcp: [{pcp: 0, class: 0}, {pcp: 1, class: 0}, {pcp: 2, class: 0}, "
+		 "{pcp: 3, class: 0}, {pcp: 4, class: 0}, {pcp: 5, class: 0}, "
+		 "{pcp: 6, class: 0}, {pcp: 7, class: 0}, {pcp: 7, class: 1}]}\n",
+			"t.yaml:5: qos.pcp: must have 0..8 entries, got 9");
+
+	OK("yaml", YP "qos: {classes: 4, pcp: [{pcp: 5, class: 3}, {pcp: 0, class: 1}]}\n", &cfg);
+	CHECK_EQ(rtr_config_dump(&cfg, dump_a, sizeof(dump_a)) > 0, 1);
+	CHECK(strstr(dump_a, "\n  dscp: []\n") != NULL, "%s", dump_a);
+	CHECK(strstr(dump_a, "\n  pcp:\n    - {pcp: 5, class: 3}\n    - {pcp: 0, class: 1}\n") !=
+					NULL,
+			"%s", dump_a);
+	rtr_config_free(&cfg);
+	OK("yaml", YP "qos: {dscp: [{dscp: 63, class: 7}]}\n", &cfg);
+	CHECK_EQ(rtr_config_dump(&cfg, dump_a, sizeof(dump_a)) > 0, 1);
+	CHECK(strstr(dump_a, "\n  dscp:\n    - {dscp: 63, class: 7}\n") != NULL, "%s", dump_a);
+	CHECK(strstr(dump_a, "\n  pcp: []\n") != NULL, "%s", dump_a);
+	rtr_config_free(&cfg);
+}
+
 static void
 test_qos_rules(void)
 {
@@ -1158,6 +1191,9 @@ test_qos_rules(void)
 			"t.yaml:6: qos.pfc.quanta: must be 1..65535, got 65536");
 	ERR_Y(YP "qos:\n  pfc: {quanta: 0}\n", "t.yaml:6: qos.pfc.quanta: must be 1..65535, got 0");
 	ERR_Y(YP "qos:\n  pfc: {xon: 1}\n", "t.yaml:6: qos.pfc.xon: unknown key");
+
+	/* qos.dscp and qos.pcp hold 64 and 8 entries, and dump as flow maps. */
+	qos_list_lengths();
 
 	/* ports[].shape_burst_kb */
 	ERR_Y("ports:\n  - {port: 0, role: host, shape_burst_kb: 0}\n",
@@ -1289,6 +1325,26 @@ test_truncations(const char *dir, const char *name, const char *fmt)
 	CHECK(failed > len / 2, "%s: only %u of %zu prefixes failed", path, failed, len);
 }
 
+/* Writes text to dir/name; loading that file must fail with its path, then want. */
+static void
+file_error(const char *dir, const char *name, const char *text, const char *want)
+{
+	static struct rtr_config cfg;
+	char path[256], err[512], full[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == -1);
+	snprintf(full, sizeof(full), "%s%s", path, want);
+	CHECK_STR(err, full);
+	unlink(path);
+}
+
 static void
 test_files(const char *dir)
 {
@@ -1312,33 +1368,13 @@ test_files(const char *dir)
 		return;
 	}
 	/* An empty file has no ports. */
-	snprintf(path, sizeof(path), "%s/empty.yaml", tmpl);
-	f = fopen(path, "w");
-	fclose(f);
-	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == -1);
-	snprintf(want, sizeof(want), "%s:1: ports: required key missing", path);
-	CHECK_STR(err, want);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/empty.cfg", tmpl);
-	f = fopen(path, "w");
-	fclose(f);
-	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == -1);
-	snprintf(want, sizeof(want), "%s:1: ports: required key missing", path);
-	CHECK_STR(err, want);
-	unlink(path);
+	file_error(tmpl, "empty.yaml", "", ":1: ports: required key missing");
+	file_error(tmpl, "empty.cfg", "", ":1: ports: required key missing");
 
 	/* A file error names the real file and line. */
-	snprintf(path, sizeof(path), "%s/bad.yaml", tmpl);
-	f = fopen(path, "w");
-	fputs("ports:\n  - {port: 0, role: host}\nswitch:\n  lb: fastest\n", f);
-	fclose(f);
-	CHECK(rtr_config_load(path, &cfg, err, sizeof(err)) == -1);
-	snprintf(want, sizeof(want),
-			"%s:4: switch.lb: must be ecmp, conweave, seqbalance, caver or spray, got "
-			"\"fastest\"",
-			path);
-	CHECK_STR(err, want);
-	unlink(path);
+	file_error(tmpl, "bad.yaml", "ports:\n  - {port: 0, role: host}\nswitch:\n  lb: fastest\n",
+			":4: switch.lb: must be ecmp, conweave, seqbalance, caver or spray, got "
+			"\"fastest\"");
 
 	/* A directory opens but does not read. */
 	snprintf(path, sizeof(path), "%s/dir.yaml", tmpl);
