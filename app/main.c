@@ -157,7 +157,7 @@ rtr_app_egress_report(struct rtr_app *app, uint16_t port, struct rtr_eg_port_rep
 {
 	struct rtr_switch *sw = &app->sw;
 	struct rtr_egress *egs[RTR_MAX_LCORES];
-	uint64_t now_ns = (uint64_t)((double)rte_rdtsc() * 1e9 / (double)sw->tsc_hz);
+	uint64_t now_ns = rtr_tsc_to_ns(sw, rte_rdtsc());
 
 	for (unsigned int i = 0; i < sw->n_workers; i++)
 		egs[i] = sw->workers[i]->eg;

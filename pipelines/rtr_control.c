@@ -95,7 +95,7 @@ rtr_control_poll(struct rtr_switch *sw, uint64_t now_tsc)
 {
 	struct rte_mbuf *pkts[RTR_BURST];
 	uint8_t reply[2048];
-	uint64_t now_ns = (uint64_t)((double)now_tsc * 1e9 / (double)sw->tsc_hz);
+	uint64_t now_ns = rtr_tsc_to_ns(sw, now_tsc);
 	unsigned int n, i;
 	bool lsc = false;
 

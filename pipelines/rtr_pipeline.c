@@ -298,12 +298,6 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	forward(w, m, meta, now_ns);
 }
 
-static inline uint64_t
-tsc_to_ns(const struct rtr_switch *sw, uint64_t tsc)
-{
-	return (uint64_t)((double)tsc * 1e9 / (double)sw->tsc_hz);
-}
-
 static void
 rx_burst(struct rtr_worker *w, const struct rtr_rxq *q, uint64_t now_ns, unsigned int *got)
 {
@@ -401,7 +395,7 @@ rtr_worker_main(void *arg)
 	w->last_rx_tsc = rte_rdtsc();
 	for (;;) {
 		uint64_t now_tsc = rte_rdtsc(), t0 = now_tsc;
-		uint64_t now_ns = tsc_to_ns(sw, now_tsc);
+		uint64_t now_ns = rtr_tsc_to_ns(sw, now_tsc);
 		unsigned int got = 0, i;
 
 		state = atomic_load_explicit(&sw->run_state, memory_order_acquire);
@@ -439,7 +433,7 @@ rtr_worker_main(void *arg)
 	}
 	/* Final: everything still in our rings or queues goes out, ignoring
 	 * shaping, delay and PFC pauses (DESIGN.md B2: nothing silently lost). */
-	while (drain_rings(w, tsc_to_ns(sw, rte_rdtsc())) != 0)
+	while (drain_rings(w, rtr_tsc_to_ns(sw, rte_rdtsc())) != 0)
 		;
 	rtr_egress_flush_all(w->eg, 1000);
 	return 0;

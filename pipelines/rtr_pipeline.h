@@ -124,6 +124,13 @@ struct rtr_switch {
 	void *main_arg;
 };
 
+/* The data path's clock: TSC to nanoseconds. */
+static inline uint64_t
+rtr_tsc_to_ns(const struct rtr_switch *sw, uint64_t tsc)
+{
+	return (uint64_t)((double)tsc * 1e9 / (double)sw->tsc_hz);
+}
+
 /* The worker loop (lcore entry point argument: struct rtr_worker *). */
 int rtr_worker_main(void *arg);
 

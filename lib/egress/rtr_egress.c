@@ -30,16 +30,6 @@ const char *const rtr_eg_counter_help[RTR_EGC_MAX] = {
 
 /* ------------------------------------------------------------ helpers */
 
-static inline uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static void *
 eg_zalloc(size_t n, int socket)
 {
@@ -444,6 +434,15 @@ rtr_egress_paused_ns(struct rtr_egress_shared *sh, uint16_t port, uint8_t cls, u
 	return v;
 }
 
+/* Append to the wire FIFO (the caller checked there is room). */
+static inline void
+wire_push(struct rtr_eport *ep, struct rte_mbuf *m, uint64_t due)
+{
+	ep->wire[ep->w_tail & ep->w_mask] = m;
+	ep->wire_due[ep->w_tail & ep->w_mask] = due;
+	ep->w_tail++;
+}
+
 /* Queue a PFC frame toward port (ahead of nothing: it joins the wire FIFO,
  * which no pause or shaper holds back). */
 static void
@@ -473,9 +472,7 @@ pfc_send(struct rtr_egress *eg, uint16_t port, uint8_t cls, bool xoff, uint64_t 
 	memset(rtr_meta(m), 0, sizeof(struct rtr_meta));
 	rtr_meta(m)->in_port = RTR_PORT_NONE;
 	rtr_meta(m)->out_port = (uint8_t)port;
-	ep->wire[ep->w_tail & ep->w_mask] = m;
-	ep->wire_due[ep->w_tail & ep->w_mask] = now_ns + ep->delay_ns;
-	ep->w_tail++;
+	wire_push(ep, m, now_ns + ep->delay_ns);
 	eg->held++;
 	eg->active |= 1u << port;
 	if (xoff)
@@ -767,15 +764,6 @@ pick_class(struct rtr_eport *ep, uint8_t elig)
 	return 0; /* not reached: elig is non-zero */
 }
 
-static inline void
-wire_push(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, uint64_t due)
-{
-	ep->wire[ep->w_tail & ep->w_mask] = m;
-	ep->wire_due[ep->w_tail & ep->w_mask] = due;
-	ep->w_tail++;
-	(void)eg;
-}
-
 /*
  * Move up to max packets from the class queues to the wire. Without a delay
  * line the wire is only the NIC staging burst: at most max frames wait there,
@@ -827,13 +815,13 @@ schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool forc
 			eg->stats->port[ep->port].ecn_marked++;
 		}
 		if (unlikely(ep->loss_q64) && !force &&
-				(ep->loss_q64 == UINT64_MAX || splitmix64(&ep->loss_rng) < ep->loss_q64)) {
+				(ep->loss_q64 == UINT64_MAX || rtr_eg_rand(&ep->loss_rng) < ep->loss_q64)) {
 			ep->c[c][RTR_EGC_drop_loss]++;
 			eg->held--;
 			eg->io.drop(eg->io.arg, m, RTR_DROP_IMPAIR_LOSS);
 			continue;
 		}
-		wire_push(eg, ep, m, force ? 0 : now_ns + ep->delay_ns);
+		wire_push(ep, m, force ? 0 : now_ns + ep->delay_ns);
 		room--;
 		moved++;
 	}
@@ -938,14 +926,17 @@ rtr_egress_service(struct rtr_egress *eg, uint64_t now_ns)
 	return sent;
 }
 
-unsigned int
-rtr_egress_port_down(struct rtr_egress *eg, uint16_t port)
+/*
+ * Drop everything port ep holds, class queues and wire, under reason why;
+ * class_counter (an RTR_EGC_*, or RTR_EGC_MAX for none) counts the class
+ * drops. Returns the number dropped.
+ */
+static unsigned int
+drop_held(struct rtr_egress *eg, struct rtr_eport *ep, enum rtr_drop_reason why,
+		unsigned int class_counter)
 {
-	struct rtr_eport *ep = port < RTR_MAX_PORTS ? eg->port[port] : NULL;
 	unsigned int n = 0;
 
-	if (ep == NULL)
-		return 0;
 	for (unsigned int c = 0; c < ep->n_classes; c++) {
 		struct rtr_cq *q = &ep->cq[c];
 
@@ -956,8 +947,9 @@ rtr_egress_port_down(struct rtr_egress *eg, uint16_t port)
 			q->bytes -= m->pkt_len;
 			if (eg->pfc)
 				pfc_in_sub(eg, rtr_meta(m)->in_port, (uint8_t)c, m->pkt_len, 0);
-			ep->c[c][RTR_EGC_drop_port_down]++;
-			eg->io.drop(eg->io.arg, m, RTR_DROP_PORT_DOWN);
+			if (class_counter < RTR_EGC_MAX)
+				ep->c[c][class_counter]++;
+			eg->io.drop(eg->io.arg, m, why);
 			n++;
 		}
 		q->deficit = 0;
@@ -965,15 +957,21 @@ rtr_egress_port_down(struct rtr_egress *eg, uint16_t port)
 	ep->nonempty = 0;
 	ep->blocked = false;
 	while (ep->w_head != ep->w_tail) {
-		struct rte_mbuf *m = ep->wire[ep->w_head & ep->w_mask];
-
+		eg->io.drop(eg->io.arg, ep->wire[ep->w_head & ep->w_mask], why);
 		ep->w_head++;
-		eg->io.drop(eg->io.arg, m, RTR_DROP_PORT_DOWN);
 		n++;
 	}
 	eg->held -= n;
-	eg->active &= ~(1u << port);
+	eg->active &= ~(1u << ep->port);
 	return n;
+}
+
+unsigned int
+rtr_egress_port_down(struct rtr_egress *eg, uint16_t port)
+{
+	struct rtr_eport *ep = port < RTR_MAX_PORTS ? eg->port[port] : NULL;
+
+	return ep == NULL ? 0 : drop_held(eg, ep, RTR_DROP_PORT_DOWN, RTR_EGC_drop_port_down);
 }
 
 static unsigned int
@@ -991,28 +989,7 @@ flush_port(struct rtr_egress *eg, struct rtr_eport *ep, unsigned int max_tries)
 			break;
 	}
 	/* What the NIC would not take is dropped, counted. */
-	while (ep->w_head != ep->w_tail) {
-		eg->io.drop(eg->io.arg, ep->wire[ep->w_head & ep->w_mask], RTR_DROP_SHUTDOWN);
-		ep->w_head++;
-		eg->held--;
-	}
-	for (unsigned int c = 0; c < ep->n_classes; c++) {
-		struct rtr_cq *q = &ep->cq[c];
-
-		while (q->head != q->tail) {
-			struct rte_mbuf *m = q->slot[q->head & q->mask];
-
-			q->head++;
-			eg->held--;
-			if (eg->pfc)
-				pfc_in_sub(eg, rtr_meta(m)->in_port, (uint8_t)c, m->pkt_len, 0);
-			eg->io.drop(eg->io.arg, m, RTR_DROP_SHUTDOWN);
-		}
-		q->bytes = 0;
-	}
-	ep->nonempty = 0;
-	ep->blocked = false;
-	eg->active &= ~(1u << ep->port);
+	drop_held(eg, ep, RTR_DROP_SHUTDOWN, RTR_EGC_MAX);
 	return sent;
 }
 

@@ -260,24 +260,30 @@ rtr_egress_depth(const struct rtr_egress *eg, uint16_t port, uint8_t cls)
 void rtr_egress_counters_add(const struct rtr_egress *eg, uint16_t port, uint8_t cls,
 		uint64_t acc[RTR_EGC_MAX]);
 
+/* splitmix64: the stage's random numbers (RED draws, seeded loss). */
+static inline uint64_t
+rtr_eg_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 /* RED on the depth left behind a departing packet (ALGORITHMS.md 5): no
  * mark up to kmin, probability rising linearly to pmax at kmax, always
- * above kmax. rng is a splitmix64 state. */
+ * above kmax. rng is a rtr_eg_rand state. */
 static inline bool
 rtr_red_decide(const struct rtr_cq *q, uint64_t *rng)
 {
 	uint32_t d = q->bytes;
-	uint64_t z;
 
 	if (d <= q->kmin)
 		return false;
 	if (d > q->kmax)
 		return true;
-	z = (*rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	return (z >> 32) < q->pmax_q32 * (d - q->kmin) / (q->kmax - q->kmin);
+	return (rtr_eg_rand(rng) >> 32) < q->pmax_q32 * (d - q->kmin) / (q->kmax - q->kmin);
 }
 
 /* Everything known about one port's egress, summed over workers. */
