@@ -16,7 +16,10 @@ import sys
 import tempfile
 import time
 
-from scapy.utils import PcapReader, wrpcap
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import rocegen  # noqa: E402
+
+from scapy.utils import wrpcap
 from scapy.layers.l2 import Ether
 
 ROCETOR = os.environ.get("ROCETOR", "build/app/rocetor")
@@ -38,57 +41,28 @@ def write_pcap(path, frames):
             f.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))
 
 
-def read_pcap(path):
+def read_pcap_ts(path):
+    """(time in seconds, frame bytes) of every frame of a classic pcap
+    (net_pcap writes nanosecond TX timestamps); [] if there is none."""
     if not os.path.exists(path) or os.path.getsize(path) < 24:
         return []
-    with PcapReader(path) as r:
-        return [bytes(p) for p in r]
+    return rocegen.read_pcap(path, with_ts=True)
 
 
+def read_pcap(path):
+    return [f for _, f in read_pcap_ts(path)]
 
-def read_pcap_ts(path):
-    """(time in seconds, frame bytes) of every frame of a classic pcap,
-    microsecond or nanosecond (net_pcap writes nanosecond TX timestamps)."""
-    import struct
-    out = []
-    if not os.path.exists(path):
-        return out
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            return out
-        magic = struct.unpack("<I", hdr[:4])[0]
-        if magic in (0xA1B2C3D4, 0xA1B23C4D):
-            e = "<"
-        elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
-            e = ">"
-        else:
-            raise ValueError("%s: not a classic pcap" % path)
-        scale = 1e9 if magic in (0xA1B23C4D, 0x4D3CB2A1) else 1e6
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                break
-            sec, frac, incl, _ = struct.unpack(e + "IIII", rec)
-            out.append((sec + frac / scale, f.read(incl)))
-    return out
-
-
-def output_ts(res, port, queues=1):
-    """(TX time, bytes) of what port sent, in time order. Needs the run's
-    files: call harness.run(..., keep=True), then remove res.workdir."""
-    frames = []
-    for q in range(queues):
-        frames += read_pcap_ts(os.path.join(res.workdir, "out%d_%d.pcap" % (port, q)))
-    return sorted(frames, key=lambda x: x[0])
 
 class Result:
-    def __init__(self, rc, stdout, stderr, stats, outputs, workdir):
+    def __init__(self, rc, stdout, stderr, stats, outputs_ts, workdir):
         self.rc = rc
         self.stdout = stdout
         self.stderr = stderr
         self.stats = stats
-        self.outputs = outputs  # port index -> list of frames (bytes)
+        # port index -> list of frames (bytes), queue by queue
+        self.outputs = [[f for _, f in port] for port in outputs_ts]
+        # port index -> list of (TX time, frame), in time order
+        self.outputs_ts = [sorted(port, key=lambda x: x[0]) for port in outputs_ts]
         self.workdir = workdir
 
     def drops(self, reason):
@@ -131,10 +105,10 @@ def run(config_text, inputs, tag="pkt", lcores="0", args=(), idle_ms=400,
     if os.path.exists(stats_path):
         with open(stats_path) as f:
             stats = json.load(f)
-    outputs = [sum((read_pcap(os.path.join(work, "out%d_%d.pcap" % (i, q)))
-                    for q in range(queues)), [])
-               for i in range(len(inputs))]
-    res = Result(p.returncode, p.stdout, p.stderr, stats, outputs, work)
+    outputs_ts = [sum((read_pcap_ts(os.path.join(work, "out%d_%d.pcap" % (i, q)))
+                       for q in range(queues)), [])
+                  for i in range(len(inputs))]
+    res = Result(p.returncode, p.stdout, p.stderr, stats, outputs_ts, work)
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return res

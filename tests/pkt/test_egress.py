@@ -17,7 +17,6 @@ above 100 kpps even on a loaded 2-core machine), so a 1 Gb/s shaped uplink
 the ECN, CNP and trimming tests rely on, and each checks the queue really
 built (max_depth) before reading anything into the outcome."""
 import os
-import shutil
 import struct
 import sys
 import time
@@ -204,13 +203,10 @@ def test_ecn(t):
     for shaped in (True, False):
         name = "ecn %s" % ("shaped 1G" if shaped else "unshaped")
         res = run(t, name, config(p1=", shape_gbps: 1" if shaped else "", qos=qos),
-                  [frames, []], keep=True)
+                  [frames, []])
         if res is None:
             continue
-        try:
-            ts = harness.output_ts(res, 1)
-        finally:
-            shutil.rmtree(res.workdir, ignore_errors=True)
+        ts = res.outputs_ts[1]
         s = res.stats
         c0 = cls(s, 1, 0)
         out = res.outputs[1]
@@ -356,14 +352,10 @@ def test_pfc(t):
         name = "pfc %s" % mode
         qos = 'dscp: [{dscp: 26, class: 3}]\npfc: {mode: %s, classes: [3]}' % (
             mode if mode != "off" else '"off"')
-        res = run(t, name, config(p1=", speed_gbps: 1", qos=qos), [host, up], keep=True,
-                  idle_ms=500)
+        res = run(t, name, config(p1=", speed_gbps: 1", qos=qos), [host, up], idle_ms=500)
         if res is None:
             continue
-        try:
-            out = harness.output_ts(res, 1)
-        finally:
-            shutil.rmtree(res.workdir, ignore_errors=True)
+        out = res.outputs_ts[1]
         s = res.stats
         p1 = res.port(1)
         t.eq(len(out), 2 * n, "(%s: data frames out)" % name)
@@ -568,15 +560,10 @@ def test_delay(t):
     # delay). The undelayed neighbour's TX time stands for the arrival time.
     frames = [data(i, payload=64, dst="10.2.0.1" if i % 2 == 0 else "10.3.0.1")
               for i in range(2 * n)]
-    res = run(t, "delay 2 ms", config(p1=", delay_us: 2000", p2=""), [frames, [], []],
-              keep=True)
+    res = run(t, "delay 2 ms", config(p1=", delay_us: 2000", p2=""), [frames, [], []])
     if res is None:
         return
-    try:
-        d = harness.output_ts(res, 1)
-        u = harness.output_ts(res, 2)
-    finally:
-        shutil.rmtree(res.workdir, ignore_errors=True)
+    d, u = res.outputs_ts[1], res.outputs_ts[2]
     s = res.stats
     t.eq(s["forwarded"], 2 * n, "(delay: forwarded)")
     t.eq(s["held_packets"], 0, "(delay: held at exit)")
@@ -611,14 +598,10 @@ def test_exit_flush(t):
     up = [pfc_frame(0x08, {3: 65535})]
     qos = "dscp: [{dscp: 26, class: 3}]\npfc: {mode: software, classes: [3]}"
     res = run(t, "exit flush", config(p1=", shape_gbps: 0.01, delay_us: 1000000", p2="",
-                                      qos=qos), [host, up, []], keep=True, idle_ms=300)
+                                      qos=qos), [host, up, []], idle_ms=300)
     if res is None:
         return
-    try:
-        d = harness.output_ts(res, 1)
-        u = harness.output_ts(res, 2)
-    finally:
-        shutil.rmtree(res.workdir, ignore_errors=True)
+    d, u = res.outputs_ts[1], res.outputs_ts[2]
     s = res.stats
     t.eq(len(u), n, "(exit: port 2 frames)")
     t.eq(len(d), 2 * n, "(exit: port 1 frames, all flushed)")
