@@ -34,6 +34,8 @@ def main():
         return t.done()
     used = paths_used(up)
     t.eq(set().union(*used.values()), {1, 2, 3, 4}, "(all four paths used when up)")
+    ok, why = harness.accounted(up.stats)
+    t.check(ok, "accounting (all up): " + why)
 
     cfg = F.CONFIG.replace('{port: 2, role: fabric,', '{port: 2, role: fabric, admin_down: true,')
     cfg = cfg.replace('{prefix: "10.9.0.0/16", port: 1,', '{prefix: "10.9.0.0/16", port: 2,')
