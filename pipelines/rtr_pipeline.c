@@ -49,9 +49,13 @@ rtr_meta_register(uint16_t *priv_size)
 static inline void
 drop(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port, enum rtr_drop_reason why)
 {
-	w->stats->drops[why]++;
-	if (in_port != RTR_PORT_NONE)
+	if (in_port != RTR_PORT_NONE) {
+		w->stats->drops[why]++;
 		w->stats->port[in_port].drops++;
+	} else {
+		/* A frame the switch built (LB control): not a received packet. */
+		w->stats->originated_dropped++;
+	}
 	rte_pktmbuf_free(m);
 }
 
@@ -174,12 +178,15 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 	nh_idx = (unsigned int)res & RTR_RT_INDEX_MASK;
 	if (kind == RTR_RT_GROUP) {
 		const struct rtr_group *g = &sw->route->groups[nh_idx];
-		int path = sw->lb->pick(w->lb_state, g, frame, meta, now_ns, w->stats);
+		int path = sw->lb->pick(w->lb_state, g, nh_idx, m, meta, now_ns, w->stats);
 
 		if (unlikely(path < 0)) {
 			drop(w, m, in_port, RTR_DROP_PORT_DOWN);
 			return;
 		}
+		/* The LB stage may have grown the frame at its head. */
+		frame = rte_pktmbuf_mtod(m, uint8_t *);
+		eth = (struct rte_ether_hdr *)frame;
 		if (likely(nh_idx < RTR_STATS_GROUPS))
 			w->stats->path_tx[nh_idx][path]++;
 		nh_idx = g->nh[path];
@@ -197,6 +204,17 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 	}
 	nh = rtr_neigh_nh(sw->neigh, nh_idx);
 	out = nh->port;
+	/* ConWeave fields toward a host: a control packet for this SrcToR is
+	 * consumed here (whatever the host link does); a data packet goes
+	 * through the DstToR below. */
+	if (unlikely(meta->flags & RTR_MF_CW_HDR) && kind != RTR_RT_GROUP &&
+			sw->ports[out].role == RTR_PORT_HOST && sw->lb->control_rx != NULL &&
+			(meta->bth_b8 >> 5 & 3) >= 2) {
+		sw->lb->control_rx(w->lb_state, m, meta, now_ns, w->stats);
+		w->stats->consumed++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (unlikely(!atomic_load_explicit(&sw->ports[out].link_up, memory_order_relaxed))) {
 		drop(w, m, in_port, RTR_DROP_PORT_DOWN);
 		return;
@@ -226,7 +244,64 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 	}
 	memcpy(eth->src_addr.addr_bytes, sw->ports[out].mac, RTE_ETHER_ADDR_LEN);
 	meta->out_port = out;
+	if (unlikely(meta->flags & RTR_MF_CW_HDR) && kind != RTR_RT_GROUP &&
+			sw->ports[out].role == RTR_PORT_HOST && sw->lb->deliver != NULL &&
+			sw->lb->deliver(w->lb_state, m, meta, out, now_ns, w->stats) == RTR_LB_TAKEN)
+		return;
 	tx_enqueue(w, out, m, now_ns);
+}
+
+/* ------------------------------------------------------------------ LB I/O */
+
+static void
+lb_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
+{
+	struct rtr_worker *w = arg;
+	struct rtr_meta *meta = rtr_meta(m);
+
+	if (unlikely(!atomic_load_explicit(&w->sw->ports[port].link_up, memory_order_relaxed))) {
+		drop(w, m, meta->in_port, RTR_DROP_PORT_DOWN);
+		return;
+	}
+	meta->out_port = (uint8_t)port;
+	if (held)
+		rtr_egress_enqueue_held(w->eg, port, m, rtr_egress_classify(w->eg, m), w->now_ns);
+	else
+		tx_enqueue(w, port, m, w->now_ns);
+}
+
+static void
+lb_control(void *arg, struct rte_mbuf *m)
+{
+	struct rtr_worker *w = arg;
+	struct rtr_meta *meta = rtr_meta(m);
+
+	/* Parsed like any frame, so routing and egress see its metadata. */
+	if (rtr_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
+			    w->sw->hash_seed, RTR_PARSE_CW_HDR, meta) != RTR_DROP_NONE) {
+		w->stats->originated_dropped++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	meta->in_port = RTR_PORT_NONE;
+	forward(w, m, meta, w->now_ns);
+}
+
+static struct rte_mbuf *
+lb_alloc(void *arg)
+{
+	struct rtr_worker *w = arg;
+
+	return rte_pktmbuf_alloc(w->sw->pool);
+}
+
+void
+rtr_worker_lb_io(struct rtr_worker *w, struct rtr_lb_io *io)
+{
+	io->deliver = lb_deliver;
+	io->control = lb_control;
+	io->alloc = lb_alloc;
+	io->arg = w;
 }
 
 /* A packet whose flow another worker owns goes there; true if handed off. */
@@ -278,10 +353,24 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		rte_pktmbuf_free(m);
 		return;
 	}
-	why = rtr_parse(frame, rte_pktmbuf_data_len(m), sw->hash_seed, sw->parse_flags, meta);
+	why = rtr_parse(frame, rte_pktmbuf_data_len(m), sw->hash_seed,
+		sw->parse_flags | sw->ports[port].parse_flags, meta);
 	meta->in_port = port;
 	if (unlikely(why != RTR_DROP_NONE)) {
 		drop(w, m, port, why);
+		return;
+	}
+	if (unlikely(meta->flags & RTR_MF_CW_HDR) && (meta->bth_b8 >> 5 & 3) >= 2) {
+		/* A ConWeave REPLY/NOTIFY belongs to the worker that owns the
+		 * flow it answers: the one its reverse 5-tuple hashes to. */
+		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, sw->hash_seed);
+	} else if (unlikely(sw->lb->fabric_parse_flags != 0) &&
+			sw->ports[port].role == RTR_PORT_HOST && (meta->flags & RTR_MF_ROCE) &&
+			(meta->bth_b8 >> 5 & 3) >= 2 &&
+			rte_pktmbuf_data_len(m) == rtr_meta_bth_off(meta) + RTR_BTH_LEN + RTR_CW_HDR_LEN) {
+		/* Shaped like a ConWeave control packet, from a host: hosts
+		 * never send those (DESIGN.md A3). */
+		drop(w, m, port, RTR_DROP_HOST_LB_PACKET);
 		return;
 	}
 	if (unlikely(sw->ports[port].l2_filter) && !(meta->flags & RTR_MF_L2_BCAST) &&
@@ -376,6 +465,8 @@ check_down_ports(struct rtr_worker *w)
 		mask &= mask - 1;
 		if (!up) {
 			rtr_egress_port_down(w->eg, (uint16_t)p);
+			if (sw->lb->flush != NULL)
+				sw->lb->flush(w->lb_state, (int)p, w->now_ns, w->stats);
 			w->down_seen |= 1u << p;
 		} else {
 			w->down_seen &= ~(1u << p);
@@ -390,6 +481,7 @@ rtr_worker_main(void *arg)
 	struct rtr_switch *sw = w->sw;
 	uint64_t iter = 0;
 	unsigned int idle_polls = 0;
+	const bool lb_timers = sw->lb->tick != NULL;
 	int state;
 
 	w->last_rx_tsc = rte_rdtsc();
@@ -398,6 +490,7 @@ rtr_worker_main(void *arg)
 		uint64_t now_ns = rtr_tsc_to_ns(sw, now_tsc);
 		unsigned int got = 0, i;
 
+		w->now_ns = now_ns;
 		state = atomic_load_explicit(&sw->run_state, memory_order_acquire);
 		if (likely(state == RTR_RUN)) {
 			for (i = 0; i < w->n_rxq; i++)
@@ -406,6 +499,8 @@ rtr_worker_main(void *arg)
 			atomic_store_explicit(&w->stopped, 1, memory_order_release);
 		}
 		got += drain_rings(w, now_ns);
+		if (lb_timers && sw->lb->next_deadline(w->lb_state) <= now_ns)
+			sw->lb->tick(w->lb_state, now_ns, w->stats);
 		if (w->eg->pfc_active)
 			rtr_egress_tick(w->eg, now_ns);
 		if (w->eg->active)
@@ -417,6 +512,8 @@ rtr_worker_main(void *arg)
 			w->stats->busy_packets += got;
 		}
 		if ((++iter & RTR_CTRL_POLL_MASK) == 0) {
+			if (lb_timers)
+				sw->lb->tick(w->lb_state, now_ns, w->stats); /* aging */
 			check_down_ports(w);
 			if (w->is_control)
 				rtr_control_poll(sw, now_tsc);
@@ -426,6 +523,7 @@ rtr_worker_main(void *arg)
 		/* Sleep only with nothing queued: a shaped or delayed port must
 		 * keep being served on time. */
 		if (got == 0 && sw->idle_sleep_us && w->eg->active == 0 &&
+				(!lb_timers || sw->lb->held(w->lb_state) == 0) &&
 				++idle_polls >= sw->idle_threshold) {
 			w->stats->idle_sleeps++;
 			idle_sleep(sw->idle_sleep_us);
@@ -433,8 +531,11 @@ rtr_worker_main(void *arg)
 	}
 	/* Final: everything still in our rings or queues goes out, ignoring
 	 * shaping, delay and PFC pauses (DESIGN.md B2: nothing silently lost). */
-	while (drain_rings(w, rtr_tsc_to_ns(sw, rte_rdtsc())) != 0)
+	w->now_ns = rtr_tsc_to_ns(sw, rte_rdtsc());
+	while (drain_rings(w, w->now_ns) != 0)
 		;
+	if (sw->lb->flush != NULL)
+		sw->lb->flush(w->lb_state, -1, w->now_ns, w->stats);
 	rtr_egress_flush_all(w->eg, 1000);
 	return 0;
 }
@@ -450,6 +551,8 @@ rtr_pipeline_held(const struct rtr_switch *sw)
 		held += rte_ring_count(w->handoff) + rte_ring_count(w->inject);
 		if (w->eg != NULL)
 			held += w->eg->held;
+		if (sw->lb != NULL && sw->lb->held != NULL && w->lb_state != NULL)
+			held += sw->lb->held(w->lb_state);
 	}
 	return held;
 }

@@ -70,6 +70,7 @@ struct rtr_port_rt {
 	uint8_t admin_down;
 	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
 	uint8_t link_known;	   /* control plane: link_up has been set once */
+	uint8_t parse_flags;	   /* rtr_parse flags for frames from this port */
 };
 
 struct rtr_rxq {
@@ -94,11 +95,13 @@ struct rtr_worker {
 	_Atomic int stopped;	/* acknowledged RTR_STOP_RX */
 	struct rtr_egress *eg;	/* class queues, scheduler and TX of every port */
 	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
+	uint64_t now_ns;	/* the clock of the loop pass in progress */
 } __rte_cache_aligned;
 
 struct rtr_switch {
 	const struct rtr_config *cfg;
 	const struct rtr_lb_ops *lb;
+	void *lb_shared;	/* the LB mode's per-switch state (busy paths) */
 	struct rtr_route *route;
 	struct rtr_neigh *neigh;
 	struct rte_mempool *pool;
@@ -146,6 +149,9 @@ unsigned int rtr_control_drain(struct rtr_switch *sw);
 
 /* Egress I/O callbacks for worker w (set up by the app). */
 void rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io);
+
+/* LB I/O callbacks for worker w: released and control packets. */
+void rtr_worker_lb_io(struct rtr_worker *w, struct rtr_lb_io *io);
 
 /* Packets held anywhere in the pipeline right now (rings, egress queues,
  * delay lines). */

@@ -14,11 +14,9 @@
 #include "rtr_lb.h"
 
 static void *
-ecmp_init(const struct rtr_config *cfg, unsigned int worker, int socket)
+ecmp_init(const struct rtr_lb_init *in)
 {
-	(void)cfg;
-	(void)worker;
-	(void)socket;
+	(void)in;
 	/* Stateless: any non-NULL pointer says "ready". */
 	static int ecmp_ready;
 
@@ -32,11 +30,12 @@ ecmp_fini(void *state)
 }
 
 static int
-ecmp_pick(void *state, const struct rtr_group *g, uint8_t *frame, struct rtr_meta *m,
-		uint64_t now_ns, struct rtr_lcore_stats *st)
+ecmp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *mb,
+		struct rtr_meta *m, uint64_t now_ns, struct rtr_lcore_stats *st)
 {
 	(void)state;
-	(void)frame;
+	(void)g_idx;
+	(void)mb;
 	(void)now_ns;
 	st->lb[RTR_LBC_ecmp_packets]++;
 	return rtr_group_pick(g, m->flow_hash);

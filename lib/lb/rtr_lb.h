@@ -15,9 +15,40 @@
 #include <stdint.h>
 
 #include "rtr_config.h"
+#include "rtr_conweave.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 #include "rtr_stats.h"
+
+struct rte_mbuf;
+
+/* How an LB mode sends packets it did not get from the caller's hand. */
+struct rtr_lb_io {
+	/* A packet for host port `port` (held: released from a reorder
+	 * queue). */
+	void (*deliver)(void *arg, struct rte_mbuf *m, uint16_t port, bool held);
+	/* A control packet the switch built: route and send it. */
+	void (*control)(void *arg, struct rte_mbuf *m);
+	struct rte_mbuf *(*alloc)(void *arg);
+	void *arg;
+};
+
+/* What a worker's LB state is created from. */
+struct rtr_lb_init {
+	const struct rtr_config *cfg;
+	unsigned int worker;
+	unsigned int n_workers;
+	int socket;
+	unsigned int n_groups;	  /* uplink groups in the route table */
+	uint32_t host_port_mask;  /* configured host ports */
+	uint32_t hash_seed;	  /* the parser's */
+	bool use_rte_malloc;	  /* false: unit tests without EAL */
+	void *shared;		  /* from shared_create, NULL if none */
+	struct rtr_lb_io io;
+};
+
+#define RTR_LB_FORWARD 0 /* deliver: the caller sends the packet */
+#define RTR_LB_TAKEN   1 /* deliver: the LB stage took it (held or sent) */
 
 struct rtr_lb_ops {
 	const char *name;
@@ -25,21 +56,48 @@ struct rtr_lb_ops {
 	/* Keeps per-flow state: every packet of a flow must be processed by
 	 * the worker that owns its flow hash (DESIGN.md A). */
 	bool flow_affinity;
+	/* Parser flags for frames from fabric ports (RTR_PARSE_CW_HDR). */
+	unsigned int fabric_parse_flags;
+	/* Per-switch state shared by the workers (optional). */
+	void *(*shared_create)(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
+			int socket);
+	void (*shared_free)(void *shared);
 	/* Per-worker state; NULL return means failure. */
-	void *(*init)(const struct rtr_config *cfg, unsigned int worker, int socket);
+	void *(*init)(const struct rtr_lb_init *in);
 	void (*fini)(void *state);
 	/*
-	 * SrcToR side: choose the path for a packet routed to uplink group g.
-	 * May stamp LB fields in the frame. Returns the path index, or -1 when
-	 * no path is usable (the packet is dropped as port_down).
+	 * SrcToR side: choose the path for a packet routed to uplink group g
+	 * (index g_idx). May stamp LB fields in the frame (and grow it at the
+	 * head). Returns the path index, or -1 when no path is usable (the
+	 * packet is dropped as port_down).
 	 */
-	int (*pick)(void *state, const struct rtr_group *g, uint8_t *frame, struct rtr_meta *m,
+	int (*pick)(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+			struct rtr_meta *meta, uint64_t now_ns, struct rtr_lcore_stats *st);
+	/* The rest is optional (NULL for stateless modes). */
+	/* An LB control packet routed to a host port: consume it (the caller
+	 * frees it and counts it consumed). */
+	void (*control_rx)(void *state, struct rte_mbuf *m, struct rtr_meta *meta,
 			uint64_t now_ns, struct rtr_lcore_stats *st);
+	/* DstToR: a packet with LB fields routed to host port `port`.
+	 * RTR_LB_FORWARD or RTR_LB_TAKEN. */
+	int (*deliver)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+			uint64_t now_ns, struct rtr_lcore_stats *st);
+	/* Timers; called every loop while next_deadline() has passed, and
+	 * every control poll. */
+	void (*tick)(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
+	uint64_t (*next_deadline)(const void *state);
+	/* Release what is held for port (-1: everything). */
+	unsigned int (*flush)(void *state, int port, uint64_t now_ns, struct rtr_lcore_stats *st);
+	uint64_t (*held)(const void *state);
+	/* Per-flow state for telemetry. */
+	unsigned int (*flows)(void *state, uint64_t now_ns, unsigned int max,
+			void (*fn)(void *arg, const struct rtr_cw_flow_info *f), void *arg);
 };
 
 /* The ops for a mode, or NULL when this build does not implement it yet. */
 const struct rtr_lb_ops *rtr_lb_get(enum rtr_lb_mode mode);
 
 extern const struct rtr_lb_ops rtr_lb_ecmp;
+extern const struct rtr_lb_ops rtr_lb_conweave;
 
 #endif /* RTR_LB_H */

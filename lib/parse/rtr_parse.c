@@ -411,3 +411,33 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 	m->flow_hash = rtr_hash_mix(rte_hash_crc_1byte(proto, crc));
 	return RTR_DROP_NONE;
 }
+
+uint32_t
+rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, uint32_t hash_seed)
+{
+	const uint8_t *l3 = frame + m->l3_off;
+	uint32_t crc, ports;
+
+	/* The key of rtr_parse with the addresses swapped, the ports kept:
+	 * src IP | dst IP | sport | dport | proto, as the other direction's
+	 * packet would have been hashed. */
+	if (m->l3 == RTR_L3_IPV4) {
+		uint8_t key[8];
+
+		memcpy(key, l3 + 16, 4);
+		memcpy(key + 4, l3 + 12, 4);
+		crc = rte_hash_crc_8byte(ld_raw64(key), hash_seed);
+	} else if (m->l3 == RTR_L3_IPV6) {
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 24), hash_seed);
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 32), crc);
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 8), crc);
+		crc = rte_hash_crc_8byte(ld_raw64(l3 + 16), crc);
+	} else {
+		return m->flow_hash;
+	}
+	ports = ld_raw32(l3 + (m->l4_off - m->l3_off));
+	if (!(m->flags & RTR_MF_L4))
+		ports = 0;
+	crc = rte_hash_crc_4byte(ports, crc);
+	return rtr_hash_mix(rte_hash_crc_1byte(m->l4_proto, crc));
+}

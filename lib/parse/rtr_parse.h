@@ -148,6 +148,14 @@ rtr_meta_pcp(const uint8_t *frame, const struct rtr_meta *m)
 enum rtr_drop_reason rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed,
 		unsigned int parse_flags, struct rtr_meta *m);
 
+/*
+ * The flow hash the packet of the opposite direction (addresses swapped,
+ * ports kept) gets from rtr_parse with the same seed: how a ConWeave
+ * SrcToR finds the flow of a REPLY/NOTIFY. m must come from rtr_parse of
+ * frame (IPv4 or IPv6).
+ */
+uint32_t rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, uint32_t hash_seed);
+
 /* Length of the extended headers implied by a BTH opcode, or -1 if unknown. */
 int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
 

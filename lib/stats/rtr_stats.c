@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "rtr_stats.h"
 
 const char *const rtr_lb_counter_names[RTR_LBC_MAX] = {
@@ -36,6 +38,17 @@ rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, struct rtr_
 			continue;
 		for (unsigned int w = 0; w < words; w++)
 			o[w] += s[w];
+	}
+	/* Gauges that are maxima: the largest value of any lcore, not the sum. */
+	out->lb[RTR_LBC_reorder_queues_max] = 0;
+	out->lb[RTR_LBC_reorder_hold_max_ns] = 0;
+	for (unsigned int l = 0; l < n; l++) {
+		if (lcores[l] == NULL)
+			continue;
+		out->lb[RTR_LBC_reorder_queues_max] = RTE_MAX(out->lb[RTR_LBC_reorder_queues_max],
+				lcores[l]->lb[RTR_LBC_reorder_queues_max]);
+		out->lb[RTR_LBC_reorder_hold_max_ns] = RTE_MAX(out->lb[RTR_LBC_reorder_hold_max_ns],
+				lcores[l]->lb[RTR_LBC_reorder_hold_max_ns]);
 	}
 }
 

@@ -38,7 +38,18 @@
 	X(lb_bypass_resv7, "RoCE packets forwarded by ECMP because Resv7 was not zero")           \
 	X(late_epoch_packets, "packets of a previous epoch forwarded at once")                    \
 	X(flow_table_full, "new flows sent by ECMP because the flow table was full")              \
-	X(ecmp_packets, "packets whose path was chosen by the ECMP hash")
+	X(ecmp_packets, "packets whose path was chosen by the ECMP hash")                         \
+	X(rtt_requests_rx, "RTT_REQUESTs received (ConWeave DstToR)")                             \
+	X(rtt_replies_rx, "RTT_REPLYs received by the SrcToR")                                    \
+	X(rtt_replies_late, "RTT_REPLYs received after their deadline or for another epoch")      \
+	X(tails_rx, "TAILs received (ConWeave DstToR)")                                           \
+	X(clears_rx, "CLEARs received by the SrcToR")                                             \
+	X(notifies_rx, "NOTIFYs received by the SrcToR")                                          \
+	X(idle_moves, "idle flows (new epoch after theta_inactive) moved to another path")        \
+	X(ctrl_no_flow, "ConWeave control packets for a flow this switch has no state for")      \
+	X(ctrl_alloc_failed, "control packets not sent: no mbuf")                                 \
+	X(reorder_hold_max_ns, "longest time a reorder queue was held, ns (gauge, max)")          \
+	X(cw_packets, "RoCE data packets stamped by the ConWeave SrcToR")
 
 enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,

@@ -1,0 +1,1002 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * ConWeave, ALGORITHMS.md 2. The comments cite its steps: "S1".."S5" for the
+ * SrcToR (2.2), "D1".."D8" for the DstToR (2.3). doc/conweave.md explains
+ * the choices this file makes where the specification is silent.
+ */
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "rtr_common.h"
+#include "rtr_conweave.h"
+#include "rtr_flowtab.h"
+#include "rtr_mbuf.h"
+#include "rtr_pring.h"
+#include "rtr_stats.h"
+
+#define NEVER UINT64_MAX
+#define KIND_SRC 1
+#define KIND_DST 2
+#define NO_RING	 0xffff
+
+/* ------------------------------------------------------------------ state */
+
+struct rtr_cw_shared {
+	unsigned int n_groups;
+	bool rte;
+	_Atomic uint64_t busy_until[]; /* [group * RTR_MAX_PATHS + path] */
+};
+
+/* SrcToR state of one flow (2.2). */
+struct cw_src {
+	uint64_t active_ns;
+	uint64_t reply_deadline;
+	uint64_t tail_ns;
+	uint16_t group;
+	uint8_t epoch;
+	uint8_t phase;
+	uint8_t path;
+	uint8_t stabilized;
+};
+
+/* DstToR state of one flow (2.3). */
+struct cw_dst {
+	uint64_t phase0_rx;
+	uint64_t deadline;	/* hold deadline (NEVER: not holding) */
+	uint64_t hold_start;
+	uint32_t hold_gen;	/* which heap entries are current */
+	uint16_t phase0_tx;
+	uint16_t ts_tail;	/* of the held phase-1 packets */
+	uint16_t ts_tx1;	/* ts_tx of the first held packet */
+	uint8_t path_id;	/* path of the first held packet */
+	uint16_t ring;		/* reorder ring index, NO_RING */
+	uint8_t port;		/* host port of the ring */
+	uint8_t valid;		/* an epoch has been seen */
+	uint8_t epoch;
+	uint8_t rx_phase;
+	uint8_t phase0_seen;
+	uint8_t tail_seen;
+	uint8_t clear_sent;
+	uint8_t no_reorder;	/* overflow: no more holding in this epoch */
+};
+
+struct cw_timer {
+	uint64_t deadline;
+	struct rtr_ft_entry *e;
+	uint32_t gen;
+};
+
+struct rtr_cw {
+	struct rtr_cw_params p;
+	struct rtr_cw_io io;
+	struct rtr_ft *ft;
+	uint64_t aging_ns;
+	uint64_t rng;
+	struct rtr_pring_pool *pool[RTR_MAX_PORTS];
+	/* Min-heap of hold deadlines; one entry per holding flow (deadline
+	 * pushes are applied lazily when the entry comes to the top). */
+	struct cw_timer *heap;
+	unsigned int heap_n, heap_cap;
+	uint64_t held;		/* packets in rings now */
+	uint32_t in_use;	/* rings held now */
+	uint64_t *cur_c;	/* counters of the call in progress (emit callbacks) */
+	uint16_t cur_port;
+	struct cw_dst *clear_for; /* expire(): build the CLEAR from the first released packet */
+};
+
+/* ------------------------------------------------------------------ helpers */
+
+static inline uint64_t
+rng_next(struct rtr_cw *cw)
+{
+	/* splitmix64 */
+	uint64_t z = (cw->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static inline struct cw_src *
+src_of(struct rtr_ft_entry *e)
+{
+	return (struct cw_src *)rtr_ft_value(e);
+}
+
+static inline struct cw_dst *
+dst_of(struct rtr_ft_entry *e)
+{
+	return (struct cw_dst *)rtr_ft_value(e);
+}
+
+static bool
+cw_pinned(const struct rtr_ft_entry *e)
+{
+	const struct cw_dst *d = (const struct cw_dst *)e->value;
+
+	return e->key.kind == KIND_DST && d->ring != NO_RING;
+}
+
+/* The flow key (src, dst, sport) of a data packet, or of the data packet a
+ * control packet answers (reverse: addresses swapped). */
+static inline void
+make_key(struct rtr_ft_key *k, const uint8_t *frame, const struct rtr_meta *m, uint8_t kind,
+		bool reverse)
+{
+	const uint8_t *l3 = frame + m->l3_off;
+	const uint8_t *a, *b;
+	unsigned int n;
+
+	memset(k, 0, sizeof(*k));
+	if (m->l3 == RTR_L3_IPV4) {
+		a = l3 + 12;
+		b = l3 + 16;
+		n = 4;
+	} else {
+		a = l3 + 8;
+		b = l3 + 24;
+		n = 16;
+		k->v6 = 1;
+	}
+	memcpy(k->src, reverse ? b : a, n);
+	memcpy(k->dst, reverse ? a : b, n);
+	k->sport = m->sport;
+	k->kind = kind;
+}
+
+static inline uint8_t *
+bth_of(uint8_t *frame, const struct rtr_meta *m)
+{
+	return frame + rtr_meta_bth_off(m);
+}
+
+static inline void
+read_ts(const uint8_t *frame, const struct rtr_meta *m, uint16_t *ts_tx, uint16_t *ts_tail)
+{
+	const uint8_t *h = frame + rtr_meta_bth_off(m) + RTR_BTH_LEN;
+
+	*ts_tx = (uint16_t)(h[0] << 8 | h[1]);
+	*ts_tail = (uint16_t)(h[2] << 8 | h[3]);
+}
+
+/* ------------------------------------------------------------------ setup */
+
+struct rtr_cw_shared *
+rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
+{
+	size_t sz = sizeof(struct rtr_cw_shared) +
+		(size_t)(n_groups ? n_groups : 1) * RTR_MAX_PATHS * sizeof(uint64_t);
+	struct rtr_cw_shared *s;
+
+	s = use_rte_malloc ? rte_zmalloc_socket("cw_busy", sz, 64, socket) : calloc(1, sz);
+	if (s == NULL)
+		return NULL;
+	s->n_groups = n_groups;
+	s->rte = use_rte_malloc;
+	return s;
+}
+
+void
+rtr_cw_shared_free(struct rtr_cw_shared *s)
+{
+	if (s == NULL)
+		return;
+	if (s->rte)
+		rte_free(s);
+	else
+		free(s);
+}
+
+uint64_t
+rtr_cw_aging_ns(const struct rtr_cw_params *p)
+{
+	return RTE_MAX(100000000ULL, 4 * p->theta_inactive_ns);
+}
+
+struct rtr_cw *
+rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io)
+{
+	struct rtr_cw *cw = calloc(1, sizeof(*cw));
+	struct rtr_ft_params fp;
+	unsigned int n_ports = 0;
+	char name[64];
+
+	if (cw == NULL)
+		return NULL;
+	cw->p = *p;
+	cw->io = *io;
+	cw->aging_ns = rtr_cw_aging_ns(p);
+	cw->rng = p->rng_seed ^ ((uint64_t)p->worker << 32) ^ 0x5851f42d4c957f2dULL;
+	snprintf(name, sizeof(name), "cw_flows_%u", p->worker);
+	fp = (struct rtr_ft_params){
+		.name = name,
+		.entries = p->flow_entries,
+		.value_size = RTE_MAX(sizeof(struct cw_src), sizeof(struct cw_dst)),
+		.aging_ns = cw->aging_ns,
+		.pinned = cw_pinned,
+		.socket_id = p->socket_id,
+		.use_rte_malloc = p->use_rte_malloc,
+	};
+	cw->ft = rtr_ft_create(&fp);
+	if (cw->ft == NULL)
+		goto fail;
+	for (unsigned int port = 0; port < RTR_MAX_PORTS; port++) {
+		struct rtr_pring_params pp;
+
+		if (!(p->host_port_mask & (1u << port)) || p->n_rings == 0)
+			continue;
+		snprintf(name, sizeof(name), "cw_reorder_w%u_p%u", p->worker, port);
+		pp = (struct rtr_pring_params){
+			.name = name,
+			.n_rings = p->n_rings,
+			.depth = p->ring_depth,
+			.socket_id = p->socket_id,
+			.use_rte_malloc = p->use_rte_malloc,
+		};
+		cw->pool[port] = rtr_pring_pool_create(&pp);
+		if (cw->pool[port] == NULL)
+			goto fail;
+		n_ports++;
+	}
+	cw->heap_cap = n_ports * p->n_rings + 1;
+	cw->heap = calloc(cw->heap_cap, sizeof(*cw->heap));
+	if (cw->heap == NULL)
+		goto fail;
+	return cw;
+fail:
+	rtr_cw_free(cw);
+	return NULL;
+}
+
+void
+rtr_cw_free(struct rtr_cw *cw)
+{
+	if (cw == NULL)
+		return;
+	for (unsigned int port = 0; port < RTR_MAX_PORTS; port++)
+		rtr_pring_pool_free(cw->pool[port], NULL, NULL);
+	rtr_ft_free(cw->ft);
+	free(cw->heap);
+	free(cw);
+}
+
+/* ------------------------------------------------------------------ SrcToR */
+
+static inline bool
+path_busy(const struct rtr_cw *cw, unsigned int g_idx, unsigned int path, uint64_t now)
+{
+	const struct rtr_cw_shared *s = cw->p.shared;
+
+	if (s == NULL || g_idx >= s->n_groups)
+		return false;
+	return atomic_load_explicit(&s->busy_until[g_idx * RTR_MAX_PATHS + path],
+			memory_order_relaxed) > now;
+}
+
+/* A live path chosen uniformly at random; -1 if none is live. */
+static inline int
+sample_path(struct rtr_cw *cw, uint64_t live)
+{
+	unsigned int n = (unsigned int)__builtin_popcountll(live), k;
+
+	if (n == 0)
+		return -1;
+	k = (unsigned int)(((rng_next(cw) >> 32) * n) >> 32);
+	while (k-- > 0)
+		live &= live - 1;
+	return __builtin_ctzll(live);
+}
+
+/* S4: sample two paths (with replacement), take the first that is not busy;
+ * both busy: keep cur. */
+static int
+good_path(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, int cur,
+		uint64_t live, uint64_t now)
+{
+	for (int i = 0; i < 2; i++) {
+		int p = sample_path(cw, live);
+
+		if (p >= 0 && !path_busy(cw, g_idx, (unsigned int)p, now))
+			return p;
+	}
+	(void)g;
+	return cur;
+}
+
+/* Make room for the header: Eth..BTH move 4 bytes toward the head. */
+static inline uint8_t *
+insert_hdr(struct rte_mbuf *m, const struct rtr_meta *meta)
+{
+	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
+	uint8_t *f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_CW_HDR_LEN);
+
+	if (f == NULL)
+		return NULL;
+	memmove(f, f + RTR_CW_HDR_LEN, n);
+	return f;
+}
+
+int
+rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now, uint64_t *c)
+{
+	uint64_t live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct cw_src *f;
+	uint8_t *frame, *bth;
+	bool expired, stab, ask = false, tail = false;
+	unsigned int phase;
+	int path;
+
+	/* Only RoCE data from a host takes part: ACK/NAK/CNP, other traffic,
+	 * and whatever already carries ConWeave fields (transit, control
+	 * packets this switch originates) go by ECMP untouched. */
+	if (!rtr_meta_is_roce_data(meta) || (meta->flags & (RTR_MF_CW_HDR | RTR_MF_TRIMMED)))
+		goto ecmp;
+	if (meta->bth_b8 & RTR_BTH_RESV7_MASK) {
+		/* Section 0: the sender's Resv7 is covered by the ICRC. */
+		c[RTR_LBC_lb_bypass_resv7]++;
+		goto ecmp;
+	}
+	if (live == 0)
+		return -1;
+	if (rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN)
+		goto ecmp;
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	make_key(&k, frame, meta, KIND_SRC, false);
+	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, &st);
+	if (unlikely(e == NULL)) {
+		c[RTR_LBC_flow_table_full]++;
+		goto ecmp;
+	}
+	f = src_of(e);
+	e->last_ns = now;
+	if (st == RTR_FT_NEW) {
+		f->path = (uint8_t)rtr_group_pick(g, meta->flow_hash);
+		f->group = (uint16_t)g_idx;
+		f->reply_deadline = NEVER;
+		expired = true;
+	} else {
+		/* S1 */
+		expired = now - f->active_ns > cw->p.theta_inactive_ns;
+	}
+	stab = false;
+	if (!expired && f->stabilized) {
+		stab = true;
+		f->stabilized = 0;
+	}
+	f->active_ns = now;
+	f->group = (uint16_t)g_idx;
+	if (unlikely(!(live & (1ULL << f->path)))) {
+		/* The flow's path went down: move now (nothing can be
+		 * delivered on a dead link anyway). */
+		int p = good_path(cw, g, g_idx, -1, live, now);
+
+		if (p < 0)
+			p = rtr_group_pick(g, meta->flow_hash);
+		if (p < 0)
+			return -1;
+		f->path = (uint8_t)p;
+		c[RTR_LBC_reroutes]++;
+	}
+	if (expired || stab) {
+		/* S2: a new epoch; this packet is its RTT_REQUEST. */
+		f->epoch = (f->epoch + 1) & 3;
+		f->phase = 0;
+		f->tail_ns = 0;
+		f->stabilized = 0;
+		f->reply_deadline = now + cw->p.base_rtt_ns + cw->p.theta_reply_ns;
+		ask = true;
+		c[RTR_LBC_rtt_requests]++;
+		if (expired && st != RTR_FT_NEW) {
+			int p = good_path(cw, g, g_idx, f->path, live, now);
+
+			if (p != f->path) {
+				f->path = (uint8_t)p;
+				c[RTR_LBC_idle_moves]++;
+			}
+		} else if (st == RTR_FT_NEW) {
+			f->path = (uint8_t)good_path(cw, g, g_idx, f->path, live, now);
+		}
+		path = f->path;
+		phase = 0;
+	} else if (now > f->reply_deadline) {
+		/* S3: no reply in time. This packet is the TAIL on the old
+		 * path; later ones are REROUTED (phase 1) on a good path. */
+		int np;
+
+		f->reply_deadline = NEVER;
+		c[RTR_LBC_reply_timeouts]++;
+		ask = tail = true;
+		f->tail_ns = now;
+		path = f->path;
+		phase = 0;
+		c[RTR_LBC_tails]++;
+		np = good_path(cw, g, g_idx, f->path, live, now);
+		f->phase = 1;
+		if (np != f->path) {
+			f->path = (uint8_t)np;
+			c[RTR_LBC_reroutes]++;
+		}
+	} else {
+		path = f->path;
+		phase = f->phase;
+	}
+	/* S5: stamp. */
+	frame = insert_hdr(m, meta);
+	if (unlikely(frame == NULL))
+		goto ecmp; /* headroom was checked: not reached */
+	bth = bth_of(frame, meta);
+	bth[4] = (uint8_t)path;
+	bth[8] = (uint8_t)((bth[8] & RTR_BTH_ACKREQ) |
+			RTR_CW_B8(RTR_CW_OP_DATA, phase, f->epoch, ask, tail));
+	{
+		uint16_t ts_tx = rtr_cw_ts(now), ts_tail = rtr_cw_ts(f->tail_ns);
+		uint8_t *h = bth + RTR_BTH_LEN;
+
+		h[0] = (uint8_t)(ts_tx >> 8);
+		h[1] = (uint8_t)ts_tx;
+		h[2] = (uint8_t)(ts_tail >> 8);
+		h[3] = (uint8_t)ts_tail;
+	}
+	meta->bth_b4 = bth[4];
+	meta->bth_b8 = bth[8];
+	meta->flags |= RTR_MF_CW_HDR;
+	c[RTR_LBC_cw_packets]++;
+	return path;
+ecmp:
+	c[RTR_LBC_ecmp_packets]++;
+	return rtr_group_pick(g, meta->flow_hash);
+}
+
+void
+rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint64_t now, uint64_t *c)
+{
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	unsigned int op = rtr_cw_op(meta->bth_b8), phase = rtr_cw_phase(meta->bth_b8);
+	unsigned int epoch = rtr_cw_epoch(meta->bth_b8);
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct cw_src *f;
+
+	if (op == RTR_CW_OP_REPLY)
+		c[phase ? RTR_LBC_clears_rx : RTR_LBC_rtt_replies_rx]++;
+	else if (op == RTR_CW_OP_NOTIFY)
+		c[RTR_LBC_notifies_rx]++;
+	else
+		return;
+	make_key(&k, frame, meta, KIND_SRC, true);
+	e = rtr_ft_lookup(cw->ft, &k, rtr_flow_hash_reverse(frame, meta, cw->p.hash_seed), now,
+			false, &st);
+	if (e == NULL) {
+		c[RTR_LBC_ctrl_no_flow]++;
+		return;
+	}
+	f = src_of(e);
+	if (op == RTR_CW_OP_NOTIFY) {
+		struct rtr_cw_shared *s = cw->p.shared;
+		unsigned int path = meta->bth_b4;
+
+		if (s != NULL && f->group < s->n_groups && path < RTR_MAX_PATHS) {
+			atomic_store_explicit(&s->busy_until[f->group * RTR_MAX_PATHS + path],
+					now + cw->p.theta_path_busy_ns, memory_order_relaxed);
+			c[RTR_LBC_busy_paths]++;
+		}
+		return;
+	}
+	if (epoch != f->epoch || phase != f->phase) {
+		if (!phase)
+			c[RTR_LBC_rtt_replies_late]++;
+		return;
+	}
+	if (!phase) {
+		/* RTT_REPLY: only before the deadline. */
+		if (now >= f->reply_deadline) {
+			c[RTR_LBC_rtt_replies_late]++;
+			return;
+		}
+	}
+	/* On time RTT_REPLY, or CLEAR: the next packet starts a new epoch. */
+	f->stabilized = 1;
+	f->reply_deadline = NEVER;
+}
+
+/* ------------------------------------------------------------------ DstToR */
+
+/* Build a control packet answering data frame `frame` (ALGORITHMS.md 2.1)
+ * and hand it to io.control. */
+static void
+send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *meta, unsigned int op,
+		unsigned int phase, uint16_t ts_tx, uint16_t ts_tail, uint64_t *c)
+{
+	unsigned int bth_off = rtr_meta_bth_off(meta);
+	unsigned int n = bth_off + RTR_BTH_LEN + RTR_CW_HDR_LEN;
+	struct rte_mbuf *m = cw->io.alloc(cw->io.arg);
+	uint8_t *f, *l3, *bth, tmp[16];
+
+	if (m == NULL) {
+		c[RTR_LBC_ctrl_alloc_failed]++;
+		return;
+	}
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
+	if (f == NULL) {
+		rte_pktmbuf_free(m);
+		c[RTR_LBC_ctrl_alloc_failed]++;
+		return;
+	}
+	memcpy(f, frame, bth_off + RTR_BTH_LEN);
+	l3 = f + meta->l3_off;
+	if (meta->l3 == RTR_L3_IPV4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+
+		memcpy(tmp, l3 + 12, 4);
+		memcpy(l3 + 12, l3 + 16, 4);
+		memcpy(l3 + 16, tmp, 4);
+		ip->type_of_service &= (uint8_t)~3;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(n - meta->l3_off));
+		ip->time_to_live = 64;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
+
+		memcpy(tmp, l3 + 8, 16);
+		memcpy(l3 + 8, l3 + 24, 16);
+		memcpy(l3 + 24, tmp, 16);
+		ip6->vtc_flow &= rte_cpu_to_be_32(~(3u << 20));
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(n - meta->l4_off));
+		ip6->hop_limits = 64;
+	}
+	/* UDP: ports kept, length of the cut packet, no checksum. */
+	f[meta->l4_off + 4] = (uint8_t)((n - meta->l4_off) >> 8);
+	f[meta->l4_off + 5] = (uint8_t)(n - meta->l4_off);
+	f[meta->l4_off + 6] = 0;
+	f[meta->l4_off + 7] = 0;
+	bth = f + bth_off;
+	bth[4] = meta->bth_b4; /* path_id */
+	bth[8] = RTR_CW_B8(op, phase, rtr_cw_epoch(meta->bth_b8), 0, 0);
+	bth[12] = (uint8_t)(ts_tx >> 8);
+	bth[13] = (uint8_t)ts_tx;
+	bth[14] = (uint8_t)(ts_tail >> 8);
+	bth[15] = (uint8_t)ts_tail;
+	if (op == RTR_CW_OP_NOTIFY)
+		c[RTR_LBC_notifies]++;
+	else if (phase)
+		c[RTR_LBC_clears]++;
+	else
+		c[RTR_LBC_rtt_replies]++;
+	cw->io.control(cw->io.arg, m);
+}
+
+/* Remove the header, zero byte 4 and Resv7: the sender's bytes again. */
+static inline void
+strip(struct rte_mbuf *m, struct rtr_meta *meta)
+{
+	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *bth;
+
+	if (meta->flags & RTR_MF_CW_HDR) {
+		memmove(f + RTR_CW_HDR_LEN, f, n);
+		rte_pktmbuf_adj(m, RTR_CW_HDR_LEN);
+		f = rte_pktmbuf_mtod(m, uint8_t *);
+		meta->flags &= (uint8_t)~RTR_MF_CW_HDR;
+	}
+	bth = f + rtr_meta_bth_off(meta);
+	bth[4] = 0;
+	bth[8] &= RTR_BTH_ACKREQ;
+	meta->bth_b4 = 0;
+	meta->bth_b8 = bth[8];
+}
+
+static void send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *meta,
+		unsigned int op, unsigned int phase, uint16_t ts_tx, uint16_t ts_tail, uint64_t *c);
+
+static void
+emit_held(void *arg, struct rte_mbuf *m)
+{
+	struct rtr_cw *cw = arg;
+
+	cw->held--;
+	if (cw->clear_for != NULL) {
+		/* D7: the CLEAR answers the oldest held packet; its copy was
+		 * stripped, so the ConWeave fields are put back for the
+		 * builder. */
+		struct cw_dst *d = cw->clear_for;
+		struct rtr_meta tm = *rtr_meta(m);
+
+		cw->clear_for = NULL;
+		tm.bth_b4 = d->path_id;
+		tm.bth_b8 = RTR_CW_B8(RTR_CW_OP_DATA, 1, d->epoch, 0, 0);
+		d->clear_sent = 1;
+		send_control(cw, rte_pktmbuf_mtod(m, const uint8_t *), &tm, RTR_CW_OP_REPLY, 1,
+				d->ts_tx1, d->ts_tail, cw->cur_c);
+	}
+	cw->io.deliver(cw->io.arg, m, cw->cur_port, true);
+}
+
+static void
+heap_push(struct rtr_cw *cw, uint64_t deadline, struct rtr_ft_entry *e, uint32_t gen)
+{
+	unsigned int i = cw->heap_n++;
+
+	while (i > 0) {
+		unsigned int up = (i - 1) / 2;
+
+		if (cw->heap[up].deadline <= deadline)
+			break;
+		cw->heap[i] = cw->heap[up];
+		i = up;
+	}
+	cw->heap[i] = (struct cw_timer){deadline, e, gen};
+}
+
+static int
+heap_grow(struct rtr_cw *cw)
+{
+	unsigned int cap = cw->heap_cap * 2;
+	struct cw_timer *h = realloc(cw->heap, cap * sizeof(*h));
+
+	if (h == NULL)
+		return -1;
+	cw->heap = h;
+	cw->heap_cap = cap;
+	return 0;
+}
+
+static void
+heap_pop(struct rtr_cw *cw)
+{
+	struct cw_timer last = cw->heap[--cw->heap_n];
+	unsigned int i = 0, n = cw->heap_n;
+
+	for (;;) {
+		unsigned int l = 2 * i + 1, s;
+
+		if (l >= n)
+			break;
+		s = (l + 1 < n && cw->heap[l + 1].deadline < cw->heap[l].deadline) ? l + 1 : l;
+		if (cw->heap[s].deadline >= last.deadline)
+			break;
+		cw->heap[i] = cw->heap[s];
+		i = s;
+	}
+	if (n > 0)
+		cw->heap[i] = last;
+}
+
+/* Flush a flow's ring in order and give it back; the flow stops holding. */
+static void
+release_ring(struct rtr_cw *cw, struct cw_dst *d, uint64_t now, uint64_t *c)
+{
+	struct rtr_pring_pool *pool = cw->pool[d->port];
+	struct rtr_pring *r = rtr_pring_at(pool, d->ring);
+	uint64_t held_for = now - d->hold_start;
+
+	cw->cur_port = d->port;
+	cw->cur_c = c;
+	rtr_pring_release(pool, r, emit_held, cw);
+	cw->clear_for = NULL;
+	d->ring = NO_RING;
+	d->deadline = NEVER;
+	d->hold_gen++;
+	cw->in_use--;
+	c[RTR_LBC_reorder_queues_in_use]--;
+	if (held_for > c[RTR_LBC_reorder_hold_max_ns] && now >= d->hold_start)
+		c[RTR_LBC_reorder_hold_max_ns] = held_for;
+}
+
+/* D6: gap between the TAIL and the last phase-0 packet seen, SrcToR time. */
+static inline uint64_t
+resume_gap(const struct rtr_cw *cw, const struct cw_dst *d)
+{
+	int16_t diff;
+
+	if (!d->phase0_seen)
+		return cw->p.resume_default_ns;
+	diff = (int16_t)(uint16_t)(d->ts_tail - d->phase0_tx);
+	return diff > 0 ? (uint64_t)diff << 10 : 0;
+}
+
+int
+rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now, uint64_t *c)
+{
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint8_t b8 = meta->bth_b8;
+	const unsigned int ep = rtr_cw_epoch(b8), ph = rtr_cw_phase(b8);
+	const bool ask = rtr_cw_ask(b8), tail = rtr_cw_tail(b8);
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct cw_dst *d;
+	uint16_t ts_tx, ts_tail;
+	bool fresh;
+
+	if (!(meta->flags & RTR_MF_CW_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA) {
+		strip(m, meta);
+		return RTR_CW_FORWARD;
+	}
+	read_ts(frame, meta, &ts_tx, &ts_tail);
+	make_key(&k, frame, meta, KIND_DST, false);
+	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, &st);
+	if (unlikely(e == NULL)) {
+		/* No state: still answer what needs no state, never hold. */
+		c[RTR_LBC_flow_table_full]++;
+		if (ask && !tail) {
+			c[RTR_LBC_rtt_requests_rx]++;
+			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 0, ts_tx, ts_tail, c);
+		}
+		if (meta->flags & RTR_MF_CE)
+			send_control(cw, frame, meta, RTR_CW_OP_NOTIFY, 0, ts_tx, ts_tail, c);
+		if (tail) {
+			c[RTR_LBC_tails_rx]++;
+			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 1, ts_tx, ts_tail, c);
+		}
+		strip(m, meta);
+		return RTR_CW_FORWARD;
+	}
+	d = dst_of(e);
+	/* An entry idle for half the aging time is taken as new: its SrcToR
+	 * may have forgotten the flow and restarted its epochs. */
+	fresh = st == RTR_FT_NEW || !d->valid || now - e->last_ns > cw->aging_ns / 2;
+	e->last_ns = now;
+	if (st == RTR_FT_NEW) {
+		d->ring = NO_RING;
+		d->deadline = NEVER;
+	}
+	/* D1 */
+	if (!fresh) {
+		unsigned int diff = (ep - d->epoch) & 3;
+
+		if (diff == 3) {
+			c[RTR_LBC_late_epoch_packets]++;
+			strip(m, meta);
+			return RTR_CW_FORWARD;
+		}
+		if (diff != 0)
+			fresh = true;
+	}
+	if (fresh) {
+		if (d->ring != NO_RING) {
+			c[RTR_LBC_epoch_overrun]++;
+			release_ring(cw, d, now, c);
+		}
+		d->valid = 1;
+		d->epoch = (uint8_t)ep;
+		d->rx_phase = tail ? 1 : 0;
+		d->phase0_seen = 0;
+		d->tail_seen = 0;
+		d->clear_sent = 0;
+		d->no_reorder = 0;
+	}
+	/* D2 */
+	if (ph == 0) {
+		d->phase0_tx = ts_tx;
+		d->phase0_rx = now;
+		d->phase0_seen = 1;
+		if (d->ring != NO_RING) {
+			/* A later phase-0 packet pushes the deadline. */
+			uint64_t dl = now + resume_gap(cw, d) + cw->p.resume_extra_ns;
+
+			if (dl > d->deadline)
+				d->deadline = dl;
+		}
+	}
+	/* D3 */
+	if (ask && !tail) {
+		c[RTR_LBC_rtt_requests_rx]++;
+		send_control(cw, frame, meta, RTR_CW_OP_REPLY, 0, ts_tx, ts_tail, c);
+	}
+	/* D4 (late packets returned above) */
+	if (meta->flags & RTR_MF_CE)
+		send_control(cw, frame, meta, RTR_CW_OP_NOTIFY, 0, ts_tx, ts_tail, c);
+	if (tail) {
+		/* D5: the TAIL first, then what overtook it, then CLEAR. */
+		c[RTR_LBC_tails_rx]++;
+		d->tail_seen = 1;
+		d->rx_phase = 1;
+		if (!d->clear_sent) {
+			d->clear_sent = 1;
+			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 1, ts_tx, ts_tail, c);
+		}
+		strip(m, meta);
+		if (d->ring != NO_RING) {
+			cw->io.deliver(cw->io.arg, m, port, false);
+			c[RTR_LBC_reorder_flush_tail]++;
+			release_ring(cw, d, now, c);
+			return RTR_CW_HELD; /* already delivered, ahead of the ring */
+		}
+		return RTR_CW_FORWARD;
+	}
+	if (ph == 1 && d->rx_phase == 0 && !d->no_reorder) {
+		/* D6: it overtook the TAIL: hold it. */
+		struct rtr_pring *r;
+
+		if (d->ring == NO_RING) {
+			struct rtr_pring_pool *pool = port < RTR_MAX_PORTS ? cw->pool[port] : NULL;
+
+			r = pool ? rtr_pring_acquire(pool, e->hash) : NULL;
+			if (r == NULL) {
+				/* D8: no queue: this epoch is not reordered. */
+				c[RTR_LBC_reorder_overflow]++;
+				d->no_reorder = 1;
+				strip(m, meta);
+				return RTR_CW_FORWARD;
+			}
+			if (cw->heap_n == cw->heap_cap && heap_grow(cw) != 0) {
+				rtr_pring_release(cw->pool[port], r, NULL, NULL);
+				c[RTR_LBC_reorder_overflow]++;
+				d->no_reorder = 1;
+				strip(m, meta);
+				return RTR_CW_FORWARD;
+			}
+			d->ring = (uint16_t)rtr_pring_index(r);
+			d->port = (uint8_t)port;
+			d->ts_tail = ts_tail;
+			d->ts_tx1 = ts_tx;
+			d->path_id = meta->bth_b4;
+			d->hold_start = now;
+			d->deadline = (d->phase0_seen ? d->phase0_rx : now) + resume_gap(cw, d) +
+				cw->p.resume_extra_ns;
+			d->hold_gen++;
+			heap_push(cw, d->deadline, e, d->hold_gen);
+			cw->in_use++;
+			c[RTR_LBC_reorder_queues_in_use]++;
+			if (c[RTR_LBC_reorder_queues_in_use] > c[RTR_LBC_reorder_queues_max])
+				c[RTR_LBC_reorder_queues_max] = c[RTR_LBC_reorder_queues_in_use];
+		} else {
+			r = rtr_pring_at(cw->pool[d->port], d->ring);
+		}
+		strip(m, meta);
+		if (rtr_pring_enqueue(r, m) != 0) {
+			/* D8: full: release in order, then this one. */
+			c[RTR_LBC_reorder_overflow]++;
+			d->no_reorder = 1;
+			release_ring(cw, d, now, c);
+			return RTR_CW_FORWARD;
+		}
+		cw->held++;
+		c[RTR_LBC_reorder_held]++;
+		return RTR_CW_HELD;
+	}
+	strip(m, meta);
+	return RTR_CW_FORWARD;
+}
+
+/* D7: a deadline passed without the TAIL: release in order, rx_phase 1,
+ * CLEAR (built from the oldest held packet, whose headers are the flow's). */
+static void
+expire(struct rtr_cw *cw, struct rtr_ft_entry *e, uint64_t now, uint64_t *c)
+{
+	struct cw_dst *d = dst_of(e);
+
+	c[RTR_LBC_reorder_flush_timeout]++;
+	d->rx_phase = 1;
+	if (!d->clear_sent)
+		cw->clear_for = d;
+	release_ring(cw, d, now, c);
+}
+
+void
+rtr_cw_tick(struct rtr_cw *cw, uint64_t now, uint64_t *c)
+{
+	while (cw->heap_n > 0 && cw->heap[0].deadline <= now) {
+		struct cw_timer t = cw->heap[0];
+		struct cw_dst *d = dst_of(t.e);
+
+		heap_pop(cw);
+		if (t.gen != d->hold_gen || d->ring == NO_RING)
+			continue; /* released meanwhile */
+		if (d->deadline > now) {
+			heap_push(cw, d->deadline, t.e, t.gen); /* pushed later; the pop made room */
+			continue;
+		}
+		expire(cw, t.e, now, c);
+	}
+	rtr_ft_sweep(cw->ft, now, 4);
+}
+
+uint64_t
+rtr_cw_next_deadline(const struct rtr_cw *cw)
+{
+	return cw->heap_n ? cw->heap[0].deadline : NEVER;
+}
+
+static unsigned int
+flush_where(struct rtr_cw *cw, int port, uint64_t now, uint64_t *c)
+{
+	uint64_t before = cw->held;
+	uint32_t cursor = 0;
+	struct rtr_ft_entry *e;
+
+	while ((e = rtr_ft_next(cw->ft, &cursor)) != NULL) {
+		struct cw_dst *d = dst_of(e);
+
+		if (e->key.kind != KIND_DST || d->ring == NO_RING)
+			continue;
+		if (port >= 0 && d->port != port)
+			continue;
+		d->rx_phase = 1;
+		release_ring(cw, d, now, c);
+	}
+	return (unsigned int)(before - cw->held);
+}
+
+unsigned int
+rtr_cw_flush(struct rtr_cw *cw, uint64_t now, uint64_t *c)
+{
+	return flush_where(cw, -1, now, c);
+}
+
+unsigned int
+rtr_cw_flush_port(struct rtr_cw *cw, uint16_t port, uint64_t now, uint64_t *c)
+{
+	return flush_where(cw, port, now, c);
+}
+
+uint64_t
+rtr_cw_held(const struct rtr_cw *cw)
+{
+	return cw->held;
+}
+
+unsigned int
+rtr_cw_flows(struct rtr_cw *cw, uint64_t now, unsigned int max,
+		void (*fn)(void *arg, const struct rtr_cw_flow_info *f), void *arg)
+{
+	uint32_t cursor = 0;
+	struct rtr_ft_entry *e;
+	unsigned int n = 0;
+
+	while ((max == 0 || n < max) && (e = rtr_ft_next(cw->ft, &cursor)) != NULL) {
+		struct rtr_cw_flow_info fi;
+
+		memset(&fi, 0, sizeof(fi));
+		memcpy(fi.src, e->key.src, 16);
+		memcpy(fi.dst, e->key.dst, 16);
+		fi.v6 = e->key.v6;
+		fi.sport = e->key.sport;
+		fi.idle_ns = now > e->last_ns ? now - e->last_ns : 0;
+		if (e->key.kind == KIND_SRC) {
+			const struct cw_src *s = src_of(e);
+
+			fi.epoch = s->epoch;
+			fi.phase = s->phase;
+			fi.path = s->path;
+			fi.stabilized = s->stabilized;
+			fi.reply_deadline_in_ns = s->reply_deadline == NEVER ? NEVER :
+				(s->reply_deadline > now ? s->reply_deadline - now : 0);
+			fi.deadline_in_ns = NEVER;
+		} else {
+			const struct cw_dst *d = dst_of(e);
+
+			fi.dst_role = true;
+			fi.epoch = d->epoch;
+			fi.phase = d->rx_phase;
+			fi.reply_deadline_in_ns = NEVER;
+			fi.held = d->ring == NO_RING ? 0 :
+				rtr_pring_depth(rtr_pring_at(cw->pool[d->port], d->ring));
+			fi.deadline_in_ns = d->ring == NO_RING ? NEVER :
+				(d->deadline > now ? d->deadline - now : 0);
+		}
+		fn(arg, &fi);
+		n++;
+	}
+	return n;
+}

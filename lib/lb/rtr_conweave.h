@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * ConWeave (Song et al., SIGCOMM'23), both halves, as ALGORITHMS.md 2 fixes
+ * them: the SrcToR state machine (epochs, RTT_REQUEST, reply deadline,
+ * TAIL/REROUTED, busy paths) and the DstToR one (modulo-4 epochs, RTT_REPLY,
+ * NOTIFY, CLEAR, hold/flush of phase-1 packets in pausable rings, the T_resume
+ * estimate from 16-bit SrcToR timestamps). One instance per worker; the busy
+ * table is shared by the workers of a switch (struct rtr_cw_shared).
+ *
+ * No EAL I/O: time is a parameter, packets leave through the callbacks of
+ * struct rtr_cw_io, so unit tests drive every transition on a virtual clock
+ * with plain (calloc'd) mbufs. See doc/conweave.md.
+ */
+#ifndef RTR_CONWEAVE_H
+#define RTR_CONWEAVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtr_parse.h"
+#include "rtr_route.h"
+
+struct rte_mbuf;
+
+/* Resv7 layout (BTH byte 8, below AckReq), ALGORITHMS.md 2.1. */
+#define RTR_CW_OP_NONE	 0
+#define RTR_CW_OP_DATA	 1
+#define RTR_CW_OP_REPLY	 2 /* phase 0: RTT_REPLY, phase 1: CLEAR */
+#define RTR_CW_OP_NOTIFY 3
+#define RTR_CW_B8(op, phase, epoch, ask, tail)                                                    \
+	((uint8_t)(((op) & 3) << 5 | ((phase) & 1) << 4 | ((epoch) & 3) << 2 | ((ask) & 1) << 1 |   \
+		((tail) & 1)))
+static inline unsigned int rtr_cw_op(uint8_t b8) { return (b8 >> 5) & 3; }
+static inline unsigned int rtr_cw_phase(uint8_t b8) { return (b8 >> 4) & 1; }
+static inline unsigned int rtr_cw_epoch(uint8_t b8) { return (b8 >> 2) & 3; }
+static inline unsigned int rtr_cw_ask(uint8_t b8) { return (b8 >> 1) & 1; }
+static inline unsigned int rtr_cw_tail(uint8_t b8) { return b8 & 1; }
+
+/* The 16-bit ConWeave timestamp of a clock value: units of 1.024 us. */
+static inline uint16_t
+rtr_cw_ts(uint64_t ns)
+{
+	return (uint16_t)(ns >> 10);
+}
+
+/* Per switch: when each path of each uplink group stops being busy. */
+struct rtr_cw_shared;
+
+struct rtr_cw_shared *rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket);
+void rtr_cw_shared_free(struct rtr_cw_shared *s);
+
+struct rtr_cw_params {
+	uint64_t base_rtt_ns;
+	uint64_t theta_reply_ns;
+	uint64_t theta_path_busy_ns;
+	uint64_t theta_inactive_ns;
+	uint64_t resume_extra_ns;
+	uint64_t resume_default_ns;
+	uint32_t flow_entries;	  /* this worker's flow table (both roles) */
+	uint32_t host_port_mask;  /* ports that get a pool of reorder rings */
+	unsigned int n_rings;	  /* reorder rings per host port */
+	unsigned int ring_depth;  /* mbufs per ring */
+	uint32_t hash_seed;	  /* the parser's flow-hash seed (reverse lookups) */
+	uint64_t rng_seed;	  /* path sampling */
+	unsigned int worker;	  /* for names */
+	int socket_id;
+	bool use_rte_malloc;	  /* false: no EAL (unit tests) */
+	struct rtr_cw_shared *shared;
+};
+
+struct rtr_cw_io {
+	/* A packet for host port `port`, header removed and fields zeroed;
+	 * held = it comes out of a reorder ring (must not be tail-dropped
+	 * behind the threshold the ring already waited for). */
+	void (*deliver)(void *arg, struct rte_mbuf *m, uint16_t port, bool held);
+	/* A control packet (RTT_REPLY, CLEAR, NOTIFY) to route and send. */
+	void (*control)(void *arg, struct rte_mbuf *m);
+	struct rte_mbuf *(*alloc)(void *arg);
+	void *arg;
+};
+
+struct rtr_cw;
+
+struct rtr_cw *rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io);
+/* Flush (rtr_cw_flush) first: free() of a state that holds packets frees them. */
+void rtr_cw_free(struct rtr_cw *cw);
+
+/* Aging of idle flows (both roles): max(100 ms, 4 x theta_inactive). */
+uint64_t rtr_cw_aging_ns(const struct rtr_cw_params *p);
+
+/*
+ * SrcToR: choose the path of a packet routed to uplink group g (index g_idx
+ * in the route table) and, for a RoCE data packet of a flow with state,
+ * stamp byte 4 and Resv7 and insert the 4-byte header (meta updated:
+ * bth_b4, bth_b8, RTR_MF_CW_HDR). Everything else goes by ECMP. Returns
+ * the path index, or -1 when no path of g is live. c: the worker's LB
+ * counters (struct rtr_lcore_stats.lb).
+ */
+int rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx,
+		struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns, uint64_t *c);
+
+/*
+ * SrcToR: a REPLY or NOTIFY (cw_op 2/3) routed to one of this switch's host
+ * ports. Updates the flow's state; the caller frees m (never forwarded).
+ */
+void rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint64_t now_ns, uint64_t *c);
+
+#define RTR_CW_FORWARD 0 /* m was stripped: the caller sends it to port */
+#define RTR_CW_HELD	1 /* m was taken: held in a reorder ring, or (a TAIL that
+			   * flushes a ring) already given to io.deliver ahead of it */
+
+/*
+ * DstToR: a ConWeave DATA packet routed to host port `port`. Sends the
+ * control packets it calls for through io.control, removes the header.
+ */
+int rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now_ns, uint64_t *c);
+
+/* Timers: reorder deadlines that passed, and a step of flow aging. */
+void rtr_cw_tick(struct rtr_cw *cw, uint64_t now_ns, uint64_t *c);
+
+/* Release every held packet in order (shutdown, port down); returns how many. */
+unsigned int rtr_cw_flush(struct rtr_cw *cw, uint64_t now_ns, uint64_t *c);
+
+/* Release what is held for one host port (it went down). */
+unsigned int rtr_cw_flush_port(struct rtr_cw *cw, uint16_t port, uint64_t now_ns, uint64_t *c);
+
+/* Packets held in reorder rings now. */
+uint64_t rtr_cw_held(const struct rtr_cw *cw);
+
+/* The earliest pending reorder deadline, UINT64_MAX if none. */
+uint64_t rtr_cw_next_deadline(const struct rtr_cw *cw);
+
+/* One flow, for telemetry. */
+struct rtr_cw_flow_info {
+	uint8_t src[16], dst[16];
+	bool v6;
+	uint16_t sport;
+	bool dst_role;		/* false: SrcToR state, true: DstToR state */
+	uint8_t epoch;
+	uint8_t phase;		/* SrcToR phase / DstToR rx_phase */
+	uint8_t path;		/* SrcToR current path */
+	bool stabilized;
+	uint64_t idle_ns;
+	uint64_t reply_deadline_in_ns; /* SrcToR: UINT64_MAX if none pending */
+	uint32_t held;		/* DstToR: packets in its ring */
+	uint64_t deadline_in_ns; /* DstToR: hold deadline, UINT64_MAX if none */
+};
+
+/* Call fn for up to max flows (0 = all); returns how many. Telemetry may
+ * call it from another thread: the values are a racy snapshot. */
+unsigned int rtr_cw_flows(struct rtr_cw *cw, uint64_t now_ns, unsigned int max,
+		void (*fn)(void *arg, const struct rtr_cw_flow_info *f), void *arg);
+
+#endif /* RTR_CONWEAVE_H */

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+
+#include "rtr_flowtab.h"
+
+struct rtr_ft_bucket {
+	uint32_t sig[RTR_FT_WAYS]; /* 0 = empty way */
+};
+
+struct rtr_ft {
+	struct rtr_ft_bucket *buckets;
+	uint8_t *entries;	/* n_buckets * WAYS * stride bytes */
+	uint32_t n_buckets;
+	uint32_t mask;
+	uint32_t stride;
+	uint32_t value_size;
+	uint32_t sweep_cursor;
+	uint64_t aging_ns;
+	rtr_ft_pinned_fn pinned;
+	bool rte;
+	struct rtr_ft_stats st;
+	void *block;
+};
+
+static size_t
+ft_stride(uint32_t value_size)
+{
+	return RTE_ALIGN_CEIL(sizeof(struct rtr_ft_entry) + value_size, 64);
+}
+
+static uint32_t
+ft_buckets(uint32_t entries)
+{
+	uint32_t n = entries < RTR_FT_WAYS ? RTR_FT_WAYS : entries;
+
+	return rte_align32pow2(n) / RTR_FT_WAYS;
+}
+
+size_t
+rtr_ft_memsize(const struct rtr_ft_params *p)
+{
+	size_t nb = ft_buckets(p->entries);
+
+	return nb * sizeof(struct rtr_ft_bucket) + 64 + nb * RTR_FT_WAYS * ft_stride(p->value_size);
+}
+
+struct rtr_ft *
+rtr_ft_create(const struct rtr_ft_params *p)
+{
+	struct rtr_ft *t;
+	size_t sz, bsz;
+
+	if (p == NULL || p->entries == 0 || p->entries > (1u << 28) || p->value_size > 4096) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	t->n_buckets = ft_buckets(p->entries);
+	t->mask = t->n_buckets - 1;
+	t->stride = (uint32_t)ft_stride(p->value_size);
+	t->value_size = p->value_size;
+	t->aging_ns = p->aging_ns;
+	t->pinned = p->pinned;
+	t->rte = p->use_rte_malloc;
+	sz = rtr_ft_memsize(p);
+	if (t->rte) {
+		t->block = rte_zmalloc_socket(p->name ? p->name : "flowtab", sz, 64, p->socket_id);
+	} else {
+		if (posix_memalign(&t->block, 64, sz) != 0)
+			t->block = NULL;
+		else
+			memset(t->block, 0, sz);
+	}
+	if (t->block == NULL) {
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	bsz = RTE_ALIGN_CEIL((size_t)t->n_buckets * sizeof(struct rtr_ft_bucket), 64);
+	t->buckets = t->block;
+	t->entries = (uint8_t *)t->block + bsz;
+	return t;
+}
+
+void
+rtr_ft_free(struct rtr_ft *t)
+{
+	if (t == NULL)
+		return;
+	if (t->rte)
+		rte_free(t->block);
+	else
+		free(t->block);
+	free(t);
+}
+
+static inline struct rtr_ft_entry *
+ft_entry(const struct rtr_ft *t, uint32_t b, unsigned int way)
+{
+	return (struct rtr_ft_entry *)(t->entries +
+			((size_t)b * RTR_FT_WAYS + way) * t->stride);
+}
+
+static inline uint32_t
+ft_sig(uint32_t hash)
+{
+	return hash != 0 ? hash : 1;
+}
+
+static inline bool
+ft_aged(const struct rtr_ft *t, const struct rtr_ft_entry *e, uint64_t now_ns)
+{
+	return now_ns - e->last_ns > t->aging_ns && (t->pinned == NULL || !t->pinned(e));
+}
+
+struct rtr_ft_entry *
+rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint64_t now_ns,
+		bool insert, enum rtr_ft_status *status)
+{
+	uint32_t b = hash & t->mask, sig = ft_sig(hash);
+	struct rtr_ft_bucket *bk = &t->buckets[b];
+	struct rtr_ft_entry *e, *victim = NULL;
+	int empty = -1, vway = -1;
+	unsigned int w;
+
+	for (w = 0; w < RTR_FT_WAYS; w++) {
+		if (bk->sig[w] == sig) {
+			e = ft_entry(t, b, w);
+			if (memcmp(&e->key, k, sizeof(*k)) == 0) {
+				*status = RTR_FT_FOUND;
+				return e;
+			}
+		} else if (bk->sig[w] == 0 && empty < 0) {
+			empty = (int)w;
+		}
+	}
+	if (!insert) {
+		*status = RTR_FT_ABSENT;
+		return NULL;
+	}
+	if (empty < 0) {
+		/* Reuse the longest idle way that has aged. */
+		for (w = 0; w < RTR_FT_WAYS; w++) {
+			e = ft_entry(t, b, w);
+			if (ft_aged(t, e, now_ns) &&
+					(victim == NULL || e->last_ns < victim->last_ns)) {
+				victim = e;
+				vway = (int)w;
+			}
+		}
+		if (victim == NULL) {
+			t->st.full++;
+			*status = RTR_FT_FULL;
+			return NULL;
+		}
+		t->st.evicted++;
+		t->st.in_use--;
+		empty = vway;
+	}
+	e = ft_entry(t, b, (unsigned int)empty);
+	memset(e, 0, t->stride);
+	e->key = *k;
+	e->hash = hash;
+	e->last_ns = now_ns;
+	bk->sig[empty] = sig;
+	t->st.inserted++;
+	t->st.in_use++;
+	*status = RTR_FT_NEW;
+	return e;
+}
+
+void
+rtr_ft_remove(struct rtr_ft *t, struct rtr_ft_entry *e)
+{
+	size_t idx = (size_t)((uint8_t *)e - t->entries) / t->stride;
+	uint32_t b = (uint32_t)(idx / RTR_FT_WAYS);
+	unsigned int w = (unsigned int)(idx % RTR_FT_WAYS);
+
+	if (t->buckets[b].sig[w] != 0) {
+		t->buckets[b].sig[w] = 0;
+		t->st.in_use--;
+	}
+}
+
+unsigned int
+rtr_ft_sweep(struct rtr_ft *t, uint64_t now_ns, unsigned int n)
+{
+	unsigned int freed = 0;
+
+	while (n-- > 0) {
+		uint32_t b = t->sweep_cursor;
+		struct rtr_ft_bucket *bk = &t->buckets[b];
+
+		t->sweep_cursor = (b + 1) & t->mask;
+		for (unsigned int w = 0; w < RTR_FT_WAYS; w++) {
+			if (bk->sig[w] != 0 && ft_aged(t, ft_entry(t, b, w), now_ns)) {
+				bk->sig[w] = 0;
+				t->st.in_use--;
+				t->st.aged++;
+				freed++;
+			}
+		}
+	}
+	return freed;
+}
+
+struct rtr_ft_entry *
+rtr_ft_next(struct rtr_ft *t, uint32_t *cursor)
+{
+	uint32_t total = t->n_buckets * RTR_FT_WAYS;
+
+	while (*cursor < total) {
+		uint32_t i = (*cursor)++;
+
+		if (t->buckets[i / RTR_FT_WAYS].sig[i % RTR_FT_WAYS] != 0)
+			return ft_entry(t, i / RTR_FT_WAYS, i % RTR_FT_WAYS);
+	}
+	return NULL;
+}
+
+uint32_t
+rtr_ft_capacity(const struct rtr_ft *t)
+{
+	return t->n_buckets * RTR_FT_WAYS;
+}
+
+void
+rtr_ft_get_stats(const struct rtr_ft *t, struct rtr_ft_stats *s)
+{
+	*s = t->st;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The per-worker flow table of the stateful LB modes: fixed size, set
+ * associative (8 ways per bucket), no allocation after creation, no locks
+ * (one worker owns it; telemetry only reads).
+ *
+ *   bucket = hash & (n_buckets - 1); 8 signatures of one bucket share half a
+ *   cache line, so a lookup reads that line and, on a signature match, the
+ *   entry (key + the caller's value, 64-byte aligned);
+ *   insert takes an empty way, else the least recently used way that has
+ *   aged (idle longer than aging_ns and not pinned by the pinned() callback),
+ *   else reports FULL: the caller falls back to ECMP and counts it;
+ *   rtr_ft_sweep() walks a few buckets per call and frees aged entries, so
+ *   idle flows leave even when nothing collides with them.
+ *
+ * Keys are exact (both addresses, the UDP source port, a kind byte that lets
+ * one table hold several roles of a flow), never just a hash.
+ */
+#ifndef RTR_FLOWTAB_H
+#define RTR_FLOWTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RTR_FT_WAYS 8
+
+struct rtr_ft_key {
+	uint8_t src[16]; /* IPv4: first 4 bytes, rest 0 */
+	uint8_t dst[16];
+	uint16_t sport;	 /* host order */
+	uint8_t kind;	 /* caller's role tag (non-zero) */
+	uint8_t v6;
+};
+
+struct rtr_ft_entry {
+	uint64_t last_ns;	/* last use; the caller updates it */
+	struct rtr_ft_key key;
+	uint32_t hash;
+	uint32_t pad;
+	uint8_t value[];	/* value_size bytes, zeroed at insert */
+};
+
+enum rtr_ft_status {
+	RTR_FT_FOUND = 0,
+	RTR_FT_NEW,	/* inserted now: value zeroed */
+	RTR_FT_FULL,	/* not there and no way free: NULL returned */
+	RTR_FT_ABSENT,	/* not there, insert not asked: NULL returned */
+};
+
+/* Whether an entry must stay even when idle (it holds packets). */
+typedef bool (*rtr_ft_pinned_fn)(const struct rtr_ft_entry *e);
+
+struct rtr_ft_params {
+	const char *name;
+	uint32_t entries;	/* rounded up to a power of two, at least 8 */
+	uint32_t value_size;	/* bytes of caller state per entry */
+	uint64_t aging_ns;	/* idle time after which an entry may go */
+	rtr_ft_pinned_fn pinned; /* NULL: nothing is pinned */
+	int socket_id;
+	bool use_rte_malloc;	/* false: posix_memalign (unit tests, no EAL) */
+};
+
+struct rtr_ft_stats {
+	uint64_t inserted;
+	uint64_t evicted;	/* aged entries reused by an insert */
+	uint64_t aged;		/* aged entries freed by the sweep */
+	uint64_t full;		/* inserts refused */
+	uint32_t in_use;	/* entries now */
+};
+
+struct rtr_ft;
+
+struct rtr_ft *rtr_ft_create(const struct rtr_ft_params *p);
+void rtr_ft_free(struct rtr_ft *t);
+
+/*
+ * Find the entry of key k (hash: any well-mixed 32-bit hash of k; the same
+ * key must always come with the same hash). With insert, a missing key is
+ * added. *status says which case happened.
+ */
+struct rtr_ft_entry *rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash,
+		uint64_t now_ns, bool insert, enum rtr_ft_status *status);
+
+/* Remove an entry returned by rtr_ft_lookup/rtr_ft_next. */
+void rtr_ft_remove(struct rtr_ft *t, struct rtr_ft_entry *e);
+
+/* Free aged, unpinned entries in the next n buckets (round robin); returns
+ * how many were freed. */
+unsigned int rtr_ft_sweep(struct rtr_ft *t, uint64_t now_ns, unsigned int n);
+
+/* Iterate: *cursor starts at 0; returns the next used entry or NULL. */
+struct rtr_ft_entry *rtr_ft_next(struct rtr_ft *t, uint32_t *cursor);
+
+uint32_t rtr_ft_capacity(const struct rtr_ft *t);
+void rtr_ft_get_stats(const struct rtr_ft *t, struct rtr_ft_stats *s);
+
+/* Bytes rtr_ft_create takes for p (for memory planning). */
+size_t rtr_ft_memsize(const struct rtr_ft_params *p);
+
+static inline void *
+rtr_ft_value(struct rtr_ft_entry *e)
+{
+	return e->value;
+}
+
+#endif /* RTR_FLOWTAB_H */
