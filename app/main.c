@@ -34,6 +34,7 @@
 
 struct rtr_app rtr_app;
 volatile sig_atomic_t rtr_signal;
+static uint64_t wait_links_ms;	/* --wait-links MS, 0 = do not wait */
 
 static void
 usage(const char *prog)
@@ -41,12 +42,15 @@ usage(const char *prog)
 	printf("\nrocetor options (after the EAL options and --):\n"
 	       "  %s [EAL options] -- --config FILE [--lb MODE] [--duration SEC]\n"
 	       "        [--exit-on-idle MS] [--stats-json FILE] [--stats-interval SEC]\n"
+	       "        [--wait-links MS]\n"
 	       "  --config FILE         switch config: .yaml/.yml (libyaml) or .cfg/.conf (libconfig)\n"
 	       "  --lb MODE             override switch.lb: ecmp | conweave | seqbalance | caver | spray\n"
 	       "  --duration SEC        run SEC seconds (fractions allowed), then exit cleanly\n"
 	       "  --exit-on-idle MS     exit once no port has received a packet for MS ms\n"
 	       "  --stats-json FILE     write the stats document (doc/counters.md) at exit\n"
 	       "  --stats-interval SEC  print the stats document to stdout every SEC seconds\n"
+	       "  --wait-links MS       before forwarding, wait up to MS ms for every port that is\n"
+	       "                        not admin_down to report link up (default 0: no wait)\n"
 	       "  -h, --help            this help\n"
 	       "Exit status: 0 success (also on SIGINT/SIGTERM), 2 bad arguments or config, 1 other failure.\n",
 		prog);
@@ -78,6 +82,7 @@ parse_args(struct rtr_app *app, int argc, char **argv)
 		{"exit-on-idle", required_argument, NULL, 'i'},
 		{"stats-json", required_argument, NULL, 'j'},
 		{"stats-interval", required_argument, NULL, 's'},
+		{"wait-links", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -109,6 +114,11 @@ parse_args(struct rtr_app *app, int argc, char **argv)
 		case 's':
 			if (parse_number("--stats-interval", optarg, 0.01, &app->stats_interval_s) < 0)
 				return -1;
+			break;
+		case 'w':
+			if (parse_number("--wait-links", optarg, 0, &v) < 0)
+				return -1;
+			wait_links_ms = (uint64_t)v;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -419,18 +429,47 @@ setup_switch(struct rtr_app *app)
 		fprintf(stderr, "%s: %s\n", cfg->path, err);
 		return -EINVAL;
 	}
+	sw->hash_seed = cfg->sw.seed;
+	if (sw->lb->shared_create != NULL) {
+		sw->lb_shared = sw->lb->shared_create(cfg, sw->route->n_groups, true,
+			(int)rte_socket_id());
+		if (sw->lb_shared == NULL) {
+			fprintf(stderr, "rocetor: LB mode %s: cannot allocate its shared state\n",
+				sw->lb->name);
+			return -ENOMEM;
+		}
+	}
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
-		sw->workers[i]->lb_state = sw->lb->init(cfg, i, (int)rte_socket_id());
+		struct rtr_lb_init in = {
+			.cfg = cfg,
+			.worker = i,
+			.n_workers = sw->n_workers,
+			.socket = (int)rte_lcore_to_socket_id(sw->workers[i]->lcore_id),
+			.n_groups = sw->route->n_groups,
+			.hash_seed = sw->hash_seed,
+			.use_rte_malloc = true,
+			.shared = sw->lb_shared,
+		};
+
+		for (unsigned int p = 0; p < cfg->n_ports; p++)
+			if (cfg->ports[p].role == RTR_PORT_HOST)
+				in.host_port_mask |= 1u << cfg->ports[p].port;
+		rtr_worker_lb_io(sw->workers[i], &in.io);
+		sw->workers[i]->lb_state = sw->lb->init(&in);
 		if (sw->workers[i]->lb_state == NULL) {
-			fprintf(stderr, "rocetor: LB mode %s: cannot initialise worker %u\n",
+			fprintf(stderr, "rocetor: LB mode %s: cannot initialise worker %u (flow table "
+					"and reorder queues: conweave.flow_table_size, "
+					"reorder_queues_per_port x reorder_queue_depth)\n",
 				sw->lb->name, i);
 			return -ENOMEM;
 		}
 	}
 	if (setup_egress(app) < 0)
 		return -ENOMEM;
-	sw->hash_seed = cfg->sw.seed;
 	sw->parse_flags = 0;
+	for (unsigned int p = 0; p < cfg->n_ports; p++)
+		if (cfg->ports[p].role == RTR_PORT_FABRIC)
+			sw->ports[cfg->ports[p].port].parse_flags = sw->lb->fabric_parse_flags;
 	sw->shard_by_flow = sw->lb->flow_affinity;
 	sw->tsc_hz = rte_get_tsc_hz();
 	sw->idle_sleep_us = cfg->sw.idle_sleep_us;
@@ -441,6 +480,58 @@ setup_switch(struct rtr_app *app)
 	/* Paths whose port is down at start leave their groups now. */
 	rtr_control_links(sw);
 	return 0;
+}
+
+/* --wait-links MS: some devices come up after rte_eth_dev_start() (memif
+ * waits for its peer, real NICs negotiate). Poll every configured port that
+ * is not admin_down every 10 ms until all report link up or MS ms passed;
+ * then name the ports still down and go on anyway (not an error). */
+static void
+wait_links(const struct rtr_app *app, uint64_t ms)
+{
+	const struct timespec tick = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
+	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc(), waited_ms;
+	char down[256];
+	bool said = false;
+
+	for (;;) {
+		unsigned int n_down = 0;
+		size_t len = 0;
+
+		down[0] = '\0';
+		for (unsigned int i = 0; i < app->cfg.n_ports; i++) {
+			const struct rtr_port_cfg *pc = &app->cfg.ports[i];
+			struct rte_eth_link link;
+
+			memset(&link, 0, sizeof(link));
+			if (pc->admin_down || (rte_eth_link_get_nowait(pc->port, &link) == 0 &&
+					link.link_status == RTE_ETH_LINK_UP))
+				continue;
+			n_down++;
+			if (len < sizeof(down))
+				len += (size_t)snprintf(down + len, sizeof(down) - len, " %u", pc->port);
+		}
+		waited_ms = (rte_rdtsc() - t0) * 1000 / hz;
+		if (n_down == 0) {
+			printf("rocetor: --wait-links: all links up after %" PRIu64 " ms\n", waited_ms);
+			fflush(stdout);
+			return;
+		}
+		/* Ports are started: a memif peer may connect from now on. */
+		if (!said) {
+			printf("rocetor: --wait-links: waiting up to %" PRIu64 " ms for port%s%s\n", ms,
+				n_down == 1 ? "" : "s", down);
+			fflush(stdout);
+			said = true;
+		}
+		if (waited_ms >= ms) {
+			fprintf(stderr, "rocetor: --wait-links %" PRIu64 ": after %" PRIu64 " ms, "
+					"port%s still down:%s\n", ms, waited_ms, n_down == 1 ? "" : "s",
+				down);
+			return;
+		}
+		nanosleep(&tick, NULL);
+	}
 }
 
 static void
@@ -509,6 +600,8 @@ shutdown_all(struct rtr_app *app, int status)
 		rte_free(sw->workers[i]->stats);
 		rte_free(sw->workers[i]);
 	}
+	if (sw->lb != NULL && sw->lb->shared_free != NULL && sw->lb_shared != NULL)
+		sw->lb->shared_free(sw->lb_shared);
 	rte_free(sw->egress);
 	rte_ring_free(sw->ctrl_ring);
 	rtr_route_free(sw->route);
@@ -563,7 +656,7 @@ main(int argc, char **argv)
 	sw->lb = rtr_lb_get(app->cfg.sw.lb);
 	if (sw->lb == NULL) {
 		fprintf(stderr, "%s: switch.lb: mode \"%s\" is not available in this build yet "
-				"(available: ecmp)\n", app->lb_override ? "--lb" : app->cfg.path,
+				"(available: ecmp, conweave)\n", app->lb_override ? "--lb" : app->cfg.path,
 			rtr_lb_names[app->cfg.sw.lb]);
 		rtr_config_free(&app->cfg);
 		rte_eal_cleanup();
@@ -581,7 +674,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "rocetor: out of memory setting up workers\n");
 		return shutdown_all(app, RTR_EXIT_FAILURE);
 	}
-	if (rtr_ports_setup(app) < 0 || setup_switch(app) < 0)
+	if (rtr_ports_setup(app) < 0)
+		return shutdown_all(app, RTR_EXIT_FAILURE);
+	if (wait_links_ms)
+		wait_links(app, wait_links_ms);
+	if (setup_switch(app) < 0)
 		return shutdown_all(app, RTR_EXIT_FAILURE);
 	app->mempool_baseline = rte_mempool_in_use_count(sw->pool);
 	/* dpdk-dumpcap attaches as a secondary process (needs hugepages). */
