@@ -113,6 +113,7 @@ rtr_ports_setup(struct rtr_app *app)
 	struct rtr_config *cfg = &app->cfg;
 	struct rtr_switch *sw = &app->sw;
 	uint64_t need = 0, rx_desc_total = 0, tx_desc_total = 0, worker_part, ring_part, egress_part = 0;
+	uint64_t reorder_part = 0;
 	unsigned int max_mtu = RTE_ETHER_MTU;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	unsigned int i, q;
@@ -179,7 +180,17 @@ rtr_ports_setup(struct rtr_app *app)
 		egress_part += RTE_MIN(qb, (uint64_t)EGRESS_QUEUE_MBUFS_MAX) +
 			(uint64_t)((double)pc->delay_us * 1000 * gbps / (8 * 1024));
 	}
-	need = rx_desc_total + tx_desc_total + worker_part + ring_part + egress_part;
+	/* ConWeave reorder queues hold packets too: per host port, what its
+	 * rings can hold, capped like the egress share (the rings never drop:
+	 * when the pool runs dry the NIC drops at RX and holds end at their
+	 * deadlines). */
+	if (cfg->sw.lb == RTR_LB_CONWEAVE)
+		for (i = 0; i < cfg->n_ports; i++)
+			if (cfg->ports[i].role == RTR_PORT_HOST)
+				reorder_part += RTE_MIN((uint64_t)cfg->conweave.reorder_queues_per_port *
+						cfg->conweave.reorder_queue_depth,
+					(uint64_t)EGRESS_QUEUE_MBUFS_MAX);
+	need = rx_desc_total + tx_desc_total + worker_part + ring_part + egress_part + reorder_part;
 	app->n_mbufs = cfg->sw.mbufs ? cfg->sw.mbufs : round_pow2_minus1(need);
 	app->mbuf_data_room = RTE_PKTMBUF_HEADROOM +
 		RTE_MAX(2048u, max_mtu + RTE_ETHER_HDR_LEN + 2 * 4 + RTE_ETHER_CRC_LEN + 4);
@@ -192,11 +203,12 @@ rtr_ports_setup(struct rtr_app *app)
 		return -ENOMEM;
 	}
 	printf("rocetor: mempool %u mbufs x %u B (%.1f MiB) = rx %" PRIu64 " + tx %" PRIu64
-	       " descriptors + %u workers x %" PRIu64 " + egress %" PRIu64 " + %" PRIu64
-	       " control%s\n",
+	       " descriptors + %u workers x %" PRIu64 " + egress %" PRIu64 " + reorder %" PRIu64
+	       " + %" PRIu64 " control%s\n",
 		app->n_mbufs, app->mbuf_data_room,
 		(double)app->n_mbufs * (app->mbuf_data_room + 128 + 64) / (1 << 20), rx_desc_total,
-		tx_desc_total, sw->n_workers, worker_part / sw->n_workers, egress_part, ring_part,
+		tx_desc_total, sw->n_workers, worker_part / sw->n_workers, egress_part, reorder_part,
+		ring_part,
 		cfg->sw.mbufs ? " (switch.mbufs overrides)" : "");
 
 	for (i = 0; i < cfg->n_ports; i++) {

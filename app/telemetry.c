@@ -171,6 +171,88 @@ tel_lb(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /rocetor/lb/flows,N: the LB stage's per-flow state, up to N flows
+ * (default 16, at most 64: the reply must fit the telemetry buffer). Read
+ * while the workers run: a racy snapshot, good for watching, not for
+ * accounting. */
+#define TEL_FLOWS_DEFAULT 16
+#define TEL_FLOWS_MAX	  64
+
+struct tel_flows_ctx {
+	struct rte_tel_data *d;
+	unsigned int n;
+	unsigned int worker;
+};
+
+static void
+tel_flow_one(void *arg, const struct rtr_cw_flow_info *f)
+{
+	struct tel_flows_ctx *x = arg;
+	struct rte_tel_data *e = rte_tel_data_alloc();
+	char key[24], a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int af = f->v6 ? AF_INET6 : AF_INET;
+
+	if (e == NULL)
+		return;
+	rte_tel_data_start_dict(e);
+	inet_ntop(af, f->src, a, sizeof(a));
+	inet_ntop(af, f->dst, b, sizeof(b));
+	rte_tel_data_add_dict_string(e, "role", f->dst_role ? "dsttor" : "srctor");
+	rte_tel_data_add_dict_string(e, "src", a);
+	rte_tel_data_add_dict_string(e, "dst", b);
+	add_u64(e, "sport", f->sport);
+	add_u64(e, "worker", x->worker);
+	add_u64(e, "epoch", f->epoch);
+	add_u64(e, f->dst_role ? "rx_phase" : "phase", f->phase);
+	add_u64(e, "idle_us", f->idle_ns / 1000);
+	if (f->dst_role) {
+		add_u64(e, "held", f->held);
+		if (f->deadline_in_ns != UINT64_MAX)
+			add_u64(e, "deadline_in_us", f->deadline_in_ns / 1000);
+	} else {
+		add_u64(e, "path", f->path);
+		add_u64(e, "stabilized", f->stabilized);
+		if (f->reply_deadline_in_ns != UINT64_MAX)
+			add_u64(e, "reply_deadline_in_us", f->reply_deadline_in_ns / 1000);
+	}
+	snprintf(key, sizeof(key), "flow_%u", x->n++);
+	rte_tel_data_add_dict_container(x->d, key, e, 0);
+}
+
+static int
+tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rtr_switch *sw = &rtr_app.sw;
+	struct tel_flows_ctx x = {.d = d};
+	unsigned long max = TEL_FLOWS_DEFAULT;
+	uint64_t now;
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	if (params != NULL && *params != '\0') {
+		char *end;
+
+		max = strtoul(params, &end, 10);
+		if (*end != '\0' || max == 0)
+			return -EINVAL;
+		if (max > TEL_FLOWS_MAX)
+			max = TEL_FLOWS_MAX;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "mode", sw->lb->name);
+	if (sw->lb->flows == NULL)
+		return 0;
+	now = rtr_tsc_to_ns(sw, rte_rdtsc());
+	for (unsigned int i = 0; i < sw->n_workers && x.n < max; i++) {
+		x.worker = i;
+		sw->lb->flows(sw->workers[i]->lb_state, now, (unsigned int)max - x.n, tel_flow_one,
+			&x);
+	}
+	add_u64(d, "shown", x.n);
+	return 0;
+}
+
 static int
 tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -286,6 +368,9 @@ static const struct {
 	{"/rocetor/stats", tel_stats, "Switch totals: drops by reason, forwarded, consumed, held."},
 	{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
 	{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
+	{"/rocetor/lb/flows", tel_lb_flows,
+		"Per-flow LB state (ConWeave: epoch, phase, path, held). Parameter: max flows "
+		"(default 16, at most 64)."},
 	{"/rocetor/config", tel_config, "The running configuration (summary)."},
 	{"/rocetor/egress", tel_egress,
 		"Egress of one port: per-class counters, depth, PFC. Parameter: port id."},

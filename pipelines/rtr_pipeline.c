@@ -367,9 +367,13 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	} else if (unlikely(sw->lb->fabric_parse_flags != 0) &&
 			sw->ports[port].role == RTR_PORT_HOST && (meta->flags & RTR_MF_ROCE) &&
 			(meta->bth_b8 >> 5 & 3) >= 2 &&
-			rte_pktmbuf_data_len(m) == rtr_meta_bth_off(meta) + RTR_BTH_LEN + RTR_CW_HDR_LEN) {
-		/* Shaped like a ConWeave control packet, from a host: hosts
-		 * never send those (DESIGN.md A3). */
+			(frame[meta->l4_off + 4] << 8 | frame[meta->l4_off + 5]) ==
+				8 + RTR_BTH_LEN + RTR_CW_HDR_LEN &&
+			!rtr_roce_icrc_ok(frame, rte_pktmbuf_data_len(m), meta)) {
+		/* A ConWeave control packet (the 4 bytes after the BTH are
+		 * not an ICRC), from a host: hosts never send those
+		 * (DESIGN.md A3). A host's own zero-payload packet with such
+		 * Resv7 bits has a valid ICRC and goes on (lb_bypass_resv7). */
 		drop(w, m, port, RTR_DROP_HOST_LB_PACKET);
 		return;
 	}

@@ -1666,8 +1666,8 @@ static const struct vfield conweave_fields[] = {
 		CW_US("resume_default_us", resume_default_us, 1, 200),
 		F_UINT("reorder_queues_per_port", struct rtr_conweave_cfg, reorder_queues_per_port,
 				1, 65536, 1024),
-		F_UINT("reorder_queue_depth", struct rtr_conweave_cfg, reorder_queue_depth, 2,
-				65536, 2048, .flags = VF_POW2),
+		F_UINT("reorder_queue_depth", struct rtr_conweave_cfg, reorder_queue_depth, 1,
+				65535, 2048),
 		F_UINT("flow_table_size", struct rtr_conweave_cfg, flow_table_size, 1024, 16777216,
 				1048576),
 };

@@ -615,14 +615,10 @@ test_ranges(void)
 	ERR_Y(text, "t.yaml:5: switch.name: must be at most 63 characters, got 64");
 	ERR_Y(YP "switch: {name: \"\"}\n", "t.yaml:5: switch.name: must not be empty");
 	ERR_Y(YP "switch: {name: \"a\\tb\"}\n", "t.yaml:5: switch.name: must be printable ASCII");
-	ERR_Y(YP "conweave: {reorder_queue_depth: 100}\n",
-			"t.yaml:5: conweave.reorder_queue_depth: must be a power of two in "
-			"2..65536, got "
-			"100");
-	ERR_C(CP "conweave = { reorder_queue_depth = 131072; };\n",
-			"t.cfg:6: conweave.reorder_queue_depth: must be a power of two in "
-			"2..65536, got "
-			"131072");
+	ERR_Y(YP "conweave: {reorder_queue_depth: 0}\n",
+			"t.yaml:5: conweave.reorder_queue_depth: must be 1..65535, got 0");
+	ERR_C(CP "conweave = { reorder_queue_depth = 65536; };\n",
+			"t.cfg:6: conweave.reorder_queue_depth: must be 1..65535, got 65536");
 	ERR_Y(YP "conweave: {flow_table_size: 1000}\n",
 			"t.yaml:5: conweave.flow_table_size: must be 1024..16777216, got 1000");
 	ERR_Y(YP "caver: {alpha: 0}\n", "t.yaml:5: caver.alpha: must be >0 and <=1, got 0");

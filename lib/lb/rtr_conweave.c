@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1000,3 +1001,4 @@ rtr_cw_flows(struct rtr_cw *cw, uint64_t now, unsigned int max,
 	}
 	return n;
 }
+

@@ -17,6 +17,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_hash_crc.h>
+#include <rte_net_crc.h>
 
 #include "rtr_common.h"
 #include "rtr_parse.h"
@@ -440,4 +441,46 @@ rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, uint32_t h
 		ports = 0;
 	crc = rte_hash_crc_4byte(ports, crc);
 	return rtr_hash_mix(rte_hash_crc_1byte(m->l4_proto, crc));
+}
+
+bool
+rtr_roce_icrc_ok(const uint8_t *frame, uint32_t len, const struct rtr_meta *m)
+{
+	/* The ICRC of ALGORITHMS.md 0: CRC-32 (Ethernet) over eight 0xff
+	 * bytes, then IP header .. end of payload with the variant fields
+	 * (TOS/TTL/checksum, traffic class/flow label/hop limit, UDP
+	 * checksum, BTH byte 4) set to all ones; sent least significant byte
+	 * first. Only for short packets (a copy is masked on the stack). */
+	uint8_t buf[8 + 40 + 8 + 256];
+	uint32_t ip_len, udp_len, n, crc;
+	const uint8_t *l3 = frame + m->l3_off;
+	uint8_t *p;
+
+	if (!(m->flags & RTR_MF_ROCE) || (m->flags & RTR_MF_TRIMMED))
+		return false;
+	udp_len = (uint32_t)frame[m->l4_off + 4] << 8 | frame[m->l4_off + 5];
+	if (udp_len < 8 + RTR_BTH_LEN + RTR_ICRC_LEN || m->l4_off + udp_len > len)
+		return false;
+	ip_len = m->l4_off - m->l3_off;
+	n = ip_len + udp_len - RTR_ICRC_LEN;
+	if (8 + n > sizeof(buf))
+		return false;
+	memset(buf, 0xff, 8);
+	p = buf + 8;
+	memcpy(p, l3, n);
+	if (m->l3 == RTR_L3_IPV4) {
+		p[1] = 0xff;		 /* TOS */
+		p[8] = 0xff;		 /* TTL */
+		p[10] = p[11] = 0xff;	 /* header checksum */
+	} else {
+		p[0] |= 0x0f;		 /* traffic class (low nibble) */
+		p[1] = p[2] = p[3] = 0xff; /* traffic class (high nibble), flow label */
+		p[7] = 0xff;		 /* hop limit */
+	}
+	p[ip_len + 6] = p[ip_len + 7] = 0xff;	/* UDP checksum */
+	p[ip_len + 8 + 4] = 0xff;		/* BTH byte 4 */
+	crc = rte_net_crc_calc(buf, 8 + n, RTE_NET_CRC32_ETH);
+	p = (uint8_t *)(uintptr_t)(frame + m->l4_off + udp_len - RTR_ICRC_LEN);
+	return ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		(uint32_t)p[3] << 24) == crc;
 }

@@ -156,6 +156,14 @@ enum rtr_drop_reason rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash
  */
 uint32_t rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, uint32_t hash_seed);
 
+/*
+ * Whether the ICRC at the end of the UDP datagram matches (ALGORITHMS.md 0).
+ * For short packets only (IP + UDP up to about 300 bytes; longer ones
+ * return false): the ingress policy uses it to tell a host's zero-payload
+ * RoCE packet from a ConWeave control packet (which has no ICRC).
+ */
+bool rtr_roce_icrc_ok(const uint8_t *frame, uint32_t len, const struct rtr_meta *m);
+
 /* Length of the extended headers implied by a BTH opcode, or -1 if unknown. */
 int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
 
