@@ -734,19 +734,22 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 		return RTR_CW_FORWARD;
 	}
 	read_ts(frame, meta, &ts_tx, &ts_tail);
+	/* Counted as they arrive, late or not: the SrcToR's tails and
+	 * rtt_requests minus these are what the network lost. */
+	if (tail)
+		c[RTR_LBC_tails_rx]++;
+	else if (ask)
+		c[RTR_LBC_rtt_requests_rx]++;
 	make_key(&k, frame, meta, KIND_DST, false);
 	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, &st);
 	if (unlikely(e == NULL)) {
 		/* No state: still answer what needs no state, never hold. */
 		c[RTR_LBC_flow_table_full]++;
-		if (ask && !tail) {
-			c[RTR_LBC_rtt_requests_rx]++;
+		if (ask && !tail)
 			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 0, ts_tx, ts_tail, c);
-		}
 		if (meta->flags & RTR_MF_CE)
 			send_control(cw, frame, meta, RTR_CW_OP_NOTIFY, 0, ts_tx, ts_tail, c);
 		if (tail) {
-			c[RTR_LBC_tails_rx]++;
 			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 1, ts_tx, ts_tail, c);
 		}
 		strip(m, meta);
@@ -800,16 +803,13 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 		}
 	}
 	/* D3 */
-	if (ask && !tail) {
-		c[RTR_LBC_rtt_requests_rx]++;
+	if (ask && !tail)
 		send_control(cw, frame, meta, RTR_CW_OP_REPLY, 0, ts_tx, ts_tail, c);
-	}
 	/* D4 (late packets returned above) */
 	if (meta->flags & RTR_MF_CE)
 		send_control(cw, frame, meta, RTR_CW_OP_NOTIFY, 0, ts_tx, ts_tail, c);
 	if (tail) {
 		/* D5: the TAIL first, then what overtook it, then CLEAR. */
-		c[RTR_LBC_tails_rx]++;
 		d->tail_seen = 1;
 		d->rx_phase = 1;
 		if (!d->clear_sent) {
