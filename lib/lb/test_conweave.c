@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Unit tests of ConWeave (rtr_conweave, ALGORITHMS.md 2) and of the flow
+ * table under it, without the EAL: fake mbufs from calloc, I/O callbacks that
+ * record what they are given, a virtual clock.
+ */
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "rtr_conweave.h"
+#include "rtr_flowtab.h"
+#include "rtr_mbuf.h"
+#include "rtr_parse.h"
+#include "rtr_route.h"
+#include "rtr_stats.h"
+#include "rtr_test.h"
+
+#define SEED	 0x1234abcdu
+#define BUFSZ	 2048
+#define HEADROOM 128
+#define PAYLOAD	 64
+#define MAXREC	 65536
+
+/* ------------------------------------------------------------ fakes */
+
+static unsigned int live_mbufs;
+
+static struct rte_mbuf *
+fake_mbuf(void)
+{
+	struct rte_mbuf *m = calloc(1, sizeof(*m) + BUFSZ);
+
+	m->buf_addr = (uint8_t *)m + sizeof(*m);
+	m->buf_iova = 0;
+	m->buf_len = BUFSZ;
+	m->data_off = HEADROOM;
+	m->nb_segs = 1;
+	m->refcnt = 1;
+	m->next = NULL;
+	live_mbufs++;
+	return m;
+}
+
+static void
+fake_free(struct rte_mbuf *m)
+{
+	if (m == NULL)
+		return;
+	live_mbufs--;
+	free(m);
+}
+
+/* What an instance gave its callbacks, in order. */
+struct sink {
+	struct rte_mbuf *dm[MAXREC];
+	uint16_t dport[MAXREC];
+	bool dheld[MAXREC];
+	unsigned int nd;
+	struct rte_mbuf *cm[MAXREC];
+	unsigned int nc;
+	unsigned int allocs;
+};
+
+static void
+io_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
+{
+	struct sink *s = arg;
+
+	if (s->nd < MAXREC) {
+		s->dm[s->nd] = m;
+		s->dport[s->nd] = port;
+		s->dheld[s->nd] = held;
+		s->nd++;
+	} else {
+		fake_free(m);
+	}
+}
+
+static void
+io_control(void *arg, struct rte_mbuf *m)
+{
+	struct sink *s = arg;
+
+	if (s->nc < MAXREC)
+		s->cm[s->nc++] = m;
+	else
+		fake_free(m);
+}
+
+static struct rte_mbuf *
+io_alloc(void *arg)
+{
+	struct sink *s = arg;
+
+	s->allocs++;
+	return fake_mbuf();
+}
+
+static void
+sink_clear(struct sink *s)
+{
+	for (unsigned int i = 0; i < s->nd; i++)
+		fake_free(s->dm[i]);
+	for (unsigned int i = 0; i < s->nc; i++)
+		fake_free(s->cm[i]);
+	s->nd = s->nc = 0;
+	s->allocs = 0;
+}
+
+/* A packet the caller got back with RTR_CW_FORWARD goes to the same list,
+ * after whatever the call itself delivered. */
+static void
+sink_forward(struct sink *s, struct rte_mbuf *m, uint16_t port)
+{
+	io_deliver(s, m, port, false);
+}
+
+static struct sink src_sink, dst_sink, aux_sink;
+
+/* ------------------------------------------------------------ frames */
+
+struct flow {
+	bool v6;
+	uint8_t src[16], dst[16];
+	uint16_t sport;
+};
+
+static struct flow
+flow4(uint8_t a, uint8_t b, uint16_t sport)
+{
+	struct flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.src[0] = 10, f.src[1] = 0, f.src[2] = 0, f.src[3] = a;
+	f.dst[0] = 10, f.dst[1] = 1, f.dst[2] = 0, f.dst[3] = b;
+	f.sport = sport;
+	return f;
+}
+
+static struct flow
+flow6(uint8_t a, uint8_t b, uint16_t sport)
+{
+	struct flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.v6 = true;
+	f.src[0] = 0xfd, f.src[15] = a;
+	f.dst[0] = 0xfd, f.dst[1] = 1, f.dst[15] = b;
+	f.sport = sport;
+	return f;
+}
+
+/* The frame a host sends: Ethernet / IP / UDP 4791 / BTH / payload / ICRC.
+ * The payload is a function of the PSN, so delivered frames can be compared
+ * with a rebuilt original. */
+static unsigned int
+host_frame(uint8_t *p, const struct flow *f, uint32_t psn, uint8_t opcode, uint8_t b8, uint8_t tos)
+{
+	unsigned int l3 = 14, l4, n, i;
+	unsigned int ulen = 8 + 12 + PAYLOAD + 4;
+
+	memset(p, 0, 14);
+	p[0] = 0x02, p[5] = 0x01;	/* dst MAC */
+	p[6] = 0x02, p[11] = 0x02;	/* src MAC */
+	if (!f->v6) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + l3);
+
+		p[12] = 0x08, p[13] = 0x00;
+		memset(ip, 0, 20);
+		ip->version_ihl = 0x45;
+		ip->type_of_service = tos;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + ulen));
+		ip->packet_id = rte_cpu_to_be_16((uint16_t)psn);
+		ip->time_to_live = 64;
+		ip->next_proto_id = 17;
+		memcpy(&ip->src_addr, f->src, 4);
+		memcpy(&ip->dst_addr, f->dst, 4);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		l4 = l3 + 20;
+	} else {
+		uint32_t vtc = 6u << 28 | (uint32_t)tos << 20 | 0x12345;
+
+		p[12] = 0x86, p[13] = 0xdd;
+		memset(p + l3, 0, 40);
+		p[l3 + 0] = (uint8_t)(vtc >> 24);
+		p[l3 + 1] = (uint8_t)(vtc >> 16);
+		p[l3 + 2] = (uint8_t)(vtc >> 8);
+		p[l3 + 3] = (uint8_t)vtc;
+		p[l3 + 4] = (uint8_t)(ulen >> 8);
+		p[l3 + 5] = (uint8_t)ulen;
+		p[l3 + 6] = 17;
+		p[l3 + 7] = 64;
+		memcpy(p + l3 + 8, f->src, 16);
+		memcpy(p + l3 + 24, f->dst, 16);
+		l4 = l3 + 40;
+	}
+	/* UDP */
+	p[l4 + 0] = (uint8_t)(f->sport >> 8);
+	p[l4 + 1] = (uint8_t)f->sport;
+	p[l4 + 2] = 4791 >> 8;
+	p[l4 + 3] = 4791 & 0xff;
+	p[l4 + 4] = (uint8_t)(ulen >> 8);
+	p[l4 + 5] = (uint8_t)ulen;
+	p[l4 + 6] = 0;
+	p[l4 + 7] = 0;
+	/* BTH */
+	n = l4 + 8;
+	p[n + 0] = opcode;
+	p[n + 1] = 0x40; /* MigReq */
+	p[n + 2] = 0xff;
+	p[n + 3] = 0xff; /* P_Key */
+	p[n + 4] = 0;
+	p[n + 5] = 0x00;
+	p[n + 6] = 0x01;
+	p[n + 7] = 0x23; /* DestQP */
+	p[n + 8] = b8;
+	p[n + 9] = (uint8_t)(psn >> 16);
+	p[n + 10] = (uint8_t)(psn >> 8);
+	p[n + 11] = (uint8_t)psn;
+	n += 12;
+	for (i = 0; i < PAYLOAD; i++)
+		p[n + i] = (uint8_t)(psn * 7 + i);
+	n += PAYLOAD;
+	p[n + 0] = 0xde, p[n + 1] = 0xad, p[n + 2] = 0xbe, p[n + 3] = 0xef; /* ICRC (not checked) */
+	return n + 4;
+}
+
+static unsigned int
+bth_off_of(const struct flow *f)
+{
+	return 14 + (f->v6 ? 40 : 20) + 8;
+}
+
+static uint8_t *
+mdata(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod(m, uint8_t *);
+}
+
+static int
+reparse(struct rte_mbuf *m, unsigned int flags)
+{
+	return (int)rtr_parse(mdata(m), m->data_len, SEED, flags, rtr_meta(m));
+}
+
+static struct rte_mbuf *
+frame_mbuf(const uint8_t *frame, unsigned int len, unsigned int parse_flags)
+{
+	struct rte_mbuf *m = fake_mbuf();
+
+	memcpy(mdata(m), frame, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	CHECK_EQ(reparse(m, parse_flags), RTR_DROP_NONE);
+	return m;
+}
+
+/* A host's packet (what a SrcToR receives on a host port). */
+static struct rte_mbuf *
+mk_host(const struct flow *f, uint32_t psn, uint8_t opcode, uint8_t b8, uint8_t tos)
+{
+	uint8_t buf[512];
+	unsigned int n = host_frame(buf, f, psn, opcode, b8, tos);
+
+	return frame_mbuf(buf, n, 0);
+}
+
+/* A ConWeave DATA packet as a DstToR receives it from the fabric. */
+static struct rte_mbuf *
+mk_cw(const struct flow *f, uint32_t psn, uint8_t path, unsigned int phase, unsigned int epoch,
+		unsigned int ask, unsigned int tail, uint16_t ts_tx, uint16_t ts_tail, uint8_t tos,
+		bool ackreq)
+{
+	uint8_t buf[512], out[512];
+	unsigned int n = host_frame(buf, f, psn, 4, ackreq ? RTR_BTH_ACKREQ : 0, tos);
+	unsigned int b = bth_off_of(f);
+
+	memcpy(out, buf, b + 12);
+	out[b + 4] = path;
+	out[b + 8] = (uint8_t)((ackreq ? RTR_BTH_ACKREQ : 0) |
+			RTR_CW_B8(RTR_CW_OP_DATA, phase, epoch, ask, tail));
+	out[b + 12] = (uint8_t)(ts_tx >> 8);
+	out[b + 13] = (uint8_t)ts_tx;
+	out[b + 14] = (uint8_t)(ts_tail >> 8);
+	out[b + 15] = (uint8_t)ts_tail;
+	memcpy(out + b + 16, buf + b + 12, n - b - 12);
+	return frame_mbuf(out, n + 4, RTR_PARSE_CW_HDR);
+}
+
+static uint32_t
+frame_psn(struct rte_mbuf *m, const struct flow *f)
+{
+	const uint8_t *b = mdata(m) + bth_off_of(f);
+
+	return (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
+}
+
+/* A delivered frame is the host's frame again (header removed, byte 4 and
+ * Resv7 zero; AckReq kept). */
+static bool
+is_host_frame(struct rte_mbuf *m, const struct flow *f, uint32_t psn, uint8_t tos, bool ackreq)
+{
+	uint8_t buf[512];
+	unsigned int n = host_frame(buf, f, psn, 4, ackreq ? RTR_BTH_ACKREQ : 0, tos);
+
+	return m->data_len == n && m->pkt_len == n && memcmp(mdata(m), buf, n) == 0;
+}
+
+/* ------------------------------------------------------------ instances */
+
+static struct rtr_group G;
+
+static struct rtr_cw_params
+def_params(struct rtr_cw_shared *sh)
+{
+	return (struct rtr_cw_params){
+		.base_rtt_ns = 4000,
+		.theta_reply_ns = 4000,
+		.theta_path_busy_ns = 16000,
+		.theta_inactive_ns = 300000,
+		.resume_extra_ns = 16000,
+		.resume_default_ns = 200000,
+		.flow_entries = 1024,
+		.host_port_mask = 0x3,
+		.n_rings = 8,
+		.ring_depth = 64,
+		.hash_seed = SEED,
+		.rng_seed = 42,
+		.worker = 0,
+		.socket_id = 0,
+		.use_rte_malloc = false,
+		.shared = sh,
+	};
+}
+
+static struct rtr_cw *
+mk_inst(const struct rtr_cw_params *p, struct sink *s)
+{
+	struct rtr_cw_io io = {
+		.deliver = io_deliver,
+		.control = io_control,
+		.alloc = io_alloc,
+		.arg = s,
+	};
+	struct rtr_cw *cw;
+
+	sink_clear(s);
+	cw = rtr_cw_create(p, &io);
+	CHECK(cw != NULL);
+	return cw;
+}
+
+/* What rtr_cw_pick made of a host packet. */
+struct stamp {
+	int path;
+	bool cw;
+	uint8_t b4, b8;
+	uint16_t ts_tx, ts_tail;
+	unsigned int len;
+};
+
+static struct stamp
+read_stamp(struct rte_mbuf *m, int path)
+{
+	struct rtr_meta *mt = rtr_meta(m);
+	const uint8_t *b = mdata(m) + rtr_meta_bth_off(mt);
+	struct stamp s = {.path = path, .len = m->data_len};
+
+	s.cw = (mt->flags & RTR_MF_CW_HDR) != 0;
+	s.b4 = b[4];
+	s.b8 = b[8];
+	if (s.cw) {
+		s.ts_tx = (uint16_t)(b[12] << 8 | b[13]);
+		s.ts_tail = (uint16_t)(b[14] << 8 | b[15]);
+	}
+	return s;
+}
+
+/* SrcToR: a host packet of flow f through rtr_cw_pick; the mbuf is kept in
+ * *out (or freed when out is NULL). */
+static struct stamp
+src_send(struct rtr_cw *cw, const struct flow *f, uint32_t psn, uint64_t now, uint64_t *c,
+		struct rte_mbuf **out)
+{
+	struct rte_mbuf *m = mk_host(f, psn, 4, 0, 0x02);
+	int path = rtr_cw_pick(cw, &G, 0, m, rtr_meta(m), now, c);
+	struct stamp s = read_stamp(m, path);
+
+	if (s.cw)
+		CHECK_EQ(s.b4, path);
+	if (out != NULL)
+		*out = m;
+	else
+		fake_free(m);
+	return s;
+}
+
+static bool
+is_b8(uint8_t b8, unsigned int op, unsigned int phase, unsigned int epoch, unsigned int ask,
+		unsigned int tail)
+{
+	return (b8 & RTR_BTH_RESV7_MASK) == RTR_CW_B8(op, phase, epoch, ask, tail);
+}
+
+/* DstToR: receive a ConWeave data packet (an mbuf the SrcToR stamped or
+ * mk_cw built) on host port `port`; FORWARD results go to the sink too. */
+static int
+dst_rx(struct rtr_cw *cw, struct sink *s, struct rte_mbuf *m, uint16_t port, uint64_t now,
+		uint64_t *c)
+{
+	int r = rtr_cw_deliver(cw, m, rtr_meta(m), port, now, c);
+
+	if (r == RTR_CW_FORWARD)
+		sink_forward(s, m, port);
+	return r;
+}
+
+/* The fabric's view of a stamped mbuf: re-parse as a fabric port would. */
+static void
+to_fabric(struct rte_mbuf *m)
+{
+	CHECK_EQ(reparse(m, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
+}
+
+/* A control packet the DstToR sent, as the SrcToR's fabric port parses it:
+ * handed to rtr_cw_control_rx. */
+static void
+ctrl_to_src(struct rtr_cw *src, struct rte_mbuf *m, uint64_t now, uint64_t *c)
+{
+	CHECK_EQ(reparse(m, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	rtr_cw_control_rx(src, m, rtr_meta(m), now, c);
+}
+
+/* Rewrite a control packet's cw fields (byte 4, byte 8) and re-parse. */
+static struct rte_mbuf *
+ctrl_copy(struct rte_mbuf *m, uint8_t b4, uint8_t b8)
+{
+	struct rte_mbuf *n = fake_mbuf();
+	uint8_t *b;
+
+	memcpy(mdata(n), mdata(m), m->data_len);
+	n->data_len = m->data_len;
+	n->pkt_len = m->pkt_len;
+	CHECK_EQ(reparse(n, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	b = mdata(n) + rtr_meta_bth_off(rtr_meta(n));
+	b[4] = b4;
+	b[8] = b8;
+	CHECK_EQ(reparse(n, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	return n;
+}
+
+static uint64_t cs[RTR_LBC_MAX], cd[RTR_LBC_MAX];
+
+static void
+zero_counters(void)
+{
+	memset(cs, 0, sizeof(cs));
+	memset(cd, 0, sizeof(cd));
+}
+
+#define T0 1000000000ULL /* the virtual clock starts at 1 s */
+
+/* ------------------------------------------------------------ 1. SrcToR new flow */
+
+static void
+test_src_new_flow(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *cw = mk_inst(&p, &src_sink);
+	uint64_t now = T0 + 12345;
+	uint8_t orig[512];
+
+	printf("1. SrcToR new flow\n");
+	zero_counters();
+	for (int v = 0; v < 2; v++) {
+		struct flow f = v ? flow6(1, 2, 50000) : flow4(1, 2, 50000);
+		unsigned int olen = host_frame(orig, &f, 100, 4, 0, 0x02);
+		unsigned int b = bth_off_of(&f);
+		struct rte_mbuf *m;
+		struct stamp s;
+		uint8_t *d;
+
+		s = src_send(cw, &f, 100, now, cs, &m);
+		d = mdata(m);
+		CHECK(s.path >= 0 && s.path < 4);
+		CHECK(s.cw);
+		CHECK(is_b8(s.b8, RTR_CW_OP_DATA, 0, 1, 1, 0), "b8 %#x", s.b8);
+		CHECK_EQ(rtr_cw_op(s.b8), 1);
+		CHECK_EQ(rtr_cw_epoch(s.b8), 1);
+		CHECK_EQ(rtr_cw_phase(s.b8), 0);
+		CHECK_EQ(rtr_cw_ask(s.b8), 1);
+		CHECK_EQ(rtr_cw_tail(s.b8), 0);
+		CHECK_EQ(s.len, olen + 4);
+		CHECK_EQ(m->pkt_len, olen + 4);
+		CHECK_EQ(m->data_off, HEADROOM - 4);
+		CHECK_EQ(s.ts_tx, (now >> 10) & 0xffff);
+		CHECK_EQ(s.ts_tail, 0);
+		CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
+		CHECK_EQ(rtr_meta(m)->bth_b8, s.b8);
+		CHECK_EQ(rtr_meta(m)->bth_b4, s.path);
+		/* Headers unchanged but byte 4 and 8 (IP length too: the
+		 * P4 does not count the 4 bytes), payload moved behind. */
+		CHECK(memcmp(d, orig, b + 4) == 0);
+		CHECK(memcmp(d + b + 5, orig + b + 5, 3) == 0);
+		CHECK(memcmp(d + b + 9, orig + b + 9, 3) == 0);
+		CHECK(memcmp(d + b + 16, orig + b + 12, olen - b - 12) == 0);
+		if (!f.v6)
+			CHECK_EQ(d[16] << 8 | d[17], olen - 14);
+		else
+			CHECK_EQ(d[18] << 8 | d[19], olen - 54);
+		/* The fabric parser takes it (length 4 above IP's). */
+		to_fabric(m);
+		CHECK_EQ(rtr_meta(m)->bth_b8, s.b8);
+		CHECK_EQ(rtr_meta(m)->psn, 100);
+		fake_free(m);
+
+		/* Second packet: same epoch and path, no ask. */
+		s = src_send(cw, &f, 101, now + 1000, cs, NULL);
+		CHECK(s.cw);
+		CHECK(is_b8(s.b8, RTR_CW_OP_DATA, 0, 1, 0, 0), "b8 %#x", s.b8);
+		CHECK_EQ(s.ts_tx, ((now + 1000) >> 10) & 0xffff);
+		CHECK_EQ(s.ts_tail, 0);
+	}
+	CHECK_EQ(cs[RTR_LBC_rtt_requests], 2);
+	CHECK_EQ(cs[RTR_LBC_cw_packets], 4);
+	CHECK_EQ(cs[RTR_LBC_ecmp_packets], 0);
+	CHECK_EQ(cs[RTR_LBC_reply_timeouts], 0);
+	CHECK_EQ(src_sink.nd + src_sink.nc, 0);
+
+	/* AckReq survives the stamping. */
+	{
+		struct flow f = flow4(3, 4, 40000);
+		struct rte_mbuf *m = mk_host(&f, 7, 4, RTR_BTH_ACKREQ, 0x02);
+		int path = rtr_cw_pick(cw, &G, 0, m, rtr_meta(m), now, cs);
+		struct stamp s = read_stamp(m, path);
+
+		CHECK_EQ(s.b8, RTR_BTH_ACKREQ | RTR_CW_B8(1, 0, 1, 1, 0));
+		fake_free(m);
+	}
+	rtr_cw_free(cw);
+	rtr_cw_shared_free(sh);
+}
+
+/* ------------------------------------------------------------ 2. replies */
+
+static void
+test_src_reply(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src = mk_inst(&p, &src_sink);
+	struct rtr_cw *dst = mk_inst(&p, &dst_sink);
+	uint64_t now = T0;
+	struct rte_mbuf *m, *reply;
+	struct stamp s;
+
+	printf("2. RTT_REPLY on time and late\n");
+	zero_counters();
+	for (int v = 0; v < 2; v++) {
+		struct flow f = v ? flow6(5, 6, 1111) : flow4(5, 6, 1111);
+		uint64_t t0 = now;
+
+		memset(cs, 0, sizeof(cs));
+		s = src_send(src, &f, 0, t0, cs, &m);
+		CHECK(is_b8(s.b8, 1, 0, 1, 1, 0));
+		to_fabric(m);
+		dst_sink.nc = 0;
+		CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, t0 + 2000, cd), RTR_CW_FORWARD);
+		CHECK_EQ(dst_sink.nc, 1);
+		reply = dst_sink.cm[0];
+		dst_sink.nc = 0;
+		/* On time: one ns before base_rtt + theta_reply. */
+		ctrl_to_src(src, reply, t0 + 7999, cs);
+		CHECK_EQ(cs[RTR_LBC_rtt_replies_rx], 1);
+		CHECK_EQ(cs[RTR_LBC_rtt_replies_late], 0);
+		CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 0);
+		/* Next data packet: epoch 2, RTT_REQUEST, same path. */
+		{
+			struct stamp s2 = src_send(src, &f, 1, t0 + 9000, cs, NULL);
+
+			CHECK(is_b8(s2.b8, 1, 0, 2, 1, 0), "b8 %#x", s2.b8);
+			CHECK_EQ(s2.path, s.path);
+			CHECK_EQ(cs[RTR_LBC_reply_timeouts], 0);
+			CHECK_EQ(cs[RTR_LBC_rtt_requests], 2);
+		}
+		/* The same reply again (epoch 1, flow in epoch 2): late. */
+		ctrl_to_src(src, reply, t0 + 9001, cs);
+		CHECK_EQ(cs[RTR_LBC_rtt_replies_late], 1);
+		{
+			struct stamp s3 = src_send(src, &f, 2, t0 + 9002, cs, NULL);
+
+			CHECK(is_b8(s3.b8, 1, 0, 2, 0, 0), "b8 %#x", s3.b8);
+		}
+		fake_free(reply);
+		sink_clear(&dst_sink);
+		now += 1000000;
+	}
+
+	/* Late: the reply comes at the deadline itself. */
+	{
+		struct flow f = flow4(7, 8, 2222);
+		uint64_t t0 = now;
+
+		memset(cs, 0, sizeof(cs));
+		s = src_send(src, &f, 0, t0, cs, &m);
+		to_fabric(m);
+		CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, t0 + 2000, cd), RTR_CW_FORWARD);
+		CHECK_EQ(dst_sink.nc, 1);
+		reply = dst_sink.cm[0];
+		dst_sink.nc = 0;
+		ctrl_to_src(src, reply, t0 + 8000, cs);
+		CHECK_EQ(cs[RTR_LBC_rtt_replies_rx], 1);
+		CHECK_EQ(cs[RTR_LBC_rtt_replies_late], 1);
+		fake_free(reply);
+		/* At the deadline: not yet a timeout. */
+		s = src_send(src, &f, 1, t0 + 8000, cs, NULL);
+		CHECK(is_b8(s.b8, 1, 0, 1, 0, 0), "b8 %#x", s.b8);
+		/* After it: the TAIL. */
+		s = src_send(src, &f, 2, t0 + 8001, cs, NULL);
+		CHECK(is_b8(s.b8, 1, 0, 1, 1, 1), "b8 %#x", s.b8);
+		CHECK_EQ(cs[RTR_LBC_reply_timeouts], 1);
+		CHECK_EQ(cs[RTR_LBC_tails], 1);
+		sink_clear(&dst_sink);
+	}
+	/* A reply for a flow this switch does not know. */
+	{
+		struct flow f = flow4(9, 9, 3333);
+		struct rte_mbuf *d = mk_cw(&f, 0, 1, 0, 1, 1, 0, 10, 0, 0x02, false);
+
+		CHECK_EQ(dst_rx(dst, &dst_sink, d, 1, now, cd), RTR_CW_FORWARD);
+		CHECK_EQ(dst_sink.nc, 1);
+		memset(cs, 0, sizeof(cs));
+		ctrl_to_src(src, dst_sink.cm[0], now, cs);
+		CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 1);
+		CHECK_EQ(cs[RTR_LBC_rtt_replies_rx], 1);
+		sink_clear(&dst_sink);
+	}
+	rtr_cw_free(src);
+	rtr_cw_free(dst);
+	rtr_cw_shared_free(sh);
+}
+
+/* ------------------------------------------------------------ 3. timeout */
+
+static void
+test_src_timeout(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src = mk_inst(&p, &src_sink);
+	uint64_t now = T0 + 777777;
+	unsigned int moved = 0, stayed = 0;
+
+	printf("3. reply timeout: TAIL, then REROUTED\n");
+	for (unsigned int i = 0; i < 64; i++) {
+		struct flow f = flow4(20, 30, (uint16_t)(1000 + i));
+		uint64_t t0 = now + i * 1000000ULL;
+		struct stamp s0, tl, r;
+
+		memset(cs, 0, sizeof(cs));
+		s0 = src_send(src, &f, 0, t0, cs, NULL);
+		CHECK(is_b8(s0.b8, 1, 0, 1, 1, 0));
+		r = src_send(src, &f, 1, t0 + 4000, cs, NULL);
+		CHECK(is_b8(r.b8, 1, 0, 1, 0, 0));
+		CHECK_EQ(r.path, s0.path);
+		tl = src_send(src, &f, 2, t0 + 8001, cs, NULL);
+		CHECK(is_b8(tl.b8, 1, 0, 1, 1, 1), "b8 %#x", tl.b8);
+		CHECK_EQ(tl.path, s0.path); /* the old path */
+		CHECK_EQ(tl.ts_tx, rtr_cw_ts(t0 + 8001));
+		CHECK_EQ(tl.ts_tail, rtr_cw_ts(t0 + 8001));
+		CHECK_EQ(cs[RTR_LBC_reply_timeouts], 1);
+		CHECK_EQ(cs[RTR_LBC_tails], 1);
+		for (unsigned int k = 0; k < 5; k++) {
+			uint64_t t = t0 + 8002 + k * 50000ULL;
+
+			r = src_send(src, &f, 3 + k, t, cs, NULL);
+			CHECK(is_b8(r.b8, 1, 1, 1, 0, 0), "b8 %#x", r.b8);
+			CHECK_EQ(r.ts_tail, tl.ts_tx);
+			CHECK_EQ(r.ts_tx, rtr_cw_ts(t));
+			if (k == 0) {
+				if (r.path != tl.path)
+					moved++;
+				else
+					stayed++;
+				CHECK_EQ(cs[RTR_LBC_reroutes], r.path != tl.path);
+			}
+			CHECK_EQ(r.path, src_send(src, &f, 100 + k, t, cs, NULL).path);
+		}
+		/* The timeout fires once. */
+		CHECK_EQ(cs[RTR_LBC_reply_timeouts], 1);
+		CHECK_EQ(cs[RTR_LBC_tails], 1);
+		CHECK_EQ(cs[RTR_LBC_rtt_requests], 1);
+	}
+	/* Nothing busy: the first sample is taken, 3 in 4 move. */
+	printf("  rerouted without busy paths: %u moved, %u stayed\n", moved, stayed);
+	CHECK(moved > 32 && stayed > 4, "moved %u stayed %u", moved, stayed);
+	rtr_cw_free(src);
+	rtr_cw_shared_free(sh);
+}
+
+int
+main(void)
+{
+	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
+	G.n_paths = 4;
+	atomic_store(&G.live_mask, 0xf);
+	test_src_new_flow();
+	test_src_reply();
+	test_src_timeout();
+	sink_clear(&src_sink);
+	sink_clear(&dst_sink);
+	sink_clear(&aux_sink);
+	CHECK_EQ(live_mbufs, 0);
+	return rtr_test_done("conweave");
+}
