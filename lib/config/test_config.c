@@ -162,7 +162,7 @@ test_demo_tor(const char *dir)
 	CHECK_STR(cfg.sw.name, "tor1");
 	CHECK_EQ(cfg.sw.role, RTR_ROLE_TOR);
 	CHECK_EQ(cfg.sw.id, 1);
-	CHECK_EQ(cfg.sw.lb, RTR_LB_ECMP);
+	CHECK_EQ(cfg.sw.lb, RTR_LB_CONWEAVE);
 	CHECK_EQ(cfg.n_ports, 5);
 	CHECK_EQ(cfg.ports[0].role, RTR_PORT_HOST);
 	CHECK(cfg.ports[0].mac_set && memcmp(cfg.ports[0].mac, mac0, 6) == 0);
@@ -185,7 +185,7 @@ test_demo_tor(const char *dir)
 	r = &cfg.routes[0];
 	CHECK(!r->is_group && r->n_paths == 1 && r->paths[0].port == 0 && r->paths[0].mac_set);
 	CHECK_EQ(r->prefix.depth, 32);
-	CHECK_EQ(r->line, 28);
+	CHECK_EQ(r->line, 29);
 	/* The capture (192.168.70.4 <-> .6) goes out of the uplink group. */
 	r = &cfg.routes[2];
 	inet_pton(AF_INET, "192.168.70.0", &a);
@@ -195,8 +195,12 @@ test_demo_tor(const char *dir)
 	CHECK_EQ(r->paths[1].port, 2);
 	CHECK(r->paths[1].mac_set && memcmp(r->paths[1].mac, nh2, 6) == 0);
 	CHECK_EQ(r->paths[1].ip.family, 0);
-	CHECK_EQ(r->paths[3].line, 36);
+	CHECK_EQ(r->paths[3].line, 37);
 	CHECK_EQ(cfg.routes[3].n_paths, 4);
+	/* Sized for --no-huge -m 1024 (tools/demo.sh). */
+	CHECK_EQ(cfg.conweave.flow_table_size, 65536);
+	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 64);
+	CHECK_EQ(cfg.conweave.reorder_queue_depth, 1023);
 	rtr_config_free(&cfg);
 }
 
@@ -1428,7 +1432,7 @@ test_lb_names(void)
 int
 main(int argc, char **argv)
 {
-	static const char *const examples[] = {"demo-tor", "tor-100g", "spine"};
+	static const char *const examples[] = {"demo-tor", "demo-dsttor", "tor-100g", "spine"};
 	const char *dir = argc > 1 ? argv[1] : "conf";
 	unsigned int i;
 
