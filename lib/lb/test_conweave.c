@@ -710,6 +710,315 @@ test_src_timeout(void)
 	rtr_cw_shared_free(sh);
 }
 
+/* ------------------------------------------------------------ 4. CLEAR, inactivity, wrap */
+
+/* Set IP ECN to CE (11) in a frame (the fabric marked it) and re-parse. */
+static void
+mark_ce(struct rte_mbuf *m, unsigned int parse_flags)
+{
+	struct rtr_meta *mt = rtr_meta(m);
+	uint8_t *l3 = mdata(m) + mt->l3_off;
+
+	if (mt->l3 == RTR_L3_IPV4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+
+		ip->type_of_service |= 3;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		l3[1] |= 3 << 4;
+	}
+	CHECK_EQ(reparse(m, parse_flags), RTR_DROP_NONE);
+	CHECK(rtr_meta(m)->flags & RTR_MF_CE);
+}
+
+static void
+test_src_clear_inactive(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src = mk_inst(&p, &src_sink);
+	struct rtr_cw *dst = mk_inst(&p, &dst_sink);
+	struct flow f = flow4(40, 41, 4444);
+	uint64_t t0 = T0 + 5000000, t;
+	struct rte_mbuf *m, *clear, *x;
+	struct stamp s0, tl, r;
+
+	printf("4. CLEAR, inactivity, epoch wrap\n");
+	zero_counters();
+	s0 = src_send(src, &f, 0, t0, cs, &m);
+	to_fabric(m);
+	CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, t0 + 1000, cd), RTR_CW_FORWARD);
+	CHECK_EQ(dst_sink.nc, 1); /* the RTT_REPLY: lost */
+	sink_clear(&dst_sink);
+	tl = src_send(src, &f, 1, t0 + 8001, cs, &m);
+	CHECK(is_b8(tl.b8, 1, 0, 1, 1, 1));
+	CHECK_EQ(tl.path, s0.path);
+	to_fabric(m);
+	CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, t0 + 9000, cd), RTR_CW_FORWARD);
+	CHECK_EQ(dst_sink.nc, 1);
+	clear = dst_sink.cm[0];
+	dst_sink.nc = 0;
+	CHECK_EQ(reparse(clear, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK(is_b8(rtr_meta(clear)->bth_b8, RTR_CW_OP_REPLY, 1, 1, 0, 0));
+	CHECK_EQ(rtr_meta(clear)->bth_b4, tl.path);
+	CHECK_EQ(cd[RTR_LBC_clears], 1);
+	CHECK_EQ(cd[RTR_LBC_tails_rx], 1);
+	r = src_send(src, &f, 2, t0 + 9100, cs, NULL);
+	CHECK(is_b8(r.b8, 1, 1, 1, 0, 0));
+
+	/* A CLEAR of another epoch: ignored. */
+	x = ctrl_copy(clear, tl.path, RTR_CW_B8(RTR_CW_OP_REPLY, 1, 2, 0, 0));
+	rtr_cw_control_rx(src, x, rtr_meta(x), t0 + 9200, cs);
+	fake_free(x);
+	CHECK_EQ(cs[RTR_LBC_clears_rx], 1);
+	r = src_send(src, &f, 3, t0 + 9300, cs, NULL);
+	CHECK(is_b8(r.b8, 1, 1, 1, 0, 0), "b8 %#x", r.b8);
+	/* An RTT_REPLY of the right epoch while in phase 1: ignored (late). */
+	x = ctrl_copy(clear, tl.path, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
+	rtr_cw_control_rx(src, x, rtr_meta(x), t0 + 9400, cs);
+	fake_free(x);
+	CHECK_EQ(cs[RTR_LBC_rtt_replies_rx], 1);
+	CHECK_EQ(cs[RTR_LBC_rtt_replies_late], 1);
+	r = src_send(src, &f, 4, t0 + 9500, cs, NULL);
+	CHECK(is_b8(r.b8, 1, 1, 1, 0, 0), "b8 %#x", r.b8);
+	/* The CLEAR itself: the next packet starts epoch 2, on the new path. */
+	ctrl_to_src(src, clear, t0 + 9600, cs);
+	CHECK_EQ(cs[RTR_LBC_clears_rx], 2);
+	{
+		struct stamp n = src_send(src, &f, 5, t0 + 9700, cs, NULL);
+
+		CHECK(is_b8(n.b8, 1, 0, 2, 1, 0), "b8 %#x", n.b8);
+		CHECK_EQ(n.path, r.path);
+		CHECK_EQ(n.ts_tail, 0);
+		n = src_send(src, &f, 6, t0 + 9800, cs, NULL);
+		CHECK(is_b8(n.b8, 1, 0, 2, 0, 0), "b8 %#x", n.b8);
+	}
+	/* The CLEAR again (epoch 1): ignored. */
+	ctrl_to_src(src, clear, t0 + 9900, cs);
+	r = src_send(src, &f, 7, t0 + 10000, cs, NULL);
+	CHECK(is_b8(r.b8, 1, 0, 2, 0, 0), "b8 %#x", r.b8);
+	fake_free(clear);
+	CHECK_EQ(cs[RTR_LBC_tails], 1);
+	CHECK_EQ(cs[RTR_LBC_rtt_requests], 2);
+
+	/* Inactivity: an idle gap of exactly theta_inactive is not expiry
+	 * (the pending reply deadline passed: this is a TAIL); one ns more
+	 * is, and then no TAIL although the deadline passed. */
+	t = t0 + 10000;
+	r = src_send(src, &f, 8, t + 300000, cs, NULL);
+	CHECK(is_b8(r.b8, 1, 0, 2, 1, 1), "b8 %#x", r.b8);
+	CHECK_EQ(cs[RTR_LBC_tails], 2);
+	t += 300000;
+	r = src_send(src, &f, 9, t + 300001, cs, NULL);
+	CHECK(is_b8(r.b8, 1, 0, 3, 1, 0), "b8 %#x", r.b8);
+	CHECK_EQ(cs[RTR_LBC_tails], 2);
+	CHECK_EQ(cs[RTR_LBC_reply_timeouts], 2);
+	CHECK_EQ(r.ts_tail, 0);
+	t += 300001;
+	/* Expiry wins over a pending reply deadline. */
+	r = src_send(src, &f, 10, t + 400000, cs, NULL);
+	CHECK(is_b8(r.b8, 1, 0, 0, 1, 0), "b8 %#x", r.b8); /* 3 -> 0 */
+	CHECK_EQ(cs[RTR_LBC_tails], 2);
+	CHECK_EQ(cs[RTR_LBC_reply_timeouts], 2);
+	t += 400000;
+	r = src_send(src, &f, 11, t + 400000, cs, NULL);
+	CHECK(is_b8(r.b8, 1, 0, 1, 1, 0), "b8 %#x", r.b8);
+	t += 400000;
+
+	/* Epoch wrap from a new flow: 1, 2, 3, 0, 1 by inactivity; idle
+	 * moves counted exactly when the path changed. */
+	{
+		struct flow g = flow6(42, 43, 4445);
+		unsigned int want[] = {1, 2, 3, 0, 1}, changes = 0;
+		int last = -1;
+
+		memset(cs, 0, sizeof(cs));
+		for (unsigned int i = 0; i < 5; i++) {
+			r = src_send(src, &g, i, t + i * 1000000ULL, cs, NULL);
+			CHECK(is_b8(r.b8, 1, 0, want[i], 1, 0), "i %u b8 %#x", i, r.b8);
+			if (last >= 0 && r.path != last)
+				changes++;
+			last = r.path;
+		}
+		CHECK_EQ(cs[RTR_LBC_idle_moves], changes);
+		CHECK_EQ(cs[RTR_LBC_rtt_requests], 5);
+		CHECK_EQ(cs[RTR_LBC_reroutes], 0);
+	}
+	sink_clear(&dst_sink);
+	rtr_cw_free(src);
+	rtr_cw_free(dst);
+	rtr_cw_shared_free(sh);
+}
+
+/* ------------------------------------------------------------ 5. busy paths */
+
+/* n flows (sport base..base+n-1) send their first packet at t. */
+static void
+batch_start(struct rtr_cw *src, uint16_t base, unsigned int n, uint64_t t)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct flow f = flow4(50, 51, (uint16_t)(base + i));
+		struct stamp s = src_send(src, &f, 0, t, cs, NULL);
+
+		CHECK(is_b8(s.b8, 1, 0, 1, 1, 0));
+	}
+}
+
+/* ... and their TAIL at t (no reply came), then one packet more:
+ * out[i] = (old path, new path). */
+static void
+batch_tail(struct rtr_cw *src, uint16_t base, unsigned int n, uint64_t t, int (*out)[2])
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct flow f = flow4(50, 51, (uint16_t)(base + i));
+		struct stamp tl = src_send(src, &f, 1, t, cs, NULL);
+		struct stamp r = src_send(src, &f, 2, t + 1, cs, NULL);
+
+		CHECK(is_b8(tl.b8, 1, 0, 1, 1, 1));
+		CHECK(is_b8(r.b8, 1, 1, 1, 0, 0));
+		CHECK_EQ(r.ts_tail, tl.ts_tx);
+		out[i][0] = tl.path;
+		out[i][1] = r.path;
+	}
+}
+
+static void
+mark_busy(struct rtr_cw *src, struct rte_mbuf *notify, unsigned int path, uint64_t now)
+{
+	struct rte_mbuf *x = ctrl_copy(notify, (uint8_t)path, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+
+	rtr_cw_control_rx(src, x, rtr_meta(x), now, cs);
+	fake_free(x);
+}
+
+static void
+test_src_busy(void)
+{
+	enum { NA = 2000, NB = 500, NC = 2000 };
+	static int a[NA][2], b[NB][2], cc[NC][2];
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src, *dst;
+	struct flow fn = flow4(50, 51, 9999);
+	uint64_t T = T0 + 50000000;
+	struct rte_mbuf *m, *notify;
+	unsigned int moved = 0, stayed = 0, bad = 0, n_busy_old = 0;
+	unsigned int to[4] = {0};
+	double frac;
+
+	printf("5. NOTIFY and busy paths\n");
+	p.flow_entries = 32768;
+	src = mk_inst(&p, &src_sink);
+	dst = mk_inst(&p, &dst_sink);
+	zero_counters();
+	/* A real NOTIFY: a packet of flow fn CE-marked in the fabric. */
+	src_send(src, &fn, 0, T, cs, &m);
+	to_fabric(m);
+	mark_ce(m, RTR_PARSE_CW_HDR);
+	CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, T + 50, cd), RTR_CW_FORWARD);
+	CHECK_EQ(dst_sink.nc, 2); /* RTT_REPLY, NOTIFY */
+	CHECK_EQ(cd[RTR_LBC_notifies], 1);
+	CHECK_EQ(cd[RTR_LBC_rtt_replies], 1);
+	notify = dst_sink.cm[1];
+	fake_free(dst_sink.cm[0]);
+	dst_sink.nc = 0;
+	CHECK_EQ(reparse(notify, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK(is_b8(rtr_meta(notify)->bth_b8, RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+	sink_clear(&dst_sink);
+
+	/* Batch A: paths 0, 1, 2 busy from T + 100 to T + 16100, 3 free. */
+	batch_start(src, 10000, NA, T);
+	for (unsigned int path = 0; path < 3; path++)
+		mark_busy(src, notify, path, T + 100);
+	CHECK_EQ(cs[RTR_LBC_notifies_rx], 3);
+	CHECK_EQ(cs[RTR_LBC_busy_paths], 3);
+	CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
+	/* A NOTIFY changes nothing else: fn still waits for its reply. */
+	CHECK(is_b8(src_send(src, &fn, 1, T + 200, cs, NULL).b8, 1, 0, 1, 0, 0));
+	memset(cs, 0, sizeof(cs));
+	batch_tail(src, 10000, NA, T + 8001, a);
+	for (unsigned int i = 0; i < NA; i++) {
+		if (a[i][0] == 3) {
+			if (a[i][1] != 3)
+				bad++; /* left the only free path */
+			continue;
+		}
+		n_busy_old++;
+		if (a[i][1] == 3)
+			moved++;
+		else if (a[i][1] == a[i][0])
+			stayed++;
+		else
+			bad++; /* moved to another busy path */
+	}
+	frac = (double)moved / n_busy_old;
+	printf("  3 of 4 busy: %u flows on a busy path, %.1f%% moved to the free one "
+	       "(7/16 = 43.75%%), %u stayed\n", n_busy_old, 100 * frac, stayed);
+	CHECK_EQ(bad, 0);
+	CHECK(n_busy_old > 1200, "%u", n_busy_old);
+	CHECK(frac > 0.3875 && frac < 0.4875, "%.3f", frac);
+	CHECK_EQ(moved + stayed, n_busy_old);
+	CHECK_EQ(cs[RTR_LBC_reroutes], moved);
+	CHECK_EQ(cs[RTR_LBC_tails], NA);
+	CHECK_EQ(cs[RTR_LBC_reply_timeouts], NA);
+
+	/* Batch B: all four busy (0..2 renewed, idempotently) from T + 8200
+	 * to T + 24200: nobody moves, but every TAIL and phase change still
+	 * happen. */
+	memset(cs, 0, sizeof(cs));
+	batch_start(src, 20000, NB, T + 8100);
+	for (unsigned int path = 0; path < 4; path++)
+		mark_busy(src, notify, path, T + 8200);
+	CHECK_EQ(cs[RTR_LBC_busy_paths], 4);
+	batch_tail(src, 20000, NB, T + 16101, b);
+	bad = 0;
+	for (unsigned int i = 0; i < NB; i++)
+		bad += b[i][0] != b[i][1];
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(cs[RTR_LBC_reroutes], 0);
+	CHECK_EQ(cs[RTR_LBC_tails], NB);
+
+	/* Batch C: the marks expired at T + 24200: the first sample is
+	 * taken, 3 in 4 flows move, to any other path. */
+	memset(cs, 0, sizeof(cs));
+	batch_start(src, 30000, NC, T + 24200);
+	batch_tail(src, 30000, NC, T + 24200 + 8001, cc);
+	moved = 0;
+	for (unsigned int i = 0; i < NC; i++) {
+		if (cc[i][0] != cc[i][1]) {
+			moved++;
+			to[cc[i][1]]++;
+		}
+	}
+	frac = (double)moved / NC;
+	printf("  marks expired: %.1f%% moved (3/4 expected), to paths %u %u %u %u\n",
+			100 * frac, to[0], to[1], to[2], to[3]);
+	CHECK(frac > 0.70 && frac < 0.80, "%.3f", frac);
+	for (unsigned int path = 0; path < 4; path++)
+		CHECK(to[path] > moved / 4 * 0.8 && to[path] < moved / 4 * 1.2, "path %u: %u", path,
+				to[path]);
+	CHECK_EQ(cs[RTR_LBC_reroutes], moved);
+
+	/* NOTIFY for an unknown flow: counted, no mark. */
+	{
+		struct rte_mbuf *x = ctrl_copy(notify, 2, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+		uint8_t *l3 = mdata(x) + rtr_meta(x)->l3_off;
+
+		memset(cs, 0, sizeof(cs));
+		l3[12 + 3] ^= 0x55; /* another host: the NOTIFY's source = flow's dst */
+		CHECK_EQ(reparse(x, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+		rtr_cw_control_rx(src, x, rtr_meta(x), T + 100000, cs);
+		CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 1);
+		CHECK_EQ(cs[RTR_LBC_busy_paths], 0);
+		fake_free(x);
+	}
+	fake_free(notify);
+	rtr_cw_free(src);
+	rtr_cw_free(dst);
+	rtr_cw_shared_free(sh);
+}
+
 int
 main(void)
 {
@@ -719,6 +1028,8 @@ main(void)
 	test_src_new_flow();
 	test_src_reply();
 	test_src_timeout();
+	test_src_clear_inactive();
+	test_src_busy();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
