@@ -311,7 +311,9 @@ handoff(struct rtr_worker *w, struct rte_mbuf *m, const struct rtr_meta *meta)
 	struct rtr_switch *sw = w->sw;
 	unsigned int owner;
 
-	if (!sw->shard_by_flow || sw->n_workers == 1)
+	/* Only RoCE packets touch per-flow LB state; the rest is forwarded
+	 * by whichever worker received it. */
+	if (!sw->shard_by_flow || sw->n_workers == 1 || !(meta->flags & RTR_MF_ROCE))
 		return false;
 	owner = meta->flow_hash % sw->n_workers;
 	if (owner == w->idx)

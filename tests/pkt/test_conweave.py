@@ -451,11 +451,75 @@ def test_telemetry(t):
             "epoch/path: %r" % f0)
 
 
+# --------------------------------------------------------------------------
+def test_workers(t):
+    """Two workers: packets of a flow arriving on the other worker's queue,
+    and REPLY/NOTIFY/CLEARs (reversed addresses) go to the flow's owner."""
+    flows = [0xC300 + i for i in range(16)]
+    data = [bytes.fromhex(HOST_MAC.replace(":", "")) + host_frame(p, sport=sp)[6:]
+            for p in range(1, 21) for sp in flows]
+    # Host port: all data on queue 0 (worker 0 reads it and hands the
+    # flows worker 1 owns over); queue 1 gets filler (no route: dropped,
+    # counted). Fabric port: filler first on both queues, so that the
+    # control packets come after the data created the flows; then each
+    # worker reads control packets of flows the other one owns too.
+    # (Filler is plain UDP: not RoCE, so never handed to another worker.)
+    filler = [R.frame(R.SEND_ONLY, psn=i, src_ip="10.9.9.9", dst_ip="10.77.0.1",
+                      dst_mac=FAB_MAC[0], dport=4792) for i in range(20000)]
+    host_filler = [R.frame(R.SEND_ONLY, psn=i, src_ip="10.9.9.9", dst_ip="10.77.0.1",
+                           dst_mac=HOST_MAC, dport=4792) for i in range(len(data))]
+    data = [f for pair in zip(data, host_filler) for f in pair]
+    ctrl = []
+    for sp in flows:
+        d = arrive(host_frame(1, sport=sp), epoch=1, path=2)
+        ctrl.append(R.cw_control(d, R.CW_REPLY, phase=0, dst_mac=FAB_MAC[0]))
+        ctrl.append(R.cw_control(d, R.CW_REPLY, phase=1, dst_mac=FAB_MAC[0]))
+        ctrl.append(R.cw_control(d, R.CW_NOTIFY, dst_mac=FAB_MAC[0]))
+    cfg = src_config().replace("switch: {name: src, id: 1, lb: conweave}",
+                               "switch: {name: src, id: 1, lb: conweave, idle_sleep_us: 100, "
+                               "idle_threshold: 64}")
+    # Workers on different cores (the main lcore mostly sleeps), so that
+    # neither runs its whole queue before the other starts.
+    res = harness.run(cfg, [data, filler + ctrl, [], [], []], tag="cwmw", lcores="0@0,1@0,2@1",
+                      queues=2, idle_ms=800)
+    if not t.check(res.rc == 0 and res.stats, "rocetor: %d %s" % (res.rc, res.stderr[-1500:])):
+        return
+    t.check("2 workers" in res.stdout, "expected 2 workers: " + res.stdout[:300])
+    s, lb = res.stats, res.stats["lb"]
+    t.eq(s["drops"]["no_route"], len(filler) + len(host_filler))
+    t.eq(lb["cw_packets"], len(data) // 2, "(every data packet stamped)")
+    t.check(s["handoff_tx"] > 0 and s["handoff_tx"] == s["handoff_rx"],
+            "hand-offs %d / %d" % (s["handoff_tx"], s["handoff_rx"]))
+    t.check(s["handoff_tx"] <= len(data) // 2 + len(ctrl),
+            "only RoCE packets are handed off: %d" % s["handoff_tx"])
+    t.eq(s["drops"]["handoff_full"], 0)
+    # A control packet processed by a worker that does not own its flow
+    # would not find it: ctrl_no_flow must stay 0.
+    t.eq(lb["ctrl_no_flow"], 0, "(control packets found their flow's owner)")
+    t.eq(lb["rtt_replies_rx"], len(flows))
+    t.eq(lb["clears_rx"], len(flows))
+    t.eq(lb["notifies_rx"], len(flows))
+    t.eq(lb["busy_paths"], len(flows))
+    t.eq(s["consumed"], len(ctrl))
+    # Per flow: one path per phase and epoch (the owner alone stamps).
+    seen = {}
+    for p in range(1, 5):
+        for f in res.outputs[p]:
+            c = R.cw_fields(f)
+            if c["cw_op"] == 1:
+                seen.setdefault((sport_of(f), c["epoch"], c["phase"]), set()).add(p)
+    t.check(all(len(v) == 1 for v in seen.values()),
+            "a flow's phase used two paths: %r" % {k: v for k, v in seen.items() if len(v) > 1})
+    ok, why = harness.accounted(s)
+    t.check(ok, "accounting: " + why)
+
+
 def main():
     t = harness.Checker("pkt-conweave")
     test_dsttor_sequences(t)
     test_srctor(t)
     test_chained(t)
+    test_workers(t)
     test_telemetry(t)
     return t.done()
 
