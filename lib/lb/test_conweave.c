@@ -1019,6 +1019,348 @@ test_src_busy(void)
 	rtr_cw_shared_free(sh);
 }
 
+/* ------------------------------------------------------------ 6. bypass */
+
+static void
+test_src_bypass(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src = mk_inst(&p, &src_sink);
+	struct flow f = flow4(60, 61, 6000);
+	uint8_t orig[512];
+	uint64_t now = T0;
+
+	printf("6. bypass: Resv7 from a host, ACK, dead paths\n");
+	zero_counters();
+	/* Resv7 != 0 from the host: ECMP, untouched (the ICRC covers it). */
+	for (uint8_t b8 = 0x01; b8 != 0; b8 = (uint8_t)(b8 << 1)) {
+		uint8_t want = b8 | RTR_BTH_ACKREQ;
+		unsigned int n;
+		struct rte_mbuf *m;
+		int path;
+
+		if (b8 & RTR_BTH_ACKREQ)
+			break;
+		n = host_frame(orig, &f, 1, 4, want, 0x02);
+		m = mk_host(&f, 1, 4, want, 0x02);
+		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, cs);
+		CHECK_EQ(path, rtr_group_pick(&G, rtr_meta(m)->flow_hash));
+		CHECK_EQ(m->data_len, n);
+		CHECK(memcmp(mdata(m), orig, n) == 0);
+		CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		fake_free(m);
+	}
+	CHECK_EQ(cs[RTR_LBC_lb_bypass_resv7], 7);
+	CHECK_EQ(cs[RTR_LBC_ecmp_packets], 7);
+	CHECK_EQ(cs[RTR_LBC_cw_packets], 0);
+	/* ACK, atomic ACK, CNP: ECMP, untouched, not a bypass. */
+	{
+		const uint8_t ops[] = {RTR_BTH_OP_RC_ACK, RTR_BTH_OP_RC_ATOMIC_ACK, RTR_BTH_OP_CNP};
+
+		memset(cs, 0, sizeof(cs));
+		for (unsigned int i = 0; i < 3; i++) {
+			unsigned int n = host_frame(orig, &f, 2, ops[i], 0, 0x02);
+			struct rte_mbuf *m = mk_host(&f, 2, ops[i], 0, 0x02);
+			int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, cs);
+
+			CHECK_EQ(path, rtr_group_pick(&G, rtr_meta(m)->flow_hash));
+			CHECK_EQ(m->data_len, n);
+			CHECK(memcmp(mdata(m), orig, n) == 0);
+			fake_free(m);
+		}
+		CHECK_EQ(cs[RTR_LBC_ecmp_packets], 3);
+		CHECK_EQ(cs[RTR_LBC_lb_bypass_resv7], 0);
+		CHECK_EQ(cs[RTR_LBC_rtt_requests], 0);
+	}
+	/* Already carries the header (transit): ECMP, untouched. */
+	{
+		struct rte_mbuf *m = mk_cw(&f, 3, 1, 0, 1, 0, 0, 5, 0, 0x02, false);
+		unsigned int n = m->data_len;
+
+		memcpy(orig, mdata(m), n);
+		memset(cs, 0, sizeof(cs));
+		CHECK_EQ(rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, cs),
+				rtr_group_pick(&G, rtr_meta(m)->flow_hash));
+		CHECK_EQ(m->data_len, n);
+		CHECK(memcmp(mdata(m), orig, n) == 0);
+		CHECK_EQ(cs[RTR_LBC_ecmp_packets], 1);
+		fake_free(m);
+	}
+	/* No live path: -1. The flow's path goes down: it moves at once. */
+	{
+		struct stamp s, r;
+
+		memset(cs, 0, sizeof(cs));
+		atomic_store(&G.live_mask, 0);
+		CHECK_EQ(src_send(src, &f, 4, now, cs, NULL).path, -1);
+		atomic_store(&G.live_mask, 0xf);
+		s = src_send(src, &f, 5, now + 10, cs, NULL);
+		CHECK(is_b8(s.b8, 1, 0, 1, 1, 0));
+		atomic_store(&G.live_mask, 0xf & ~(1u << s.path));
+		r = src_send(src, &f, 6, now + 20, cs, NULL);
+		CHECK(r.path >= 0 && r.path != s.path, "%d %d", r.path, s.path);
+		CHECK(is_b8(r.b8, 1, 0, 1, 0, 0));
+		CHECK_EQ(cs[RTR_LBC_reroutes], 1);
+		atomic_store(&G.live_mask, 0xf);
+	}
+	rtr_cw_free(src);
+	rtr_cw_shared_free(sh);
+}
+
+/* ------------------------------------------------------------ 7. DstToR */
+
+/* The sink holds exactly the frames of flow f with these PSNs, in order,
+ * each the host's original frame again, on port `port`; held[i] as given
+ * (NULL: not checked). Clears the sink's deliveries. */
+static void
+expect_delivered(struct sink *s, const struct flow *f, const uint32_t *psn, unsigned int n,
+		const bool *held, uint16_t port, int line)
+{
+	CHECK(s->nd == n, "line %d: %u delivered, %u expected", line, s->nd, n);
+	for (unsigned int i = 0; i < n && i < s->nd; i++) {
+		uint32_t got = frame_psn(s->dm[i], f);
+
+		CHECK(got == psn[i], "line %d: #%u psn %u, %u expected", line, i, got, psn[i]);
+		CHECK(is_host_frame(s->dm[i], f, got, 0x02, got % 3 == 0), "line %d: #%u", line, i);
+		CHECK(s->dport[i] == port, "line %d", line);
+		if (held != NULL)
+			CHECK(s->dheld[i] == held[i], "line %d: #%u held %d", line, i, s->dheld[i]);
+	}
+	for (unsigned int i = 0; i < s->nd; i++)
+		fake_free(s->dm[i]);
+	s->nd = 0;
+}
+
+#define EXPECT(s, f, port, ...)                                                                    \
+	do {                                                                                       \
+		const uint32_t _p[] = {__VA_ARGS__};                                               \
+		expect_delivered(s, f, _p, sizeof(_p) / sizeof(_p[0]), NULL, port, __LINE__);      \
+	} while (0)
+
+/* A data packet as the DstToR gets it: the PSN decides AckReq (every third). */
+static struct rte_mbuf *
+dpkt(const struct flow *f, uint32_t psn, uint8_t path, unsigned int phase, unsigned int epoch,
+		unsigned int ask, unsigned int tail, uint16_t ts_tx, uint16_t ts_tail)
+{
+	return mk_cw(f, psn, path, phase, epoch, ask, tail, ts_tx, ts_tail, 0x02, psn % 3 == 0);
+}
+
+/* Control packet i of the sink: parsed, with its cw fields checked. */
+static void
+expect_ctrl(struct sink *s, unsigned int i, const struct flow *f, unsigned int op,
+		unsigned int phase, unsigned int epoch, uint8_t path, int line)
+{
+	struct rte_mbuf *m;
+	struct rtr_meta *mt;
+	const uint8_t *d, *l3;
+	unsigned int b, len;
+
+	if (i >= s->nc) {
+		CHECK(i < s->nc, "line %d: control %u of %u", line, i, s->nc);
+		return;
+	}
+	m = s->cm[i];
+	CHECK_EQ(reparse(m, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	mt = rtr_meta(m);
+	d = mdata(m);
+	l3 = d + mt->l3_off;
+	b = rtr_meta_bth_off(mt);
+	len = m->data_len;
+	CHECK(mt->flags & RTR_MF_ROCE, "line %d", line);
+	CHECK(mt->flags & RTR_MF_CW_HDR, "line %d", line);
+	CHECK(!(mt->flags & RTR_MF_CE), "line %d", line);
+	CHECK(is_b8(mt->bth_b8, op, phase, epoch, 0, 0), "line %d: b8 %#x", line, mt->bth_b8);
+	CHECK((mt->bth_b8 & RTR_BTH_ACKREQ) == 0, "line %d", line);
+	CHECK(mt->bth_b4 == path, "line %d: path %u", line, mt->bth_b4);
+	CHECK(len == b + 12 + 4, "line %d: len %u", line, len);
+	CHECK(m->pkt_len == len, "line %d", line);
+	CHECK((mt->tos & 3) == 0, "line %d", line);
+	CHECK(mt->sport == f->sport && mt->dport == 4791, "line %d", line);
+	CHECK((d[mt->l4_off + 4] << 8 | d[mt->l4_off + 5]) == (int)(len - mt->l4_off), "line %d",
+			line);
+	if (!f->v6) {
+		struct rte_ipv4_hdr ip;
+
+		CHECK(mt->l3 == RTR_L3_IPV4, "line %d", line);
+		CHECK(memcmp(l3 + 12, f->dst, 4) == 0 && memcmp(l3 + 16, f->src, 4) == 0,
+				"line %d: addresses not swapped", line);
+		CHECK((l3[2] << 8 | l3[3]) == (int)(len - mt->l3_off), "line %d", line);
+		memcpy(&ip, l3, 20);
+		ip.hdr_checksum = 0;
+		CHECK(rte_ipv4_cksum(&ip) == ((const struct rte_ipv4_hdr *)l3)->hdr_checksum,
+				"line %d: IPv4 checksum", line);
+	} else {
+		CHECK(mt->l3 == RTR_L3_IPV6, "line %d", line);
+		CHECK(memcmp(l3 + 8, f->dst, 16) == 0 && memcmp(l3 + 24, f->src, 16) == 0,
+				"line %d: addresses not swapped", line);
+		CHECK((l3[4] << 8 | l3[5]) == (int)(len - mt->l4_off), "line %d", line);
+	}
+}
+
+static uint16_t
+ctrl_ts(struct rte_mbuf *m, int which)
+{
+	const uint8_t *h = mdata(m) + rtr_meta_bth_off(rtr_meta(m)) + 12 + 2 * which;
+
+	return (uint16_t)(h[0] << 8 | h[1]);
+}
+
+static void
+ctrl_clear(struct sink *s)
+{
+	for (unsigned int i = 0; i < s->nc; i++)
+		fake_free(s->cm[i]);
+	s->nc = 0;
+}
+
+static struct rtr_cw *
+dst_inst(unsigned int n_rings, unsigned int depth)
+{
+	struct rtr_cw_params p = def_params(NULL);
+
+	p.n_rings = n_rings;
+	p.ring_depth = depth;
+	memset(cd, 0, sizeof(cd));
+	return mk_inst(&p, &dst_sink);
+}
+
+static void
+dst_done(struct rtr_cw *cw)
+{
+	CHECK_EQ(rtr_cw_held(cw), 0);
+	rtr_cw_free(cw);
+	sink_clear(&dst_sink);
+}
+
+#define RX(cw, m, port, now) dst_rx(cw, &dst_sink, m, port, now, cd)
+
+static void
+test_dst_epochs(void)
+{
+	struct rtr_cw *cw = dst_inst(8, 64);
+	struct flow f = flow4(70, 71, 7000);
+	struct sink *s = &dst_sink;
+	uint64_t R = T0;
+
+	printf("7. DstToR: epochs\n");
+	CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 0, 0, 10, 0), 1, R), RTR_CW_FORWARD);
+	CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 1, 0, 0, 11, 0), 1, R + 10), RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 0, 1);
+	/* Previous epoch: at once, even phase 1, even CE-marked; no state. */
+	CHECK_EQ(RX(cw, dpkt(&f, 2, 1, 0, 0, 0, 0, 12, 0), 1, R + 20), RTR_CW_FORWARD);
+	CHECK_EQ(RX(cw, dpkt(&f, 3, 1, 1, 0, 0, 0, 13, 5), 1, R + 30), RTR_CW_FORWARD);
+	{
+		struct rte_mbuf *m = dpkt(&f, 4, 1, 0, 0, 1, 0, 14, 0);
+
+		mark_ce(m, RTR_PARSE_CW_HDR);
+		CHECK_EQ(RX(cw, m, 1, R + 40), RTR_CW_FORWARD);
+		CHECK_EQ(frame_psn(s->dm[2], &f), 4);
+		fake_free(s->dm[2]);
+		s->nd = 2;
+	}
+	EXPECT(s, &f, 1, 2, 3);
+	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 3);
+	CHECK_EQ(s->nc, 0); /* no RTT_REPLY, no NOTIFY for a late packet */
+	CHECK_EQ(rtr_cw_held(cw), 0);
+	CHECK_EQ(cd[RTR_LBC_rtt_requests_rx], 1); /* counted as it arrived */
+	/* The late packets changed nothing: epoch 1 still current, so a
+	 * phase-1 packet of epoch 1 is held. */
+	CHECK_EQ(RX(cw, dpkt(&f, 5, 1, 1, 1, 0, 0, 15, 12), 1, R + 50), RTR_CW_HELD);
+	CHECK_EQ(rtr_cw_held(cw), 1);
+	/* Epoch 2 (d = 1): new; flushes the ring (overrun), then itself. */
+	CHECK_EQ(RX(cw, dpkt(&f, 6, 2, 0, 2, 0, 0, 16, 0), 1, R + 60), RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 5, 6);
+	CHECK_EQ(cd[RTR_LBC_epoch_overrun], 1);
+	CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 0);
+	CHECK_EQ(rtr_cw_held(cw), 0);
+	/* Epoch 1 now (d = 3): late. */
+	CHECK_EQ(RX(cw, dpkt(&f, 7, 1, 0, 1, 0, 0, 17, 0), 1, R + 70), RTR_CW_FORWARD);
+	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 4);
+	/* Epoch 0 (d = 2): new. Then 3 is the previous one, 1 new again. */
+	CHECK_EQ(RX(cw, dpkt(&f, 8, 1, 0, 0, 0, 0, 18, 0), 1, R + 80), RTR_CW_FORWARD);
+	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 4);
+	CHECK_EQ(RX(cw, dpkt(&f, 9, 1, 0, 3, 0, 0, 19, 0), 1, R + 90), RTR_CW_FORWARD);
+	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 5);
+	/* Epoch 1 whose first packet is its TAIL: rx_phase 1 at once, CLEAR;
+	 * later phase-1 packets are not held. */
+	CHECK_EQ(RX(cw, dpkt(&f, 10, 1, 0, 1, 1, 1, 20, 20), 1, R + 100), RTR_CW_FORWARD);
+	CHECK_EQ(s->nc, 1);
+	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 1, __LINE__);
+	CHECK_EQ(RX(cw, dpkt(&f, 11, 3, 1, 1, 0, 0, 21, 20), 1, R + 110), RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 7, 8, 9, 10, 11);
+	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 5);
+	CHECK_EQ(cd[RTR_LBC_epoch_overrun], 1);
+	CHECK_EQ(cd[RTR_LBC_tails_rx], 1);
+	CHECK_EQ(cd[RTR_LBC_clears], 1);
+	CHECK_EQ(cd[RTR_LBC_rtt_replies], 0);
+	ctrl_clear(s);
+	dst_done(cw);
+}
+
+static void
+test_dst_control(void)
+{
+	printf("7. DstToR: RTT_REPLY, NOTIFY\n");
+	for (int v = 0; v < 2; v++) {
+		struct rtr_cw *cw = dst_inst(8, 64);
+		struct flow f = v ? flow6(72, 73, 7100) : flow4(72, 73, 7100);
+		struct sink *s = &dst_sink;
+		struct rte_mbuf *m;
+		uint32_t fwd_hash;
+
+		/* RTT_REQUEST: one RTT_REPLY. */
+		m = dpkt(&f, 0, 2, 0, 1, 1, 0, 0x1234, 0x0042);
+		CHECK_EQ(RX(cw, m, 1, T0), RTR_CW_FORWARD);
+		EXPECT(s, &f, 1, 0);
+		CHECK_EQ(s->nc, 1);
+		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 1, 2, __LINE__);
+		CHECK_EQ(ctrl_ts(s->cm[0], 0), 0x1234);
+		CHECK_EQ(ctrl_ts(s->cm[0], 1), 0x0042);
+		CHECK_EQ(cd[RTR_LBC_rtt_replies], 1);
+		CHECK_EQ(cd[RTR_LBC_rtt_requests_rx], 1);
+		CHECK_EQ(s->allocs, 1);
+		/* The SrcToR finds the flow by the reverse hash. */
+		m = mk_host(&f, 0, 4, 0, 0x02);
+		fwd_hash = rtr_meta(m)->flow_hash;
+		fake_free(m);
+		CHECK_EQ(rtr_flow_hash_reverse(mdata(s->cm[0]), rtr_meta(s->cm[0]), SEED), fwd_hash);
+		ctrl_clear(s);
+		/* Not a request: nothing. */
+		CHECK_EQ(RX(cw, dpkt(&f, 1, 2, 0, 1, 0, 0, 0x1235, 0), 1, T0 + 10), RTR_CW_FORWARD);
+		CHECK_EQ(s->nc, 0);
+		/* CE-marked: NOTIFY with its path. */
+		m = dpkt(&f, 2, 3, 0, 1, 0, 0, 0x1236, 0);
+		mark_ce(m, RTR_PARSE_CW_HDR);
+		CHECK_EQ(RX(cw, m, 1, T0 + 20), RTR_CW_FORWARD);
+		CHECK_EQ(s->nc, 1);
+		expect_ctrl(s, 0, &f, RTR_CW_OP_NOTIFY, 0, 1, 3, __LINE__);
+		CHECK_EQ(cd[RTR_LBC_notifies], 1);
+		ctrl_clear(s);
+		/* The delivered CE packet keeps its CE mark for the host. */
+		CHECK_EQ(s->nd, 2);
+		if (s->nd == 2) {
+			struct rte_mbuf *x = s->dm[1];
+
+			CHECK_EQ(reparse(x, 0), RTR_DROP_NONE);
+			CHECK(rtr_meta(x)->flags & RTR_MF_CE);
+			CHECK_EQ(rtr_meta(x)->bth_b8 & RTR_BTH_RESV7_MASK, 0);
+			CHECK_EQ(rtr_meta(x)->bth_b4, 0);
+			CHECK_EQ(x->data_len, bth_off_of(&f) + 12 + PAYLOAD + 4);
+		}
+		sink_clear(s);
+		/* CE-marked RTT_REQUEST of a new epoch: REPLY and NOTIFY. */
+		m = dpkt(&f, 3, 0, 0, 2, 1, 0, 0x2000, 0);
+		mark_ce(m, RTR_PARSE_CW_HDR);
+		CHECK_EQ(RX(cw, m, 1, T0 + 30), RTR_CW_FORWARD);
+		CHECK_EQ(s->nc, 2);
+		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 2, 0, __LINE__);
+		expect_ctrl(s, 1, &f, RTR_CW_OP_NOTIFY, 0, 2, 0, __LINE__);
+		ctrl_clear(s);
+		dst_done(cw);
+	}
+}
+
 int
 main(void)
 {
@@ -1030,6 +1372,9 @@ main(void)
 	test_src_timeout();
 	test_src_clear_inactive();
 	test_src_busy();
+	test_src_bypass();
+	test_dst_epochs();
+	test_dst_control();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
