@@ -129,6 +129,25 @@ def accounted(stats):
                                 stats["mempool_in_use"], fwd_tx))
 
 
+def telemetry(prefix, commands, timeout=20):
+    """Ask a running rocetor (EAL --file-prefix prefix) the telemetry
+    commands (list of strings) through dpdk-telemetry.py; returns
+    {command path: reply} for the replies that parsed ("/x,1" answers
+    under "/x")."""
+    replies = {}
+    q = subprocess.run(["/usr/bin/dpdk-telemetry.py", "-f", prefix],
+                       input="".join(c + "\n" for c in commands), capture_output=True,
+                       text=True, timeout=timeout)
+    for line in q.stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            try:
+                replies.update(json.loads(line))
+            except ValueError:
+                continue
+    return replies
+
+
 class Checker:
     """CHECK-style assertions that report every failure, like rtr_test.h."""
 

@@ -13,7 +13,6 @@ control-shaped packets from a host are dropped. Both stages chained: the real
 RNIC capture and generated flows through a SrcToR then a DstToR come out
 byte-identical to what the hosts sent (but for TTL, MACs and BTH byte 4).
 Telemetry /rocetor/lb/flows,N shows live flows."""
-import json
 import os
 import signal
 import subprocess
@@ -422,16 +421,8 @@ def test_telemetry(t):
         deadline = time.time() + 20
         while time.time() < deadline and not got.get("shown"):
             time.sleep(0.5)
-            q = subprocess.run(["/usr/bin/dpdk-telemetry.py", "-f", prefix],
-                               input="/rocetor/lb/flows,2\n", capture_output=True, text=True,
-                               timeout=20)
-            for line in q.stdout.splitlines():
-                line = line.strip()
-                if line.startswith("{") and line.endswith("}"):
-                    try:
-                        got = json.loads(line).get("/rocetor/lb/flows") or {}
-                    except ValueError:
-                        pass
+            got = harness.telemetry(prefix, ["/rocetor/lb/flows,2"]).get(
+                "/rocetor/lb/flows") or {}
     finally:
         proc.send_signal(signal.SIGINT)
         try:

@@ -104,19 +104,10 @@ def main():
         deadline = time.time() + 20
         while time.time() < deadline and "/rocetor/egress" not in replies:
             time.sleep(0.5)
-            q = subprocess.run(["/usr/bin/dpdk-telemetry.py", "-f", prefix],
-                               input="/rocetor/stats\n/rocetor/ports\n/rocetor/lb\n"
-                                     "/rocetor/config\n/rocetor/egress,1\n",
-                               capture_output=True, text=True, timeout=20)
-            for line in q.stdout.splitlines():
-                line = line.strip()
-                if line.startswith("{") and line.endswith("}"):
-                    try:
-                        d = json.loads(line)
-                    except ValueError:
-                        continue
-                    # "/rocetor/egress,1" replies under "/rocetor/egress"
-                    replies.update(d)
+            # "/rocetor/egress,1" replies under "/rocetor/egress"
+            replies.update(harness.telemetry(prefix, [
+                "/rocetor/stats", "/rocetor/ports", "/rocetor/lb", "/rocetor/config",
+                "/rocetor/egress,1", "/rocetor/lb/flows,4"]))
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -132,6 +123,8 @@ def main():
     t.check(isinstance(st.get("drops"), dict) and "malformed" in st.get("drops", {}),
             "telemetry drops: %r" % st.get("drops"))
     t.eq((replies.get("/rocetor/config") or {}).get("lb"), "ecmp")
+    # In ECMP mode the per-flow dump answers with the mode and no flows.
+    t.eq(replies.get("/rocetor/lb/flows"), {"mode": "ecmp"}, "(flows dump in ecmp mode)")
     t.check("0" in (replies.get("/rocetor/ports") or {}), "telemetry ports")
     eg = replies.get("/rocetor/egress") or {}
     t.eq(eg.get("port"), 1, "(telemetry egress port)")
