@@ -69,6 +69,7 @@ struct sink {
 	struct rte_mbuf *cm[MAXREC];
 	unsigned int nc;
 	unsigned int allocs;
+	bool no_alloc; /* io.alloc fails */
 };
 
 static void
@@ -103,7 +104,7 @@ io_alloc(void *arg)
 	struct sink *s = arg;
 
 	s->allocs++;
-	return fake_mbuf();
+	return s->no_alloc ? NULL : fake_mbuf();
 }
 
 static void
@@ -1361,6 +1362,299 @@ test_dst_control(void)
 	}
 }
 
+static void
+test_dst_hold_tail(void)
+{
+	struct rtr_cw *cw = dst_inst(8, 64);
+	struct flow f = flow4(74, 75, 7400);
+	struct sink *s = &dst_sink;
+	const uint16_t P = 1000;
+	uint64_t R = T0 + 100000;
+	const bool held[] = {false, true, true, true};
+
+	printf("7. DstToR: hold until the TAIL\n");
+	CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, P, 0), 1, R), RTR_CW_FORWARD);
+	CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 1, 0, 0, P + 5, 0), 1, R + 5000), RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 0, 1);
+	ctrl_clear(s);
+	/* Phase 1 before the TAIL: held, in order. */
+	CHECK_EQ(RX(cw, dpkt(&f, 3, 2, 1, 1, 0, 0, P + 20, P + 10), 1, R + 6000), RTR_CW_HELD);
+	CHECK_EQ(RX(cw, dpkt(&f, 4, 2, 1, 1, 0, 0, P + 21, P + 10), 1, R + 6100), RTR_CW_HELD);
+	CHECK_EQ(RX(cw, dpkt(&f, 5, 2, 1, 1, 0, 0, P + 22, P + 10), 1, R + 6200), RTR_CW_HELD);
+	CHECK_EQ(s->nd, 0);
+	CHECK_EQ(s->nc, 0);
+	CHECK_EQ(rtr_cw_held(cw), 3);
+	CHECK_EQ(cd[RTR_LBC_reorder_held], 3);
+	CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 1);
+	CHECK_EQ(rtr_cw_next_deadline(cw), R + 5000 + 5 * 1024 + 16000);
+	/* The TAIL: delivered first (through io.deliver), then the ring. */
+	CHECK_EQ(RX(cw, dpkt(&f, 2, 1, 0, 1, 1, 1, P + 10, P + 10), 1, R + 12000), RTR_CW_HELD);
+	{
+		const uint32_t want[] = {2, 3, 4, 5};
+
+		expect_delivered(s, &f, want, 4, held, 1, __LINE__);
+	}
+	CHECK_EQ(s->nc, 1);
+	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 1, __LINE__);
+	CHECK_EQ(ctrl_ts(s->cm[0], 0), P + 10);
+	CHECK_EQ(ctrl_ts(s->cm[0], 1), P + 10);
+	ctrl_clear(s);
+	CHECK_EQ(rtr_cw_held(cw), 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_tail], 1);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_queues_max], 1);
+	CHECK_EQ(cd[RTR_LBC_reorder_hold_max_ns], 6000);
+	CHECK_EQ(cd[RTR_LBC_clears], 1);
+	CHECK_EQ(cd[RTR_LBC_tails_rx], 1);
+	/* After the TAIL: phase 1 goes straight through; no second CLEAR
+	 * for the same epoch. */
+	CHECK_EQ(RX(cw, dpkt(&f, 6, 2, 1, 1, 0, 0, P + 30, P + 10), 1, R + 13000), RTR_CW_FORWARD);
+	CHECK_EQ(RX(cw, dpkt(&f, 7, 1, 0, 1, 1, 1, P + 10, P + 10), 1, R + 14000), RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 6, 7);
+	CHECK_EQ(s->nc, 0);
+	/* The old deadline passes: nothing (the hold ended). */
+	rtr_cw_tick(cw, R + 1000000, cd);
+	CHECK_EQ(s->nd + s->nc, 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 0);
+	CHECK_EQ(rtr_cw_next_deadline(cw), UINT64_MAX);
+	dst_done(cw);
+}
+
+/* A flow that holds packets until its deadline: phase-0 sample at rx time
+ * R with ts_tx p0, held packets with ts_tail tt. */
+static void
+hold_deadline_case(uint16_t p0, uint16_t tt, uint64_t want_gap, const char *what)
+{
+	struct rtr_cw *cw = dst_inst(8, 64);
+	struct flow f = flow6(76, 77, 7600);
+	struct sink *s = &dst_sink;
+	uint64_t R = T0 + 200000, dl = R + want_gap + 16000;
+	const bool held[] = {true, true};
+
+	printf("7. DstToR: deadline, %s\n", what);
+	CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, p0, 0), 1, R), RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 0);
+	ctrl_clear(s);
+	CHECK_EQ(RX(cw, dpkt(&f, 2, 3, 1, 1, 0, 0, (uint16_t)(tt + 1), tt), 1, R + 3000),
+			RTR_CW_HELD);
+	CHECK_EQ(RX(cw, dpkt(&f, 3, 3, 1, 1, 0, 0, (uint16_t)(tt + 2), tt), 1, R + 3100),
+			RTR_CW_HELD);
+	CHECK_EQ(rtr_cw_next_deadline(cw), dl);
+	rtr_cw_tick(cw, dl - 1, cd);
+	CHECK_EQ(s->nd + s->nc, 0);
+	CHECK_EQ(rtr_cw_held(cw), 2);
+	rtr_cw_tick(cw, dl, cd);
+	{
+		const uint32_t want[] = {2, 3};
+
+		expect_delivered(s, &f, want, 2, held, 1, __LINE__);
+	}
+	CHECK_EQ(s->nc, 1);
+	/* The CLEAR answers the first held packet: its path, ts_tx, ts_tail. */
+	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 3, __LINE__);
+	CHECK_EQ(ctrl_ts(s->cm[0], 0), (uint16_t)(tt + 1));
+	CHECK_EQ(ctrl_ts(s->cm[0], 1), tt);
+	ctrl_clear(s);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 1);
+	CHECK_EQ(cd[RTR_LBC_clears], 1);
+	CHECK_EQ(cd[RTR_LBC_reorder_hold_max_ns], dl - (R + 3000));
+	CHECK_EQ(rtr_cw_held(cw), 0);
+	CHECK_EQ(rtr_cw_next_deadline(cw), UINT64_MAX);
+	/* The lost TAIL shows up after all: forwarded, no second CLEAR;
+	 * phase 1 is no longer held. */
+	CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 1, 1, 1, tt, tt), 1, dl + 10), RTR_CW_FORWARD);
+	CHECK_EQ(RX(cw, dpkt(&f, 4, 3, 1, 1, 0, 0, (uint16_t)(tt + 3), tt), 1, dl + 20),
+			RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 1, 4);
+	CHECK_EQ(s->nc, 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_tail], 0);
+	dst_done(cw);
+}
+
+static void
+test_dst_deadlines(void)
+{
+	struct sink *s = &dst_sink;
+
+	hold_deadline_case(5000, 5050, 50 * 1024, "phase-0 sample");
+	hold_deadline_case(65530, 100, 106 * 1024, "16-bit wrap");
+	hold_deadline_case(5050, 5000, 0, "TAIL sent before the sample: gap 0");
+
+	/* No phase-0 sample: now + resume_default + resume_extra. */
+	{
+		struct rtr_cw *cw = dst_inst(8, 64);
+		struct flow f = flow4(78, 79, 7800);
+		uint64_t R = T0 + 300000, dl = R + 200000 + 16000;
+
+		printf("7. DstToR: deadline without a phase-0 sample\n");
+		CHECK_EQ(RX(cw, dpkt(&f, 5, 2, 1, 1, 0, 0, 300, 200), 0, R), RTR_CW_HELD);
+		CHECK_EQ(RX(cw, dpkt(&f, 6, 2, 1, 1, 0, 0, 301, 200), 0, R + 100000), RTR_CW_HELD);
+		CHECK_EQ(rtr_cw_next_deadline(cw), dl);
+		rtr_cw_tick(cw, dl - 1, cd);
+		CHECK_EQ(s->nd, 0);
+		rtr_cw_tick(cw, dl, cd);
+		EXPECT(s, &f, 0, 5, 6);
+		CHECK_EQ(s->nc, 1);
+		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 2, __LINE__);
+		ctrl_clear(s);
+		dst_done(cw);
+	}
+	/* A phase-0 packet during the hold pushes the deadline (never pulls
+	 * it in). */
+	{
+		struct rtr_cw *cw = dst_inst(8, 64);
+		struct flow f = flow4(80, 81, 8000);
+		const uint16_t Q = 40000;
+		uint64_t R = T0 + 400000, d1 = R + 50 * 1024 + 16000;
+		uint64_t d2 = R + 20000 + 40 * 1024 + 16000;
+
+		printf("7. DstToR: a phase-0 packet pushes the deadline\n");
+		CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, Q, 0), 1, R), RTR_CW_FORWARD);
+		CHECK_EQ(RX(cw, dpkt(&f, 10, 2, 1, 1, 0, 0, Q + 55, Q + 50), 1, R + 1000), RTR_CW_HELD);
+		CHECK_EQ(rtr_cw_next_deadline(cw), d1);
+		CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 1, 0, 0, Q + 10, 0), 1, R + 20000), RTR_CW_FORWARD);
+		/* A sample at or after the TAIL's time: gap 0, earlier: kept. */
+		CHECK_EQ(RX(cw, dpkt(&f, 2, 1, 0, 1, 0, 0, Q + 60, 0), 1, R + 21000), RTR_CW_FORWARD);
+		EXPECT(s, &f, 1, 0, 1, 2);
+		ctrl_clear(s);
+		rtr_cw_tick(cw, d1, cd);
+		CHECK_EQ(s->nd, 0);
+		CHECK_EQ(rtr_cw_held(cw), 1);
+		CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 0);
+		rtr_cw_tick(cw, d2 - 1, cd);
+		CHECK_EQ(s->nd, 0);
+		rtr_cw_tick(cw, d2, cd);
+		EXPECT(s, &f, 1, 10);
+		CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 1);
+		CHECK_EQ(s->nc, 1);
+		ctrl_clear(s);
+		dst_done(cw);
+	}
+}
+
+static void
+test_dst_overflow(void)
+{
+	struct sink *s = &dst_sink;
+
+	/* One ring for two flows: the second is not reordered, nothing lost. */
+	{
+		struct rtr_cw *cw = dst_inst(1, 64);
+		struct flow a = flow4(82, 83, 8200), b = flow4(82, 83, 8201);
+		uint64_t R = T0 + 500000;
+
+		printf("7. DstToR: no free ring, full ring\n");
+		CHECK_EQ(RX(cw, dpkt(&a, 0, 1, 0, 1, 1, 0, 100, 0), 1, R), RTR_CW_FORWARD);
+		EXPECT(s, &a, 1, 0);
+		CHECK_EQ(RX(cw, dpkt(&b, 0, 1, 0, 1, 1, 0, 100, 0), 1, R), RTR_CW_FORWARD);
+		EXPECT(s, &b, 1, 0);
+		ctrl_clear(s);
+		CHECK_EQ(RX(cw, dpkt(&a, 2, 2, 1, 1, 0, 0, 112, 110), 1, R + 100), RTR_CW_HELD);
+		CHECK_EQ(RX(cw, dpkt(&b, 2, 2, 1, 1, 0, 0, 112, 110), 1, R + 200), RTR_CW_FORWARD);
+		CHECK_EQ(cd[RTR_LBC_reorder_overflow], 1);
+		CHECK_EQ(RX(cw, dpkt(&b, 3, 2, 1, 1, 0, 0, 113, 110), 1, R + 300), RTR_CW_FORWARD);
+		CHECK_EQ(cd[RTR_LBC_reorder_overflow], 1); /* once per epoch */
+		EXPECT(s, &b, 1, 2, 3);
+		CHECK_EQ(rtr_cw_held(cw), 1);
+		/* b's TAIL: forwarded, CLEAR; a's: releases a's ring. */
+		CHECK_EQ(RX(cw, dpkt(&b, 1, 1, 0, 1, 1, 1, 110, 110), 1, R + 400), RTR_CW_FORWARD);
+		CHECK_EQ(RX(cw, dpkt(&a, 1, 1, 0, 1, 1, 1, 110, 110), 1, R + 500), RTR_CW_HELD);
+		CHECK_EQ(s->nd, 3);
+		CHECK_EQ(frame_psn(s->dm[0], &b), 1);
+		fake_free(s->dm[0]);
+		memmove(s->dm, s->dm + 1, 2 * sizeof(s->dm[0]));
+		s->nd = 2;
+		EXPECT(s, &a, 1, 1, 2);
+		CHECK_EQ(s->nc, 2);
+		ctrl_clear(s);
+		/* The ring is free again: b's next epoch may hold. */
+		CHECK_EQ(RX(cw, dpkt(&b, 4, 2, 1, 2, 0, 0, 120, 118), 1, R + 600), RTR_CW_HELD);
+		CHECK_EQ(rtr_cw_flush(cw, R + 700, cd), 1);
+		EXPECT(s, &b, 1, 4);
+		/* A port without reorder rings: never held. */
+		CHECK_EQ(RX(cw, dpkt(&a, 3, 2, 1, 2, 0, 0, 120, 118), 5, R + 800), RTR_CW_FORWARD);
+		CHECK_EQ(cd[RTR_LBC_reorder_overflow], 2);
+		EXPECT(s, &a, 5, 3);
+		dst_done(cw);
+	}
+	/* Depth 4: the fifth held packet releases the four, then goes. */
+	{
+		struct rtr_cw *cw = dst_inst(8, 4);
+		struct flow f = flow6(84, 85, 8400);
+		uint64_t R = T0 + 600000;
+		const bool held[] = {true, true, true, true, false};
+
+		CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, 100, 0), 1, R), RTR_CW_FORWARD);
+		EXPECT(s, &f, 1, 0);
+		ctrl_clear(s);
+		for (uint32_t i = 0; i < 4; i++)
+			CHECK_EQ(RX(cw, dpkt(&f, 10 + i, 2, 1, 1, 0, 0, (uint16_t)(112 + i), 110), 1,
+					R + 100 + i), RTR_CW_HELD);
+		CHECK_EQ(s->nd, 0);
+		CHECK_EQ(RX(cw, dpkt(&f, 14, 2, 1, 1, 0, 0, 116, 110), 1, R + 200), RTR_CW_FORWARD);
+		{
+			const uint32_t want[] = {10, 11, 12, 13, 14};
+
+			expect_delivered(s, &f, want, 5, held, 1, __LINE__);
+		}
+		CHECK_EQ(cd[RTR_LBC_reorder_overflow], 1);
+		CHECK_EQ(cd[RTR_LBC_reorder_held], 4);
+		CHECK_EQ(rtr_cw_held(cw), 0);
+		CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 0);
+		CHECK_EQ(s->nc, 0); /* no CLEAR: the TAIL has not come */
+		CHECK_EQ(RX(cw, dpkt(&f, 15, 2, 1, 1, 0, 0, 117, 110), 1, R + 300), RTR_CW_FORWARD);
+		CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 1, 1, 1, 110, 110), 1, R + 400), RTR_CW_FORWARD);
+		EXPECT(s, &f, 1, 15, 1);
+		CHECK_EQ(s->nc, 1);
+		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 1, __LINE__);
+		ctrl_clear(s);
+		CHECK_EQ(cd[RTR_LBC_reorder_overflow], 1);
+		dst_done(cw);
+	}
+}
+
+static void
+test_dst_flush(void)
+{
+	struct rtr_cw *cw = dst_inst(8, 64);
+	struct flow a = flow4(86, 87, 8600), b = flow6(86, 87, 8601);
+	struct sink *s = &dst_sink;
+	uint64_t R = T0 + 700000;
+
+	printf("7. DstToR: flush, no mbuf for control packets\n");
+	CHECK_EQ(RX(cw, dpkt(&a, 5, 2, 1, 1, 0, 0, 10, 9), 0, R), RTR_CW_HELD);
+	CHECK_EQ(RX(cw, dpkt(&a, 6, 2, 1, 1, 0, 0, 11, 9), 0, R), RTR_CW_HELD);
+	CHECK_EQ(RX(cw, dpkt(&b, 7, 2, 1, 1, 0, 0, 10, 9), 1, R), RTR_CW_HELD);
+	CHECK_EQ(RX(cw, dpkt(&b, 8, 2, 1, 1, 0, 0, 11, 9), 1, R), RTR_CW_HELD);
+	CHECK_EQ(RX(cw, dpkt(&b, 9, 2, 1, 1, 0, 0, 12, 9), 1, R), RTR_CW_HELD);
+	CHECK_EQ(rtr_cw_held(cw), 5);
+	CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 2);
+	CHECK_EQ(rtr_cw_flush_port(cw, 1, R + 10, cd), 3);
+	EXPECT(s, &b, 1, 7, 8, 9);
+	CHECK_EQ(rtr_cw_held(cw), 2);
+	CHECK_EQ(rtr_cw_flush(cw, R + 20, cd), 2);
+	EXPECT(s, &a, 0, 5, 6);
+	CHECK_EQ(rtr_cw_held(cw), 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_queues_max], 2);
+	CHECK_EQ(rtr_cw_flush(cw, R + 30, cd), 0);
+	/* Flushed flows no longer hold this epoch. */
+	CHECK_EQ(RX(cw, dpkt(&a, 10, 2, 1, 1, 0, 0, 12, 9), 0, R + 40), RTR_CW_FORWARD);
+	EXPECT(s, &a, 0, 10);
+	/* Timers of the flushed flows are stale: a tick does nothing. */
+	rtr_cw_tick(cw, R + 10000000, cd);
+	CHECK_EQ(s->nd + s->nc, 0);
+	/* No mbuf for a control packet: counted, the data still goes. */
+	s->no_alloc = true;
+	CHECK_EQ(RX(cw, dpkt(&a, 11, 1, 0, 2, 1, 0, 20, 0), 0, R + 20000000), RTR_CW_FORWARD);
+	EXPECT(s, &a, 0, 11);
+	CHECK_EQ(s->nc, 0);
+	CHECK_EQ(cd[RTR_LBC_ctrl_alloc_failed], 1);
+	s->no_alloc = false;
+	dst_done(cw);
+}
+
 int
 main(void)
 {
@@ -1375,6 +1669,10 @@ main(void)
 	test_src_bypass();
 	test_dst_epochs();
 	test_dst_control();
+	test_dst_hold_tail();
+	test_dst_deadlines();
+	test_dst_overflow();
+	test_dst_flush();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
