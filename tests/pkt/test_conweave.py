@@ -505,12 +505,34 @@ def test_workers(t):
     t.check(ok, "accounting: " + why)
 
 
+# --------------------------------------------------------------------------
+def test_shutdown_release(t):
+    """Packets held when the switch stops go out, in order (DESIGN.md B2):
+    a flow whose TAIL never comes, deadlines far beyond the exit."""
+    F = {p: host_frame(p, sport=6000) for p in range(1, 8)}
+    seq = [arrive(F[1], epoch=1, ask=1, ts_tx=10), arrive(F[2], epoch=1, ts_tx=11)]
+    seq += [arrive(F[p], epoch=1, phase=1, ts_tx=20 + p, ts_tail=29000) for p in (4, 5, 6, 7)]
+    cfg = dst_config(", resume_extra_us: 31000, theta_inactive_us: 31999")
+    res = harness.run(cfg, [[], seq, [], [], []], tag="cwsd", idle_ms=5)
+    if not t.check(res.rc == 0 and res.stats, "rocetor: %d %s" % (res.rc, res.stderr[-1500:])):
+        return
+    lb = res.stats["lb"]
+    t.eq([psn_of(f) for f in res.outputs[0]], [1, 2, 4, 5, 6, 7], "(released at exit, in order)")
+    t.eq(lb["reorder_held"], 4)
+    t.eq(lb["reorder_flush_timeout"], 0, "(the deadline, ~60 ms away, never passed)")
+    t.eq(lb["reorder_queues_in_use"], 0)
+    t.eq(res.stats["held_packets"], 0)
+    ok, why = harness.accounted(res.stats)
+    t.check(ok, "accounting: " + why)
+
+
 def main():
     t = harness.Checker("pkt-conweave")
     test_dsttor_sequences(t)
     test_srctor(t)
     test_chained(t)
     test_workers(t)
+    test_shutdown_release(t)
     test_telemetry(t)
     return t.done()
 
