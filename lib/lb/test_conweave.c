@@ -1655,6 +1655,272 @@ test_dst_flush(void)
 	dst_done(cw);
 }
 
+/* ------------------------------------------------------------ 8. end to end */
+
+#define E2E_FLOWS 16
+#define QN	  65536
+
+struct e2e_q {
+	uint64_t at[QN];
+	struct rte_mbuf *m[QN];
+	unsigned int h, t;
+};
+
+static struct e2e_q q_path[2], q_ctl;
+static struct rtr_group G2;
+
+static void
+q_push(struct e2e_q *q, uint64_t at, struct rte_mbuf *m)
+{
+	CHECK(q->t - q->h < QN);
+	q->at[q->t % QN] = at;
+	q->m[q->t % QN] = m;
+	q->t++;
+}
+
+static struct rte_mbuf *
+q_pop(struct e2e_q *q)
+{
+	return q->m[q->h++ % QN];
+}
+
+static uint64_t
+q_head(const struct e2e_q *q)
+{
+	return q->h == q->t ? UINT64_MAX : q->at[q->h % QN];
+}
+
+struct e2e_flow {
+	struct flow f;
+	uint64_t burst_start, next_tx;
+	unsigned int j, bursts;
+	uint32_t psn;
+	int64_t last_rx; /* last PSN delivered, -1 none */
+	unsigned int rx, lost;
+};
+
+struct e2e {
+	struct e2e_flow fl[E2E_FLOWS];
+	unsigned int sent, delivered, ooo, bad_frame, lost, ce;
+	uint64_t now;
+};
+
+/* What the DstToR gave out: check order and bytes, free; control packets
+ * go back toward the SrcToR with a delay. */
+static void
+e2e_drain(struct e2e *E)
+{
+	struct sink *s = &dst_sink;
+
+	for (unsigned int i = 0; i < s->nd; i++) {
+		struct rte_mbuf *m = s->dm[i];
+		const uint8_t *d = mdata(m);
+		bool v6 = d[12] == 0x86;
+		unsigned int l4 = 14 + (v6 ? 40 : 20);
+		unsigned int k = (unsigned int)(d[l4] << 8 | d[l4 + 1]) - 7000;
+		struct e2e_flow *F;
+		uint32_t psn;
+
+		if (k >= E2E_FLOWS) {
+			E->bad_frame++;
+			fake_free(m);
+			continue;
+		}
+		F = &E->fl[k];
+		psn = frame_psn(m, &F->f);
+		if ((int64_t)psn <= F->last_rx)
+			E->ooo++;
+		F->last_rx = psn;
+		F->rx++;
+		if (!is_host_frame(m, &F->f, psn, 0x02, psn % 3 == 0) &&
+				!is_host_frame(m, &F->f, psn, 0x03, psn % 3 == 0))
+			E->bad_frame++;
+		if (s->dport[i] != 1)
+			E->bad_frame++;
+		E->delivered++;
+		fake_free(m);
+	}
+	s->nd = 0;
+	for (unsigned int i = 0; i < s->nc; i++)
+		q_push(&q_ctl, E->now + 1000, s->cm[i]);
+	s->nc = 0;
+}
+
+static void
+e2e_run(bool lose_tails)
+{
+	static struct e2e E;
+	const uint64_t delay[2] = {1500, 30000};
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src, *dst;
+	unsigned int on_slow = 0;
+
+	printf("8. end to end (%s)\n", lose_tails ? "every TAIL lost" : "no loss");
+	memset(&E, 0, sizeof(E));
+	memset(q_path, 0, sizeof(q_path));
+	memset(&q_ctl, 0, sizeof(q_ctl));
+	zero_counters();
+	G2.n_paths = 2;
+	atomic_store(&G2.live_mask, 0x3);
+	p.host_port_mask = 0x2;
+	p.n_rings = 64;
+	p.ring_depth = 1024;
+	p.rng_seed = lose_tails ? 7 : 3;
+	src = mk_inst(&p, &src_sink);
+	dst = mk_inst(&p, &dst_sink);
+	for (unsigned int i = 0; i < E2E_FLOWS; i++) {
+		struct e2e_flow *F = &E.fl[i];
+
+		F->f = (i & 1) ? flow6(90, (uint8_t)(91 + i % 3), (uint16_t)(7000 + i)) :
+				 flow4(90, (uint8_t)(91 + i % 3), (uint16_t)(7000 + i));
+		F->burst_start = F->next_tx = T0 + i * 3700;
+		F->last_rx = -1;
+	}
+	for (;;) {
+		uint64_t tn = UINT64_MAX, dl;
+		int kind = -1;
+
+		for (int q = 0; q < 2; q++) {
+			if (q_head(&q_path[q]) < tn) {
+				tn = q_head(&q_path[q]);
+				kind = q;
+			}
+		}
+		if (q_head(&q_ctl) < tn) {
+			tn = q_head(&q_ctl);
+			kind = 2;
+		}
+		dl = rtr_cw_next_deadline(dst);
+		if (dl < tn) {
+			tn = dl;
+			kind = 3;
+		}
+		for (unsigned int i = 0; i < E2E_FLOWS; i++) {
+			if (E.fl[i].next_tx < tn) {
+				tn = E.fl[i].next_tx;
+				kind = 4 + (int)i;
+			}
+		}
+		if (kind < 0)
+			break;
+		CHECK(tn >= E.now);
+		E.now = tn;
+		if (kind < 2) {
+			/* A packet reaches the DstToR from path `kind`. */
+			struct rte_mbuf *m = q_pop(&q_path[kind]);
+			struct rtr_meta *mt;
+
+			to_fabric(m);
+			mt = rtr_meta(m);
+			if (lose_tails && rtr_cw_tail(mt->bth_b8)) {
+				E.lost++;
+				E.fl[rtr_meta(m)->sport - 7000].lost++;
+				fake_free(m);
+				continue;
+			}
+			if (kind == 1 && mt->psn % 10 == 0) {
+				mark_ce(m, RTR_PARSE_CW_HDR);
+				E.ce++;
+			}
+			if (rtr_cw_deliver(dst, m, rtr_meta(m), 1, E.now, cd) == RTR_CW_FORWARD)
+				sink_forward(&dst_sink, m, 1);
+			e2e_drain(&E);
+		} else if (kind == 2) {
+			struct rte_mbuf *m = q_pop(&q_ctl);
+
+			ctrl_to_src(src, m, E.now, cs);
+			fake_free(m);
+		} else if (kind == 3) {
+			rtr_cw_tick(dst, E.now, cd);
+			e2e_drain(&E);
+		} else {
+			struct e2e_flow *F = &E.fl[kind - 4];
+			uint32_t psn = F->psn++;
+			struct rte_mbuf *m = mk_host(&F->f, psn, 4, psn % 3 == 0 ? RTR_BTH_ACKREQ : 0,
+					0x02);
+			int path = rtr_cw_pick(src, &G2, 0, m, rtr_meta(m), E.now, cs);
+
+			CHECK(path == 0 || path == 1);
+			CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
+			on_slow += path == 1;
+			q_push(&q_path[path & 1], E.now + delay[path & 1], m);
+			E.sent++;
+			/* Bursts of 150 packets every 700 us (idle > theta_inactive). */
+			if (++F->j == 150) {
+				F->j = 0;
+				F->burst_start += 700000;
+				if (++F->bursts == 6) {
+					F->next_tx = UINT64_MAX;
+					continue;
+				}
+			}
+			F->next_tx = F->burst_start + F->j * (400 + 50 * (uint64_t)(kind - 4));
+		}
+	}
+	printf("  %u sent (%u on the slow path), %u delivered, %u lost TAILs, %u CE, %u out of "
+	       "order\n", E.sent, on_slow, E.delivered, E.lost, E.ce, E.ooo);
+	printf("  SrcToR: %lu epochs, %lu replies on time, %lu late, %lu TAILs, %lu reroutes, "
+	       "%lu idle moves, %lu NOTIFYs, %lu CLEARs\n",
+			(unsigned long)cs[RTR_LBC_rtt_requests], (unsigned long)cs[RTR_LBC_rtt_replies_rx],
+			(unsigned long)cs[RTR_LBC_rtt_replies_late], (unsigned long)cs[RTR_LBC_tails],
+			(unsigned long)cs[RTR_LBC_reroutes], (unsigned long)cs[RTR_LBC_idle_moves],
+			(unsigned long)cs[RTR_LBC_notifies_rx], (unsigned long)cs[RTR_LBC_clears_rx]);
+	printf("  DstToR: %lu held, %lu flushed by TAIL, %lu by deadline, %lu overflow, "
+	       "%lu late-epoch, longest hold %lu ns\n",
+			(unsigned long)cd[RTR_LBC_reorder_held],
+			(unsigned long)cd[RTR_LBC_reorder_flush_tail],
+			(unsigned long)cd[RTR_LBC_reorder_flush_timeout],
+			(unsigned long)cd[RTR_LBC_reorder_overflow],
+			(unsigned long)cd[RTR_LBC_late_epoch_packets],
+			(unsigned long)cd[RTR_LBC_reorder_hold_max_ns]);
+	CHECK_EQ(E.sent, E2E_FLOWS * 6 * 150);
+	CHECK_EQ(E.ooo, 0);
+	CHECK_EQ(E.bad_frame, 0);
+	CHECK_EQ(E.delivered + E.lost, E.sent);
+	for (unsigned int i = 0; i < E2E_FLOWS; i++)
+		CHECK(E.fl[i].rx + E.fl[i].lost == E.fl[i].psn, "flow %u", i);
+	CHECK_EQ(rtr_cw_held(dst), 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 0);
+	CHECK(cs[RTR_LBC_reroutes] > 0);
+	CHECK(cd[RTR_LBC_reorder_held] > 0);
+	CHECK(on_slow > 0 && on_slow < E.sent);
+	CHECK(cs[RTR_LBC_idle_moves] > 0);
+	CHECK(cs[RTR_LBC_notifies_rx] > 0);
+	CHECK_EQ(cs[RTR_LBC_notifies_rx], cd[RTR_LBC_notifies]);
+	CHECK_EQ(cs[RTR_LBC_busy_paths], cd[RTR_LBC_notifies]);
+	CHECK_EQ(cs[RTR_LBC_rtt_requests], cd[RTR_LBC_rtt_requests_rx]);
+	CHECK_EQ(cs[RTR_LBC_rtt_replies_rx], cd[RTR_LBC_rtt_replies]);
+	CHECK_EQ(cs[RTR_LBC_clears_rx], cd[RTR_LBC_clears]);
+	CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_overflow], 0);
+	CHECK_EQ(cd[RTR_LBC_epoch_overrun], 0);
+	CHECK(cs[RTR_LBC_rtt_replies_late] > 0);
+	if (!lose_tails) {
+		CHECK_EQ(E.lost, 0);
+		CHECK_EQ(cs[RTR_LBC_tails], cd[RTR_LBC_tails_rx]);
+		CHECK(cd[RTR_LBC_reorder_flush_tail] > 0);
+		CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 0);
+		CHECK_EQ(cd[RTR_LBC_clears], cs[RTR_LBC_tails]);
+	} else {
+		CHECK_EQ(E.lost, cs[RTR_LBC_tails]);
+		CHECK_EQ(cd[RTR_LBC_tails_rx], 0);
+		CHECK(cd[RTR_LBC_reorder_flush_timeout] > 0);
+		CHECK_EQ(cd[RTR_LBC_reorder_flush_tail], 0);
+	}
+	CHECK_EQ(src_sink.nd + src_sink.nc, 0);
+	rtr_cw_free(src);
+	rtr_cw_free(dst);
+	rtr_cw_shared_free(sh);
+}
+
+static void
+test_e2e(void)
+{
+	e2e_run(false);
+	e2e_run(true);
+}
+
 int
 main(void)
 {
@@ -1673,6 +1939,7 @@ main(void)
 	test_dst_deadlines();
 	test_dst_overflow();
 	test_dst_flush();
+	test_e2e();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
