@@ -1921,6 +1921,188 @@ test_e2e(void)
 	e2e_run(true);
 }
 
+/* ------------------------------------------------------------ 9. flow table */
+
+static bool
+ft_pin(const struct rtr_ft_entry *e)
+{
+	return e->value[0] == 1;
+}
+
+static struct rtr_ft_key
+ft_key(unsigned int i)
+{
+	struct rtr_ft_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.src[0] = 10, k.src[3] = (uint8_t)i;
+	k.dst[0] = 10, k.dst[3] = (uint8_t)(i >> 8);
+	k.sport = (uint16_t)(1000 + i);
+	k.kind = 1;
+	return k;
+}
+
+static void
+test_flowtab(void)
+{
+	struct rtr_ft_params fp = {
+		.name = "test_ft",
+		.entries = 64, /* 8 buckets of 8 */
+		.value_size = 24,
+		.aging_ns = 1000,
+		.pinned = ft_pin,
+		.use_rte_malloc = false,
+	};
+	struct rtr_ft *t = rtr_ft_create(&fp);
+	struct rtr_ft_entry *e[12], *x;
+	struct rtr_ft_stats st;
+	enum rtr_ft_status status;
+	struct rtr_ft_key k;
+	uint32_t cursor;
+	unsigned int n;
+
+	printf("9. flow table\n");
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	CHECK_EQ(rtr_ft_capacity(t), 64);
+	CHECK(rtr_ft_memsize(&fp) >= 64 * (sizeof(struct rtr_ft_entry) + 24));
+	/* Insert, find, absent, remove. */
+	k = ft_key(0);
+	e[0] = rtr_ft_lookup(t, &k, 5, 0, true, &status);
+	CHECK(e[0] != NULL);
+	CHECK_EQ(status, RTR_FT_NEW);
+	CHECK(memcmp(&e[0]->key, &k, sizeof(k)) == 0);
+	CHECK_EQ(e[0]->hash, 5);
+	CHECK_EQ(e[0]->last_ns, 0);
+	memset(rtr_ft_value(e[0]), 0xab, 24);
+	x = rtr_ft_lookup(t, &k, 5, 10, true, &status);
+	CHECK(x == e[0]);
+	CHECK_EQ(status, RTR_FT_FOUND);
+	CHECK_EQ(((uint8_t *)rtr_ft_value(x))[23], 0xab);
+	x = rtr_ft_lookup(t, &k, 5, 10, false, &status);
+	CHECK(x == e[0] && status == RTR_FT_FOUND);
+	k = ft_key(1);
+	x = rtr_ft_lookup(t, &k, 5, 10, false, &status);
+	CHECK(x == NULL && status == RTR_FT_ABSENT);
+	/* Same key, other hash: another entry would be a caller bug; same
+	 * hash, other key: a different entry. */
+	rtr_ft_remove(t, e[0]);
+	k = ft_key(0);
+	CHECK(rtr_ft_lookup(t, &k, 5, 20, false, &status) == NULL && status == RTR_FT_ABSENT);
+	rtr_ft_remove(t, e[0]); /* twice: no effect */
+	rtr_ft_get_stats(t, &st);
+	CHECK_EQ(st.in_use, 0);
+	CHECK_EQ(st.inserted, 1);
+	/* Hash 0 works (signature 0 means empty internally). */
+	k = ft_key(99);
+	x = rtr_ft_lookup(t, &k, 0, 30, true, &status);
+	CHECK(x != NULL && status == RTR_FT_NEW);
+	CHECK(rtr_ft_lookup(t, &k, 0, 30, false, &status) == x && status == RTR_FT_FOUND);
+	rtr_ft_remove(t, x);
+
+	/* Eight keys of one bucket fill it; the ninth is refused. */
+	for (unsigned int i = 0; i < 8; i++) {
+		k = ft_key(10 + i);
+		e[i] = rtr_ft_lookup(t, &k, 3 + 8 * i, 100, true, &status);
+		CHECK(e[i] != NULL && status == RTR_FT_NEW, "i %u", i);
+	}
+	for (unsigned int i = 0; i < 8; i++) {
+		k = ft_key(10 + i);
+		CHECK(rtr_ft_lookup(t, &k, 3 + 8 * i, 100, false, &status) == e[i]);
+	}
+	k = ft_key(18);
+	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 8, 100, true, &status) == NULL);
+	CHECK_EQ(status, RTR_FT_FULL);
+	/* Another bucket is not affected. */
+	k = ft_key(19);
+	x = rtr_ft_lookup(t, &k, 4, 100, true, &status);
+	CHECK(x != NULL && status == RTR_FT_NEW);
+	rtr_ft_remove(t, x);
+	rtr_ft_get_stats(t, &st);
+	CHECK_EQ(st.full, 1);
+	CHECK_EQ(st.in_use, 8);
+
+	/* Ages at now = 10000: e[5] (idle 9950) and e[2] (idle 9900) aged,
+	 * the others used at 9500 (idle 500). The LRU of the aged goes. */
+	for (unsigned int i = 0; i < 8; i++)
+		e[i]->last_ns = 9500;
+	e[2]->last_ns = 100;
+	e[5]->last_ns = 50;
+	k = ft_key(18);
+	x = rtr_ft_lookup(t, &k, 3 + 8 * 8, 10000, true, &status);
+	CHECK(x == e[5]);
+	CHECK_EQ(status, RTR_FT_NEW);
+	CHECK(memcmp(&x->key, &k, sizeof(k)) == 0);
+	CHECK_EQ(x->last_ns, 10000);
+	CHECK_EQ(((uint8_t *)rtr_ft_value(x))[0], 0); /* value zeroed */
+	k = ft_key(15);
+	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 5, 10000, false, &status) == NULL);
+	rtr_ft_get_stats(t, &st);
+	CHECK_EQ(st.evicted, 1);
+	CHECK_EQ(st.in_use, 8);
+	/* Exactly aging_ns idle is not aged. */
+	e[2]->last_ns = 9000;
+	k = ft_key(20);
+	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 9, 10000, true, &status) == NULL);
+	CHECK_EQ(status, RTR_FT_FULL);
+	/* A pinned entry never goes, however old; the other aged one does. */
+	e[2]->last_ns = 0;
+	((uint8_t *)rtr_ft_value(e[2]))[0] = 1;
+	e[7]->last_ns = 200;
+	x = rtr_ft_lookup(t, &k, 3 + 8 * 9, 10000, true, &status);
+	CHECK(x == e[7] && status == RTR_FT_NEW);
+	k = ft_key(21);
+	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 10, 10000, true, &status) == NULL);
+	CHECK_EQ(status, RTR_FT_FULL);
+	k = ft_key(12);
+	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 2, 10000, false, &status) == e[2]);
+
+	/* Sweep: frees the aged, unpinned entries of the buckets it walks. */
+	for (unsigned int i = 0; i < 8; i++)
+		if (i != 2)
+			e[i]->last_ns = 9000;
+	e[0]->last_ns = 0;
+	e[1]->last_ns = 0;
+	n = 0;
+	for (unsigned int i = 0; i < 8; i++) /* one bucket per call: all 8 */
+		n += rtr_ft_sweep(t, 10000, 1);
+	CHECK_EQ(n, 2);
+	rtr_ft_get_stats(t, &st);
+	CHECK_EQ(st.aged, 2);
+	CHECK_EQ(st.in_use, 6);
+	k = ft_key(10);
+	CHECK(rtr_ft_lookup(t, &k, 3, 10000, false, &status) == NULL);
+	k = ft_key(12);
+	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 2, 10000, false, &status) == e[2]); /* pinned */
+	/* Later everything unpinned has aged. */
+	((uint8_t *)rtr_ft_value(e[2]))[0] = 0;
+	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 6);
+	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 0);
+	rtr_ft_get_stats(t, &st);
+	CHECK_EQ(st.in_use, 0);
+	cursor = 0;
+	CHECK(rtr_ft_next(t, &cursor) == NULL);
+	/* Iteration sees every entry once. */
+	for (unsigned int i = 0; i < 20; i++) {
+		k = ft_key(100 + i);
+		CHECK(rtr_ft_lookup(t, &k, i * 2654435761u, 2000000, true, &status) != NULL);
+	}
+	n = 0;
+	cursor = 0;
+	while ((x = rtr_ft_next(t, &cursor)) != NULL)
+		n++;
+	CHECK_EQ(n, 20);
+	rtr_ft_free(t);
+	/* Bad parameters. */
+	fp.entries = 0;
+	CHECK(rtr_ft_create(&fp) == NULL);
+	fp.entries = 100; /* rounded up */
+	t = rtr_ft_create(&fp);
+	CHECK(t != NULL && rtr_ft_capacity(t) >= 100);
+	rtr_ft_free(t);
+}
+
 int
 main(void)
 {
@@ -1940,6 +2122,7 @@ main(void)
 	test_dst_overflow();
 	test_dst_flush();
 	test_e2e();
+	test_flowtab();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
