@@ -41,8 +41,12 @@ struct rtr_ft_entry {
 	struct rtr_ft_key key;
 	uint32_t hash;
 	uint32_t pad;
-	uint8_t value[];	/* value_size bytes, zeroed at insert */
+	/* value_size bytes, zeroed at insert; 8-byte aligned, since callers
+	 * keep uint64_t fields there (the key leaves it at offset 52). */
+	_Alignas(8) uint8_t value[];
 };
+
+_Static_assert(offsetof(struct rtr_ft_entry, value) % 8 == 0, "rtr_ft_entry value alignment");
 
 enum rtr_ft_status {
 	RTR_FT_FOUND = 0,

@@ -1975,6 +1975,7 @@ test_flowtab(void)
 	CHECK(memcmp(&e[0]->key, &k, sizeof(k)) == 0);
 	CHECK_EQ(e[0]->hash, 5);
 	CHECK_EQ(e[0]->last_ns, 0);
+	CHECK_EQ((uintptr_t)rtr_ft_value(e[0]) % 8, 0); /* callers keep uint64_t there */
 	memset(rtr_ft_value(e[0]), 0xab, 24);
 	x = rtr_ft_lookup(t, &k, 5, 10, true, &status);
 	CHECK(x == e[0]);
