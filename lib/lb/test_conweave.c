@@ -1655,6 +1655,139 @@ test_dst_flush(void)
 	dst_done(cw);
 }
 
+/* Telemetry callback: keep the flows seen. */
+struct flows_seen {
+	struct rtr_cw_flow_info fi[64];
+	unsigned int n;
+};
+
+static void
+flow_seen(void *arg, const struct rtr_cw_flow_info *f)
+{
+	struct flows_seen *fs = arg;
+
+	if (fs->n < 64)
+		fs->fi[fs->n++] = *f;
+}
+
+static void
+test_full_telemetry_aging(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src, *dst;
+	struct sink *s = &dst_sink;
+	static struct flows_seen fs;
+	uint64_t R = T0 + 900000;
+	unsigned int n_src = 0, n_dst = 0;
+
+	printf("7. table full, telemetry, aging\n");
+	p.flow_entries = 8; /* one bucket */
+	src = mk_inst(&p, &src_sink);
+	dst = mk_inst(&p, &dst_sink);
+	zero_counters();
+	for (unsigned int i = 0; i < 8; i++) {
+		struct flow f = flow4(100, 101, (uint16_t)(9000 + i));
+
+		CHECK(src_send(src, &f, 0, R, cs, NULL).cw);
+		CHECK_EQ(RX(dst, dpkt(&f, 0, 1, 0, 1, 1, 0, 10, 0), 1, R), RTR_CW_FORWARD);
+	}
+	CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
+	CHECK_EQ(cd[RTR_LBC_flow_table_full], 0);
+	sink_clear(s);
+	/* The ninth flow: SrcToR by ECMP, frame untouched. */
+	{
+		struct flow f = flow4(100, 101, 9008);
+		uint8_t orig[512];
+		unsigned int n = host_frame(orig, &f, 0, 4, 0, 0x02);
+		struct rte_mbuf *m = mk_host(&f, 0, 4, 0, 0x02);
+		int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), R + 10, cs);
+
+		CHECK_EQ(path, rtr_group_pick(&G, rtr_meta(m)->flow_hash));
+		CHECK(m->data_len == n && memcmp(mdata(m), orig, n) == 0);
+		CHECK_EQ(cs[RTR_LBC_flow_table_full], 1);
+		CHECK_EQ(cs[RTR_LBC_ecmp_packets], 1);
+		fake_free(m);
+		/* DstToR without state: RTT_REPLY and CLEAR still answered,
+		 * nothing held. */
+		CHECK_EQ(RX(dst, dpkt(&f, 0, 1, 0, 1, 1, 0, 10, 0), 1, R + 10), RTR_CW_FORWARD);
+		CHECK_EQ(RX(dst, dpkt(&f, 2, 2, 1, 1, 0, 0, 12, 11), 1, R + 20), RTR_CW_FORWARD);
+		CHECK_EQ(RX(dst, dpkt(&f, 1, 1, 0, 1, 1, 1, 11, 11), 1, R + 30), RTR_CW_FORWARD);
+		EXPECT(s, &f, 1, 0, 2, 1);
+		CHECK_EQ(s->nc, 2);
+		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 1, 1, __LINE__);
+		expect_ctrl(s, 1, &f, RTR_CW_OP_REPLY, 1, 1, 1, __LINE__);
+		ctrl_clear(s);
+		CHECK_EQ(cd[RTR_LBC_flow_table_full], 3);
+		CHECK_EQ(rtr_cw_held(dst), 0);
+	}
+	/* Telemetry: one flow holding two packets. */
+	{
+		struct flow f = flow4(100, 101, 9003);
+
+		CHECK_EQ(RX(dst, dpkt(&f, 2, 3, 1, 1, 0, 0, 30, 20), 1, R + 100), RTR_CW_HELD);
+		CHECK_EQ(RX(dst, dpkt(&f, 3, 3, 1, 1, 0, 0, 31, 20), 1, R + 200), RTR_CW_HELD);
+	}
+	fs.n = 0;
+	CHECK_EQ(rtr_cw_flows(dst, R + 300, 0, flow_seen, &fs), 8);
+	for (unsigned int i = 0; i < fs.n; i++) {
+		const struct rtr_cw_flow_info *fi = &fs.fi[i];
+
+		CHECK(fi->dst_role);
+		CHECK_EQ(fi->epoch, 1);
+		CHECK_EQ(fi->phase, 0);
+		CHECK(!fi->v6);
+		CHECK_EQ(fi->reply_deadline_in_ns, UINT64_MAX);
+		if (fi->sport == 9003) {
+			/* phase-0 sample at R (ts 10), ts_tail 20 */
+			CHECK_EQ(fi->held, 2);
+			CHECK_EQ(fi->deadline_in_ns, R + 10 * 1024 + 16000 - (R + 300));
+			CHECK_EQ(fi->idle_ns, 100);
+		} else {
+			CHECK_EQ(fi->held, 0);
+			CHECK_EQ(fi->deadline_in_ns, UINT64_MAX);
+		}
+		CHECK(memcmp(fi->src, (uint8_t[]){10, 0, 0, 100}, 4) == 0);
+	}
+	CHECK_EQ(rtr_cw_flows(dst, R + 300, 3, flow_seen, &fs), 3);
+	fs.n = 0;
+	CHECK_EQ(rtr_cw_flows(src, R + 300, 0, flow_seen, &fs), 8);
+	for (unsigned int i = 0; i < fs.n; i++) {
+		const struct rtr_cw_flow_info *fi = &fs.fi[i];
+
+		CHECK(!fi->dst_role);
+		CHECK_EQ(fi->epoch, 1);
+		CHECK_EQ(fi->phase, 0);
+		CHECK(fi->path < 4);
+		CHECK_EQ(fi->reply_deadline_in_ns, R + 8000 - (R + 300));
+		CHECK_EQ(fi->held, 0);
+	}
+	/* Aging (100 ms here): rtr_cw_tick sweeps idle flows, not the one
+	 * that holds packets... which its deadline releases first. */
+	for (uint64_t t = R + 1000; t < R + 300000000; t += 1000000)
+		rtr_cw_tick(dst, t, cd), rtr_cw_tick(src, t, cs);
+	CHECK_EQ(rtr_cw_held(dst), 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 1);
+	CHECK_EQ(s->nc, 1); /* its CLEAR */
+	ctrl_clear(s);
+	sink_clear(s);
+	n_src = rtr_cw_flows(src, R + 300000000, 0, flow_seen, &fs);
+	n_dst = rtr_cw_flows(dst, R + 300000000, 0, flow_seen, &fs);
+	CHECK_EQ(n_src, 0);
+	CHECK_EQ(n_dst, 0);
+	/* Room again. */
+	{
+		struct flow f = flow4(100, 101, 9008);
+
+		memset(cs, 0, sizeof(cs));
+		CHECK(src_send(src, &f, 5, R + 300000000, cs, NULL).cw);
+		CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
+	}
+	rtr_cw_free(src);
+	rtr_cw_free(dst);
+	rtr_cw_shared_free(sh);
+}
+
 /* ------------------------------------------------------------ 8. end to end */
 
 #define E2E_FLOWS 16
@@ -2122,6 +2255,7 @@ main(void)
 	test_dst_deadlines();
 	test_dst_overflow();
 	test_dst_flush();
+	test_full_telemetry_aging();
 	test_e2e();
 	test_flowtab();
 	sink_clear(&src_sink);
