@@ -42,16 +42,26 @@ rocegen.write_pcap(sys.argv[5], [])
 print("demo: SrcToR host port input: %d frames (%s + generated)" % (len(frames), sys.argv[1]))
 PY
 
+# One switch on 5 pcap ports: run_stage TAG NAME CONFIG PORT0_RX PORT1_RX
+# (ports 2-4 receive nothing); outputs $OUT/TAG-port<p>-out.pcap and
+# $OUT/TAG-stats.json.
+run_stage() {
+	local tag=$1 name=$2 cfg=$3 vdevs="" p rx
+	for p in 0 1 2 3 4; do
+		rx=$OUT/empty.pcap
+		[ "$p" = 0 ] && rx=$4
+		[ "$p" = 1 ] && rx=$5
+		vdevs="$vdevs --vdev net_pcap$p,rx_pcap=$rx,tx_pcap=$OUT/$tag-port$p-out.pcap"
+	done
+	echo "demo: $name: build/app/rocetor $EAL$vdevs -- --config $cfg --exit-on-idle 500 --stats-json $OUT/$tag-stats.json"
+	# shellcheck disable=SC2086
+	build/app/rocetor $EAL --file-prefix "rtr_demo_${tag}_$$" $vdevs \
+		-- --config "$cfg" --exit-on-idle 500 --stats-json "$OUT/$tag-stats.json" \
+		2>&1 | grep -v "USER1: port . is up"
+}
+
 # ---- stage 1: the SrcToR
-VDEVS="--vdev net_pcap0,rx_pcap=$OUT/host-in.pcap,tx_pcap=$OUT/src-port0-out.pcap"
-for p in 1 2 3 4; do
-	VDEVS="$VDEVS --vdev net_pcap$p,rx_pcap=$OUT/empty.pcap,tx_pcap=$OUT/src-port$p-out.pcap"
-done
-echo "demo: stage 1, SrcToR: build/app/rocetor $EAL $VDEVS -- --config conf/demo-tor.yaml --exit-on-idle 500 --stats-json $OUT/src-stats.json"
-# shellcheck disable=SC2086
-build/app/rocetor $EAL --file-prefix rtr_demo_src_$$ $VDEVS \
-	-- --config conf/demo-tor.yaml --exit-on-idle 500 --stats-json "$OUT/src-stats.json" \
-	2>&1 | grep -v "USER1: port . is up"
+run_stage src "stage 1, SrcToR" conf/demo-tor.yaml "$OUT/host-in.pcap" "$OUT/empty.pcap"
 
 # ---- the spine: the four uplinks merged in TX-timestamp order
 $PY - "$OUT" "${DEMO_SKEW_US:-0}" <<'PY'
@@ -73,16 +83,7 @@ print("demo: DstToR fabric port 1 input: %d frames, the SrcToR's 4 uplinks merge
 PY
 
 # ---- stage 2: the DstToR
-VDEVS="--vdev net_pcap0,rx_pcap=$OUT/empty.pcap,tx_pcap=$OUT/dst-port0-out.pcap"
-VDEVS="$VDEVS --vdev net_pcap1,rx_pcap=$OUT/dst-in.pcap,tx_pcap=$OUT/dst-port1-out.pcap"
-for p in 2 3 4; do
-	VDEVS="$VDEVS --vdev net_pcap$p,rx_pcap=$OUT/empty.pcap,tx_pcap=$OUT/dst-port$p-out.pcap"
-done
-echo "demo: stage 2, DstToR: build/app/rocetor $EAL $VDEVS -- --config conf/demo-dsttor.yaml --exit-on-idle 500 --stats-json $OUT/dst-stats.json"
-# shellcheck disable=SC2086
-build/app/rocetor $EAL --file-prefix rtr_demo_dst_$$ $VDEVS \
-	-- --config conf/demo-dsttor.yaml --exit-on-idle 500 --stats-json "$OUT/dst-stats.json" \
-	2>&1 | grep -v "USER1: port . is up"
+run_stage dst "stage 2, DstToR" conf/demo-dsttor.yaml "$OUT/empty.pcap" "$OUT/dst-in.pcap"
 
 # ---- report and checks
 $PY - "$OUT" "$T0" <<'PY'
