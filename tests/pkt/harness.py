@@ -129,6 +129,17 @@ def accounted(stats):
                                 stats["mempool_in_use"], fwd_tx))
 
 
+def interrupt(proc, timeout=30):
+    """SIGINT to our own child, wait (SIGKILL after timeout); returns
+    (stdout, stderr). proc.returncode is then set."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.communicate()
+
+
 def telemetry(prefix, commands, timeout=20):
     """Ask a running rocetor (EAL --file-prefix prefix) the telemetry
     commands (list of strings) through dpdk-telemetry.py; returns

@@ -14,7 +14,6 @@ RNIC capture and generated flows through a SrcToR then a DstToR come out
 byte-identical to what the hosts sent (but for TTL, MACs and BTH byte 4).
 Telemetry /rocetor/lb/flows,N shows live flows."""
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -424,12 +423,7 @@ def test_telemetry(t):
             got = harness.telemetry(prefix, ["/rocetor/lb/flows,2"]).get(
                 "/rocetor/lb/flows") or {}
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            _, se = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, se = proc.communicate()
+        _, se = harness.interrupt(proc)
     t.eq(proc.returncode, 0, "(SIGINT) " + se[-500:])
     t.eq(got.get("mode"), "conweave")
     t.eq(got.get("shown"), 2, "(flows,2 shows two flows) %r" % got)

@@ -6,7 +6,6 @@ file:line:key, net_null run with --duration, telemetry queried while
 running (dpdk-telemetry.py -f PREFIX), SIGINT exits 0, stats JSON valid."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -109,12 +108,7 @@ def main():
                 "/rocetor/stats", "/rocetor/ports", "/rocetor/lb", "/rocetor/config",
                 "/rocetor/egress,1", "/rocetor/lb/flows,4"]))
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            so, se = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            so, se = proc.communicate()
+        so, se = harness.interrupt(proc)
     t.eq(proc.returncode, 0, "(SIGINT exit) " + se[-500:])
     for cmd in ("/rocetor/stats", "/rocetor/ports", "/rocetor/lb", "/rocetor/config"):
         t.check(isinstance(replies.get(cmd), dict), "telemetry %s: %r" % (cmd, replies.get(cmd)))
