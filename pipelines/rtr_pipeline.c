@@ -73,16 +73,8 @@ static void
 eg_drop(void *arg, struct rte_mbuf *m, enum rtr_drop_reason why)
 {
 	struct rtr_worker *w = arg;
-	uint16_t in = rtr_meta(m)->in_port;
 
-	/* Frames the switch built are not received packets: counted apart so
-	 * that rx = forwarded + consumed + dropped. */
-	if (in == RTR_PORT_NONE) {
-		w->stats->originated_dropped++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	drop(w, m, in, why);
+	drop(w, m, rtr_meta(m)->in_port, why);
 }
 
 static struct rte_mbuf *
@@ -207,9 +199,8 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 	/* ConWeave fields toward a host: a control packet for this SrcToR is
 	 * consumed here (whatever the host link does); a data packet goes
 	 * through the DstToR below. */
-	if (unlikely(meta->flags & RTR_MF_CW_HDR) && kind != RTR_RT_GROUP &&
-			sw->ports[out].role == RTR_PORT_HOST && sw->lb->control_rx != NULL &&
-			(meta->bth_b8 >> 5 & 3) >= 2) {
+	if (unlikely(rtr_meta_cw_control(meta)) && kind != RTR_RT_GROUP &&
+			sw->ports[out].role == RTR_PORT_HOST && sw->lb->control_rx != NULL) {
 		sw->lb->control_rx(w->lb_state, m, meta, now_ns, w->stats);
 		w->stats->consumed++;
 		rte_pktmbuf_free(m);
@@ -279,8 +270,7 @@ lb_control(void *arg, struct rte_mbuf *m)
 	/* Parsed like any frame, so routing and egress see its metadata. */
 	if (rtr_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
 			    w->sw->hash_seed, RTR_PARSE_CW_HDR, meta) != RTR_DROP_NONE) {
-		w->stats->originated_dropped++;
-		rte_pktmbuf_free(m);
+		drop(w, m, RTR_PORT_NONE, RTR_DROP_MALFORMED);
 		return;
 	}
 	meta->in_port = RTR_PORT_NONE;
@@ -362,13 +352,13 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		drop(w, m, port, why);
 		return;
 	}
-	if (unlikely(meta->flags & RTR_MF_CW_HDR) && (meta->bth_b8 >> 5 & 3) >= 2) {
+	if (unlikely(rtr_meta_cw_control(meta))) {
 		/* A ConWeave REPLY/NOTIFY belongs to the worker that owns the
 		 * flow it answers: the one its reverse 5-tuple hashes to. */
 		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, sw->hash_seed);
 	} else if (unlikely(sw->lb->fabric_parse_flags != 0) &&
 			sw->ports[port].role == RTR_PORT_HOST && (meta->flags & RTR_MF_ROCE) &&
-			(meta->bth_b8 >> 5 & 3) >= 2 &&
+			rtr_cw_op(meta->bth_b8) >= RTR_CW_OP_REPLY &&
 			(frame[meta->l4_off + 4] << 8 | frame[meta->l4_off + 5]) ==
 				8 + RTR_BTH_LEN + RTR_CW_HDR_LEN &&
 			!rtr_roce_icrc_ok(frame, rte_pktmbuf_data_len(m), meta)) {
@@ -436,8 +426,7 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 		/* A down port takes nothing, not even the switch's own frames. */
 		if (unlikely(!atomic_load_explicit(&w->sw->ports[out].link_up,
 				     memory_order_relaxed))) {
-			w->stats->originated_dropped++;
-			rte_pktmbuf_free(pkts[i]);
+			drop(w, pkts[i], RTR_PORT_NONE, RTR_DROP_PORT_DOWN);
 			continue;
 		}
 		tx_enqueue(w, out, pkts[i], now_ns);
@@ -471,7 +460,11 @@ check_down_ports(struct rtr_worker *w)
 		mask &= mask - 1;
 		if (!up) {
 			rtr_egress_port_down(w->eg, (uint16_t)p);
-			if (sw->lb->flush != NULL)
+			/* Held packets for the port: released (and dropped as
+			 * port_down) once, when it is first seen down; the
+			 * flush walks the whole flow table. */
+			if (!(w->down_seen & (1u << p)) && sw->lb->flush != NULL &&
+					sw->lb->held(w->lb_state) != 0)
 				sw->lb->flush(w->lb_state, (int)p, w->now_ns, w->stats);
 			w->down_seen |= 1u << p;
 		} else {

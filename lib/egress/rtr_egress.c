@@ -288,7 +288,7 @@ rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
 			return eg->top;
 		/* ConWeave REPLY (2) / NOTIFY (3) in transit (a spine, or a ToR
 		 * forwarding them between fabric ports). */
-		if ((meta->flags & RTR_MF_CW_HDR) && ((meta->bth_b8 >> 5) & 3) >= 2)
+		if (rtr_meta_cw_control(meta))
 			return eg->top;
 	}
 	if (eg->trust_pcp && (meta->flags & RTR_MF_VLAN))

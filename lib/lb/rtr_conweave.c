@@ -90,7 +90,6 @@ struct rtr_cw {
 	struct cw_timer *heap;
 	unsigned int heap_n, heap_cap;
 	uint64_t held;		/* packets in rings now */
-	uint32_t in_use;	/* rings held now */
 	uint64_t *cur_c;	/* counters of the call in progress (emit callbacks) */
 	uint16_t cur_port;
 	struct cw_dst *clear_for; /* expire(): build the CLEAR from the first released packet */
@@ -302,7 +301,7 @@ sample_path(struct rtr_cw *cw, uint64_t live)
 /* S4: sample two paths (with replacement), take the first that is not busy;
  * both busy: keep cur. */
 static int
-good_path(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, int cur,
+good_path(struct rtr_cw *cw, unsigned int g_idx, int cur,
 		uint64_t live, uint64_t now)
 {
 	for (int i = 0; i < 2; i++) {
@@ -311,7 +310,6 @@ good_path(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, int 
 		if (p >= 0 && !path_busy(cw, g_idx, (unsigned int)p, now))
 			return p;
 	}
-	(void)g;
 	return cur;
 }
 
@@ -367,7 +365,6 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	e->last_ns = now;
 	if (st == RTR_FT_NEW) {
 		f->path = (uint8_t)rtr_group_pick(g, meta->flow_hash);
-		f->group = (uint16_t)g_idx;
 		f->reply_deadline = NEVER;
 		expired = true;
 	} else {
@@ -384,7 +381,7 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	if (unlikely(!(live & (1ULL << f->path)))) {
 		/* The flow's path went down: move now (nothing can be
 		 * delivered on a dead link anyway). */
-		int p = good_path(cw, g, g_idx, -1, live, now);
+		int p = good_path(cw, g_idx, -1, live, now);
 
 		if (p < 0)
 			p = rtr_group_pick(g, meta->flow_hash);
@@ -403,14 +400,14 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		ask = true;
 		c[RTR_LBC_rtt_requests]++;
 		if (expired && st != RTR_FT_NEW) {
-			int p = good_path(cw, g, g_idx, f->path, live, now);
+			int p = good_path(cw, g_idx, f->path, live, now);
 
 			if (p != f->path) {
 				f->path = (uint8_t)p;
 				c[RTR_LBC_idle_moves]++;
 			}
 		} else if (st == RTR_FT_NEW) {
-			f->path = (uint8_t)good_path(cw, g, g_idx, f->path, live, now);
+			f->path = (uint8_t)good_path(cw, g_idx, f->path, live, now);
 		}
 		path = f->path;
 		phase = 0;
@@ -426,7 +423,7 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		path = f->path;
 		phase = 0;
 		c[RTR_LBC_tails]++;
-		np = good_path(cw, g, g_idx, f->path, live, now);
+		np = good_path(cw, g_idx, f->path, live, now);
 		f->phase = 1;
 		if (np != f->path) {
 			f->path = (uint8_t)np;
@@ -696,7 +693,6 @@ release_ring(struct rtr_cw *cw, struct cw_dst *d, uint64_t now, uint64_t *c)
 	d->ring = NO_RING;
 	d->deadline = NEVER;
 	d->hold_gen++;
-	cw->in_use--;
 	c[RTR_LBC_reorder_queues_in_use]--;
 	if (held_for > c[RTR_LBC_reorder_hold_max_ns] && now >= d->hold_start)
 		c[RTR_LBC_reorder_hold_max_ns] = held_for;
@@ -857,7 +853,6 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 				cw->p.resume_extra_ns;
 			d->hold_gen++;
 			heap_push(cw, d->deadline, e, d->hold_gen);
-			cw->in_use++;
 			c[RTR_LBC_reorder_queues_in_use]++;
 			if (c[RTR_LBC_reorder_queues_in_use] > c[RTR_LBC_reorder_queues_max])
 				c[RTR_LBC_reorder_queues_max] = c[RTR_LBC_reorder_queues_in_use];

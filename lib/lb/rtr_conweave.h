@@ -25,15 +25,11 @@
 
 struct rte_mbuf;
 
-/* Resv7 layout (BTH byte 8, below AckReq), ALGORITHMS.md 2.1. */
-#define RTR_CW_OP_NONE	 0
-#define RTR_CW_OP_DATA	 1
-#define RTR_CW_OP_REPLY	 2 /* phase 0: RTT_REPLY, phase 1: CLEAR */
-#define RTR_CW_OP_NOTIFY 3
+/* Resv7 layout (BTH byte 8, below AckReq), ALGORITHMS.md 2.1; cw_op and
+ * its values are in rtr_parse.h. */
 #define RTR_CW_B8(op, phase, epoch, ask, tail)                                                    \
 	((uint8_t)(((op) & 3) << 5 | ((phase) & 1) << 4 | ((epoch) & 3) << 2 | ((ask) & 1) << 1 |   \
 		((tail) & 1)))
-static inline unsigned int rtr_cw_op(uint8_t b8) { return (b8 >> 5) & 3; }
 static inline unsigned int rtr_cw_phase(uint8_t b8) { return (b8 >> 4) & 1; }
 static inline unsigned int rtr_cw_epoch(uint8_t b8) { return (b8 >> 2) & 3; }
 static inline unsigned int rtr_cw_ask(uint8_t b8) { return (b8 >> 1) & 1; }

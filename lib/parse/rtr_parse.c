@@ -54,11 +54,6 @@ int rtr_meta_offset = -1;
 #define IMMDT_LEN      4
 #define IETH_LEN       4
 
-/* ConWeave cw_op (BTH Resv7 bits 6..5, ALGORITHMS.md 2.1). */
-#define CW_OP_SHIFT 5
-#define CW_OP_MASK  3
-#define CW_OP_DATA  1
-
 static inline uint16_t
 ld_be16(const uint8_t *p)
 {
@@ -239,11 +234,11 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	m->flags |= RTR_MF_ROCE;
 
 	e = &ext_tab[m->bth_opcode];
-	cw_op = (m->bth_b8 >> CW_OP_SHIFT) & CW_OP_MASK;
+	cw_op = rtr_cw_op(m->bth_b8);
 	if ((parse_flags & RTR_PARSE_CW_HDR) && cw_op != 0) {
 		m->flags |= RTR_MF_CW_HDR;
 		hdr_end += RTR_CW_HDR_LEN;
-		if (cw_op != CW_OP_DATA) {
+		if (cw_op != RTR_CW_OP_DATA) {
 			/*
 			 * REPLY / NOTIFY: cut right after the ConWeave header,
 			 * lengths cover it, extended headers are not there.

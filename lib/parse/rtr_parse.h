@@ -61,6 +61,18 @@ enum rtr_l3 {
 #define RTR_BTH_ACKREQ		  0x80
 #define RTR_BTH_RESV7_MASK	  0x7f
 
+/* ConWeave cw_op: Resv7 bits 6..5. */
+#define RTR_CW_OP_NONE	 0
+#define RTR_CW_OP_DATA	 1
+#define RTR_CW_OP_REPLY	 2 /* phase 0: RTT_REPLY, phase 1: CLEAR */
+#define RTR_CW_OP_NOTIFY 3
+
+static inline unsigned int
+rtr_cw_op(uint8_t bth_b8)
+{
+	return (bth_b8 >> 5) & 3;
+}
+
 /*
  * Per-packet metadata: 24 bytes, the room DPDK 22.11 leaves contiguous in the
  * mbuf's dynamic-field area once a PMD has registered the 8-byte RX
@@ -179,6 +191,13 @@ static inline bool
 rtr_meta_ip_opts(const struct rtr_meta *m)
 {
 	return m->l3 == RTR_L3_IPV4 && m->l4_off - m->l3_off > 20;
+}
+
+/* A ConWeave REPLY or NOTIFY parsed with its header (fabric ports). */
+static inline bool
+rtr_meta_cw_control(const struct rtr_meta *m)
+{
+	return (m->flags & RTR_MF_CW_HDR) && rtr_cw_op(m->bth_b8) >= RTR_CW_OP_REPLY;
 }
 
 /* RoCE data packet: an RC/UC/UD request or READ response, not ACK/NAK/CNP. */

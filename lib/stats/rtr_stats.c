@@ -40,15 +40,16 @@ rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, struct rtr_
 			o[w] += s[w];
 	}
 	/* Gauges that are maxima: the largest value of any lcore, not the sum. */
-	out->lb[RTR_LBC_reorder_queues_max] = 0;
-	out->lb[RTR_LBC_reorder_hold_max_ns] = 0;
-	for (unsigned int l = 0; l < n; l++) {
-		if (lcores[l] == NULL)
-			continue;
-		out->lb[RTR_LBC_reorder_queues_max] = RTE_MAX(out->lb[RTR_LBC_reorder_queues_max],
-				lcores[l]->lb[RTR_LBC_reorder_queues_max]);
-		out->lb[RTR_LBC_reorder_hold_max_ns] = RTE_MAX(out->lb[RTR_LBC_reorder_hold_max_ns],
-				lcores[l]->lb[RTR_LBC_reorder_hold_max_ns]);
+	static const enum rtr_lb_counter max_gauges[] = {
+		RTR_LBC_reorder_queues_max, RTR_LBC_reorder_hold_max_ns};
+
+	for (unsigned int g = 0; g < RTE_DIM(max_gauges); g++) {
+		uint64_t *o_g = &out->lb[max_gauges[g]];
+
+		*o_g = 0;
+		for (unsigned int l = 0; l < n; l++)
+			if (lcores[l] != NULL)
+				*o_g = RTE_MAX(*o_g, lcores[l]->lb[max_gauges[g]]);
 	}
 }
 
