@@ -13,6 +13,7 @@ control-shaped packets from a host are dropped. Both stages chained: the real
 RNIC capture and generated flows through a SrcToR then a DstToR come out
 byte-identical to what the hosts sent (but for TTL, MACs and BTH byte 4).
 Telemetry /rocetor/lb/flows,N shows live flows."""
+import json
 import os
 import subprocess
 import sys
@@ -425,6 +426,12 @@ def test_telemetry(t):
     finally:
         _, se = harness.interrupt(proc)
     t.eq(proc.returncode, 0, "(SIGINT) " + se[-500:])
+    try:
+        with open(os.path.join(work, "s.json")) as fh:
+            ok, why = harness.accounted(json.load(fh))
+    except (OSError, ValueError) as e:
+        ok, why = False, "no stats document: %s" % e
+    t.check(ok, "accounting after SIGINT with live flows: " + why)
     t.eq(got.get("mode"), "conweave")
     t.eq(got.get("shown"), 2, "(flows,2 shows two flows) %r" % got)
     f0 = got.get("flow_0") or {}
