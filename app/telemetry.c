@@ -185,7 +185,7 @@ struct tel_flows_ctx {
 };
 
 static void
-tel_flow_one(void *arg, const struct rtr_cw_flow_info *f)
+tel_flow_one(void *arg, const struct rtr_lb_flow_info *f)
 {
 	struct tel_flows_ctx *x = arg;
 	struct rte_tel_data *e = rte_tel_data_alloc();

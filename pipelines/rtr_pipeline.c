@@ -235,10 +235,13 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 	}
 	memcpy(eth->src_addr.addr_bytes, sw->ports[out].mac, RTE_ETHER_ADDR_LEN);
 	meta->out_port = out;
-	if (unlikely(meta->flags & RTR_MF_CW_HDR) && kind != RTR_RT_GROUP &&
-			sw->ports[out].role == RTR_PORT_HOST && sw->lb->deliver != NULL &&
+	if (unlikely(meta->flags & sw->lb->deliver_flags) && kind != RTR_RT_GROUP &&
+			sw->ports[out].role == RTR_PORT_HOST && in_port != RTR_PORT_NONE &&
+			sw->ports[in_port].role == RTR_PORT_FABRIC && sw->lb->deliver != NULL &&
 			sw->lb->deliver(w->lb_state, m, meta, out, now_ns, w->stats) == RTR_LB_TAKEN)
 		return;
+	if (sw->lb->post_route != NULL)
+		sw->lb->post_route(w->lb_state, m, meta, out, now_ns, w->stats);
 	tx_enqueue(w, out, m, now_ns);
 }
 
@@ -367,6 +370,12 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		 * (DESIGN.md A3). A host's own zero-payload packet with such
 		 * Resv7 bits has a valid ICRC and goes on (lb_bypass_resv7). */
 		drop(w, m, port, RTR_DROP_HOST_LB_PACKET);
+		return;
+	}
+	if (unlikely(sw->lb->host_check != NULL) && sw->ports[port].role == RTR_PORT_HOST &&
+			(why = sw->lb->host_check(w->lb_state, frame, rte_pktmbuf_data_len(m),
+				 meta)) != RTR_DROP_NONE) {
+		drop(w, m, port, why);
 		return;
 	}
 	if (unlikely(sw->ports[port].l2_filter) && !(meta->flags & RTR_MF_L2_BCAST) &&

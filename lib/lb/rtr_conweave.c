@@ -954,14 +954,14 @@ rtr_cw_held(const struct rtr_cw *cw)
 
 unsigned int
 rtr_cw_flows(struct rtr_cw *cw, uint64_t now, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_cw_flow_info *f), void *arg)
+		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
 {
 	uint32_t cursor = 0;
 	struct rtr_ft_entry *e;
 	unsigned int n = 0;
 
 	while ((max == 0 || n < max) && (e = rtr_ft_next(cw->ft, &cursor)) != NULL) {
-		struct rtr_cw_flow_info fi;
+		struct rtr_lb_flow_info fi;
 
 		memset(&fi, 0, sizeof(fi));
 		memcpy(fi.src, e->key.src, 16);

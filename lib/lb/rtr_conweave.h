@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 
@@ -131,25 +132,9 @@ uint64_t rtr_cw_held(const struct rtr_cw *cw);
 /* The earliest pending reorder deadline, UINT64_MAX if none. */
 uint64_t rtr_cw_next_deadline(const struct rtr_cw *cw);
 
-/* One flow, for telemetry. */
-struct rtr_cw_flow_info {
-	uint8_t src[16], dst[16];
-	bool v6;
-	uint16_t sport;
-	bool dst_role;		/* false: SrcToR state, true: DstToR state */
-	uint8_t epoch;
-	uint8_t phase;		/* SrcToR phase / DstToR rx_phase */
-	uint8_t path;		/* SrcToR current path */
-	bool stabilized;
-	uint64_t idle_ns;
-	uint64_t reply_deadline_in_ns; /* SrcToR: UINT64_MAX if none pending */
-	uint32_t held;		/* DstToR: packets in its ring */
-	uint64_t deadline_in_ns; /* DstToR: hold deadline, UINT64_MAX if none */
-};
-
 /* Call fn for up to max flows (0 = all); returns how many. Telemetry may
  * call it from another thread: the values are a racy snapshot. */
 unsigned int rtr_cw_flows(struct rtr_cw *cw, uint64_t now_ns, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_cw_flow_info *f), void *arg);
+		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 
 #endif /* RTR_CONWEAVE_H */

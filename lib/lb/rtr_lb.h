@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "rtr_config.h"
-#include "rtr_conweave.h"
+#include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 #include "rtr_stats.h"
@@ -56,8 +56,11 @@ struct rtr_lb_ops {
 	/* Keeps per-flow state: every packet of a flow must be processed by
 	 * the worker that owns its flow hash (DESIGN.md A). */
 	bool flow_affinity;
-	/* Parser flags for frames from fabric ports (RTR_PARSE_CW_HDR). */
+	/* Parser flags for frames from fabric ports (RTR_PARSE_CW_*). */
 	unsigned int fabric_parse_flags;
+	/* Meta flags (RTR_MF_*): a packet from a fabric port routed to a host
+	 * port with any of them goes through deliver(). */
+	uint8_t deliver_flags;
 	/* Per-switch state shared by the workers (optional). */
 	void *(*shared_create)(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
 			int socket);
@@ -78,10 +81,20 @@ struct rtr_lb_ops {
 	 * frees it and counts it consumed). */
 	void (*control_rx)(void *state, struct rte_mbuf *m, struct rtr_meta *meta,
 			uint64_t now_ns, struct rtr_lcore_stats *st);
-	/* DstToR: a packet with LB fields routed to host port `port`.
-	 * RTR_LB_FORWARD or RTR_LB_TAKEN. */
+	/* DstToR: a packet from a fabric port, with deliver_flags, routed to
+	 * host port `port`. RTR_LB_FORWARD or RTR_LB_TAKEN. */
 	int (*deliver)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
 			uint64_t now_ns, struct rtr_lcore_stats *st);
+	/* Every packet about to be queued on out_port (routed, TTL and MACs
+	 * rewritten; meta->in_port is RTR_PORT_NONE for frames the switch
+	 * built). May rewrite the frame and change its length at the tail
+	 * (never at the head). CAVER: DRE accounting and the ACK shim. */
+	void (*post_route)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t out_port,
+			uint64_t now_ns, struct rtr_lcore_stats *st);
+	/* A parsed packet from a host port, before routing: RTR_DROP_NONE, or
+	 * the reason to drop it (LB fields a host must not send). */
+	enum rtr_drop_reason (*host_check)(const void *state, const uint8_t *frame, uint32_t len,
+			const struct rtr_meta *meta);
 	/* Timers; called every loop while next_deadline() has passed, and
 	 * every control poll. */
 	void (*tick)(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
@@ -91,7 +104,7 @@ struct rtr_lb_ops {
 	uint64_t (*held)(const void *state);
 	/* Per-flow state for telemetry. */
 	unsigned int (*flows)(void *state, uint64_t now_ns, unsigned int max,
-			void (*fn)(void *arg, const struct rtr_cw_flow_info *f), void *arg);
+			void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 };
 
 /* The ops for a mode, or NULL when this build does not implement it yet. */
@@ -99,5 +112,7 @@ const struct rtr_lb_ops *rtr_lb_get(enum rtr_lb_mode mode);
 
 extern const struct rtr_lb_ops rtr_lb_ecmp;
 extern const struct rtr_lb_ops rtr_lb_conweave;
+extern const struct rtr_lb_ops rtr_lb_seqbalance;
+extern const struct rtr_lb_ops rtr_lb_caver;
 
 #endif /* RTR_LB_H */

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "rtr_conweave.h"
 #include "rtr_lb.h"
 
 static void *
@@ -114,7 +115,7 @@ cw_held(const void *state)
 
 static unsigned int
 cw_flows(void *state, uint64_t now_ns, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_cw_flow_info *f), void *arg)
+		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
 {
 	return rtr_cw_flows(state, now_ns, max, fn, arg);
 }
@@ -124,6 +125,7 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 	.mode = RTR_LB_CONWEAVE,
 	.flow_affinity = true,
 	.fabric_parse_flags = RTR_PARSE_CW_HDR,
+	.deliver_flags = RTR_MF_CW_HDR,
 	.shared_create = cw_shared_create,
 	.shared_free = cw_shared_free,
 	.init = cw_init,

@@ -1657,12 +1657,12 @@ test_dst_flush(void)
 
 /* Telemetry callback: keep the flows seen. */
 struct flows_seen {
-	struct rtr_cw_flow_info fi[64];
+	struct rtr_lb_flow_info fi[64];
 	unsigned int n;
 };
 
 static void
-flow_seen(void *arg, const struct rtr_cw_flow_info *f)
+flow_seen(void *arg, const struct rtr_lb_flow_info *f)
 {
 	struct flows_seen *fs = arg;
 
@@ -1731,7 +1731,7 @@ test_full_telemetry_aging(void)
 	fs.n = 0;
 	CHECK_EQ(rtr_cw_flows(dst, R + 300, 0, flow_seen, &fs), 8);
 	for (unsigned int i = 0; i < fs.n; i++) {
-		const struct rtr_cw_flow_info *fi = &fs.fi[i];
+		const struct rtr_lb_flow_info *fi = &fs.fi[i];
 
 		CHECK(fi->dst_role);
 		CHECK_EQ(fi->epoch, 1);
@@ -1753,7 +1753,7 @@ test_full_telemetry_aging(void)
 	fs.n = 0;
 	CHECK_EQ(rtr_cw_flows(src, R + 300, 0, flow_seen, &fs), 8);
 	for (unsigned int i = 0; i < fs.n; i++) {
-		const struct rtr_cw_flow_info *fi = &fs.fi[i];
+		const struct rtr_lb_flow_info *fi = &fs.fi[i];
 
 		CHECK(!fi->dst_role);
 		CHECK_EQ(fi->epoch, 1);

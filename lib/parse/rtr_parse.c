@@ -250,6 +250,13 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 		}
 		/* DATA: IP and UDP lengths do not count the 4 inserted bytes. */
 		roce_end += RTR_CW_HDR_LEN;
+	} else if ((parse_flags & RTR_PARSE_CW_CTRL) && cw_op >= RTR_CW_OP_REPLY &&
+			udp_end - (bth_off - 8) == 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN &&
+			!(m->flags & RTR_MF_TRIMMED)) {
+		if (unlikely(udp_end > len))
+			return RTR_DROP_MALFORMED;
+		m->flags |= RTR_MF_CW_HDR;
+		return RTR_DROP_NONE;
 	}
 	if (unlikely(m->flags & RTR_MF_TRIMMED)) {
 		/* Headers only: the frame must still hold the whole BTH (and

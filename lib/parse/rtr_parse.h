@@ -144,6 +144,13 @@ rtr_meta_pcp(const uint8_t *frame, const struct rtr_meta *m)
  * headers, m->ext = 0). See doc/wire-formats.md.
  */
 #define RTR_PARSE_CW_HDR 0x01 /* a BTH whose Resv7 cw_op is non-zero is followed by 4 bytes */
+/*
+ * SeqBalance fabric ports: only control packets in the ConWeave layout
+ * (cw_op 2/3, UDP length exactly 8 + BTH + 4, the header counted) are read
+ * as such (RTR_MF_CW_HDR set); every other RoCE packet parses as plain
+ * RoCE, whatever its Resv7 bits (data packets carry no header there).
+ */
+#define RTR_PARSE_CW_CTRL 0x02
 
 /*
  * Parse one frame of len bytes. Fills *m (in_port/out_port/tc are left 0).

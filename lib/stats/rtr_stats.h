@@ -49,7 +49,22 @@
 	X(ctrl_no_flow, "ConWeave control packets for a flow this switch has no state for")      \
 	X(ctrl_alloc_failed, "control packets not sent: no mbuf")                                 \
 	X(reorder_hold_max_ns, "longest time a reorder queue was held, ns (gauge, max)")          \
-	X(cw_packets, "RoCE data packets stamped by the ConWeave SrcToR")
+	X(cw_packets, "RoCE data packets stamped by the ConWeave SrcToR")                         \
+	X(sb_subflows, "SeqBalance sub-flows started (first packet, or idle > subflow_idle_us)")  \
+	X(sb_rehashes, "new sub-flows moved off an inactive first choice by double hashing")      \
+	X(sb_all_inactive, "new sub-flows that found every path inactive (took h1 mod n)")        \
+	X(sb_paths_inactive, "SeqBalance paths inactive now (gauge)")                             \
+	X(sb_tagged, "RoCE packets stamped with a PathTag by the SeqBalance SrcToR")              \
+	X(caver_shims_added, "CAVER shims added to RC ACKs from local hosts")                     \
+	X(caver_shims_rewritten, "CAVER shims rewritten on the way back (transit)")              \
+	X(caver_shims_stripped, "CAVER shims removed before a local host")                        \
+	X(caver_adverts, "CAVER advertisements stored in the path table")                        \
+	X(caver_shim_skipped, "RC ACKs not shimmed (IPv6, Resv7 not zero, no room)")             \
+	X(caver_hosts_full, "CAVER advertisements lost: path table has no room for the host")     \
+	X(caver_flows_table, "CAVER flows placed on the best path of the path table")            \
+	X(caver_flows_ecmp, "CAVER flows placed by ECMP (no valid path-table entry)")            \
+	X(caver_source_routed, "packets sent on the egress port their source route asked for")   \
+	X(caver_source_route_bad, "source routes not usable here (not in the group, down): ECMP")
 
 enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
