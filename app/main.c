@@ -662,6 +662,19 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;
 	}
+	if (app->cfg.sw.role == RTR_ROLE_SPINE && app->cfg.sw.lb != RTR_LB_CAVER) {
+		/*
+		 * ConWeave and SeqBalance live in the ToRs (ALGORITHMS.md: a
+		 * path is the SrcToR uplink): a spine routes their packets by
+		 * ECMP and never touches their fields. It still parses their
+		 * headers, so trimming and the control class see them whole.
+		 * CAVER runs in the spine too (DRE, ACK shims, source routes).
+		 */
+		app->spine_ops = rtr_lb_ecmp;
+		app->spine_ops.name = sw->lb->name;
+		app->spine_ops.fabric_parse_flags = sw->lb->fabric_parse_flags;
+		sw->lb = &app->spine_ops;
+	}
 	if (rtr_ports_check(app) < 0) {
 		rtr_config_free(&app->cfg);
 		rte_eal_cleanup();

@@ -35,6 +35,8 @@ struct rtr_app {
 	uint64_t last_stats_tsc;
 	bool stopping;
 	bool pdump_ready;
+	/* switch.role spine with a ToR-only mode: ECMP under that mode's name */
+	struct rtr_lb_ops spine_ops;
 };
 
 extern struct rtr_app rtr_app;

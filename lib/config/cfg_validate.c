@@ -911,6 +911,16 @@ ports_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg
 		if (validate_map(c, e, e->line, &epath, &port_map, p) < 0)
 			return -1;
 		p->line = e->line;
+		/* A spine routes between switches (the switch map is read
+		 * first): a host port there would get no LB treatment. */
+		if (cfg->sw.role == RTR_ROLE_SPINE && p->role == RTR_PORT_HOST) {
+			struct cfg_path rpath = {&epath, "role", 0};
+			const struct cfg_node *rv = cfg_map_get(e, "role");
+
+			return cfg_error(c->e, rv != NULL ? rv->line : e->line, &rpath,
+					"a spine (switch.role: spine) has fabric ports only, "
+					"got host");
+		}
 		for (i = 0; i < cfg->n_ports; i++)
 			if (cfg->ports[i].port == p->port)
 				return cfg_error(c->e, cfg_map_get(e, "port")->line, &ppath,

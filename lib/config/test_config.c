@@ -613,6 +613,12 @@ test_ranges(void)
 	ERR_Y(YP "switch: {lb: random}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
 					   "seqbalance, caver or spray, got "
 					   "\"random\"");
+	ERR_Y("switch: {role: spine}\nports:\n  - {port: 0, role: fabric}\n  - {port: 1, role: host}\n",
+			"t.yaml:4: ports[1].role: a spine (switch.role: spine) has fabric ports only, "
+			"got host");
+	ERR_C("switch = { role = \"spine\"; };\nports = ( { port = 0; role = \"host\"; } );\n",
+			"t.cfg:2: ports[0].role: a spine (switch.role: spine) has fabric ports only, "
+			"got host");
 	ERR_C(CP "switch = { role = \"leaf\"; };\n",
 			"t.cfg:6: switch.role: must be tor or spine, got \"leaf\"");
 	snprintf(text, sizeof(text), "%sswitch: {name: %064d}\n", YP, 0);
