@@ -22,6 +22,7 @@
 #include "rtr_common.h"
 #include "rtr_conweave.h"
 #include "rtr_flowtab.h"
+#include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
 #include "rtr_pring.h"
 #include "rtr_stats.h"
@@ -522,56 +523,22 @@ static void
 send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *meta, unsigned int op,
 		unsigned int phase, uint16_t ts_tx, uint16_t ts_tail, uint64_t *c)
 {
-	unsigned int bth_off = rtr_meta_bth_off(meta);
-	unsigned int n = bth_off + RTR_BTH_LEN + RTR_CW_HDR_LEN;
+	const uint8_t hdr[RTR_CW_HDR_LEN] = {
+		(uint8_t)(ts_tx >> 8), (uint8_t)ts_tx, (uint8_t)(ts_tail >> 8), (uint8_t)ts_tail,
+	};
 	struct rte_mbuf *m = cw->io.alloc(cw->io.arg);
-	uint8_t *f, *l3, *bth, tmp[16];
 
 	if (m == NULL) {
 		c[RTR_LBC_ctrl_alloc_failed]++;
 		return;
 	}
-	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
-	if (f == NULL) {
+	/* byte 4: path_id; epoch copied; AckReq, ask_reply and tail 0. */
+	if (rtr_lb_ctrl_build(m, frame, meta, meta->bth_b4,
+			    RTR_CW_B8(op, phase, rtr_cw_epoch(meta->bth_b8), 0, 0), hdr) == NULL) {
 		rte_pktmbuf_free(m);
 		c[RTR_LBC_ctrl_alloc_failed]++;
 		return;
 	}
-	memcpy(f, frame, bth_off + RTR_BTH_LEN);
-	l3 = f + meta->l3_off;
-	if (meta->l3 == RTR_L3_IPV4) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
-
-		memcpy(tmp, l3 + 12, 4);
-		memcpy(l3 + 12, l3 + 16, 4);
-		memcpy(l3 + 16, tmp, 4);
-		ip->type_of_service &= (uint8_t)~3;
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(n - meta->l3_off));
-		ip->time_to_live = 64;
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-	} else {
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
-
-		memcpy(tmp, l3 + 8, 16);
-		memcpy(l3 + 8, l3 + 24, 16);
-		memcpy(l3 + 24, tmp, 16);
-		ip6->vtc_flow &= rte_cpu_to_be_32(~(3u << 20));
-		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(n - meta->l4_off));
-		ip6->hop_limits = 64;
-	}
-	/* UDP: ports kept, length of the cut packet, no checksum. */
-	f[meta->l4_off + 4] = (uint8_t)((n - meta->l4_off) >> 8);
-	f[meta->l4_off + 5] = (uint8_t)(n - meta->l4_off);
-	f[meta->l4_off + 6] = 0;
-	f[meta->l4_off + 7] = 0;
-	bth = f + bth_off;
-	bth[4] = meta->bth_b4; /* path_id */
-	bth[8] = RTR_CW_B8(op, phase, rtr_cw_epoch(meta->bth_b8), 0, 0);
-	bth[12] = (uint8_t)(ts_tx >> 8);
-	bth[13] = (uint8_t)ts_tx;
-	bth[14] = (uint8_t)(ts_tail >> 8);
-	bth[15] = (uint8_t)ts_tail;
 	if (op == RTR_CW_OP_NOTIFY)
 		c[RTR_LBC_notifies]++;
 	else if (phase)

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * LB control packets, ALGORITHMS.md 2.1 (wire format in doc/wire-formats.md).
+ */
+
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "rtr_lb_ctrl.h"
+
+struct rte_mbuf *
+rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame, const struct rtr_meta *meta,
+		uint8_t b4, uint8_t b8, const uint8_t hdr[4])
+{
+	unsigned int bth_off = rtr_meta_bth_off(meta);
+	unsigned int n = rtr_lb_ctrl_len(meta);
+	uint8_t *f, *l3, *bth, tmp[16];
+
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
+	if (f == NULL)
+		return NULL;
+	memcpy(f, frame, bth_off + RTR_BTH_LEN);
+	l3 = f + meta->l3_off;
+	if (meta->l3 == RTR_L3_IPV4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+
+		memcpy(tmp, l3 + 12, 4);
+		memcpy(l3 + 12, l3 + 16, 4);
+		memcpy(l3 + 16, tmp, 4);
+		ip->type_of_service &= (uint8_t)~3;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(n - meta->l3_off));
+		ip->time_to_live = 64;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
+
+		memcpy(tmp, l3 + 8, 16);
+		memcpy(l3 + 8, l3 + 24, 16);
+		memcpy(l3 + 24, tmp, 16);
+		ip6->vtc_flow &= rte_cpu_to_be_32(~(3u << 20));
+		ip6->payload_len = rte_cpu_to_be_16((uint16_t)(n - meta->l4_off));
+		ip6->hop_limits = 64;
+	}
+	/* UDP: ports kept, length of the cut packet, no checksum (as the
+	 * Tofino sends it; IPv6 asks for one in general, but only ToRs read
+	 * these packets, and their parsers do not check it). */
+	f[meta->l4_off + 4] = (uint8_t)((n - meta->l4_off) >> 8);
+	f[meta->l4_off + 5] = (uint8_t)(n - meta->l4_off);
+	f[meta->l4_off + 6] = 0;
+	f[meta->l4_off + 7] = 0;
+	bth = f + bth_off;
+	bth[4] = b4;
+	bth[8] = b8;
+	memcpy(bth + RTR_BTH_LEN, hdr, RTR_CW_HDR_LEN);
+	return m;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The control packet a DstToR sends back to the SrcToR of a data packet
+ * (ALGORITHMS.md 2.1), shared by the modes that use that layout: ConWeave
+ * (RTT_REPLY, CLEAR, NOTIFY) and SeqBalance (Congestion Packet, which is a
+ * NOTIFY). Building it needs no EAL: the caller allocates the mbuf, so unit
+ * tests pass calloc'd ones.
+ */
+#ifndef RTR_LB_CTRL_H
+#define RTR_LB_CTRL_H
+
+#include <stdint.h>
+
+#include "rtr_parse.h"
+
+struct rte_mbuf;
+
+/* Bytes of the control packet answering a frame parsed as meta: its
+ * Ethernet..BTH, then the 4-byte header, nothing after (no ICRC: a control
+ * packet never reaches a host). */
+static inline unsigned int
+rtr_lb_ctrl_len(const struct rtr_meta *meta)
+{
+	return rtr_meta_bth_off(meta) + RTR_BTH_LEN + RTR_CW_HDR_LEN;
+}
+
+/*
+ * Fill the empty mbuf m (just allocated by the caller) with the control
+ * packet answering data frame `frame` (parsed as meta, IPv4 or IPv6, RoCE):
+ * Ethernet (and VLAN tag) .. BTH copied, IP addresses swapped so that it
+ * goes back to the sender's ToR, UDP ports kept (it still parses as RoCEv2,
+ * and the SrcToR finds the flow as (dst IP, src IP, sport)), ECN cleared,
+ * TTL / hop limit 64, IP and UDP lengths of the cut packet, UDP checksum 0,
+ * IPv4 header checksum recomputed; BTH byte 4 = b4, byte 8 = b8 (AckReq and
+ * Resv7), then the 4 bytes of hdr.
+ *
+ * Returns m, or NULL when m has no room (m is left to the caller to free).
+ */
+struct rte_mbuf *rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame,
+		const struct rtr_meta *meta, uint8_t b4, uint8_t b8, const uint8_t hdr[4]);
+
+#endif /* RTR_LB_CTRL_H */
