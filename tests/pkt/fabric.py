@@ -288,3 +288,124 @@ def not_available(res_a, res_b, mode):
             if 'mode "%s" is not available in this build yet' % mode in line:
                 return line.strip()
     return None
+
+
+# ---------------------------------------------------------------------------
+# Any number of rocetor processes joined by memif links (ToR -- spine -- ToR,
+# with host emulators in front of the ToRs).
+
+def run_nodes(nodes, wait_links_ms=5000, timeout=90, tag="fab", keep=False):
+    """Run several rocetor processes joined by memif links until all exit.
+
+    nodes: list of dicts, in start order:
+      name    unique name (file names, results key)
+      config  YAML text
+      ports   the node's DPDK ports in order (port id = index):
+              ("pcap", frames) a net_pcap port whose rx_pcap holds frames
+              (bytes) and whose tx_pcap is captured; ("link", NAME) one end
+              of the memif link NAME (exactly two nodes name each link)
+      lcore   EAL --lcores value (default "0@0")
+      idle_ms --exit-on-idle (give the sinks longer than the sources)
+      args    extra rocetor arguments
+    Of each link, the node listed first is the memif server (one socket
+    file per server node, memif id = link index); a node is started only
+    once every node before it printed its --wait-links line, so its servers
+    listen (DPDK 22.11 memif clients do not retry).
+
+    Returns {name: harness.Result}; outputs[i] is the capture of the
+    node's i-th pcap port (in port order, pcap ports only).
+    """
+    work = tempfile.mkdtemp(prefix="rocetor-%s-" % tag)
+    ends = {}
+    for i, n in enumerate(nodes):
+        for kind, arg in n["ports"]:
+            if kind == "link":
+                ends.setdefault(arg, []).append(i)
+    for name, e in ends.items():
+        if len(e) != 2 or e[0] == e[1]:
+            raise ValueError("link %s: needs two different nodes, has %s" % (name, e))
+    link_id = {name: k for k, name in enumerate(sorted(ends))}
+    files, cmds = [], []
+    for i, n in enumerate(nodes):
+        f = {k: os.path.join(work, "%s-%s" % (n["name"], k))
+             for k in ("switch.yaml", "stats.json", "stdout", "stderr")}
+        with open(f["switch.yaml"], "w") as fh:
+            fh.write(n["config"])
+        vdevs, f["out"] = [], []
+        for p, (kind, arg) in enumerate(n["ports"]):
+            if kind == "pcap":
+                rx = os.path.join(work, "%s-p%d-in.pcap" % (n["name"], p))
+                tx = os.path.join(work, "%s-p%d-out.pcap" % (n["name"], p))
+                harness.rocegen.write_pcap(rx, [bytes(x) for x in arg])
+                vdevs += ["--vdev", "net_pcap%d,rx_pcap=%s,tx_pcap=%s" % (p, rx, tx)]
+                f["out"].append(tx)
+            elif kind == "link":
+                server = nodes[ends[arg][0]]["name"]
+                role = "server" if ends[arg][0] == i else "client"
+                sock = os.path.join(work, "memif-%s.sock" % server)
+                vdevs += ["--vdev", "net_memif%d,role=%s,id=%d,socket=%s,socket-abstract=no"
+                          % (p, role, link_id[arg], sock)]
+            else:
+                raise ValueError("port kind %r" % kind)
+        cmd = [harness.ROCETOR, "--lcores", n.get("lcore", "0@0"), "--no-pci", "--no-huge",
+               "-m", "1024", "--file-prefix", harness.eal_prefix(tag + n["name"]),
+               "--log-level", "lib.eal:error"] + vdevs
+        cmd += ["--", "--config", f["switch.yaml"], "--wait-links", str(wait_links_ms),
+                "--exit-on-idle", str(n.get("idle_ms", 1000)), "--stats-json", f["stats.json"]]
+        cmds.append(cmd + list(n.get("args", ())))
+        files.append(f)
+
+    log, procs, t_start, t_end = [], [], {}, {}
+    failed = None
+    for i, n in enumerate(nodes):
+        t_start[i] = time.monotonic()
+        with open(files[i]["stdout"], "w") as out, open(files[i]["stderr"], "w") as err:
+            procs.append(subprocess.Popen(cmds[i], stdout=out, stderr=err))
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while procs[i].poll() is None and time.monotonic() < deadline:
+            if "--wait-links:" in _read(files[i]["stdout"]):
+                break
+            time.sleep(0.01)
+        else:
+            failed = "%s not ready (exit %s)" % (n["name"], procs[i].poll())
+            break
+    timed_out = [False] * len(procs)
+    end_by = time.monotonic() + timeout
+    while failed is None and any(p.poll() is None for p in procs):
+        for i, p in enumerate(procs):
+            if p.poll() is not None and p.returncode != 0:
+                failed = "%s exited %d" % (nodes[i]["name"], p.returncode)
+        if time.monotonic() > end_by:
+            failed = "timeout after %.0f s" % timeout
+            for i, p in enumerate(procs):
+                timed_out[i] = p.poll() is None
+        time.sleep(0.02)
+    for i, p in enumerate(procs):
+        if p.poll() is None:
+            _stop(p, failed or "left running", log)
+        t_end[i] = time.monotonic()
+
+    results = {}
+    for i, n in enumerate(nodes):
+        f = files[i]
+        stats = None
+        if os.path.exists(f["stats.json"]):
+            with open(f["stats.json"]) as fh:
+                stats = json.load(fh)
+        stdout, stderr = _read(f["stdout"]), _read(f["stderr"])
+        rc = procs[i].returncode if i < len(procs) else None
+        if rc is None:
+            stderr += "fabric: %s not started (%s)\n" % (n["name"], failed)
+        if log:
+            stderr += "".join("fabric: %s\n" % m for m in log)
+        r = harness.Result(rc, stdout, stderr, stats,
+                           [harness.read_pcap_ts(o) if os.path.exists(o) else [] for o in f["out"]],
+                           work)
+        r.cmd = cmds[i]
+        r.elapsed_s = t_end[i] - t_start[i] if i in t_end else None
+        r.links_up_ms = _links_up_ms(stdout)
+        r.timed_out = timed_out[i] if i < len(timed_out) else False
+        results[n["name"]] = r
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return results
