@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * SeqBalance, ALGORITHMS.md 3. The paper has no public implementation; where
+ * it is silent this file says what it chose and why.
+ */
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "rtr_common.h"
+#include "rtr_flowtab.h"
+#include "rtr_lb_ctrl.h"
+#include "rtr_seqbalance.h"
+#include "rtr_stats.h"
+
+#define NEVER	 UINT64_MAX
+#define KIND_SUB 1
+
+/* ------------------------------------------------------------------ state */
+
+struct rtr_sb_shared {
+	unsigned int n_groups;
+	bool rte;
+	/* One past the highest group ever marked: the gauge scans no further. */
+	_Atomic uint32_t groups_marked;
+	/* [group]: paths ever marked (bits only set), so the gauge reads the
+	 * few paths that ever were inactive, not n_groups x 64 words. */
+	_Atomic uint64_t *marked;
+	/* [group * RTR_MAX_PATHS + path], ns; marked[] follows it */
+	_Atomic uint64_t inactive_until[];
+};
+
+/* One sub-flow: the path its packets keep, and the group that path is of
+ * (a route change moves the flow to another group: pick again). */
+struct sb_flow {
+	uint16_t group;
+	uint8_t path;
+	uint8_t n_paths; /* of the group, for Congestion Packets (bound check) */
+};
+
+struct rtr_sb {
+	struct rtr_sb_params p;
+	struct rtr_sb_io io;
+	struct rtr_ft *ft;
+	uint64_t aging_ns;
+};
+
+/* ------------------------------------------------------------------ helpers */
+
+static inline struct sb_flow *
+flow_of(struct rtr_ft_entry *e)
+{
+	return (struct sb_flow *)rtr_ft_value(e);
+}
+
+/* The flow key (src, dst, sport) of a data packet, or of the data packet a
+ * Congestion Packet answers (reverse: addresses swapped). */
+static inline void
+make_key(struct rtr_ft_key *k, const uint8_t *frame, const struct rtr_meta *m, bool reverse)
+{
+	const uint8_t *l3 = frame + m->l3_off;
+	const uint8_t *a, *b;
+	unsigned int n;
+
+	memset(k, 0, sizeof(*k));
+	if (m->l3 == RTR_L3_IPV4) {
+		a = l3 + 12;
+		b = l3 + 16;
+		n = 4;
+	} else {
+		a = l3 + 8;
+		b = l3 + 24;
+		n = 16;
+		k->v6 = 1;
+	}
+	memcpy(k->src, reverse ? b : a, n);
+	memcpy(k->dst, reverse ? a : b, n);
+	k->sport = m->sport;
+	k->kind = KIND_SUB;
+}
+
+static inline bool
+from_host(const struct rtr_sb *sb, const struct rtr_meta *meta)
+{
+	return meta->in_port < 32 && (sb->p.host_port_mask & (1u << meta->in_port));
+}
+
+/* ------------------------------------------------------------------ setup */
+
+struct rtr_sb_shared *
+rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
+{
+	size_t ng = n_groups ? n_groups : 1;
+	size_t sz = sizeof(struct rtr_sb_shared) + ng * (RTR_MAX_PATHS + 1) * sizeof(uint64_t);
+	struct rtr_sb_shared *s;
+
+	s = use_rte_malloc ? rte_zmalloc_socket("sb_inactive", sz, 64, socket) : calloc(1, sz);
+	if (s == NULL)
+		return NULL;
+	s->n_groups = n_groups;
+	s->rte = use_rte_malloc;
+	s->marked = &s->inactive_until[ng * RTR_MAX_PATHS];
+	return s;
+}
+
+void
+rtr_sb_shared_free(struct rtr_sb_shared *s)
+{
+	if (s == NULL)
+		return;
+	if (s->rte)
+		rte_free(s);
+	else
+		free(s);
+}
+
+bool
+rtr_sb_path_inactive(const struct rtr_sb_shared *s, unsigned int g_idx, unsigned int path,
+		uint64_t now)
+{
+	if (s == NULL || g_idx >= s->n_groups || path >= RTR_MAX_PATHS)
+		return false;
+	return atomic_load_explicit(&s->inactive_until[g_idx * RTR_MAX_PATHS + path],
+			memory_order_relaxed) > now;
+}
+
+uint64_t
+rtr_sb_aging_ns(const struct rtr_sb_params *p)
+{
+	return RTE_MAX(100000000ULL, 4 * p->subflow_idle_ns);
+}
+
+struct rtr_sb *
+rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io)
+{
+	struct rtr_sb *sb = calloc(1, sizeof(*sb));
+	struct rtr_ft_params fp;
+	char name[64];
+
+	if (sb == NULL)
+		return NULL;
+	sb->p = *p;
+	sb->io = *io;
+	sb->aging_ns = rtr_sb_aging_ns(p);
+	snprintf(name, sizeof(name), "sb_flows_%u", p->worker);
+	fp = (struct rtr_ft_params){
+		.name = name,
+		.entries = p->flow_entries,
+		.value_size = sizeof(struct sb_flow),
+		.aging_ns = sb->aging_ns,
+		.pinned = NULL, /* nothing is held: every entry may go */
+		.socket_id = p->socket_id,
+		.use_rte_malloc = p->use_rte_malloc,
+	};
+	sb->ft = rtr_ft_create(&fp);
+	if (sb->ft == NULL) {
+		free(sb);
+		return NULL;
+	}
+	return sb;
+}
+
+void
+rtr_sb_free(struct rtr_sb *sb)
+{
+	if (sb == NULL)
+		return;
+	rtr_ft_free(sb->ft);
+	free(sb);
+}
+
+/* ------------------------------------------------------------------ SrcToR */
+
+static inline bool
+inactive(const struct rtr_sb *sb, unsigned int g_idx, unsigned int path, uint64_t now)
+{
+	return rtr_sb_path_inactive(sb->p.shared, g_idx, path, now);
+}
+
+/*
+ * The path of a new sub-flow: candidates (h1 + i * h2) mod n for i = 0..n-1,
+ * the first live one that is not inactive. h2 is odd, so for a power-of-two
+ * n the candidates are every path once; for other n they may repeat (the
+ * paper's rule, kept as it is: a stride sharing a factor with n visits only
+ * n / gcd paths, and the fallback below takes over when those are all
+ * inactive). Computed incrementally: (h1 mod n + i * (h2 mod n)) mod n is
+ * the same number without a 64-bit multiply and division per candidate.
+ */
+static int
+choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, uint64_t live,
+		uint32_t h1, uint64_t now, uint64_t *c)
+{
+	const unsigned int n = g->n_paths;
+	const uint32_t h2 = rtr_hash_mix(h1 ^ RTR_SB_H2_SALT) | 1;
+	const unsigned int first = h1 % n, step = h2 % n;
+	unsigned int p = first;
+
+	for (unsigned int i = 0; i < n; i++) {
+		if (((live >> p) & 1) && !inactive(sb, g_idx, p, now)) {
+			if (i > 0)
+				c[RTR_LBC_sb_rehashes]++;
+			return (int)p;
+		}
+		p += step;
+		if (p >= n)
+			p -= n;
+	}
+	/* Everything inactive (or down): the paper's h1 mod n, which spreads
+	 * such sub-flows like ECMP; a dead first choice goes by ECMP over the
+	 * live paths. */
+	c[RTR_LBC_sb_all_inactive]++;
+	if ((live >> first) & 1)
+		return (int)first;
+	return rtr_group_pick(g, h1);
+}
+
+int
+rtr_sb_pick(struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now, uint64_t *c)
+{
+	uint64_t live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct sb_flow *f;
+	uint8_t *frame;
+	int path;
+
+	/* Only RoCE from a local host is cut into sub-flows and tagged:
+	 * transit packets belong to another ToR's sub-flows, and the
+	 * Congestion Packets this switch builds (in_port RTR_PORT_NONE) must
+	 * keep the PathTag they carry back. */
+	if (!(meta->flags & RTR_MF_ROCE) || !from_host(sb, meta)) {
+		c[RTR_LBC_ecmp_packets]++;
+		return rtr_group_pick(g, meta->flow_hash);
+	}
+	if (unlikely(live == 0 || g->n_paths == 0))
+		return -1;
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	make_key(&k, frame, meta, false);
+	e = rtr_ft_lookup(sb->ft, &k, meta->flow_hash, now, true, &st);
+	if (unlikely(e == NULL)) {
+		/* No state: the path ECMP gives (stable for the flow, so no
+		 * reordering either); still tagged, the DstToR expects it. */
+		c[RTR_LBC_flow_table_full]++;
+		c[RTR_LBC_ecmp_packets]++;
+		path = rtr_group_pick(g, meta->flow_hash);
+		if (path < 0)
+			return -1;
+		goto tag;
+	}
+	f = flow_of(e);
+	if (st == RTR_FT_NEW || now - e->last_ns > sb->p.subflow_idle_ns) {
+		/* A new sub-flow: nothing of the flow is in flight, so it may
+		 * start on any path without reordering. */
+		f->path = (uint8_t)choose_path(sb, g, g_idx, live, meta->flow_hash, now, c);
+		f->group = (uint16_t)g_idx;
+		f->n_paths = (uint8_t)g->n_paths;
+		c[RTR_LBC_sb_subflows]++;
+	} else if (unlikely(f->group != g_idx || f->n_paths != g->n_paths ||
+			!((live >> f->path) & 1))) {
+		/* The sub-flow's path went down (nothing gets through a dead
+		 * link anyway) or the route moved it to another group: pick
+		 * again now, as a new sub-flow. */
+		f->path = (uint8_t)choose_path(sb, g, g_idx, live, meta->flow_hash, now, c);
+		f->group = (uint16_t)g_idx;
+		f->n_paths = (uint8_t)g->n_paths;
+		c[RTR_LBC_sb_subflows]++;
+		c[RTR_LBC_reroutes]++;
+	}
+	e->last_ns = now;
+	path = f->path;
+tag:
+	/* The PathTag: byte 4 is masked out of the ICRC, so it may be
+	 * written freely (path < RTR_MAX_PATHS fits the byte). */
+	frame[rtr_meta_bth_off(meta) + 4] = (uint8_t)path;
+	meta->bth_b4 = (uint8_t)path;
+	c[RTR_LBC_sb_tagged]++;
+	return path;
+}
+
+void
+rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint64_t now, uint64_t *c)
+{
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct rtr_sb_shared *s = sb->p.shared;
+	unsigned int path = meta->bth_b4, slot;
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct sb_flow *f;
+
+	if (rtr_cw_op(meta->bth_b8) != RTR_CW_OP_NOTIFY) {
+		/* A ConWeave REPLY (a ConWeave DstToR talking to us, or a
+		 * mode change in flight): nothing here answers it. */
+		c[RTR_LBC_ctrl_no_flow]++;
+		return;
+	}
+	/* Counted as they arrive: notifies (DstToR) minus these is what
+	 * the fabric lost. */
+	c[RTR_LBC_notifies_rx]++;
+	make_key(&k, frame, meta, true);
+	e = rtr_ft_lookup(sb->ft, &k, rtr_flow_hash_reverse(frame, meta, sb->p.hash_seed), now,
+			false, &st);
+	if (e == NULL) {
+		/* Aged out (or another switch's flow): the group the path
+		 * belongs to is unknown, so nothing can be marked. */
+		c[RTR_LBC_ctrl_no_flow]++;
+		return;
+	}
+	f = flow_of(e);
+	if (s == NULL || f->group >= s->n_groups || path >= f->n_paths)
+		return;
+	/* Each Congestion Packet restarts phi: a path stays inactive while
+	 * the DstToR keeps seeing CE from it. Workers store, never add, so
+	 * relaxed single-word stores suffice (DESIGN.md A). */
+	slot = f->group * RTR_MAX_PATHS + path;
+	atomic_store_explicit(&s->inactive_until[slot], now + sb->p.phi_ns, memory_order_relaxed);
+	if (!(atomic_load_explicit(&s->marked[f->group], memory_order_relaxed) & (1ULL << path)))
+		atomic_fetch_or_explicit(&s->marked[f->group], 1ULL << path, memory_order_relaxed);
+	{
+		uint32_t hi = atomic_load_explicit(&s->groups_marked, memory_order_relaxed);
+
+		while (hi < (uint32_t)f->group + 1 &&
+				!atomic_compare_exchange_weak_explicit(&s->groups_marked, &hi,
+					(uint32_t)f->group + 1, memory_order_relaxed,
+					memory_order_relaxed))
+			;
+	}
+	c[RTR_LBC_busy_paths]++;
+}
+
+/* ------------------------------------------------------------------ DstToR */
+
+/* A Congestion Packet for CE-marked data frame `frame`: the NOTIFY layout,
+ * byte 4 = the frame's PathTag, header zero. */
+static void
+send_congestion(struct rtr_sb *sb, const uint8_t *frame, const struct rtr_meta *meta, uint64_t *c)
+{
+	static const uint8_t hdr[RTR_CW_HDR_LEN];
+	struct rte_mbuf *m = sb->io.alloc(sb->io.arg);
+
+	if (m == NULL) {
+		c[RTR_LBC_ctrl_alloc_failed]++;
+		return;
+	}
+	if (rtr_lb_ctrl_build(m, frame, meta, meta->bth_b4, RTR_SB_CP_B8, hdr) == NULL) {
+		rte_pktmbuf_free(m);
+		c[RTR_LBC_ctrl_alloc_failed]++;
+		return;
+	}
+	c[RTR_LBC_notifies]++;
+	sb->io.control(sb->io.arg, m);
+}
+
+int
+rtr_sb_deliver(struct rtr_sb *sb, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now, uint64_t *c)
+{
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+
+	(void)port;
+	(void)now;
+	if (!(meta->flags & RTR_MF_ROCE))
+		return RTR_SB_FORWARD;
+	/* Only data packets: ACK/NAK/CNP say nothing about the data path,
+	 * and a control packet (consumed before this, by the pipeline) never
+	 * answers another. */
+	if ((meta->flags & RTR_MF_CE) && rtr_meta_is_roce_data(meta) &&
+			!(meta->flags & RTR_MF_CW_HDR))
+		send_congestion(sb, frame, meta, c);
+	/* Byte 4 is ICRC-masked: zeroing it is the only change, and the
+	 * host's RNIC gets a valid packet. */
+	frame[rtr_meta_bth_off(meta) + 4] = 0;
+	meta->bth_b4 = 0;
+	return RTR_SB_FORWARD;
+}
+
+/* ------------------------------------------------------------------ timers */
+
+static uint64_t
+count_inactive(const struct rtr_sb_shared *s, uint64_t now)
+{
+	uint32_t ng = atomic_load_explicit(&s->groups_marked, memory_order_relaxed);
+	uint64_t n = 0;
+
+	if (ng > s->n_groups)
+		ng = s->n_groups;
+	for (uint32_t g = 0; g < ng; g++) {
+		uint64_t mk = atomic_load_explicit(&s->marked[g], memory_order_relaxed);
+
+		while (mk != 0) {
+			unsigned int p = (unsigned int)__builtin_ctzll(mk);
+
+			mk &= mk - 1;
+			if (atomic_load_explicit(&s->inactive_until[g * RTR_MAX_PATHS + p],
+					memory_order_relaxed) > now)
+				n++;
+		}
+	}
+	return n;
+}
+
+void
+rtr_sb_tick(struct rtr_sb *sb, uint64_t now, uint64_t *c)
+{
+	rtr_ft_sweep(sb->ft, now, 4);
+	/* A switch-wide gauge: one worker sets it, the others leave theirs
+	 * 0, so the sum over workers is the count. */
+	if (sb->p.worker == 0 && sb->p.shared != NULL)
+		c[RTR_LBC_sb_paths_inactive] = count_inactive(sb->p.shared, now);
+}
+
+uint64_t
+rtr_sb_next_deadline(const struct rtr_sb *sb)
+{
+	(void)sb;
+	return NEVER;
+}
+
+unsigned int
+rtr_sb_flows(struct rtr_sb *sb, uint64_t now, unsigned int max,
+		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
+{
+	uint32_t cursor = 0;
+	struct rtr_ft_entry *e;
+	unsigned int n = 0;
+
+	while ((max == 0 || n < max) && (e = rtr_ft_next(sb->ft, &cursor)) != NULL) {
+		struct rtr_lb_flow_info fi;
+
+		memset(&fi, 0, sizeof(fi));
+		memcpy(fi.src, e->key.src, 16);
+		memcpy(fi.dst, e->key.dst, 16);
+		fi.v6 = e->key.v6;
+		fi.sport = e->key.sport;
+		fi.dst_role = false;
+		fi.path = flow_of(e)->path;
+		fi.idle_ns = now > e->last_ns ? now - e->last_ns : 0;
+		fi.reply_deadline_in_ns = NEVER;
+		fi.deadline_in_ns = NEVER;
+		fi.next_hop = RTR_LB_HOP_NONE;
+		fn(arg, &fi);
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * SeqBalance (Luo et al.), both halves, as ALGORITHMS.md 3 fixes them:
+ *   SrcToR: RoCE packets from a host are cut into sub-flows (a flow-table
+ *   entry per (src IP, dst IP, UDP sport), a new sub-flow after an idle gap
+ *   of subflow_idle); the first packet of a sub-flow picks its path by double
+ *   hashing over the paths that are not inactive, later ones keep it (no
+ *   reordering for go-back-N); every packet carries the path in BTH byte 4
+ *   (the PathTag). A Congestion Packet marks a path inactive for phi.
+ *   DstToR: a CE-marked data packet from the fabric is answered with a
+ *   Congestion Packet carrying its PathTag (ConWeave NOTIFY layout); byte 4
+ *   is zeroed before the host sees it (ICRC-masked: nothing else changes).
+ * One instance per worker; the inactive table is shared by the workers of
+ * a switch (struct rtr_sb_shared).
+ *
+ * No EAL I/O: time is a parameter, packets leave through the callbacks of
+ * struct rtr_sb_io, so unit tests drive every rule on a virtual clock with
+ * plain (calloc'd) mbufs.
+ */
+#ifndef RTR_SEQBALANCE_H
+#define RTR_SEQBALANCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtr_lb_flow.h"
+#include "rtr_parse.h"
+#include "rtr_route.h"
+
+struct rte_mbuf;
+
+/*
+ * The double-hashing stride of a sub-flow whose flow hash is h1:
+ * h2 = rtr_hash_mix(h1 ^ RTR_SB_H2_SALT) | 1. Part of the contract (tests
+ * and tools predict paths with it): candidate i is (h1 + i * h2) mod n.
+ */
+#define RTR_SB_H2_SALT 0x9e3779b9u
+
+/* BTH byte 8 of a Congestion Packet: cw_op 3 (NOTIFY), everything else 0. */
+#define RTR_SB_CP_B8 ((uint8_t)(RTR_CW_OP_NOTIFY << 5))
+
+/* Per switch: until when each path of each uplink group is inactive. */
+struct rtr_sb_shared;
+
+struct rtr_sb_shared *rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket);
+void rtr_sb_shared_free(struct rtr_sb_shared *s);
+
+/* Whether path `path` of group g_idx is inactive at now_ns (false for a
+ * group or path outside the table). */
+bool rtr_sb_path_inactive(const struct rtr_sb_shared *s, unsigned int g_idx, unsigned int path,
+		uint64_t now_ns);
+
+struct rtr_sb_params {
+	uint64_t phi_ns;	  /* how long a Congestion Packet makes a path inactive */
+	uint64_t subflow_idle_ns; /* idle gap after which a flow starts a new sub-flow */
+	uint32_t flow_entries;	  /* this worker's sub-flow table */
+	uint32_t host_port_mask;  /* ports whose RoCE packets get SeqBalance */
+	uint32_t hash_seed;	  /* the parser's flow-hash seed (reverse lookups) */
+	unsigned int worker;	  /* for names; worker 0 sets the inactive gauge */
+	int socket_id;
+	bool use_rte_malloc;	  /* false: no EAL (unit tests) */
+	struct rtr_sb_shared *shared;
+};
+
+struct rtr_sb_io {
+	/* A Congestion Packet to route and send. */
+	void (*control)(void *arg, struct rte_mbuf *m);
+	struct rte_mbuf *(*alloc)(void *arg);
+	void *arg;
+};
+
+struct rtr_sb;
+
+struct rtr_sb *rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io);
+void rtr_sb_free(struct rtr_sb *sb);
+
+/* Aging of idle sub-flow entries: max(100 ms, 4 x subflow_idle), so that
+ * an entry outlives its sub-flow long enough for late Congestion Packets. */
+uint64_t rtr_sb_aging_ns(const struct rtr_sb_params *p);
+
+/*
+ * SrcToR: choose the path of a packet routed to uplink group g (index g_idx
+ * in the route table). A RoCE packet from a host port (meta->in_port in
+ * host_port_mask) takes its sub-flow's path and is tagged (BTH byte 4 and
+ * meta->bth_b4 = path); everything else goes by ECMP, untouched. Returns
+ * the path index, or -1 when no path of g is live. c: the worker's LB
+ * counters (struct rtr_lcore_stats.lb).
+ */
+int rtr_sb_pick(struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx,
+		struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns, uint64_t *c);
+
+#define RTR_SB_FORWARD 0 /* rtr_sb_deliver: the caller sends m on */
+
+/*
+ * DstToR: a RoCE packet from a fabric port routed to host port `port`. A
+ * CE-marked data packet is answered with a Congestion Packet (io.control);
+ * byte 4 is zeroed. Always RTR_SB_FORWARD (nothing is held).
+ */
+int rtr_sb_deliver(struct rtr_sb *sb, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now_ns, uint64_t *c);
+
+/*
+ * SrcToR: a control packet (parsed with its header, RTR_MF_CW_HDR) routed
+ * to one of this switch's host ports. A Congestion Packet (cw_op 3) of a
+ * known sub-flow marks its path inactive until now + phi. The caller frees
+ * m (never forwarded).
+ */
+void rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint64_t now_ns, uint64_t *c);
+
+/* A step of sub-flow aging; worker 0 also sets the sb_paths_inactive gauge. */
+void rtr_sb_tick(struct rtr_sb *sb, uint64_t now_ns, uint64_t *c);
+
+/* No timers of its own: UINT64_MAX (the periodic tick is enough). */
+uint64_t rtr_sb_next_deadline(const struct rtr_sb *sb);
+
+/* Call fn for up to max sub-flows (0 = all); returns how many. Telemetry
+ * may call it from another thread: the values are a racy snapshot. */
+unsigned int rtr_sb_flows(struct rtr_sb *sb, uint64_t now_ns, unsigned int max,
+		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
+
+#endif /* RTR_SEQBALANCE_H */
