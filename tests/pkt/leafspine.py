@@ -17,7 +17,10 @@
   sets of flows apart).
 Hosts 10.1.0.0/24 sit behind tora, 10.2.0.0/24 behind torb.
 
-Start order (memif servers first): spine, tora, torb, hosta, hostb.
+Start order (memif servers first): spine, tora, torb, hosta, hostb. The two
+host emulators share an unused memif link ("sync", port 2 of each): with
+--wait-links neither replays its pcap before that link is up, so the data
+and the ACKs start together although the processes start ~0.3 s apart.
 Exit: every process with --exit-on-idle, sources first, the spine last.
 """
 import os
@@ -45,7 +48,8 @@ def _switch(name, sid, lb, role="tor", extra=None):
 
 
 def host_config(side, pace_gbps, queue_kb=65536):
-    """hosta / hostb: pcap port 0 <-> memif port 1 toward the ToR, paced."""
+    """hosta / hostb: pcap port 0 <-> memif port 1 toward the ToR, paced;
+    port 2 is the start-sync link (nothing routed to it)."""
     me = "host" + side
     tor = "tor" + side
     local = "10.1.0.0/16" if side == "a" else "10.2.0.0/16"
@@ -55,6 +59,7 @@ def host_config(side, pace_gbps, queue_kb=65536):
             "  - " + _y({"port": 0, "role": "host", "mac": mac(me, 0), "l2_filter": False}) + "\n"
             "  - " + _y({"port": 1, "role": "host", "mac": mac(me, 1), "shape_gbps": pace_gbps,
                          "speed_gbps": 10}) + "\n"
+            "  - " + _y({"port": 2, "role": "host", "mac": mac(me, 2)}) + "\n"
             "routes:\n"
             "  - " + _y({"prefix": remote, "port": 1, "nexthop_mac": mac(tor, 0)}) + "\n"
             "  - " + _y({"prefix": local, "port": 0, "nexthop_mac": HOST_MAC[side]}) + "\n"
@@ -124,9 +129,9 @@ def run(configs, frames_a, frames_b=(), idle_ms=None, timeout=120, tag="ls", kee
         {"name": "torb", "config": configs["torb"], "lcore": "0@1",
          "ports": [("link", "hb"), ("link", "sb0"), ("link", "sb1")]},
         {"name": "hosta", "config": configs["hosta"], "lcore": "0@0",
-         "ports": [("pcap", frames_a), ("link", "ha")]},
+         "ports": [("pcap", frames_a), ("link", "ha"), ("link", "sync")]},
         {"name": "hostb", "config": configs["hostb"], "lcore": "0@1",
-         "ports": [("pcap", frames_b), ("link", "hb")]},
+         "ports": [("pcap", frames_b), ("link", "hb"), ("link", "sync")]},
     ]
     for n in nodes:
         n["idle_ms"] = idle[n["name"]]

@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""End to end through ToR A -- spine -- ToR B (five rocetor processes, see
+tests/pkt/leafspine.py), one scenario per LB mode that needs the fabric:
+
+seqbalance: tora's uplink 2 (path 1) is shaped to 0.2 Gb/s with ECN marking
+  from 8 KB; hosta sends RC WRITE messages each split over 4 QPs (rocegen
+  --subflows 4, the Shaper), flows one after another. torb must send a
+  Congestion Packet for every CE-marked data packet, tora must receive them
+  all (the fabric is lossless) and move new sub-flows off path 1
+  (sb_rehashes > 0) so that path 1 carries less than path 0.
+
+caver: the spine's link 3 toward torb is shaped to 0.2 Gb/s. Eight
+  "elephant" flows to 10.2.0.1-8 (spine group 10.2.0.0/25) start first and
+  are placed by ECMP (no advertisement yet), so some cross link 3 and its
+  DRE rises; hostb sends an RC ACK per data packet, torb adds the CAVER shim
+  (advertising its /32 hosts round-robin), the spine rewrites it, tora
+  learns and strips it. Sixteen "mice" flows to 10.2.0.129-136 (spine group
+  10.2.0.128/25) start later: tora places them from its path table with a
+  source route to spine port 2, and the spine honours it: not one mouse
+  packet crosses link 3.
+
+Both: every data packet reaches hostb exactly once, in PSN order per QP,
+with a valid ICRC and the sender's bytes (but MACs, TTL, byte 4); every
+ACK reaches hosta likewise (caver: the shim is gone); every process exits 0
+with exact accounting, nothing held, mempool back to its baseline."""
+import collections
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import fabric  # noqa: E402
+import harness  # noqa: E402
+import leafspine  # noqa: E402
+import roce  # noqa: E402
+
+NODES = ("hosta", "tora", "spine", "torb", "hostb")
+
+
+def gen(*args):
+    return roce.generate(*args, "--src-net", "10.1.0.0/24", "--src-mac", leafspine.HOST_MAC["a"],
+                         "--dst-mac", leafspine.mac("hosta", 0))
+
+
+def split(frames):
+    """(data A->B, ACKs B->A) of a rocegen capture, each in order."""
+    data, acks = [], []
+    for f in frames:
+        l3, _, _ = roce.offsets(f)
+        (acks if f[l3 + 12] == 10 and f[l3 + 14] == 2 else data).append(f)
+    return data, acks
+
+
+def qp_of(f):
+    l3, l4, _ = roce.offsets(f)
+    return (f[l3 + 12:l3 + 20], struct.unpack_from("!H", f, l4)[0], roce.bth_fields(f)["dqp"])
+
+
+def content(f):
+    """What no switch may change: addresses, UDP datagram but checksum,
+    BTH byte 4 (an LB field) masked."""
+    l3, l4, _ = roce.offsets(f)
+    ip_len = struct.unpack_from("!H", f, l3 + 2)[0]
+    b = bytearray(f[l4:l3 + ip_len])
+    b[6:8] = b"\0\0"
+    b[8 + 4] = 0
+    return bytes(f[l3 + 12:l3 + 20]) + bytes(b)
+
+
+def check_common(c, res, data, acks, mode):
+    for n in NODES:
+        r = res[n]
+        c.check(r.rc == 0, "%s: %s exited %s: %s" % (mode, n, r.rc, r.stderr[-600:]))
+        if r.stats is None:
+            c.check(False, "%s: %s wrote no stats" % (mode, n))
+            continue
+        ok, why = harness.accounted(r.stats)
+        c.check(ok, "%s: %s accounting (held 0, mempool in use 0): %s" % (mode, n, why))
+        c.eq(sum(r.stats["drops"].values()), 0, "%s: %s drops %s" % (
+            mode, n, {k: v for k, v in r.stats["drops"].items() if v}))
+    for name, sent, got in (("data", data, [f for _, f in res["hostb"].outputs[0]]),
+                            ("acks", acks, [f for _, f in res["hosta"].outputs[0]])):
+        c.eq(len(got), len(sent), "%s: %s delivered" % (mode, name))
+        c.eq(collections.Counter(content(f) for f in got),
+             collections.Counter(content(f) for f in sent),
+             "%s: %s delivered with the sender's bytes" % (mode, name))
+        bad = [f for f in got if not roce.icrc_ok(f)]
+        c.eq(len(bad), 0, "%s: %s with a bad ICRC" % (mode, name))
+        b4 = [f for f in got if f[roce.offsets(f)[1] + 8 + 4] != 0]
+        c.eq(len(b4), 0, "%s: %s delivered with byte 4 set" % (mode, name))
+        last, ooo = {}, 0
+        for f in got:
+            k, psn = qp_of(f), roce.bth_fields(f)["psn"]
+            if k in last and psn != (last[k] + 1) & 0xffffff:
+                ooo += 1
+            last[k] = psn
+        c.eq(ooo, 0, "%s: %s out of order" % (mode, name))
+
+
+def lb(res, node):
+    return res[node].stats["lb"]
+
+
+def group(res, node, prefix):
+    for g in res[node].stats["paths"]:
+        if g["prefix"] == prefix:
+            return g["tx_packets"]
+    raise KeyError(prefix)
+
+
+def seqbalance(c):
+    frames = gen("--flows", 24, "--messages", 2, "--size", 32768, "--subflows", 4, "--op", "write",
+                 "--interleave", "seq", "--dst-net", "10.2.0.0/24", "--seed", 3)
+    data, acks = split(frames)
+    ecn = {"kmin_kb": 8, "kmax_kb": 64, "pmax": 1.0}
+    sb = "seqbalance: " + fabric._yaml({"phi_us": 3000, "subflow_idle_us": 2000}) + "\n"
+    cfg = {"hosta": leafspine.host_config("a", 1.0), "hostb": leafspine.host_config("b", 1.0),
+           "tora": leafspine.tor_config("a", "seqbalance", uplinks=({}, {"shape_gbps": 0.2}),
+                                        qos={"queue_kb": 8192, "ecn": ecn}, sections=sb),
+           "torb": leafspine.tor_config("b", "seqbalance", qos={"queue_kb": 8192}, sections=sb),
+           "spine": leafspine.spine_config("seqbalance", qos={"queue_kb": 8192})}
+    res = leafspine.run(cfg, data, acks, tag="lssb")
+    check_common(c, res, data, acks, "seqbalance")
+    if any(res[n].stats is None for n in NODES):
+        return
+    a, b = lb(res, "tora"), lb(res, "torb")
+    paths = group(res, "tora", "10.2.0.0/16")
+    print("seqbalance: %d sub-flows, %d rehashed, %d congestion packets, path packets %s, "
+          "CE marks at tora %d" % (a["sb_subflows"], a["sb_rehashes"], b["notifies"], paths,
+                                   res["tora"].port(2)["ecn_marked"]))
+    c.check(res["tora"].port(2)["ecn_marked"] > 0, "seqbalance: the shaped uplink marked CE")
+    c.check(b["notifies"] > 0, "seqbalance: torb sent Congestion Packets")
+    c.eq(a["notifies_rx"], b["notifies"], "seqbalance: every Congestion Packet reached tora")
+    c.eq(a["ctrl_no_flow"], 0, "seqbalance: Congestion Packets found their sub-flow")
+    c.eq(res["spine"].stats["forwarded"], len(data) + len(acks) + b["notifies"],
+         "seqbalance: the spine forwarded data, ACKs and Congestion Packets")
+    c.eq(a["sb_subflows"] >= 24 * 4, True, "seqbalance: sub-flows counted")
+    c.check(a["sb_rehashes"] > 0, "seqbalance: new sub-flows moved off the inactive path")
+    c.check(paths[1] < paths[0], "seqbalance: the congested path carried less (%s)" % paths)
+    c.eq(a["sb_tagged"], len(data), "seqbalance: every data packet from hosta tagged")
+
+
+def caver(c):
+    eleph = gen("--flows", 8, "--packets", 500, "--op", "write", "--size", 65536, "--acks", "1",
+                "--dst-net", "10.2.0.0/25", "--seed", 5)
+    mice = gen("--flows", 16, "--packets", 32, "--op", "write", "--size", 32768, "--acks", "1",
+               "--dst-net", "10.2.0.128/28", "--seed", 6)
+    ed, ea = split(eleph)
+    md, ma = split(mice)
+    # Mice start once 40% of the elephant data has gone; ACKs follow their data.
+    cut = len(ed) * 4 // 10
+    data = ed[:cut] + [x for pair in zip(ed[cut:], md + [None] * len(ed)) for x in pair if x]
+    acks = ea[:cut] + [x for pair in zip(ea[cut:], ma + [None] * len(ea)) for x in pair if x]
+    hosts = ["10.2.0.%d" % i for i in range(1, 9)] + ["10.2.0.%d" % i for i in range(129, 145)]
+    cv = "caver: " + fabric._yaml({"aging_us": 5000, "flow_idle_us": 5000}) + "\n"
+    cfg = {"hosta": leafspine.host_config("a", 0.5), "hostb": leafspine.host_config("b", 0.04),
+           "tora": leafspine.tor_config("a", "caver", qos={"queue_kb": 8192}, sections=cv),
+           "torb": leafspine.tor_config("b", "caver", host_routes=hosts, qos={"queue_kb": 8192},
+                                        sections=cv),
+           "spine": leafspine.spine_config("caver", links=({}, {}, {}, {"shape_gbps": 0.2}),
+                                           qos={"queue_kb": 16384}, sections=cv)}
+    res = leafspine.run(cfg, data, acks, tag="lscv")
+    check_common(c, res, data, acks, "caver")
+    if any(res[n].stats is None for n in NODES):
+        return
+    a, s, b = lb(res, "tora"), lb(res, "spine"), lb(res, "torb")
+    el, mi = group(res, "spine", "10.2.0.0/25"), group(res, "spine", "10.2.0.128/25")
+    print("caver: elephants on spine ports 2/3 %s, mice %s; tora flows by table %d, by ECMP %d; "
+          "spine source-routed %d; shims added %d rewritten %d stripped %d" % (
+              el, mi, a["caver_flows_table"], a["caver_flows_ecmp"], s["caver_source_routed"],
+              b["caver_shims_added"], s["caver_shims_rewritten"], a["caver_shims_stripped"]))
+    c.check(el[1] > 0, "caver: some elephant crossed the shaped link (precondition) %s" % el)
+    c.eq(b["caver_shims_added"], len(acks), "caver: torb shimmed every ACK")
+    c.eq(s["caver_shims_rewritten"], len(acks), "caver: the spine rewrote every shim")
+    c.eq(a["caver_shims_stripped"], len(acks), "caver: tora stripped every shim")
+    c.check(a["caver_flows_table"] >= 16, "caver: mice placed from the path table")
+    c.check(a["caver_flows_ecmp"] >= 1, "caver: flows before any advertisement went by ECMP")
+    c.eq(mi[1], 0, "caver: no mouse packet on the congested spine link %s" % mi)
+    c.eq(mi[0], len(md), "caver: every mouse packet on the uncongested link")
+    c.check(s["caver_source_routed"] >= len(md), "caver: the spine honoured source routes")
+    c.eq(s["caver_source_route_bad"], 0, "caver: no unusable source route")
+
+
+def main():
+    c = harness.Checker("pkt-leafspine")
+    which = sys.argv[1:] or ["seqbalance", "caver"]
+    if "seqbalance" in which:
+        seqbalance(c)
+    if "caver" in which:
+        caver(c)
+    return c.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
