@@ -507,7 +507,8 @@ rtr_worker_main(void *arg)
 			atomic_store_explicit(&w->stopped, 1, memory_order_release);
 		}
 		got += drain_rings(w, now_ns);
-		if (lb_timers && sw->lb->next_deadline(w->lb_state) <= now_ns)
+		if (lb_timers && (sw->lb->next_deadline == NULL ||
+				sw->lb->next_deadline(w->lb_state) <= now_ns))
 			sw->lb->tick(w->lb_state, now_ns, w->stats);
 		if (w->eg->pfc_active)
 			rtr_egress_tick(w->eg, now_ns);
@@ -531,7 +532,7 @@ rtr_worker_main(void *arg)
 		/* Sleep only with nothing queued: a shaped or delayed port must
 		 * keep being served on time. */
 		if (got == 0 && sw->idle_sleep_us && w->eg->active == 0 &&
-				(!lb_timers || sw->lb->held(w->lb_state) == 0) &&
+				(sw->lb->held == NULL || sw->lb->held(w->lb_state) == 0) &&
 				++idle_polls >= sw->idle_threshold) {
 			w->stats->idle_sleeps++;
 			idle_sleep(sw->idle_sleep_us);

@@ -95,8 +95,8 @@ struct rtr_lb_ops {
 	 * the reason to drop it (LB fields a host must not send). */
 	enum rtr_drop_reason (*host_check)(const void *state, const uint8_t *frame, uint32_t len,
 			const struct rtr_meta *meta);
-	/* Timers; called every loop while next_deadline() has passed, and
-	 * every control poll. */
+	/* Timers; called every loop while next_deadline() has passed (every
+	 * loop when next_deadline is NULL), and every control poll. */
 	void (*tick)(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 	uint64_t (*next_deadline)(const void *state);
 	/* Release what is held for port (-1: everything). */

@@ -307,6 +307,8 @@ def run_nodes(nodes, wait_links_ms=5000, timeout=90, tag="fab", keep=False):
       lcore   EAL --lcores value (default "0@0")
       idle_ms --exit-on-idle (give the sinks longer than the sources)
       args    extra rocetor arguments
+      wrap    command prefix (debugging: ["gdb", "-batch", "-ex", "run",
+              "-ex", "bt", "--args"])
     Of each link, the node listed first is the memif server (one socket
     file per server node, memif id = link index); a node is started only
     once every node before it printed its --wait-links line, so its servers
@@ -352,7 +354,7 @@ def run_nodes(nodes, wait_links_ms=5000, timeout=90, tag="fab", keep=False):
                "--log-level", "lib.eal:error"] + vdevs
         cmd += ["--", "--config", f["switch.yaml"], "--wait-links", str(wait_links_ms),
                 "--exit-on-idle", str(n.get("idle_ms", 1000)), "--stats-json", f["stats.json"]]
-        cmds.append(cmd + list(n.get("args", ())))
+        cmds.append(list(n.get("wrap", ())) + cmd + list(n.get("args", ())))
         files.append(f)
 
     log, procs, t_start, t_end = [], [], {}, {}

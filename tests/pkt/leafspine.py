@@ -63,7 +63,7 @@ def host_config(side, pace_gbps, queue_kb=65536):
             "routes:\n"
             "  - " + _y({"prefix": remote, "port": 1, "nexthop_mac": mac(tor, 0)}) + "\n"
             "  - " + _y({"prefix": local, "port": 0, "nexthop_mac": HOST_MAC[side]}) + "\n"
-            "qos: " + _y({"queue_kb": queue_kb}) + "\n")
+            "qos: " + _y({"queue_kb": queue_kb, "ecn": {"enabled": False}}) + "\n")
 
 
 def tor_config(side, lb, uplinks=({}, {}), host_routes=(), qos=None, sections=""):
@@ -115,7 +115,8 @@ def spine_config(lb, links=({}, {}, {}, {}), qos=None, sections=""):
     return "\n".join(lines) + "\n" + sections
 
 
-def run(configs, frames_a, frames_b=(), idle_ms=None, timeout=120, tag="ls", keep=False):
+def run(configs, frames_a, frames_b=(), idle_ms=None, timeout=120, tag="ls", keep=False,
+        wrap=None):
     """Run the five processes; configs: {name: YAML} for hosta, tora,
     spine, torb, hostb. Returns {name: harness.Result}; hosta.outputs[0] /
     hostb.outputs[0] are what the ToRs delivered to the hosts."""
@@ -135,4 +136,5 @@ def run(configs, frames_a, frames_b=(), idle_ms=None, timeout=120, tag="ls", kee
     ]
     for n in nodes:
         n["idle_ms"] = idle[n["name"]]
+        n["wrap"] = (wrap or {}).get(n["name"], ())
     return fabric.run_nodes(nodes, timeout=timeout, tag=tag, keep=keep)
