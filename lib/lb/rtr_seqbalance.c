@@ -216,11 +216,15 @@ choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_i
 	}
 	/* Everything inactive (or down): the paper's h1 mod n, which spreads
 	 * such sub-flows like ECMP; a dead first choice goes by ECMP over the
-	 * live paths. */
+	 * live paths (rtr_group_pick's rule, on the same snapshot of the mask:
+	 * a second load could find every path down, and the caller has
+	 * checked that one is live). */
 	c[RTR_LBC_sb_all_inactive]++;
 	if ((live >> first) & 1)
 		return (int)first;
-	return rtr_group_pick(g, h1);
+	for (unsigned int k = h1 % (unsigned int)__builtin_popcountll(live); k > 0; k--)
+		live &= live - 1;
+	return __builtin_ctzll(live);
 }
 
 int

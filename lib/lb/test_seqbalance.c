@@ -660,7 +660,8 @@ test_tag(void)
 			uint8_t buf[512];
 			/* Byte 4 as a real RNIC may send it (Resv6 = 16),
 			 * Resv7 not zero, AckReq: only byte 4 may change. */
-			unsigned int n = host_frame(buf, &f, 100 + o, ops[o], 0x10, 0xc5, 0x02, 4791);
+			unsigned int n = host_frame(buf, &f, 100 + o, ops[o], 0x10, 0xc5, 0x02,
+					4791);
 			struct rte_mbuf *m = frame_mbuf(buf, n, 0, 1);
 			struct choice ch = expect_choice(rtr_meta(m)->flow_hash, 8, 0xff, 0);
 			unsigned int b = bth_off_of(&f);
@@ -1064,8 +1065,8 @@ test_dst(void)
 		/* CE data, with a tag, AckReq and Resv7 bits. */
 		for (unsigned int tag = 0; tag < 64; tag += 21) {
 			uint8_t orig[512], exp[512];
-			unsigned int n = host_frame(orig, &f, 500 + tag, 4, (uint8_t)tag, 0x80 | 0x25,
-					0x1b, 4791);
+			unsigned int n = host_frame(orig, &f, 500 + tag, 4, (uint8_t)tag,
+					0x80 | 0x25, 0x1b, 4791);
 			unsigned int en = expect_cp(exp, &f, 500 + tag, 4, 0x80 | 0x25, 0x1b,
 					(uint8_t)tag);
 			struct rte_mbuf *m = frame_mbuf(orig, n, RTR_PARSE_CW_CTRL, FABRIC);
@@ -1134,7 +1135,8 @@ test_dst(void)
 
 			for (unsigned int o = 0; o < sizeof(ops); o++) {
 				uint8_t orig[512];
-				unsigned int n = host_frame(orig, &f, 601, ops[o], 9, 0, 0x03, 4791);
+				unsigned int n = host_frame(orig, &f, 601, ops[o], 9, 0, 0x03,
+						4791);
 				struct rte_mbuf *m;
 
 				if (ops[o] == RTR_BTH_OP_RC_ATOMIC_ACK)
