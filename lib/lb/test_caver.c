@@ -1,0 +1,1554 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Unit tests of CAVER (rtr_caver, ALGORITHMS.md 4) without the EAL: fake
+ * mbufs from calloc, a virtual clock, real RoCEv2 frames with a correct ICRC
+ * (computed here as ALGORITHMS.md 0 says, and checked with the parser's
+ * rtr_roce_icrc_ok).
+ */
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "rtr_caver.h"
+#include "rtr_lb.h"
+#include "rtr_mbuf.h"
+#include "rtr_parse.h"
+#include "rtr_route.h"
+#include "rtr_stats.h"
+#include "rtr_test.h"
+
+#define SEED	 0x1234abcdu
+#define BUFSZ	 2048
+#define HEADROOM 128
+#define PERIOD	 50000ULL
+#define AGING	 500000ULL
+#define IDLE	 1000000ULL
+
+/* ------------------------------------------------------------ fakes */
+
+static unsigned int live_mbufs;
+
+static struct rte_mbuf *
+fake_mbuf(void)
+{
+	struct rte_mbuf *m = calloc(1, sizeof(*m) + BUFSZ);
+
+	m->buf_addr = (uint8_t *)m + sizeof(*m);
+	m->buf_iova = 0;
+	m->buf_len = BUFSZ;
+	m->data_off = HEADROOM;
+	m->nb_segs = 1;
+	m->refcnt = 1;
+	m->next = NULL;
+	live_mbufs++;
+	return m;
+}
+
+static void
+fake_free(struct rte_mbuf *m)
+{
+	if (m == NULL)
+		return;
+	live_mbufs--;
+	free(m);
+}
+
+static uint8_t *
+mdata(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod(m, uint8_t *);
+}
+
+/* ------------------------------------------------------------ frames */
+
+static uint32_t
+ip4(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	uint8_t x[4] = {a, b, c, d};
+	uint32_t v;
+
+	memcpy(&v, x, 4);
+	return v;
+}
+
+/* CRC-32 of Ethernet (reflected 0x04C11DB7), bit by bit: independent of the
+ * parser's rte_net_crc. */
+static uint32_t
+crc32_eth(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+struct pkt {
+	bool v6;
+	bool roce;	      /* else UDP to port 9 */
+	uint32_t src, dst;    /* IPv4, network order (IPv6: the last 4 bytes) */
+	uint16_t sport;
+	uint8_t opcode;	      /* 0x11 gets an AETH */
+	uint8_t b4, b8;
+	unsigned int payload; /* after the BTH and its AETH */
+	unsigned int trailer; /* bytes after the IP packet (Ethernet padding) */
+	uint8_t ttl, tos;
+};
+
+static struct pkt
+ack(uint32_t src, uint32_t dst, uint16_t sport)
+{
+	return (struct pkt){.roce = true, .src = src, .dst = dst, .sport = sport,
+		.opcode = RTR_BTH_OP_RC_ACK, .ttl = 64, .tos = 0x02};
+}
+
+static struct pkt
+data(uint32_t src, uint32_t dst, uint16_t sport, unsigned int payload)
+{
+	return (struct pkt){.roce = true, .src = src, .dst = dst, .sport = sport,
+		.opcode = 0x04, .payload = payload, .ttl = 64, .tos = 0x02};
+}
+
+/* The frame, with correct IPv4 checksum and ICRC (ALGORITHMS.md 0); UDP
+ * checksum 0 as RNICs send it. */
+static unsigned int
+build(uint8_t *p, const struct pkt *k)
+{
+	unsigned int l3 = 14, l4, n, ulen, iplen, i;
+	unsigned int ext = k->roce && k->opcode == RTR_BTH_OP_RC_ACK ? 4 : 0;
+
+	ulen = 8 + (k->roce ? 12 + ext + k->payload + 4 : k->payload);
+	memset(p, 0, 14);
+	p[0] = 0x02, p[5] = 0x01;
+	p[6] = 0x02, p[11] = 0x02;
+	if (!k->v6) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + l3);
+
+		p[12] = 0x08, p[13] = 0x00;
+		memset(ip, 0, 20);
+		ip->version_ihl = 0x45;
+		ip->type_of_service = k->tos;
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + ulen));
+		ip->packet_id = rte_cpu_to_be_16(0x4242);
+		ip->fragment_offset = rte_cpu_to_be_16(0x4000); /* DF */
+		ip->time_to_live = k->ttl;
+		ip->next_proto_id = 17;
+		ip->src_addr = k->src;
+		ip->dst_addr = k->dst;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		l4 = l3 + 20;
+		iplen = 20;
+	} else {
+		p[12] = 0x86, p[13] = 0xdd;
+		memset(p + l3, 0, 40);
+		p[l3] = 0x60 | (k->tos >> 4);
+		p[l3 + 1] = (uint8_t)(k->tos << 4) | 0x1;
+		p[l3 + 2] = 0x23;
+		p[l3 + 3] = 0x45;
+		p[l3 + 4] = (uint8_t)(ulen >> 8);
+		p[l3 + 5] = (uint8_t)ulen;
+		p[l3 + 6] = 17;
+		p[l3 + 7] = k->ttl;
+		p[l3 + 8] = 0xfd;
+		memcpy(p + l3 + 20, &k->src, 4);
+		p[l3 + 24] = 0xfd;
+		memcpy(p + l3 + 36, &k->dst, 4);
+		l4 = l3 + 40;
+		iplen = 40;
+	}
+	p[l4] = (uint8_t)(k->sport >> 8);
+	p[l4 + 1] = (uint8_t)k->sport;
+	p[l4 + 2] = k->roce ? 4791 >> 8 : 0;
+	p[l4 + 3] = k->roce ? 4791 & 0xff : 9;
+	p[l4 + 4] = (uint8_t)(ulen >> 8);
+	p[l4 + 5] = (uint8_t)ulen;
+	p[l4 + 6] = p[l4 + 7] = 0;
+	n = l4 + 8;
+	if (k->roce) {
+		uint8_t buf[8 + 40 + 2048], *q;
+		uint32_t crc;
+
+		p[n] = k->opcode;
+		p[n + 1] = 0x40;
+		p[n + 2] = p[n + 3] = 0xff;
+		p[n + 4] = k->b4;
+		p[n + 5] = 0x00, p[n + 6] = 0x12, p[n + 7] = 0x34; /* DestQP */
+		p[n + 8] = k->b8;
+		p[n + 9] = 0x00, p[n + 10] = 0x56, p[n + 11] = 0x78; /* PSN */
+		n += 12;
+		if (ext) {
+			p[n] = 0x1f; /* AETH: ACK, credits */
+			p[n + 1] = 0x00, p[n + 2] = 0x00, p[n + 3] = 0x07;
+			n += 4;
+		}
+		for (i = 0; i < k->payload; i++)
+			p[n + i] = (uint8_t)(i * 13 + 5);
+		n += k->payload;
+		/* ICRC: 8 x 0xff, then IP header .. payload, variant fields
+		 * all ones; least significant byte first. */
+		memset(buf, 0xff, 8);
+		q = buf + 8;
+		memcpy(q, p + l3, n - l3);
+		if (!k->v6) {
+			q[1] = 0xff;
+			q[8] = 0xff;
+			q[10] = q[11] = 0xff;
+		} else {
+			q[0] |= 0x0f;
+			q[1] = q[2] = q[3] = 0xff;
+			q[7] = 0xff;
+		}
+		q[iplen + 6] = q[iplen + 7] = 0xff;
+		q[iplen + 8 + 4] = 0xff;
+		crc = crc32_eth(buf, 8 + n - l3);
+		p[n] = (uint8_t)crc;
+		p[n + 1] = (uint8_t)(crc >> 8);
+		p[n + 2] = (uint8_t)(crc >> 16);
+		p[n + 3] = (uint8_t)(crc >> 24);
+		n += 4;
+	} else {
+		for (i = 0; i < k->payload; i++)
+			p[n + i] = (uint8_t)i;
+		n += k->payload;
+	}
+	for (i = 0; i < k->trailer; i++)
+		p[n + i] = (uint8_t)(0xa0 + i);
+	return n + k->trailer;
+}
+
+static int
+reparse(struct rte_mbuf *m)
+{
+	uint8_t in_port = rtr_meta(m)->in_port;
+	int r = (int)rtr_parse(mdata(m), m->data_len, SEED, 0, rtr_meta(m));
+
+	rtr_meta(m)->in_port = in_port;
+	return r;
+}
+
+static struct rte_mbuf *
+mk(const struct pkt *k, uint8_t in_port, uint8_t *frame, unsigned int *len)
+{
+	struct rte_mbuf *m = fake_mbuf();
+	uint8_t buf[BUFSZ];
+	unsigned int n = build(buf, k);
+
+	memcpy(mdata(m), buf, n);
+	m->data_len = (uint16_t)n;
+	m->pkt_len = n;
+	CHECK_EQ(reparse(m), RTR_DROP_NONE);
+	rtr_meta(m)->in_port = in_port;
+	if (frame != NULL)
+		memcpy(frame, buf, n);
+	if (len != NULL)
+		*len = n;
+	return m;
+}
+
+static bool
+icrc_ok(struct rte_mbuf *m)
+{
+	struct rtr_meta tm;
+
+	if (rtr_parse(mdata(m), m->data_len, SEED, 0, &tm) != RTR_DROP_NONE)
+		return false;
+	return rtr_roce_icrc_ok(mdata(m), m->data_len, &tm);
+}
+
+static bool
+ip4_cksum_ok(struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(mdata(m) + 14);
+
+	return rte_raw_cksum(ip, 20) == 0xffff;
+}
+
+static unsigned int
+bth(const struct rte_mbuf *m)
+{
+	(void)m;
+	return 14 + 20 + 8;
+}
+
+/* ------------------------------------------------------------ instances */
+
+/* One switch: its shared state, one or more workers, counters. */
+struct sw {
+	struct rtr_caver_shared *sh;
+	struct rtr_caver *cv[4];
+	uint64_t c[RTR_LBC_MAX];
+};
+
+static struct rtr_caver_params
+defp(struct rtr_caver_shared *sh)
+{
+	return (struct rtr_caver_params){
+		.dre_period_ns = PERIOD,
+		.alpha = 0.2,
+		.q = 8,
+		.aging_ns = AGING,
+		.flow_idle_ns = IDLE,
+		.flow_entries = 4096,
+		.host_port_mask = 0x3,	 /* ports 0, 1 */
+		.fabric_port_mask = 0x3c, /* ports 2..5 */
+		.switch_id = 1,
+		.hash_seed = SEED,
+		.rng_seed = 7,
+		.worker = 0,
+		.n_workers = 1,
+		.socket_id = 0,
+		.use_rte_malloc = false,
+		.shared = sh,
+	};
+}
+
+static void
+sw_init(struct sw *s, const struct rtr_caver_params *p0, unsigned int n_workers)
+{
+	memset(s, 0, sizeof(*s));
+	s->sh = rtr_caver_shared_create(256, p0->aging_ns, false, 0);
+	CHECK(s->sh != NULL);
+	for (unsigned int w = 0; w < n_workers; w++) {
+		struct rtr_caver_params p = *p0;
+
+		p.shared = s->sh;
+		p.worker = w;
+		p.n_workers = n_workers;
+		s->cv[w] = rtr_caver_create(&p, NULL);
+		CHECK(s->cv[w] != NULL);
+	}
+}
+
+static void
+sw_fini(struct sw *s)
+{
+	for (unsigned int w = 0; w < 4; w++)
+		rtr_caver_free(s->cv[w]);
+	rtr_caver_shared_free(s->sh);
+	memset(s, 0, sizeof(*s));
+}
+
+static void
+group(struct rtr_group *g, unsigned int n, const uint16_t *ports)
+{
+	memset(g, 0, sizeof(*g));
+	g->n_paths = (uint16_t)n;
+	for (unsigned int i = 0; i < n; i++)
+		g->port[i] = ports[i];
+	atomic_store(&g->live_mask, (1ULL << n) - 1);
+}
+
+/* Send a frame of `len` bytes out of out_port (post_route), as many times as
+ * asked; returns the mbuf's length. */
+static void
+send_bytes(struct rtr_caver *cv, const struct pkt *k, uint16_t out_port, unsigned int times,
+		uint64_t now, uint64_t *c)
+{
+	struct rte_mbuf *m = mk(k, 0, NULL, NULL);
+
+	for (unsigned int i = 0; i < times; i++)
+		rtr_caver_post_route(cv, m, rtr_meta(m), out_port, now, c);
+	fake_free(m);
+}
+
+/* The CE of ALGORITHMS.md 4 for published bytes x. */
+static unsigned int
+expect_ce(uint64_t x, double rate, uint64_t period_ns, double alpha, unsigned int q)
+{
+	double v = 8.0 * (double)x / (rate * ((double)period_ns / 1e9) / alpha) *
+		(double)(1ULL << q);
+
+	return v >= 255.0 ? 255 : (unsigned int)v;
+}
+
+/* ------------------------------------------------------------ DRE */
+
+static void
+test_dre_hand_values(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	struct pkt big = {.src = ip4(10, 0, 0, 1), .dst = ip4(10, 0, 0, 2), .payload = 1258,
+		.ttl = 64};
+	struct pkt rest = big, empty = big;
+	struct sw s;
+
+	/* 100 Gb/s, 50 us, alpha 0.2, Q 8: one CE unit is 2.5e7 / 8 / 256 =
+	 * 12207.03 bytes. Non-RoCE frames are 42 + payload bytes. */
+	sw_init(&s, &p, 1);
+	rtr_caver_tick(s.cv[0], 0, s.c);
+	CHECK_EQ(rtr_caver_next_deadline(s.cv[0]), PERIOD);
+	empty.payload = 0;
+	/* Port 2: 9 x 1300 + 465 + 42 = 12207 bytes: CE 0. */
+	rest.payload = 423;
+	send_bytes(s.cv[0], &big, 2, 9, 10, s.c);
+	send_bytes(s.cv[0], &rest, 2, 1, 10, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
+	send_bytes(s.cv[0], &empty, 2, 1, 10, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
+	/* Port 3: 9 x 1300 + 466 + 42 = 12208 bytes: CE 1. */
+	rest.payload = 424;
+	send_bytes(s.cv[0], &big, 3, 9, 10, s.c);
+	send_bytes(s.cv[0], &rest, 3, 1, 10, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), 0);
+	send_bytes(s.cv[0], &empty, 3, 1, 10, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), 1);
+	/* 100 x 12208: CE 100; after one period 80 x 12208 (0.8 is a little
+	 * less than 4/5 in binary: 79); a port out of range is 0. */
+	send_bytes(s.cv[0], &big, 3, 929, 10, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), expect_ce(12208 + 929 * 1300, 100e9, PERIOD, 0.2, 8));
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), 99);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 200), 0);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], RTR_MAX_PORTS), 0);
+	/* Line rate for a long time: X -> 625000 / 0.2 bytes, CE 256 -> 255. */
+	for (unsigned int i = 1; i <= 200; i++) {
+		rtr_caver_tick(s.cv[0], i * PERIOD, s.c);
+		send_bytes(s.cv[0], &big, 4, 481, i * PERIOD + 1, s.c);
+	}
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 4), 255);
+	/* One period later: 0.8 of it, CE 204. */
+	rtr_caver_tick(s.cv[0], 201 * PERIOD, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 4), 204);
+	sw_fini(&s);
+}
+
+/* Several rates, alphas, Q, sizes, ticks on time and late: the CE is the
+ * formula over the bytes the test itself decays. */
+static void
+test_dre_formula(void)
+{
+	static const struct {
+		double rate_cfg; /* 0: default 100G */
+		double alpha;
+		unsigned int q;
+		uint64_t period;
+		bool clamps;
+	} cases[] = {
+		{0, 0.2, 8, 50000, false},
+		{25e9, 0.2, 8, 50000, false},
+		{10e9, 0.5, 4, 20000, false},
+		{2.5e9, 0.1, 10, 100000, true},
+		{1e9, 1.0, 8, 50000, true},
+		{40e9, 0.05, 12, 10000, true},
+	};
+	static const unsigned int sizes[] = {60, 64, 128, 1000, 1500, 333, 1024, 77};
+
+	for (unsigned int ci = 0; ci < RTR_ARRAY_SIZE(cases); ci++) {
+		struct rtr_caver_params p = defp(NULL);
+		double rate = cases[ci].rate_cfg > 0 ? cases[ci].rate_cfg : 100e9;
+		double x = 0, keep = 1.0 - cases[ci].alpha;
+		uint64_t now = 3, next;
+		unsigned int clamped = 0, nonzero = 0;
+		struct sw s;
+
+		p.alpha = cases[ci].alpha;
+		p.q = cases[ci].q;
+		p.dre_period_ns = cases[ci].period;
+		p.rate_bps[3] = cases[ci].rate_cfg;
+		sw_init(&s, &p, 1);
+		rtr_caver_tick(s.cv[0], now, s.c);
+		next = rtr_caver_next_deadline(s.cv[0]);
+		CHECK_EQ(next, cases[ci].period);
+		for (unsigned int step = 0; step < 400; step++) {
+			unsigned int sz = sizes[step % RTR_ARRAY_SIZE(sizes)];
+			unsigned int times = 1 + (step * 7) % 23;
+			struct pkt k = data(ip4(10, 0, 0, 1), ip4(10, 0, 0, 2), 1000,
+					sz - (14 + 20 + 8 + 12 + 4));
+			uint64_t skip;
+
+			if (step > 250)
+				times = step % 3; /* let it drain */
+			now = next - 1 - (step % 5);
+			send_bytes(s.cv[0], &k, 3, times, now, s.c);
+			x += (double)sz * times;
+			{
+				unsigned int got = rtr_caver_port_ce(s.cv[0], 3);
+
+				CHECK_EQ(got, expect_ce((uint64_t)x, rate, cases[ci].period,
+						cases[ci].alpha, cases[ci].q));
+				clamped += got == 255;
+				nonzero += got > 0 && got < 255;
+			}
+			/* Every 7th tick is late by 1..4 periods. */
+			skip = step % 7 == 6 ? 1 + step % 4 : 0;
+			now = next + skip * cases[ci].period + (step % 3);
+			rtr_caver_tick(s.cv[0], now, s.c);
+			for (uint64_t i = 0; i <= skip; i++)
+				x *= keep;
+			if (x < 1e-9)
+				x = 0;
+			next += (skip + 1) * cases[ci].period;
+			CHECK_EQ(rtr_caver_next_deadline(s.cv[0]), next);
+			{
+				unsigned int got = rtr_caver_port_ce(s.cv[0], 3);
+
+				CHECK_EQ(got, expect_ce((uint64_t)x, rate, cases[ci].period,
+						cases[ci].alpha, cases[ci].q));
+				clamped += got == 255;
+				nonzero += got > 0 && got < 255;
+			}
+			/* A tick before the boundary changes nothing. */
+			rtr_caver_tick(s.cv[0], next - 1, s.c);
+			CHECK_EQ(rtr_caver_next_deadline(s.cv[0]), next);
+		}
+		/* Each case went through the linear range; the ones loaded
+		 * above their rate through the clamp too. */
+		CHECK(nonzero > 10, "case %u", ci);
+		if (cases[ci].clamps)
+			CHECK(clamped > 0, "case %u", ci);
+		sw_fini(&s);
+	}
+}
+
+/* What is and is not counted; the workers of a switch add up. */
+static void
+test_dre_what_counts(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t a = ip4(10, 0, 0, 1), b = ip4(10, 0, 0, 2);
+	struct pkt cnp = data(a, b, 1, 16), nak = ack(a, b, 1), other = {.src = a, .dst = b,
+		.payload = 958, .ttl = 64};
+	struct pkt d = data(a, b, 1, 1000 - 58);
+	const double keep = 1.0 - 0.2;
+	uint64_t x0, x1;
+	struct sw s;
+
+	cnp.opcode = RTR_BTH_OP_CNP;
+	p.rate_bps[2] = 1e9;
+	sw_init(&s, &p, 2);
+	rtr_caver_tick(s.cv[0], 0, s.c);
+	rtr_caver_tick(s.cv[1], 0, s.c);
+	/* ACKs and CNPs are not data: nothing. Port 4 is fabric, the ACK comes
+	 * from in_port 0 (host) in mk(), so it gets a shim on the way. */
+	send_bytes(s.cv[0], &cnp, 2, 50, 1, s.c);
+	send_bytes(s.cv[0], &nak, 2, 1, 1, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
+	/* Data and non-RoCE are. */
+	send_bytes(s.cv[0], &d, 2, 3, 1, s.c);
+	x0 = 3000;
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), expect_ce(x0, 1e9, PERIOD, 0.2, 8));
+	send_bytes(s.cv[1], &other, 2, 2, 1, s.c);
+	x1 = 2000;
+	/* Both workers see the sum. */
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), expect_ce(x0 + x1, 1e9, PERIOD, 0.2, 8));
+	CHECK_EQ(rtr_caver_port_ce(s.cv[1], 2), expect_ce(x0 + x1, 1e9, PERIOD, 0.2, 8));
+	/* Each decays its own part. */
+	rtr_caver_tick(s.cv[0], PERIOD, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[1], 2),
+			expect_ce((uint64_t)(3000 * keep) + x1, 1e9, PERIOD, 0.2, 8));
+	rtr_caver_tick(s.cv[1], 3 * PERIOD + 1, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[1], 2),
+			expect_ce((uint64_t)(3000 * keep) + (uint64_t)(2000 * keep * keep * keep), 1e9,
+				PERIOD, 0.2, 8));
+	CHECK_EQ(rtr_caver_next_deadline(s.cv[1]), 4 * PERIOD);
+	/* A very late tick (k > 64) takes it all away. */
+	rtr_caver_tick(s.cv[0], 100000 * PERIOD, s.c);
+	rtr_caver_tick(s.cv[1], 100000 * PERIOD, s.c);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
+	CHECK_EQ(rtr_caver_next_deadline(s.cv[0]), 100001 * PERIOD);
+	sw_fini(&s);
+}
+
+/* ------------------------------------------------------------ path table */
+
+static void
+test_table_aging(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	struct rtr_caver_shim adv = {.path = 0x05060708, .ce = 77, .hops = 2}, got;
+	uint32_t h = ip4(10, 0, 2, 2), h2 = ip4(10, 0, 2, 3);
+	uint64_t t0 = 123456789; /* not a multiple of anything */
+	struct sw s;
+
+	sw_init(&s, &p, 1);
+	CHECK(!rtr_caver_table_get(s.cv[0], h, 2, t0, &got));
+	CHECK(rtr_caver_table_put(s.cv[0], h, 2, &adv, t0, s.c));
+	CHECK(rtr_caver_table_get(s.cv[0], h, 2, t0, &got));
+	CHECK_EQ(got.ce, 77);
+	CHECK_EQ(got.path, 0x05060700); /* the last hop byte is never needed */
+	CHECK_EQ(got.hops, 2);
+	CHECK(!rtr_caver_table_get(s.cv[0], h, 3, t0, &got));
+	CHECK(rtr_caver_table_get(s.cv[0], h, 2, t0 + AGING - 1, &got));
+	CHECK(!rtr_caver_table_get(s.cv[0], h, 2, t0 + AGING, &got));
+	CHECK(!rtr_caver_table_get(s.cv[0], h, 2, t0 + AGING + 1, &got));
+	/* A writer whose clock read is a little ahead: fresh, not ancient. */
+	CHECK(rtr_caver_table_get(s.cv[0], h, 2, t0 - 500, &got));
+	/* Refresh. */
+	adv.ce = 5;
+	adv.hops = 9; /* clamped to 3 in the table */
+	CHECK(rtr_caver_table_put(s.cv[0], h, 2, &adv, t0 + AGING, s.c));
+	CHECK(rtr_caver_table_get(s.cv[0], h, 2, t0 + 2 * AGING - 1, &got));
+	CHECK_EQ(got.ce, 5);
+	CHECK_EQ(got.hops, 3);
+	/* ce 0, path 0, hops 0 at time 0 mod 2^29 is still an entry. */
+	memset(&adv, 0, sizeof(adv));
+	CHECK(rtr_caver_table_put(s.cv[0], h2, 4, &adv, 1ULL << 29, s.c));
+	CHECK(rtr_caver_table_get(s.cv[0], h2, 4, (1ULL << 29) + 10, &got));
+	CHECK_EQ(got.ce, 0);
+	CHECK_EQ(rtr_caver_table_words(s.sh), 2);
+	/* Host 0 is no host. */
+	CHECK(!rtr_caver_table_put(s.cv[0], 0, 4, &adv, 1, s.c));
+	sw_fini(&s);
+}
+
+/* The sweep clears aged words (and only those); then even a reader whose
+ * 29-bit clock wrapped around cannot see them. */
+static void
+test_table_sweep(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	struct rtr_caver_shim adv = {.ce = 9}, got;
+	uint64_t t0 = 1000000, now;
+	struct sw s;
+
+	sw_init(&s, &p, 2);
+	for (unsigned int i = 1; i <= 40; i++)
+		for (uint16_t port = 2; port < 5; port++)
+			CHECK(rtr_caver_table_put(s.cv[i % 2], ip4(10, 9, 0, (uint8_t)i), port, &adv,
+					t0, s.c));
+	CHECK_EQ(rtr_caver_table_words(s.sh), 120);
+	/* Before the aging time nothing goes, however often ticks run. */
+	for (unsigned int i = 0; i < 100; i++) {
+		rtr_caver_tick(s.cv[0], t0 + AGING - 100 + i / 2, s.c);
+		rtr_caver_tick(s.cv[1], t0 + AGING - 100 + i / 2, s.c);
+	}
+	CHECK_EQ(rtr_caver_table_words(s.sh), 120);
+	/* One fresh entry stays. */
+	now = t0 + AGING;
+	CHECK(rtr_caver_table_put(s.cv[0], ip4(10, 9, 0, 7), 5, &adv, now, s.c));
+	/* 256 slots, 128 per worker, 8 per tick at least: 16 ticks each. */
+	for (unsigned int i = 0; i < 16; i++) {
+		rtr_caver_tick(s.cv[0], now + i, s.c);
+		rtr_caver_tick(s.cv[1], now + i, s.c);
+	}
+	CHECK_EQ(rtr_caver_table_words(s.sh), 1);
+	CHECK(rtr_caver_table_get(s.cv[1], ip4(10, 9, 0, 7), 5, now + 100, &got));
+	/* 2^29 ns later the swept entries do not come back. */
+	CHECK(!rtr_caver_table_get(s.cv[1], ip4(10, 9, 0, 8), 2, t0 + (1ULL << 29) + 5, &got));
+	/* A long pause: one tick sweeps the whole share. */
+	now += 10 * AGING;
+	rtr_caver_tick(s.cv[0], now, s.c);
+	rtr_caver_tick(s.cv[1], now, s.c);
+	now += 1ULL << 27;
+	rtr_caver_tick(s.cv[0], now, s.c);
+	rtr_caver_tick(s.cv[1], now, s.c);
+	CHECK_EQ(rtr_caver_table_words(s.sh), 0);
+	sw_fini(&s);
+}
+
+static void
+test_table_full_and_coarse(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	struct rtr_caver_shim adv = {.ce = 1}, got;
+	struct rtr_caver_shared *sh;
+	struct rtr_caver *cv;
+	uint64_t c[RTR_LBC_MAX] = {0};
+	unsigned int ok = 0;
+
+	sh = rtr_caver_shared_create(8, AGING, false, 0);
+	p.shared = sh;
+	cv = rtr_caver_create(&p, NULL);
+	CHECK(cv != NULL);
+	for (unsigned int i = 1; i <= 9; i++)
+		ok += rtr_caver_table_put(cv, ip4(10, 8, 0, (uint8_t)i), 2, &adv, 5, c);
+	CHECK_EQ(ok, 8);
+	CHECK_EQ(c[RTR_LBC_caver_hosts_full], 1);
+	/* Known hosts still update. */
+	CHECK(rtr_caver_table_put(cv, ip4(10, 8, 0, 3), 3, &adv, 5, c));
+	CHECK_EQ(c[RTR_LBC_caver_hosts_full], 1);
+	rtr_caver_free(cv);
+	rtr_caver_shared_free(sh);
+
+	/* An aging of 1 s does not fit 2^27 ns: 8-ns units. */
+	p.aging_ns = 1000000000ULL;
+	sh = rtr_caver_shared_create(0, p.aging_ns, false, 0);
+	p.shared = sh;
+	cv = rtr_caver_create(&p, NULL);
+	CHECK(rtr_caver_table_put(cv, ip4(10, 8, 0, 1), 2, &adv, 8000, c));
+	CHECK(rtr_caver_table_get(cv, ip4(10, 8, 0, 1), 2, 8000 + p.aging_ns - 8, &got));
+	CHECK(!rtr_caver_table_get(cv, ip4(10, 8, 0, 1), 2, 8000 + p.aging_ns, &got));
+	rtr_caver_free(cv);
+	rtr_caver_shared_free(sh);
+
+	/* Bad parameters. */
+	p.shared = NULL;
+	CHECK(rtr_caver_create(&p, NULL) == NULL);
+	sh = rtr_caver_shared_create(8, AGING, false, 0);
+	p.shared = sh;
+	p.alpha = 0;
+	CHECK(rtr_caver_create(&p, NULL) == NULL);
+	p.alpha = 0.2;
+	p.worker = 1;
+	CHECK(rtr_caver_create(&p, NULL) == NULL);
+	rtr_caver_shared_free(sh);
+}
+
+/* ------------------------------------------------------------ SrcToR */
+
+/* A RoCE data packet of a flow from host port 0 through pick. */
+static int
+src_pick(struct sw *s, const struct rtr_group *g, uint32_t src, uint32_t dst, uint16_t sport,
+		uint64_t now, uint8_t *b4)
+{
+	struct pkt k = data(src, dst, sport, 100);
+	struct rte_mbuf *m;
+	int path;
+
+	k.b4 = 0x80 | 0x40; /* what a host may leave there: must not survive */
+	m = mk(&k, 0, NULL, NULL);
+	path = rtr_caver_pick(s->cv[0], g, 0, m, rtr_meta(m), now, s->c);
+	if (b4 != NULL)
+		*b4 = mdata(m)[bth(m) + 4];
+	CHECK_EQ(rtr_meta(m)->bth_b4, mdata(m)[bth(m) + 4]);
+	fake_free(m);
+	return path;
+}
+
+struct flow_seen {
+	unsigned int n;
+	struct rtr_lb_flow_info f[64];
+};
+
+static void
+flow_cb(void *arg, const struct rtr_lb_flow_info *f)
+{
+	struct flow_seen *s = arg;
+
+	if (s->n < RTR_ARRAY_SIZE(s->f))
+		s->f[s->n] = *f;
+	s->n++;
+}
+
+static void
+test_best_path(void)
+{
+	static const uint16_t ports[4] = {2, 3, 4, 5};
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2), h9 = ip4(10, 0, 9, 9);
+	struct rtr_caver_shim adv;
+	struct rtr_group g;
+	struct flow_seen fs;
+	uint8_t b4;
+	uint64_t now = 1000000;
+	struct sw s;
+	int path;
+
+	p.rate_bps[3] = 1e9; /* a slow port: a few packets make a CE */
+	sw_init(&s, &p, 1);
+	group(&g, 4, ports);
+	rtr_caver_tick(s.cv[0], now, s.c);
+	/* Remote CEs 50, 20, 80, 30; the spine behind port 3 reached h2 via its
+	 * port 7 (hops 1). */
+	adv = (struct rtr_caver_shim){.path = 0x09000000, .ce = 50, .hops = 1};
+	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.c);
+	adv = (struct rtr_caver_shim){.path = 0x07000000, .ce = 20, .hops = 1};
+	rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.c);
+	adv = (struct rtr_caver_shim){.path = 0x0a000000, .ce = 80, .hops = 1};
+	rtr_caver_table_put(s.cv[0], h2, 4, &adv, now, s.c);
+	adv = (struct rtr_caver_shim){.path = 0, .ce = 30, .hops = 0};
+	rtr_caver_table_put(s.cv[0], h2, 5, &adv, now, s.c);
+	path = src_pick(&s, &g, h1, h2, 100, now, &b4);
+	CHECK_EQ(path, 1);
+	CHECK_EQ(b4, 0x87);
+	CHECK_EQ(s.c[RTR_LBC_caver_flows_table], 1);
+	memset(&fs, 0, sizeof(fs));
+	CHECK_EQ(rtr_caver_flows(s.cv[0], now + 5, 0, flow_cb, &fs), 1);
+	CHECK_EQ(fs.f[0].path, 1);
+	CHECK_EQ(fs.f[0].next_hop, 7);
+	CHECK_EQ(fs.f[0].ce, 20);
+	CHECK(fs.f[0].by_table);
+	CHECK_EQ(fs.f[0].idle_ns, 5);
+	CHECK_EQ(fs.f[0].sport, 100);
+	CHECK(!fs.f[0].v6 && !fs.f[0].dst_role);
+	CHECK(memcmp(fs.f[0].dst, &h2, 4) == 0);
+	CHECK_EQ(fs.f[0].deadline_in_ns, UINT64_MAX);
+	CHECK_EQ(fs.f[0].reply_deadline_in_ns, UINT64_MAX);
+	/* Local congestion on port 3 above 30: max(local, 20) loses to port
+	 * 5's 30 (hops 0: no source route). */
+	send_bytes(s.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 1458, .ttl = 64}, 3, 3,
+			now, s.c);
+	CHECK(rtr_caver_port_ce(s.cv[0], 3) > 30);
+	path = src_pick(&s, &g, h1, h2, 101, now, &b4);
+	CHECK_EQ(path, 3);
+	CHECK_EQ(b4, 0);
+	/* Port 5 down: port 2 (50) beats max(local, 20) only if local > 50. */
+	atomic_store(&g.live_mask, 0x7);
+	path = src_pick(&s, &g, h1, h2, 102, now, NULL);
+	CHECK_EQ(path, rtr_caver_port_ce(s.cv[0], 3) > 50 ? 0 : 1);
+	/* Aged entries are skipped: only the refreshed one (port 4, 80) is
+	 * valid now, whatever its cost. */
+	atomic_store(&g.live_mask, 0xf);
+	adv = (struct rtr_caver_shim){.path = 0x0b000000, .ce = 80, .hops = 2};
+	rtr_caver_table_put(s.cv[0], h2, 4, &adv, now + AGING, s.c);
+	path = src_pick(&s, &g, h1, h2, 103, now + AGING, &b4);
+	CHECK_EQ(path, 2);
+	CHECK_EQ(b4, 0x8b);
+	/* No entry at all: ECMP, and no source route. */
+	{
+		struct pkt k = data(h1, h9, 104, 100);
+		struct rte_mbuf *m = mk(&k, 0, NULL, NULL);
+		uint64_t before = s.c[RTR_LBC_caver_flows_ecmp];
+
+		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), now, s.c);
+		CHECK_EQ(path, rtr_group_pick(&g, rtr_meta(m)->flow_hash));
+		CHECK_EQ(s.c[RTR_LBC_caver_flows_ecmp], before + 1);
+		CHECK_EQ(mdata(m)[bth(m) + 4], 0);
+		fake_free(m);
+	}
+	/* IPv6: ECMP (the table is IPv4). */
+	{
+		struct pkt k = data(h1, h2, 105, 100);
+		struct rte_mbuf *m;
+
+		k.v6 = true;
+		k.b4 = 0xc0;
+		m = mk(&k, 0, NULL, NULL);
+		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), now, s.c);
+		CHECK_EQ(path, rtr_group_pick(&g, rtr_meta(m)->flow_hash));
+		CHECK_EQ(mdata(m)[14 + 40 + 8 + 4], 0);
+		fake_free(m);
+	}
+	/* No live path. */
+	atomic_store(&g.live_mask, 0);
+	CHECK_EQ(src_pick(&s, &g, h1, h2, 106, now, NULL), -1);
+	sw_fini(&s);
+}
+
+/* Equal costs: every tied path about as often. */
+static void
+test_ties(void)
+{
+	static const uint16_t ports[4] = {2, 3, 4, 5};
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct rtr_caver_shim adv = {.ce = 10};
+	unsigned int count[4] = {0}, n = 8000;
+	struct rtr_group g;
+	struct sw s;
+
+	p.flow_entries = 65536;
+	sw_init(&s, &p, 1);
+	group(&g, 4, ports);
+	for (uint16_t port = 2; port <= 5; port++)
+		rtr_caver_table_put(s.cv[0], h2, port, &adv, 1, s.c);
+	/* A lower CE on a port outside the group changes nothing. */
+	adv.ce = 1;
+	rtr_caver_table_put(s.cv[0], h2, 6, &adv, 1, s.c);
+	for (unsigned int i = 0; i < n; i++) {
+		int path = src_pick(&s, &g, h1, h2, (uint16_t)(1000 + i), 2, NULL);
+
+		if (path >= 0 && path < 4)
+			count[path]++;
+	}
+	for (unsigned int i = 0; i < 4; i++)
+		CHECK(count[i] > n / 4 - n / 20 && count[i] < n / 4 + n / 20, "path %u: %u", i,
+				count[i]);
+	CHECK_EQ(s.c[RTR_LBC_caver_flows_table], n);
+	/* Two of four tied (later: the first flows are idle by then). */
+	for (uint16_t port = 2; port <= 5; port++) {
+		adv.ce = port == 2 || port == 4 ? 11 : 10;
+		rtr_caver_table_put(s.cv[0], h2, port, &adv, 3 * IDLE, s.c);
+	}
+	memset(count, 0, sizeof(count));
+	for (unsigned int i = 0; i < n; i++) {
+		int path = src_pick(&s, &g, h1, h2, (uint16_t)(20000 + i), 3 * IDLE, NULL);
+
+		if (path >= 0 && path < 4)
+			count[path]++;
+	}
+	CHECK_EQ(count[0] + count[2], 0);
+	CHECK(count[1] > n / 2 - n / 20 && count[1] < n / 2 + n / 20, "%u", count[1]);
+	CHECK_EQ(s.c[RTR_LBC_flow_table_full], 0);
+	sw_fini(&s);
+}
+
+/* A flow keeps its path while active; idle past flow_idle it is placed
+ * again; a dead path moves it at once; a full flow table means ECMP. */
+static void
+test_stickiness(void)
+{
+	static const uint16_t ports[2] = {2, 3};
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct rtr_caver_shim adv = {.ce = 10, .path = 0x04000000, .hops = 1};
+	struct rtr_group g;
+	uint64_t now = 5000000, t;
+	uint8_t b4;
+	struct sw s;
+
+	p.aging_ns = 100 * IDLE; /* the table outlives the flows here */
+	sw_init(&s, &p, 1);
+	group(&g, 2, ports);
+	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.c);
+	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now, &b4), 0);
+	CHECK_EQ(b4, 0x84);
+	/* Port 3 becomes much better: the active flow stays. */
+	adv = (struct rtr_caver_shim){.ce = 0, .path = 0x05000000, .hops = 1};
+	rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.c);
+	for (t = now; t <= now + 5 * IDLE; t += IDLE) {
+		CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t, &b4), 0);
+		CHECK_EQ(b4, 0x84);
+	}
+	t -= IDLE;
+	/* Idle exactly flow_idle: still the flow. */
+	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t + IDLE, NULL), 0);
+	CHECK_EQ(s.c[RTR_LBC_reroutes], 0);
+	/* Idle one more ns: placed again, on port 3. */
+	t += IDLE;
+	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t + IDLE + 1, &b4), 1);
+	CHECK_EQ(b4, 0x85);
+	CHECK_EQ(s.c[RTR_LBC_reroutes], 1);
+	CHECK_EQ(s.c[RTR_LBC_caver_flows_table], 2);
+	t += IDLE + 1;
+	/* Its path dies: moved at once (to the only live one). */
+	atomic_store(&g.live_mask, 0x1);
+	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t + 1, &b4), 0);
+	CHECK_EQ(b4, 0x84);
+	CHECK_EQ(s.c[RTR_LBC_reroutes], 2);
+	/* Back up: the flow stays where it is now. */
+	atomic_store(&g.live_mask, 0x3);
+	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t + 2, NULL), 0);
+	sw_fini(&s);
+
+	/* Flow table full: ECMP, byte 4 cleared, counted. */
+	p = defp(NULL);
+	p.flow_entries = 8;
+	sw_init(&s, &p, 1);
+	group(&g, 2, ports);
+	for (unsigned int i = 0; i < 8; i++)
+		CHECK(src_pick(&s, &g, h1, h2, (uint16_t)(100 + i), 10, NULL) >= 0);
+	CHECK_EQ(s.c[RTR_LBC_flow_table_full], 0);
+	{
+		struct pkt k = data(h1, h2, 200, 100);
+		struct rte_mbuf *m;
+		int path;
+
+		k.b4 = 0x83;
+		m = mk(&k, 0, NULL, NULL);
+		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), 11, s.c);
+		CHECK_EQ(path, rtr_group_pick(&g, rtr_meta(m)->flow_hash));
+		CHECK_EQ(mdata(m)[bth(m) + 4], 0);
+		CHECK_EQ(s.c[RTR_LBC_flow_table_full], 1);
+		fake_free(m);
+	}
+	/* Once the old flows are idle past flow_idle, the sweep frees them. */
+	for (unsigned int i = 0; i < 4; i++)
+		rtr_caver_tick(s.cv[0], 11 + IDLE + 1 + i, s.c);
+	CHECK(src_pick(&s, &g, h1, h2, 200, 12 + IDLE + 8, NULL) >= 0);
+	CHECK_EQ(s.c[RTR_LBC_flow_table_full], 1);
+	sw_fini(&s);
+}
+
+/* ------------------------------------------------------------ spine */
+
+static int
+transit_pick(struct sw *s, const struct rtr_group *g, uint8_t in_port, struct pkt k,
+		uint8_t *b4_after)
+{
+	struct rte_mbuf *m = mk(&k, in_port, NULL, NULL);
+	int path = rtr_caver_pick(s->cv[0], g, 0, m, rtr_meta(m), 100, s->c);
+
+	if (b4_after != NULL)
+		*b4_after = k.roce ? mdata(m)[bth(m) + 4] : 0;
+	if (path >= 0 && k.roce)
+		CHECK_EQ(rtr_meta(m)->bth_b4, k.b4);
+	fake_free(m);
+	return path;
+}
+
+static void
+test_source_route(void)
+{
+	static const uint16_t ports[3] = {4, 2, 5};
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct pkt k = data(h1, h2, 9, 100);
+	struct rtr_group g;
+	uint8_t b4;
+	struct sw s;
+
+	sw_init(&s, &p, 1);
+	group(&g, 3, ports);
+	k.b4 = 0x82;
+	CHECK_EQ(transit_pick(&s, &g, 3, k, &b4), 1);
+	CHECK_EQ(b4, 0x82); /* left as it is */
+	k.b4 = 0x85;
+	CHECK_EQ(transit_pick(&s, &g, 3, k, NULL), 2);
+	CHECK_EQ(s.c[RTR_LBC_caver_source_routed], 2);
+	/* ACKs follow their source route too. */
+	{
+		struct pkt a = ack(h2, h1, 9);
+
+		a.b4 = 0x84;
+		CHECK_EQ(transit_pick(&s, &g, 2, a, NULL), 0);
+	}
+	CHECK_EQ(s.c[RTR_LBC_caver_source_routed], 3);
+	CHECK_EQ(s.c[RTR_LBC_ecmp_packets], 0);
+	/* A port not in the group, and one that is down: ECMP. */
+	k.b4 = 0x89;
+	CHECK(transit_pick(&s, &g, 3, k, &b4) >= 0);
+	CHECK_EQ(b4, 0x89);
+	atomic_store(&g.live_mask, 0x5);
+	k.b4 = 0x82;
+	CHECK(transit_pick(&s, &g, 3, k, NULL) != 1);
+	CHECK_EQ(s.c[RTR_LBC_caver_source_route_bad], 2);
+	CHECK_EQ(s.c[RTR_LBC_ecmp_packets], 2);
+	/* No source route, non-RoCE: ECMP. */
+	atomic_store(&g.live_mask, 0x7);
+	k.b4 = 0x02;
+	CHECK(transit_pick(&s, &g, 3, k, NULL) >= 0);
+	CHECK(transit_pick(&s, &g, 3, (struct pkt){.src = h1, .dst = h2, .payload = 10, .ttl = 9},
+			NULL) >= 0);
+	CHECK_EQ(s.c[RTR_LBC_ecmp_packets], 4);
+	CHECK_EQ(s.c[RTR_LBC_caver_source_route_bad], 2);
+	/* From a port that is neither host nor fabric (the switch's own). */
+	k.b4 = 0x82;
+	CHECK(transit_pick(&s, &g, RTR_PORT_NONE, k, NULL) >= 0);
+	CHECK_EQ(s.c[RTR_LBC_caver_source_routed], 3);
+	CHECK_EQ(s.c[RTR_LBC_ecmp_packets], 5);
+	sw_fini(&s);
+}
+
+/* ------------------------------------------------------------ ACK shim */
+
+static void
+shim_at(struct rte_mbuf *m, struct rtr_caver_shim *s)
+{
+	CHECK_EQ(reparse(m), RTR_DROP_NONE);
+	CHECK(rtr_caver_is_shimmed(mdata(m), m->data_len, rtr_meta(m)));
+	rtr_caver_shim_read(mdata(m), rtr_meta(m), s);
+}
+
+/* Add at the origin, strip at the other end: the host's bytes again, with
+ * a valid ICRC. */
+static void
+test_shim_roundtrip(void)
+{
+	struct rtr_caver_params pb = defp(NULL), pa = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2), h3 = ip4(10, 0, 2, 3);
+	struct rtr_caver_host hosts[2] = {{h2, 0}, {h3, 1}};
+	struct rtr_caver_shim s, got;
+	uint8_t orig[256], want[256];
+	unsigned int len;
+	struct pkt k = ack(h2, h1, 4242);
+	struct rte_mbuf *m;
+	struct sw b, a;
+	uint8_t *f;
+
+	pb.hosts = hosts;
+	pb.n_hosts = 2;
+	pb.switch_id = 0x0102;
+	pb.rate_bps[0] = 1e9;
+	pa.switch_id = 0x0301;
+	sw_init(&b, &pb, 1);
+	sw_init(&a, &pa, 1);
+	/* Some congestion toward h2 at B (data from the fabric to port 0). */
+	send_bytes(b.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 1000, .ttl = 9}, 0, 2, 1,
+			b.c);
+	CHECK(rtr_caver_port_ce(b.cv[0], 0) > 0);
+	k.b4 = 0x40;
+	k.b8 = RTR_BTH_ACKREQ;
+	k.trailer = 6; /* Ethernet padding after the IP packet moves along */
+	m = mk(&k, 0, orig, &len);
+	CHECK(icrc_ok(m));
+	rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 2, 10, b.c);
+	CHECK_EQ(b.c[RTR_LBC_caver_shims_added], 1);
+	CHECK_EQ(m->data_len, len + 12);
+	CHECK_EQ(m->pkt_len, len + 12);
+	f = mdata(m);
+	CHECK_EQ(f[bth(m) + 8], RTR_BTH_ACKREQ | 0x7f);
+	CHECK_EQ(rtr_meta(m)->bth_b8, RTR_BTH_ACKREQ | 0x7f);
+	CHECK(ip4_cksum_ok(m));
+	CHECK_EQ(f[16] << 8 | f[17], 20 + 8 + 12 + 4 + 12 + 4);
+	CHECK_EQ(f[38] << 8 | f[39], 8 + 12 + 4 + 12 + 4);
+	CHECK_EQ(f[40] | f[41], 0);
+	/* Bytes: BTH, AETH as they were, the shim, the ICRC and padding. */
+	CHECK(memcmp(f, orig, 16) == 0);	       /* Ethernet, version, TOS */
+	CHECK(memcmp(f + 18, orig + 18, 6) == 0);  /* ID, fragment, TTL, protocol */
+	CHECK(memcmp(f + 26, orig + 26, 12) == 0); /* addresses, UDP ports */
+	CHECK(memcmp(f + bth(m), orig + bth(m), 8) == 0);
+	CHECK(memcmp(f + bth(m) + 9, orig + bth(m) + 9, 3 + 4) == 0);
+	CHECK(memcmp(f + bth(m) + 28, orig + bth(m) + 16, 4 + 6) == 0);
+	CHECK(memcmp(f + bth(m) + 16, &h2, 4) == 0);
+	CHECK_EQ(f[bth(m) + 20] | f[bth(m) + 21] | f[bth(m) + 22] | f[bth(m) + 23], 0);
+	CHECK_EQ(f[bth(m) + 24], rtr_caver_port_ce(b.cv[0], 0));
+	CHECK_EQ(f[bth(m) + 25], 0);
+	CHECK_EQ(f[bth(m) + 26], 0x01);
+	CHECK_EQ(f[bth(m) + 27], 0x02);
+	CHECK(!icrc_ok(m)); /* the shim is covered */
+	shim_at(m, &s);
+	CHECK(memcmp(&s.host, &h2, 4) == 0);
+	CHECK_EQ(s.path, 0);
+	CHECK_EQ(s.ce, rtr_caver_port_ce(b.cv[0], 0));
+	CHECK_EQ(s.hops, 0);
+	CHECK_EQ(s.last_switch, 0x0102);
+	/* ACKs are not data: B's DRE of port 2 saw nothing. */
+	CHECK_EQ(rtr_caver_port_ce(b.cv[0], 2), 0);
+	/* At A, from fabric port 3 to host port 1: stored, stripped, byte 4 0. */
+	rtr_meta(m)->in_port = 3;
+	rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 1, 20, a.c);
+	CHECK_EQ(a.c[RTR_LBC_caver_adverts], 1);
+	CHECK_EQ(a.c[RTR_LBC_caver_shims_stripped], 1);
+	CHECK_EQ(m->data_len, len);
+	CHECK_EQ(m->pkt_len, len);
+	memcpy(want, orig, len);
+	want[bth(m) + 4] = 0;
+	CHECK(memcmp(mdata(m), want, len) == 0);
+	CHECK_EQ(rtr_meta(m)->bth_b4, 0);
+	CHECK_EQ(rtr_meta(m)->bth_b8, RTR_BTH_ACKREQ);
+	CHECK(icrc_ok(m));
+	CHECK(ip4_cksum_ok(m));
+	CHECK(rtr_caver_table_get(a.cv[0], h2, 3, 20, &got));
+	CHECK_EQ(got.ce, s.ce);
+	CHECK_EQ(got.hops, 0);
+	fake_free(m);
+
+	/* Round robin over the attached hosts. */
+	{
+		uint32_t seen[4];
+
+		for (unsigned int i = 0; i < 4; i++) {
+			m = mk(&k, 0, NULL, NULL);
+			rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 3, 30, b.c);
+			shim_at(m, &s);
+			seen[i] = s.host;
+			fake_free(m);
+		}
+		CHECK(seen[0] == h3 && seen[1] == h2 && seen[2] == h3 && seen[3] == h2);
+		CHECK_EQ(b.c[RTR_LBC_caver_shims_added], 5);
+	}
+	/* No attached hosts: the ACK's sender, CE of the port it came in. */
+	{
+		struct rtr_caver_params pn = defp(NULL);
+		struct sw n;
+
+		pn.rate_bps[1] = 1e9;
+		sw_init(&n, &pn, 1);
+		send_bytes(n.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 500, .ttl = 9}, 1,
+				3, 1, n.c);
+		m = mk(&k, 1, NULL, NULL);
+		rtr_caver_post_route(n.cv[0], m, rtr_meta(m), 4, 30, n.c);
+		shim_at(m, &s);
+		CHECK(memcmp(&s.host, &h2, 4) == 0);
+		CHECK_EQ(s.ce, rtr_caver_port_ce(n.cv[0], 1));
+		CHECK(s.ce > 0);
+		CHECK_EQ(s.last_switch, 1);
+		fake_free(m);
+		sw_fini(&n);
+	}
+	sw_fini(&a);
+	sw_fini(&b);
+}
+
+/* Origin ToR B -> spine S -> ToR A: the advertisement grows a hop at S, A
+ * stores it and strips it; then A's data toward h2 carries S's port as
+ * source route, S honours it, B zeroes it before h2. */
+static void
+test_three_switches(void)
+{
+	struct rtr_caver_params pb = defp(NULL), ps = defp(NULL), pa = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct rtr_caver_host hb[1] = {{h2, 0}};
+	static const uint16_t a_up[2] = {4, 5}, s_down[2] = {2, 1};
+	struct rtr_group ga, gs;
+	struct rtr_caver_shim s, got;
+	uint8_t orig[256], want[256];
+	unsigned int len;
+	struct pkt k = ack(h2, h1, 777);
+	struct rte_mbuf *m;
+	struct sw b, sp, a;
+	unsigned int ce_b, ce_s, cost;
+	int path;
+
+	/* B: host port 0 (h2), fabric 4, 5. S: fabric 0..3 (0 to A, 1 to B).
+	 * A: host port 0 (h1), fabric 4 (to S), 5 (another spine). */
+	pb.hosts = hb;
+	pb.n_hosts = 1;
+	pb.switch_id = 0x0102;
+	pb.host_port_mask = 0x1;
+	pb.fabric_port_mask = 0x30;
+	pb.rate_bps[0] = 1e9;
+	ps.switch_id = 0x0a0b;
+	ps.host_port_mask = 0;
+	ps.fabric_port_mask = 0xf;
+	ps.rate_bps[1] = 1e9;
+	pa.switch_id = 0x0301;
+	pa.host_port_mask = 0x1;
+	pa.fabric_port_mask = 0x30;
+	sw_init(&b, &pb, 1);
+	sw_init(&sp, &ps, 1);
+	sw_init(&a, &pa, 1);
+	group(&ga, 2, a_up);
+	group(&gs, 2, s_down);
+
+	/* Congestion: B's port toward h2 a little, S's port toward B more. */
+	send_bytes(b.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 300, .ttl = 9}, 0, 1, 1,
+			b.c);
+	send_bytes(sp.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 1400, .ttl = 9}, 1, 2, 1,
+			sp.c);
+	ce_b = rtr_caver_port_ce(b.cv[0], 0);
+	ce_s = rtr_caver_port_ce(sp.cv[0], 1);
+	CHECK(ce_b > 0 && ce_s > ce_b, "%u %u", ce_b, ce_s);
+
+	/* The ACK from h2 at B. */
+	m = mk(&k, 0, orig, &len);
+	CHECK(icrc_ok(m));
+	CHECK_EQ(rtr_caver_host_check(b.cv[0], mdata(m), m->data_len, rtr_meta(m)), RTR_DROP_NONE);
+	rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 100, b.c);
+	shim_at(m, &s);
+	CHECK_EQ(s.ce, ce_b);
+	CHECK_EQ(s.hops, 0);
+	CHECK_EQ(s.path, 0);
+	CHECK_EQ(s.last_switch, 0x0102);
+	/* At S: from port 1 (B) to port 0 (A). */
+	rtr_meta(m)->in_port = 1;
+	rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, 200, sp.c);
+	CHECK_EQ(sp.c[RTR_LBC_caver_adverts], 1);
+	CHECK_EQ(sp.c[RTR_LBC_caver_shims_rewritten], 1);
+	CHECK(rtr_caver_table_get(sp.cv[0], h2, 1, 200, &got));
+	CHECK_EQ(got.ce, ce_b);
+	CHECK_EQ(m->data_len, len + 12);
+	{
+		const uint8_t *h = mdata(m) + bth(m) + 16;
+
+		CHECK(memcmp(h, &h2, 4) == 0);
+		CHECK(h[4] == 1 && h[5] == 0 && h[6] == 0 && h[7] == 0);
+		CHECK_EQ(h[8], ce_s); /* max(local CE of port 1, B's CE) */
+		CHECK_EQ(h[9], 1);
+		CHECK(h[10] == 0x0a && h[11] == 0x0b);
+	}
+	/* At A: from port 4 (S) to host port 0. */
+	rtr_meta(m)->in_port = 4;
+	rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 0, 300, a.c);
+	CHECK_EQ(a.c[RTR_LBC_caver_shims_stripped], 1);
+	CHECK(rtr_caver_table_get(a.cv[0], h2, 4, 300, &got));
+	CHECK_EQ(got.ce, ce_s);
+	CHECK_EQ(got.path, 0x01000000);
+	CHECK_EQ(got.hops, 1);
+	CHECK_EQ(m->data_len, len);
+	memcpy(want, orig, len);
+	want[bth(m) + 4] = 0;
+	CHECK(memcmp(mdata(m), want, len) == 0);
+	CHECK(icrc_ok(m));
+	fake_free(m);
+
+	/* Data h1 -> h2 at A: only port 4 has an entry; S is asked for port 1. */
+	{
+		struct pkt d = data(h1, h2, 555, 200);
+		struct rtr_meta *mt;
+		uint8_t dorig[2048];
+
+		m = mk(&d, 0, dorig, &len);
+		mt = rtr_meta(m);
+		path = rtr_caver_pick(a.cv[0], &ga, 0, m, mt, 400, a.c);
+		CHECK_EQ(path, 0);
+		CHECK_EQ(mdata(m)[bth(m) + 4], 0x81);
+		rtr_caver_post_route(a.cv[0], m, mt, 4, 400, a.c);
+		CHECK_EQ(mdata(m)[bth(m) + 4], 0x81);
+		/* S: from port 0; its group toward B has ports {2, 1}. */
+		mt->in_port = 0;
+		path = rtr_caver_pick(sp.cv[0], &gs, 0, m, mt, 500, sp.c);
+		CHECK_EQ(path, 1);
+		CHECK_EQ(sp.c[RTR_LBC_caver_source_routed], 1);
+		rtr_caver_post_route(sp.cv[0], m, mt, 1, 500, sp.c);
+		CHECK_EQ(mdata(m)[bth(m) + 4], 0x81);
+		/* B: from fabric port 4 to h2's port: byte 4 zeroed; the rest is
+		 * what h1 sent. */
+		mt->in_port = 4;
+		rtr_caver_post_route(b.cv[0], m, mt, 0, 600, b.c);
+		CHECK_EQ(mdata(m)[bth(m) + 4], 0);
+		CHECK_EQ(mt->bth_b4, 0);
+		CHECK(m->data_len == len && memcmp(mdata(m), dorig, len) == 0);
+		fake_free(m);
+	}
+	/* A's flow telemetry. */
+	{
+		struct flow_seen fs;
+
+		memset(&fs, 0, sizeof(fs));
+		CHECK_EQ(rtr_caver_flows(a.cv[0], 450, 0, flow_cb, &fs), 1);
+		CHECK_EQ(fs.f[0].next_hop, 1);
+		CHECK_EQ(fs.f[0].ce, ce_s);
+		CHECK(fs.f[0].by_table);
+		CHECK_EQ(rtr_caver_flows(a.cv[0], 450, 1, flow_cb, &fs), 1);
+	}
+
+	/* S with two ways to h2 (a second ToR link, port 3): the cheaper
+	 * max(local, stored) wins the rewrite. */
+	{
+		struct rtr_caver_shim adv = {.path = 0x06000000, .ce = 2, .hops = 0};
+
+		rtr_caver_table_put(sp.cv[0], h2, 3, &adv, 700, sp.c);
+		m = mk(&k, 0, NULL, NULL);
+		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 700, b.c);
+		rtr_meta(m)->in_port = 1;
+		rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, 700, sp.c);
+		shim_at(m, &s);
+		cost = RTE_MAX(2u, rtr_caver_port_ce(sp.cv[0], 3));
+		CHECK(cost < ce_s);
+		CHECK_EQ(s.path, 0x03060000); /* port 3, then the stored path's hop 0 */
+		CHECK_EQ(s.ce, cost);
+		CHECK_EQ(s.hops, 1);
+		/* A second transit (fabric port to fabric port: a 3-tier
+		 * fabric) prepends once more. */
+		rtr_meta(m)->in_port = 4;
+		rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 5, 710, a.c);
+		shim_at(m, &s);
+		CHECK_EQ(s.hops, 2);
+		CHECK_EQ(s.last_switch, 0x0301);
+		CHECK_EQ(s.ce, 2);
+		CHECK_EQ(s.path >> 24, 4);
+		CHECK_EQ(s.path & 0xffffff, 0x030600);
+		CHECK_EQ(a.c[RTR_LBC_caver_shims_rewritten], 1);
+		fake_free(m);
+	}
+	sw_fini(&a);
+	sw_fini(&sp);
+	sw_fini(&b);
+}
+
+static void
+test_host_check(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct pkt k = ack(h2, h1, 1);
+	struct rte_mbuf *m;
+	struct sw s;
+	static const struct {
+		uint8_t opcode, b8;
+		bool v6;
+		enum rtr_drop_reason want;
+	} cases[] = {
+		{RTR_BTH_OP_RC_ACK, 0x7f, false, RTR_DROP_HOST_LB_PACKET},
+		{RTR_BTH_OP_RC_ACK, 0xff, false, RTR_DROP_HOST_LB_PACKET},
+		{RTR_BTH_OP_RC_ACK, 0x7f, true, RTR_DROP_HOST_LB_PACKET},
+		{RTR_BTH_OP_RC_ACK, 0x7e, false, RTR_DROP_NONE},
+		{RTR_BTH_OP_RC_ACK, 0x80, false, RTR_DROP_NONE},
+		{RTR_BTH_OP_RC_ACK, 0x00, false, RTR_DROP_NONE},
+		{0x04, 0x7f, false, RTR_DROP_NONE},
+		{RTR_BTH_OP_CNP, 0x7f, false, RTR_DROP_NONE},
+	};
+
+	sw_init(&s, &p, 1);
+	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(cases); i++) {
+		k.opcode = cases[i].opcode;
+		k.b8 = cases[i].b8;
+		k.v6 = cases[i].v6;
+		k.payload = k.opcode == RTR_BTH_OP_RC_ACK ? 0 : 16;
+		m = mk(&k, 0, NULL, NULL);
+		CHECK_EQ(rtr_caver_host_check(s.cv[0], mdata(m), m->data_len, rtr_meta(m)),
+				cases[i].want);
+		fake_free(m);
+	}
+	/* Non-RoCE. */
+	m = mk(&(struct pkt){.src = h1, .dst = h2, .payload = 12, .ttl = 5}, 0, NULL, NULL);
+	CHECK_EQ(rtr_caver_host_check(s.cv[0], mdata(m), m->data_len, rtr_meta(m)), RTR_DROP_NONE);
+	fake_free(m);
+	sw_fini(&s);
+}
+
+/* What is not shimmed, and what is not taken for a shim. */
+static void
+test_shim_skip(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct pkt k = ack(h2, h1, 3);
+	uint8_t orig[256];
+	unsigned int len;
+	struct rte_mbuf *m;
+	struct sw s;
+
+	sw_init(&s, &p, 1);
+	/* Resv7 not zero. */
+	k.b8 = 0x01;
+	m = mk(&k, 0, orig, &len);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
+	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 1);
+	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
+	fake_free(m);
+	/* IPv6. */
+	k.b8 = 0;
+	k.v6 = true;
+	m = mk(&k, 0, orig, &len);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
+	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 2);
+	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
+	CHECK(icrc_ok(m));
+	fake_free(m);
+	/* No tailroom. */
+	k.v6 = false;
+	m = mk(&k, 0, orig, &len);
+	m->buf_len = (uint16_t)(m->data_off + len + 11);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
+	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 3);
+	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
+	/* Exactly enough: shimmed. */
+	m->buf_len = (uint16_t)(m->data_off + len + 12);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
+	CHECK_EQ(s.c[RTR_LBC_caver_shims_added], 1);
+	CHECK_EQ(m->data_len, len + 12);
+	fake_free(m);
+	/* Host to host, fabric to fabric without a shim, switch-built: untouched. */
+	m = mk(&k, 0, orig, &len);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 1, 1, s.c);
+	rtr_meta(m)->in_port = 3;
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 4, 1, s.c);
+	rtr_meta(m)->in_port = RTR_PORT_NONE;
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 4, 1, s.c);
+	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
+	CHECK_EQ(s.c[RTR_LBC_caver_shims_added], 1);
+	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 3);
+	fake_free(m);
+	/* Resv7 0x7F from the fabric but too short to hold a shim: not one
+	 * (nothing stored, nothing cut; only byte 4 toward the host). */
+	k.b8 = 0x7f;
+	k.b4 = 0x81;
+	m = mk(&k, 3, orig, &len);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 0, 1, s.c);
+	orig[bth(m) + 4] = 0;
+	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
+	CHECK_EQ(s.c[RTR_LBC_caver_adverts] + s.c[RTR_LBC_caver_shims_stripped], 0);
+	fake_free(m);
+	/* A shimmed ACK from a host port is not stripped or stored here
+	 * (host_check drops it first in the pipeline). */
+	k.b8 = 0;
+	k.b4 = 0;
+	m = mk(&k, 0, NULL, NULL);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
+	CHECK_EQ(reparse(m), RTR_DROP_NONE);
+	len = m->data_len;
+	rtr_meta(m)->in_port = 1;
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
+	CHECK_EQ(m->data_len, len);
+	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 4); /* Resv7 is 0x7F now */
+	CHECK_EQ(s.c[RTR_LBC_caver_adverts], 0);
+	fake_free(m);
+	sw_fini(&s);
+}
+
+/* The ops table: config to state. */
+static void
+test_ops(void)
+{
+	struct rtr_route_cfg routes[3];
+	struct rtr_config cfg;
+	struct rtr_lb_init in;
+	struct rtr_lcore_stats *st;
+	const struct rtr_lb_ops *ops = &rtr_lb_caver;
+	void *sh, *state;
+	uint32_t h2 = ip4(10, 0, 2, 2);
+
+	memset(&cfg, 0, sizeof(cfg));
+	memset(routes, 0, sizeof(routes));
+	cfg.sw.id = 0x0102;
+	cfg.caver = (struct rtr_caver_cfg){.dre_period_us = 50, .alpha = 0.2, .q = 8,
+		.aging_us = 500, .flow_idle_us = 1000, .flow_table_size = 1000};
+	cfg.n_ports = 3;
+	cfg.ports[0] = (struct rtr_port_cfg){.port = 0, .role = RTR_PORT_HOST, .speed_gbps = 1};
+	cfg.ports[1] = (struct rtr_port_cfg){.port = 1, .role = RTR_PORT_FABRIC, .speed_gbps = 100,
+		.shape_gbps = 2.5};
+	cfg.ports[2] = (struct rtr_port_cfg){.port = 2, .role = RTR_PORT_FABRIC};
+	routes[0].prefix = (struct rtr_addr){.family = AF_INET, .depth = 32};
+	routes[0].prefix.v4.s_addr = h2;
+	routes[0].n_paths = 1;
+	routes[0].paths[0].port = 0;
+	routes[1].prefix = (struct rtr_addr){.family = AF_INET, .depth = 24};
+	routes[1].n_paths = 1;
+	routes[2].prefix = (struct rtr_addr){.family = AF_INET, .depth = 32};
+	routes[2].prefix.v4.s_addr = ip4(10, 0, 1, 1);
+	routes[2].n_paths = 1;
+	routes[2].paths[0].port = 1; /* a fabric port: not an attached host */
+	cfg.n_routes = 3;
+	cfg.routes = routes;
+	CHECK_STR(ops->name, "caver");
+	CHECK(ops->mode == RTR_LB_CAVER && ops->flow_affinity && ops->fabric_parse_flags == 0 &&
+			ops->deliver_flags == 0 && ops->post_route && ops->host_check && ops->tick &&
+			ops->next_deadline && ops->flows && ops->pick && !ops->deliver &&
+			!ops->control_rx);
+	sh = ops->shared_create(&cfg, 4, false, 0);
+	CHECK(sh != NULL);
+	memset(&in, 0, sizeof(in));
+	in.cfg = &cfg;
+	in.worker = 1;
+	in.n_workers = 2;
+	in.host_port_mask = 0x1;
+	in.hash_seed = SEED;
+	in.shared = sh;
+	state = ops->init(&in);
+	CHECK(state != NULL);
+	st = aligned_alloc(64, sizeof(*st));
+	memset(st, 0, sizeof(*st));
+	ops->tick(state, 0, st);
+	CHECK_EQ(ops->next_deadline(state), 50000);
+	/* Shaped port 1: 2.5 Gb/s. */
+	{
+		struct rte_mbuf *m = mk(&(struct pkt){.src = h2, .dst = h2, .payload = 958,
+			.ttl = 3}, 0, NULL, NULL);
+
+		ops->post_route(state, m, rtr_meta(m), 1, 5, st);
+		CHECK_EQ(rtr_caver_port_ce(state, 1), expect_ce(1000, 2.5e9, 50000, 0.2, 8));
+		ops->post_route(state, m, rtr_meta(m), 0, 5, st);
+		CHECK_EQ(rtr_caver_port_ce(state, 0), expect_ce(1000, 1e9, 50000, 0.2, 8));
+		ops->post_route(state, m, rtr_meta(m), 2, 5, st);
+		CHECK_EQ(rtr_caver_port_ce(state, 2), expect_ce(1000, 100e9, 50000, 0.2, 8));
+		fake_free(m);
+	}
+	/* An ACK from host port 0 to fabric 2 advertises h2 (the only /32 to a
+	 * host port), as switch 0x0102. */
+	{
+		struct rte_mbuf *m = mk(&(struct pkt){.roce = true, .src = h2,
+			.dst = ip4(10, 0, 1, 1), .sport = 5, .opcode = RTR_BTH_OP_RC_ACK, .ttl = 9},
+			0, NULL, NULL);
+		struct rtr_caver_shim s;
+
+		ops->post_route(state, m, rtr_meta(m), 2, 6, st);
+		shim_at(m, &s);
+		CHECK(memcmp(&s.host, &h2, 4) == 0);
+		CHECK_EQ(s.last_switch, 0x0102);
+		CHECK_EQ(s.ce, expect_ce(1000, 1e9, 50000, 0.2, 8));
+		CHECK_EQ(st->lb[RTR_LBC_caver_shims_added], 1);
+		CHECK_EQ(ops->host_check(state, mdata(m), m->data_len, rtr_meta(m)),
+				RTR_DROP_HOST_LB_PACKET);
+		fake_free(m);
+	}
+	ops->fini(state);
+	ops->shared_free(sh);
+	free(st);
+}
+
+int
+main(void)
+{
+	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
+	test_dre_hand_values();
+	test_dre_formula();
+	test_dre_what_counts();
+	test_table_aging();
+	test_table_sweep();
+	test_table_full_and_coarse();
+	test_best_path();
+	test_ties();
+	test_stickiness();
+	test_source_route();
+	test_shim_roundtrip();
+	test_three_switches();
+	test_host_check();
+	test_shim_skip();
+	test_ops();
+	CHECK_EQ(live_mbufs, 0);
+	return rtr_test_done("caver");
+}
