@@ -180,6 +180,7 @@ tel_lb(const char *cmd, const char *params, struct rte_tel_data *d)
 
 struct tel_flows_ctx {
 	struct rte_tel_data *d;
+	enum rtr_lb_mode mode;
 	unsigned int n;
 	unsigned int worker;
 };
@@ -202,14 +203,25 @@ tel_flow_one(void *arg, const struct rtr_lb_flow_info *f)
 	rte_tel_data_add_dict_string(e, "dst", b);
 	add_u64(e, "sport", f->sport);
 	add_u64(e, "worker", x->worker);
-	add_u64(e, "epoch", f->epoch);
-	add_u64(e, f->dst_role ? "rx_phase" : "phase", f->phase);
 	add_u64(e, "idle_us", f->idle_ns / 1000);
-	if (f->dst_role) {
+	if (x->mode != RTR_LB_CONWEAVE) {
+		/* SeqBalance sub-flows, CAVER flows: where they were placed. */
+		add_u64(e, "path", f->path);
+		if (x->mode == RTR_LB_CAVER) {
+			if (f->next_hop != RTR_LB_HOP_NONE)
+				add_u64(e, "next_hop", f->next_hop);
+			add_u64(e, "ce", f->ce);
+			rte_tel_data_add_dict_string(e, "placed_by", f->by_table ? "table" : "ecmp");
+		}
+	} else if (f->dst_role) {
+		add_u64(e, "epoch", f->epoch);
+		add_u64(e, "rx_phase", f->phase);
 		add_u64(e, "held", f->held);
 		if (f->deadline_in_ns != UINT64_MAX)
 			add_u64(e, "deadline_in_us", f->deadline_in_ns / 1000);
 	} else {
+		add_u64(e, "epoch", f->epoch);
+		add_u64(e, "phase", f->phase);
 		add_u64(e, "path", f->path);
 		add_u64(e, "stabilized", f->stabilized);
 		if (f->reply_deadline_in_ns != UINT64_MAX)
@@ -223,7 +235,7 @@ static int
 tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct rtr_switch *sw = &rtr_app.sw;
-	struct tel_flows_ctx x = {.d = d};
+	struct tel_flows_ctx x = {.d = d, .mode = sw->lb->mode};
 	unsigned long max = TEL_FLOWS_DEFAULT;
 	uint64_t now;
 
@@ -369,7 +381,8 @@ static const struct {
 	{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
 	{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
 	{"/rocetor/lb/flows", tel_lb_flows,
-		"Per-flow LB state (ConWeave: epoch, phase, path, held). Parameter: max flows "
+		"Per-flow LB state (ConWeave: epoch, phase, path, held; SeqBalance: sub-flow "
+		"path; CAVER: path, next hop, cost). Parameter: max flows "
 		"(default 16, at most 64)."},
 	{"/rocetor/config", tel_config, "The running configuration (summary)."},
 	{"/rocetor/egress", tel_egress,
