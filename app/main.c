@@ -656,7 +656,7 @@ main(int argc, char **argv)
 	sw->lb = rtr_lb_get(app->cfg.sw.lb);
 	if (sw->lb == NULL) {
 		fprintf(stderr, "%s: switch.lb: mode \"%s\" is not available in this build yet "
-				"(available: ecmp, conweave)\n", app->lb_override ? "--lb" : app->cfg.path,
+				"(available: ecmp, conweave, seqbalance, caver)\n", app->lb_override ? "--lb" : app->cfg.path,
 			rtr_lb_names[app->cfg.sw.lb]);
 		rtr_config_free(&app->cfg);
 		rte_eal_cleanup();

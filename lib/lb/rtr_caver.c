@@ -82,7 +82,17 @@ struct rtr_caver {
 	struct rtr_caver_shared *s;
 	struct rtr_ft *ft;
 	struct rtr_caver_host *hosts;
-	unsigned int rr;		/* next attached host to advertise */
+	/*
+	 * Which attached host the next ACK advertises, per uplink: rounds in
+	 * which every host is advertised once, each round rotated by a random
+	 * offset. ACK streams are periodic (flow 1, 2, ..., k, 1, ...): with
+	 * one plain round robin, host h would always ride the ACKs of flow
+	 * (h mod k), hence always the same uplink and spine port, and the
+	 * switches upstream would learn each host on one port only (seen in
+	 * the leaf-spine test: every spine choice came from a single entry).
+	 */
+	uint16_t rr_pos[RTR_MAX_PORTS];	/* position in the round */
+	uint16_t rr_off[RTR_MAX_PORTS];	/* rotation of the round */
 	uint64_t rng;
 	uint64_t aging_u;		/* aging in table time units */
 	double keep;			/* 1 - alpha */
@@ -511,7 +521,8 @@ rtr_caver_create(const struct rtr_caver_params *p, const struct rtr_lb_io *io)
 			goto fail;
 		memcpy(cv->hosts, p->hosts, p->n_hosts * sizeof(*cv->hosts));
 		cv->p.hosts = cv->hosts;
-		cv->rr = p->worker % p->n_hosts;
+		for (unsigned int i = 0; i < RTR_MAX_PORTS; i++)
+			cv->rr_off[i] = (uint16_t)(p->worker % p->n_hosts);
 	}
 	cv->rng = p->rng_seed ^ ((uint64_t)p->worker << 32) ^ 0x2545f4914f6cdd1dULL;
 	cv->aging_u = (p->aging_ns + (1ULL << cv->s->tshift) - 1) >> cv->s->tshift;
@@ -747,7 +758,8 @@ shim_write(uint8_t *h, const struct rtr_caver_shim *s)
 /* Origin: an RC ACK from a host leaves toward the fabric with a shim about
  * the next attached host. */
 static void
-shim_add(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
+shim_add(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t out_port,
+		uint64_t *c)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m), ulen, at;
@@ -767,10 +779,14 @@ shim_add(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 		goto skip;
 	memmove(f + at + RTR_CAVER_SHIM_LEN, f + at, len - at);
 	if (cv->p.n_hosts > 0) {
-		const struct rtr_caver_host *h = &cv->hosts[cv->rr];
+		unsigned int n = cv->p.n_hosts;
+		const struct rtr_caver_host *h =
+			&cv->hosts[(cv->rr_off[out_port] + cv->rr_pos[out_port]) % n];
 
-		if (++cv->rr >= cv->p.n_hosts)
-			cv->rr = 0;
+		if (++cv->rr_pos[out_port] >= n) {
+			cv->rr_pos[out_port] = 0;
+			cv->rr_off[out_port] = (uint16_t)(((rng_next(cv) >> 32) * n) >> 32);
+		}
 		s.host = h->addr;
 		port = h->port;
 	} else {
@@ -871,7 +887,7 @@ rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *
 
 		if (meta->bth_opcode == RTR_BTH_OP_RC_ACK) {
 			if (is_host_port(cv, meta->in_port) && is_fabric_port(cv, out_port)) {
-				shim_add(cv, m, meta, c);
+				shim_add(cv, m, meta, out_port, c);
 			} else if (in_fabric && rte_pktmbuf_is_contiguous(m) &&
 					rtr_caver_is_shimmed(f, rte_pktmbuf_data_len(m), meta)) {
 				struct rtr_caver_shim s;

@@ -10,7 +10,8 @@ static const struct rtr_lb_ops *const lb_table[RTR_LB_MAX] = {
 	[RTR_LB_ECMP] = &rtr_lb_ecmp,
 	[RTR_LB_CONWEAVE] = &rtr_lb_conweave,
 	[RTR_LB_SEQBALANCE] = &rtr_lb_seqbalance,
-	/* caver and spray are added by their issues. */
+	[RTR_LB_CAVER] = &rtr_lb_caver,
+	/* spray is added by its issue. */
 };
 
 const struct rtr_lb_ops *
