@@ -235,6 +235,19 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 
 	e = &ext_tab[m->bth_opcode];
 	cw_op = rtr_cw_op(m->bth_b8);
+	/*
+	 * A control packet (cw_op 2/3, UDP length 24) has no ICRC: the 4 bytes
+	 * after its BTH are the ConWeave header. A host's own zero-payload
+	 * RoCE packet with those Resv7 bits has a valid one there, and must
+	 * reach its receiver (the SrcToR forwards it, lb_bypass_resv7):
+	 * parse it as plain RoCE. Costs a CRC of ~50 bytes, control packets
+	 * only.
+	 */
+	if (unlikely(cw_op >= RTR_CW_OP_REPLY) &&
+			(parse_flags & (RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL)) &&
+			udp_end - (bth_off - 8) == 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN &&
+			rtr_roce_icrc_ok(frame, len, m))
+		cw_op = 0;
 	if ((parse_flags & RTR_PARSE_CW_HDR) && cw_op != 0) {
 		m->flags |= RTR_MF_CW_HDR;
 		hdr_end += RTR_CW_HDR_LEN;

@@ -730,6 +730,19 @@ def test_host_trust(t):
     t.check(ok, "accounting: " + why)
     summary(t, "host-trust", before, ": %d control-shaped packets dropped (host_lb_packet), "
             "%d zero-payload Resv7 packets with a valid ICRC forwarded" % (len(bad), n))
+    # The same host packets (valid ICRC), tagged, arriving at the DstToR from
+    # the fabric: they are the host's data, not Congestion Packets (the
+    # parser checks the ICRC of control-shaped packets), and reach the host.
+    arrived = [with_dst_mac(with_b4(f, 2), FAB_MAC[0]) for f in good]
+    res = harness.run(dst_config(), [[], arrived, [], [], []], tag="sbtrust2")
+    if not ok_run(t, res, "dsttor host packets"):
+        return
+    t.eq(len(res.outputs[0]), len(arrived), "(host packets with cw_op bits reached the receiver)")
+    t.eq(res.stats["consumed"], 0, "(none taken for a Congestion Packet)")
+    t.eq(res.stats["lb"]["notifies_rx"] + res.stats["lb"]["ctrl_no_flow"], 0)
+    for f in res.outputs[0]:
+        t.check(R.icrc_ok(f), "ICRC at the receiver")
+        t.eq(R.bth_fields(f)["byte4"], 0, "(PathTag cleared)")
 
 
 # --------------------------------------------------------------------------
