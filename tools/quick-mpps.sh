@@ -7,7 +7,8 @@
 # the busy cycles per packet read from telemetry (/rocetor/stats) one second
 # before each run ends.
 # Usage: tools/quick-mpps.sh [RUNS] [SEC] [LB]   (or LB=conweave tools/quick-mpps.sh)
-# LB is ecmp (default) or conweave; conweave runs as a SrcToR with a flow
+# LB is ecmp (default), conweave, seqbalance or caver, each as a SrcToR (the
+# capture's ACKs get CAVER shims, the data PathTags); conweave with a flow
 # table of 65536 and 64 reorder rings of 1023 (the defaults, 1M flows x 128 B
 # and 1024 rings of 2048, also start in -m 512 but take most of it).
 # ROCETOR=path runs another binary (A/B of two builds; default build/app/rocetor).
@@ -21,7 +22,9 @@ CAP=${ROCETOR_SHARED:-$(cd .. && pwd)/shared}/data/roce-rc-send-real.pcap
 case "$LB" in
 ecmp) EXTRA="" ;;
 conweave) EXTRA="conweave: {flow_table_size: 65536, reorder_queues_per_port: 64, reorder_queue_depth: 1023}" ;;
-*) echo "quick-mpps: LB must be ecmp or conweave, got '$LB'" >&2; exit 2 ;;
+seqbalance) EXTRA="seqbalance: {flow_table_size: 65536}" ;;
+caver) EXTRA="caver: {flow_table_size: 65536}" ;;
+*) echo "quick-mpps: LB must be ecmp, conweave, seqbalance or caver, got '$LB'" >&2; exit 2 ;;
 esac
 CFG=$(mktemp --suffix=.yaml)
 cat > "$CFG" <<Y
