@@ -25,48 +25,12 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "rtr_test_mbuf.h"
 
 #define SEED	 0x1234abcdu
-#define BUFSZ	 2048
-#define HEADROOM 128
 #define PERIOD	 50000ULL
 #define AGING	 500000ULL
 #define IDLE	 1000000ULL
-
-/* ------------------------------------------------------------ fakes */
-
-static unsigned int live_mbufs;
-
-static struct rte_mbuf *
-fake_mbuf(void)
-{
-	struct rte_mbuf *m = calloc(1, sizeof(*m) + BUFSZ);
-
-	m->buf_addr = (uint8_t *)m + sizeof(*m);
-	m->buf_iova = 0;
-	m->buf_len = BUFSZ;
-	m->data_off = HEADROOM;
-	m->nb_segs = 1;
-	m->refcnt = 1;
-	m->next = NULL;
-	live_mbufs++;
-	return m;
-}
-
-static void
-fake_free(struct rte_mbuf *m)
-{
-	if (m == NULL)
-		return;
-	live_mbufs--;
-	free(m);
-}
-
-static uint8_t *
-mdata(struct rte_mbuf *m)
-{
-	return rte_pktmbuf_mtod(m, uint8_t *);
-}
 
 /* ------------------------------------------------------------ frames */
 
@@ -241,13 +205,10 @@ reparse(struct rte_mbuf *m)
 static struct rte_mbuf *
 mk(const struct pkt *k, uint8_t in_port, uint8_t *frame, unsigned int *len)
 {
-	struct rte_mbuf *m = fake_mbuf();
-	uint8_t buf[BUFSZ];
+	uint8_t buf[RTR_TEST_MBUF_BUFSZ];
 	unsigned int n = build(buf, k);
+	struct rte_mbuf *m = fake_frame(buf, n);
 
-	memcpy(mdata(m), buf, n);
-	m->data_len = (uint16_t)n;
-	m->pkt_len = n;
 	CHECK_EQ(reparse(m), RTR_DROP_NONE);
 	rtr_meta(m)->in_port = in_port;
 	if (frame != NULL)

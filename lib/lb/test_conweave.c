@@ -24,41 +24,13 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "rtr_test_mbuf.h"
 
 #define SEED	 0x1234abcdu
-#define BUFSZ	 2048
-#define HEADROOM 128
 #define PAYLOAD	 64
 #define MAXREC	 65536
 
 /* ------------------------------------------------------------ fakes */
-
-static unsigned int live_mbufs;
-
-static struct rte_mbuf *
-fake_mbuf(void)
-{
-	struct rte_mbuf *m = calloc(1, sizeof(*m) + BUFSZ);
-
-	m->buf_addr = (uint8_t *)m + sizeof(*m);
-	m->buf_iova = 0;
-	m->buf_len = BUFSZ;
-	m->data_off = HEADROOM;
-	m->nb_segs = 1;
-	m->refcnt = 1;
-	m->next = NULL;
-	live_mbufs++;
-	return m;
-}
-
-static void
-fake_free(struct rte_mbuf *m)
-{
-	if (m == NULL)
-		return;
-	live_mbufs--;
-	free(m);
-}
 
 /* What an instance gave its callbacks, in order. */
 struct sink {
@@ -242,12 +214,6 @@ bth_off_of(const struct flow *f)
 	return 14 + (f->v6 ? 40 : 20) + 8;
 }
 
-static uint8_t *
-mdata(struct rte_mbuf *m)
-{
-	return rte_pktmbuf_mtod(m, uint8_t *);
-}
-
 static int
 reparse(struct rte_mbuf *m, unsigned int flags)
 {
@@ -257,11 +223,8 @@ reparse(struct rte_mbuf *m, unsigned int flags)
 static struct rte_mbuf *
 frame_mbuf(const uint8_t *frame, unsigned int len, unsigned int parse_flags)
 {
-	struct rte_mbuf *m = fake_mbuf();
+	struct rte_mbuf *m = fake_frame(frame, len);
 
-	memcpy(mdata(m), frame, len);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
 	CHECK_EQ(reparse(m, parse_flags), RTR_DROP_NONE);
 	return m;
 }
@@ -505,7 +468,7 @@ test_src_new_flow(void)
 		CHECK_EQ(rtr_cw_tail(s.b8), 0);
 		CHECK_EQ(s.len, olen + 4);
 		CHECK_EQ(m->pkt_len, olen + 4);
-		CHECK_EQ(m->data_off, HEADROOM - 4);
+		CHECK_EQ(m->data_off, RTR_TEST_MBUF_HEADROOM - 4);
 		CHECK_EQ(s.ts_tx, (now >> 10) & 0xffff);
 		CHECK_EQ(s.ts_tail, 0);
 		CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);

@@ -25,10 +25,9 @@
 #include "rtr_seqbalance.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "rtr_test_mbuf.h"
 
 #define SEED	 0x1234abcdu
-#define BUFSZ	 2048
-#define HEADROOM 128
 #define PAYLOAD	 64
 #define MAXREC	 65536
 
@@ -40,33 +39,6 @@
 #define N_GROUPS 16
 
 /* ------------------------------------------------------------ fakes */
-
-static unsigned int live_mbufs;
-
-static struct rte_mbuf *
-fake_mbuf(void)
-{
-	struct rte_mbuf *m = calloc(1, sizeof(*m) + BUFSZ);
-
-	m->buf_addr = (uint8_t *)m + sizeof(*m);
-	m->buf_iova = 0;
-	m->buf_len = BUFSZ;
-	m->data_off = HEADROOM;
-	m->nb_segs = 1;
-	m->refcnt = 1;
-	m->next = NULL;
-	live_mbufs++;
-	return m;
-}
-
-static void
-fake_free(struct rte_mbuf *m)
-{
-	if (m == NULL)
-		return;
-	live_mbufs--;
-	free(m);
-}
 
 /* What an instance gave its callbacks, in order. */
 struct sink {
@@ -264,12 +236,6 @@ host_frame(uint8_t *p, const struct flow *f, uint32_t psn, uint8_t opcode, uint8
 	return n + 4;
 }
 
-static uint8_t *
-mdata(struct rte_mbuf *m)
-{
-	return rte_pktmbuf_mtod(m, uint8_t *);
-}
-
 static int
 reparse(struct rte_mbuf *m, unsigned int flags)
 {
@@ -279,11 +245,8 @@ reparse(struct rte_mbuf *m, unsigned int flags)
 static struct rte_mbuf *
 frame_mbuf(const uint8_t *frame, unsigned int len, unsigned int parse_flags, uint8_t in_port)
 {
-	struct rte_mbuf *m = fake_mbuf();
+	struct rte_mbuf *m = fake_frame(frame, len);
 
-	memcpy(mdata(m), frame, len);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
 	CHECK_EQ(reparse(m, parse_flags), RTR_DROP_NONE);
 	rtr_meta(m)->in_port = in_port;
 	return m;
