@@ -567,24 +567,6 @@ rtr_caver_free(struct rtr_caver *cv)
 /* ------------------------------------------------------------------ SrcToR / spine */
 
 static inline void
-make_key(struct rtr_ft_key *k, const uint8_t *frame, const struct rtr_meta *m)
-{
-	const uint8_t *l3 = frame + m->l3_off;
-
-	memset(k, 0, sizeof(*k));
-	if (m->l3 == RTR_L3_IPV4) {
-		memcpy(k->src, l3 + 12, 4);
-		memcpy(k->dst, l3 + 16, 4);
-	} else {
-		memcpy(k->src, l3 + 8, 16);
-		memcpy(k->dst, l3 + 24, 16);
-		k->v6 = 1;
-	}
-	k->sport = m->sport;
-	k->kind = KIND_SRC;
-}
-
-static inline void
 set_b4(uint8_t *frame, struct rtr_meta *meta, uint8_t b4)
 {
 	bth_of(frame, meta)[4] = b4;
@@ -667,7 +649,7 @@ rtr_caver_pick(struct rtr_caver *cv, const struct rtr_group *g, unsigned int g_i
 		struct rtr_ft_key k;
 		struct cv_flow *f;
 
-		make_key(&k, frame, meta);
+		rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
 		e = rtr_ft_lookup(cv->ft, &k, meta->flow_hash, now, true, &st);
 		if (unlikely(e == NULL)) {
 			c[RTR_LBC_flow_table_full]++;

@@ -129,33 +129,6 @@ cw_pinned(const struct rtr_ft_entry *e)
 	return e->key.kind == KIND_DST && d->ring != NO_RING;
 }
 
-/* The flow key (src, dst, sport) of a data packet, or of the data packet a
- * control packet answers (reverse: addresses swapped). */
-static inline void
-make_key(struct rtr_ft_key *k, const uint8_t *frame, const struct rtr_meta *m, uint8_t kind,
-		bool reverse)
-{
-	const uint8_t *l3 = frame + m->l3_off;
-	const uint8_t *a, *b;
-	unsigned int n;
-
-	memset(k, 0, sizeof(*k));
-	if (m->l3 == RTR_L3_IPV4) {
-		a = l3 + 12;
-		b = l3 + 16;
-		n = 4;
-	} else {
-		a = l3 + 8;
-		b = l3 + 24;
-		n = 16;
-		k->v6 = 1;
-	}
-	memcpy(k->src, reverse ? b : a, n);
-	memcpy(k->dst, reverse ? a : b, n);
-	k->sport = m->sport;
-	k->kind = kind;
-}
-
 static inline uint8_t *
 bth_of(uint8_t *frame, const struct rtr_meta *m)
 {
@@ -356,7 +329,7 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	if (rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN)
 		goto ecmp;
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
-	make_key(&k, frame, meta, KIND_SRC, false);
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
 	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, &st);
 	if (unlikely(e == NULL)) {
 		c[RTR_LBC_flow_table_full]++;
@@ -479,7 +452,7 @@ rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_
 		c[RTR_LBC_notifies_rx]++;
 	else
 		return;
-	make_key(&k, frame, meta, KIND_SRC, true);
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, true);
 	e = rtr_ft_lookup(cw->ft, &k, rtr_flow_hash_reverse(frame, meta, cw->p.hash_seed), now,
 			false, &st);
 	if (e == NULL) {
@@ -703,7 +676,7 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 		c[RTR_LBC_tails_rx]++;
 	else if (ask)
 		c[RTR_LBC_rtt_requests_rx]++;
-	make_key(&k, frame, meta, KIND_DST, false);
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_DST, false);
 	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, &st);
 	if (unlikely(e == NULL)) {
 		/* No state: still answer what needs no state, never hold. */

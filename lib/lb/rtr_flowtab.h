@@ -25,6 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "rtr_parse.h"
 
 #define RTR_FT_WAYS 8
 
@@ -109,6 +112,33 @@ static inline void *
 rtr_ft_value(struct rtr_ft_entry *e)
 {
 	return e->value;
+}
+
+/* The flow key (src, dst, sport; kind) of a parsed IP packet, or of the data
+ * packet a control packet answers (reverse: addresses swapped). */
+static inline void
+rtr_ft_key_from_frame(struct rtr_ft_key *k, const uint8_t *frame, const struct rtr_meta *m,
+		uint8_t kind, bool reverse)
+{
+	const uint8_t *l3 = frame + m->l3_off;
+	const uint8_t *a, *b;
+	unsigned int n;
+
+	memset(k, 0, sizeof(*k));
+	if (m->l3 == RTR_L3_IPV4) {
+		a = l3 + 12;
+		b = l3 + 16;
+		n = 4;
+	} else {
+		a = l3 + 8;
+		b = l3 + 24;
+		n = 16;
+		k->v6 = 1;
+	}
+	memcpy(k->src, reverse ? b : a, n);
+	memcpy(k->dst, reverse ? a : b, n);
+	k->sport = m->sport;
+	k->kind = kind;
 }
 
 #endif /* RTR_FLOWTAB_H */

@@ -62,32 +62,6 @@ flow_of(struct rtr_ft_entry *e)
 	return (struct sb_flow *)rtr_ft_value(e);
 }
 
-/* The flow key (src, dst, sport) of a data packet, or of the data packet a
- * Congestion Packet answers (reverse: addresses swapped). */
-static inline void
-make_key(struct rtr_ft_key *k, const uint8_t *frame, const struct rtr_meta *m, bool reverse)
-{
-	const uint8_t *l3 = frame + m->l3_off;
-	const uint8_t *a, *b;
-	unsigned int n;
-
-	memset(k, 0, sizeof(*k));
-	if (m->l3 == RTR_L3_IPV4) {
-		a = l3 + 12;
-		b = l3 + 16;
-		n = 4;
-	} else {
-		a = l3 + 8;
-		b = l3 + 24;
-		n = 16;
-		k->v6 = 1;
-	}
-	memcpy(k->src, reverse ? b : a, n);
-	memcpy(k->dst, reverse ? a : b, n);
-	k->sport = m->sport;
-	k->kind = KIND_SUB;
-}
-
 static inline bool
 from_host(const struct rtr_sb *sb, const struct rtr_meta *meta)
 {
@@ -250,7 +224,7 @@ rtr_sb_pick(struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, st
 	if (unlikely(live == 0 || g->n_paths == 0))
 		return -1;
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
-	make_key(&k, frame, meta, false);
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_SUB, false);
 	e = rtr_ft_lookup(sb->ft, &k, meta->flow_hash, now, true, &st);
 	if (unlikely(e == NULL)) {
 		/* No state: the path ECMP gives (stable for the flow, so no
@@ -313,7 +287,7 @@ rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_
 	/* Counted as they arrive: notifies (DstToR) minus these is what
 	 * the fabric lost. */
 	c[RTR_LBC_notifies_rx]++;
-	make_key(&k, frame, meta, true);
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_SUB, true);
 	e = rtr_ft_lookup(sb->ft, &k, rtr_flow_hash_reverse(frame, meta, sb->p.hash_seed), now,
 			false, &st);
 	if (e == NULL) {
