@@ -21,6 +21,7 @@
 
 #include "rtr_caver.h"
 #include "rtr_flowtab.h"
+#include "rtr_lb_mem.h"
 #include "rtr_stats.h"
 
 #define NEVER	 UINT64_MAX
@@ -293,14 +294,7 @@ rtr_caver_shared_create(uint32_t max_hosts, uint64_t aging_ns, bool use_rte_mall
 	off_keys = RTE_ALIGN_CEIL(sizeof(*s), 64);
 	off_ent = RTE_ALIGN_CEIL(off_keys + (size_t)cap * sizeof(uint32_t), 64);
 	sz = off_ent + (size_t)cap * RTR_MAX_PORTS * sizeof(uint64_t);
-	if (use_rte_malloc) {
-		mem = rte_zmalloc_socket("caver_shared", sz, 64, socket);
-	} else {
-		if (posix_memalign(&mem, 64, sz) != 0)
-			mem = NULL;
-		else
-			memset(mem, 0, sz);
-	}
+	mem = rtr_lb_zalloc("caver_shared", sz, use_rte_malloc, socket);
 	if (mem == NULL)
 		return NULL;
 	s = mem;
@@ -315,12 +309,8 @@ rtr_caver_shared_create(uint32_t max_hosts, uint64_t aging_ns, bool use_rte_mall
 void
 rtr_caver_shared_free(struct rtr_caver_shared *s)
 {
-	if (s == NULL)
-		return;
-	if (s->rte)
-		rte_free(s);
-	else
-		free(s);
+	if (s != NULL)
+		rtr_lb_zfree(s, s->rte);
 }
 
 uint64_t

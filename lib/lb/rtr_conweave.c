@@ -23,6 +23,7 @@
 #include "rtr_conweave.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_mem.h"
 #include "rtr_mbuf.h"
 #include "rtr_pring.h"
 #include "rtr_stats.h"
@@ -153,7 +154,7 @@ rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
 		(size_t)(n_groups ? n_groups : 1) * RTR_MAX_PATHS * sizeof(uint64_t);
 	struct rtr_cw_shared *s;
 
-	s = use_rte_malloc ? rte_zmalloc_socket("cw_busy", sz, 64, socket) : calloc(1, sz);
+	s = rtr_lb_zalloc("cw_busy", sz, use_rte_malloc, socket);
 	if (s == NULL)
 		return NULL;
 	s->n_groups = n_groups;
@@ -164,12 +165,8 @@ rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
 void
 rtr_cw_shared_free(struct rtr_cw_shared *s)
 {
-	if (s == NULL)
-		return;
-	if (s->rte)
-		rte_free(s);
-	else
-		free(s);
+	if (s != NULL)
+		rtr_lb_zfree(s, s->rte);
 }
 
 uint64_t

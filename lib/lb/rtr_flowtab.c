@@ -10,6 +10,7 @@
 #include <rte_malloc.h>
 
 #include "rtr_flowtab.h"
+#include "rtr_lb_mem.h"
 
 struct rtr_ft_bucket {
 	uint32_t sig[RTR_FT_WAYS]; /* 0 = empty way */
@@ -73,14 +74,7 @@ rtr_ft_create(const struct rtr_ft_params *p)
 	t->pinned = p->pinned;
 	t->rte = p->use_rte_malloc;
 	sz = rtr_ft_memsize(p);
-	if (t->rte) {
-		t->block = rte_zmalloc_socket(p->name ? p->name : "flowtab", sz, 64, p->socket_id);
-	} else {
-		if (posix_memalign(&t->block, 64, sz) != 0)
-			t->block = NULL;
-		else
-			memset(t->block, 0, sz);
-	}
+	t->block = rtr_lb_zalloc(p->name ? p->name : "flowtab", sz, t->rte, p->socket_id);
 	if (t->block == NULL) {
 		free(t);
 		errno = ENOMEM;
@@ -97,10 +91,7 @@ rtr_ft_free(struct rtr_ft *t)
 {
 	if (t == NULL)
 		return;
-	if (t->rte)
-		rte_free(t->block);
-	else
-		free(t->block);
+	rtr_lb_zfree(t->block, t->rte);
 	free(t);
 }
 

@@ -19,6 +19,7 @@
 #include "rtr_common.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_mem.h"
 #include "rtr_seqbalance.h"
 #include "rtr_stats.h"
 
@@ -77,7 +78,7 @@ rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
 	size_t sz = sizeof(struct rtr_sb_shared) + ng * (RTR_MAX_PATHS + 1) * sizeof(uint64_t);
 	struct rtr_sb_shared *s;
 
-	s = use_rte_malloc ? rte_zmalloc_socket("sb_inactive", sz, 64, socket) : calloc(1, sz);
+	s = rtr_lb_zalloc("sb_inactive", sz, use_rte_malloc, socket);
 	if (s == NULL)
 		return NULL;
 	s->n_groups = n_groups;
@@ -89,12 +90,8 @@ rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
 void
 rtr_sb_shared_free(struct rtr_sb_shared *s)
 {
-	if (s == NULL)
-		return;
-	if (s->rte)
-		rte_free(s);
-	else
-		free(s);
+	if (s != NULL)
+		rtr_lb_zfree(s, s->rte);
 }
 
 bool
