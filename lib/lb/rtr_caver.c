@@ -937,12 +937,7 @@ rtr_caver_flows(struct rtr_caver *cv, uint64_t now, unsigned int max,
 		const struct cv_flow *f = (const struct cv_flow *)rtr_ft_value(e);
 		struct rtr_lb_flow_info fi;
 
-		memset(&fi, 0, sizeof(fi));
-		memcpy(fi.src, e->key.src, 16);
-		memcpy(fi.dst, e->key.dst, 16);
-		fi.v6 = e->key.v6;
-		fi.sport = e->key.sport;
-		fi.idle_ns = now > e->last_ns ? now - e->last_ns : 0;
+		rtr_ft_flow_info(&fi, e, now);
 		fi.path = f->path;
 		fi.next_hop = f->next_hop;
 		fi.ce = f->ce;

@@ -900,12 +900,7 @@ rtr_cw_flows(struct rtr_cw *cw, uint64_t now, unsigned int max,
 	while ((max == 0 || n < max) && (e = rtr_ft_next(cw->ft, &cursor)) != NULL) {
 		struct rtr_lb_flow_info fi;
 
-		memset(&fi, 0, sizeof(fi));
-		memcpy(fi.src, e->key.src, 16);
-		memcpy(fi.dst, e->key.dst, 16);
-		fi.v6 = e->key.v6;
-		fi.sport = e->key.sport;
-		fi.idle_ns = now > e->last_ns ? now - e->last_ns : 0;
+		rtr_ft_flow_info(&fi, e, now);
 		if (e->key.kind == KIND_SRC) {
 			const struct cw_src *s = src_of(e);
 

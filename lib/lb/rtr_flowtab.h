@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 
 #define RTR_FT_WAYS 8
@@ -139,6 +140,20 @@ rtr_ft_key_from_frame(struct rtr_ft_key *k, const uint8_t *frame, const struct r
 	memcpy(k->dst, reverse ? a : b, n);
 	k->sport = m->sport;
 	k->kind = kind;
+}
+
+/* What the table knows of an entry's flow for its telemetry record
+ * (/rocetor/lb/flows): the key and the idle time at now; the rest zeroed,
+ * for the mode to fill. */
+static inline void
+rtr_ft_flow_info(struct rtr_lb_flow_info *fi, const struct rtr_ft_entry *e, uint64_t now)
+{
+	memset(fi, 0, sizeof(*fi));
+	memcpy(fi->src, e->key.src, 16);
+	memcpy(fi->dst, e->key.dst, 16);
+	fi->v6 = e->key.v6;
+	fi->sport = e->key.sport;
+	fi->idle_ns = now > e->last_ns ? now - e->last_ns : 0;
 }
 
 #endif /* RTR_FLOWTAB_H */

@@ -414,14 +414,9 @@ rtr_sb_flows(struct rtr_sb *sb, uint64_t now, unsigned int max,
 	while ((max == 0 || n < max) && (e = rtr_ft_next(sb->ft, &cursor)) != NULL) {
 		struct rtr_lb_flow_info fi;
 
-		memset(&fi, 0, sizeof(fi));
-		memcpy(fi.src, e->key.src, 16);
-		memcpy(fi.dst, e->key.dst, 16);
-		fi.v6 = e->key.v6;
-		fi.sport = e->key.sport;
+		rtr_ft_flow_info(&fi, e, now);
 		fi.dst_role = false;
 		fi.path = flow_of(e)->path;
-		fi.idle_ns = now > e->last_ns ? now - e->last_ns : 0;
 		fi.reply_deadline_in_ns = NEVER;
 		fi.deadline_in_ns = NEVER;
 		fi.next_hop = RTR_LB_HOP_NONE;
