@@ -426,11 +426,6 @@ def summary(t, part, before, extra=""):
                                           t.failed - before[1], extra))
 
 
-def lb_zero(t, lb, names, what):
-    for c in names:
-        t.eq(lb[c], 0, "(%s: %s)" % (what, c))
-
-
 CAVER_COUNTERS = ("caver_shims_added", "caver_shims_rewritten", "caver_shims_stripped",
                   "caver_adverts", "caver_shim_skipped", "caver_hosts_full", "caver_flows_table",
                   "caver_flows_ecmp", "caver_source_routed", "caver_source_route_bad")
