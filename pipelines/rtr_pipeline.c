@@ -378,6 +378,11 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		drop(w, m, port, why);
 		return;
 	}
+	if (sw->lb->clear_host_b4 && (meta->flags & RTR_MF_ROCE) &&
+			sw->ports[port].role == RTR_PORT_HOST) {
+		((uint8_t *)(uintptr_t)frame)[rtr_meta_bth_off(meta) + 4] = 0;
+		meta->bth_b4 = 0;
+	}
 	if (unlikely(sw->ports[port].l2_filter) && !(meta->flags & RTR_MF_L2_BCAST) &&
 			memcmp(frame, sw->ports[port].mac, RTE_ETHER_ADDR_LEN) != 0) {
 		drop(w, m, port, RTR_DROP_L2_NOT_FOR_US);

@@ -58,6 +58,11 @@ struct rtr_lb_ops {
 	bool flow_affinity;
 	/* Parser flags for frames from fabric ports (RTR_PARSE_CW_*). */
 	unsigned int fabric_parse_flags;
+	/* BTH byte 4 of RoCE packets from host ports is cleared at ingress:
+	 * the mode reads it as an LB field on fabric ports (PathTag, source
+	 * route), and packets it does not stamp (single next hop) must not
+	 * carry a host's value into the fabric. Byte 4 is ICRC-masked. */
+	bool clear_host_b4;
 	/* Meta flags (RTR_MF_*): a packet from a fabric port routed to a host
 	 * port with any of them goes through deliver(). */
 	uint8_t deliver_flags;

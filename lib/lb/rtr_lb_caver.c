@@ -138,6 +138,7 @@ cv_flows(void *state, uint64_t now_ns, unsigned int max,
 
 const struct rtr_lb_ops rtr_lb_caver = {
 	.name = "caver",
+	.clear_host_b4 = true,
 	.mode = RTR_LB_CAVER,
 	.flow_affinity = true,
 	.fabric_parse_flags = 0,

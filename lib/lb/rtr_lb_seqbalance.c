@@ -100,6 +100,7 @@ sb_flows(void *state, uint64_t now_ns, unsigned int max,
 
 const struct rtr_lb_ops rtr_lb_seqbalance = {
 	.name = "seqbalance",
+	.clear_host_b4 = true,
 	.mode = RTR_LB_SEQBALANCE,
 	.flow_affinity = true,
 	/* Data packets carry no header (only byte 4): on fabric ports only

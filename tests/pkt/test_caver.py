@@ -998,6 +998,26 @@ def test_host_trust(t):
             "forwarded" % (len(bad), n))
 
 
+def test_host_b4(t):
+    """A host's byte 4 never reaches the fabric: cleared at ingress, also on
+    packets no LB stage stamps (a single-next-hop route), or a CAVER spine
+    would take a host's 0x83 for a source route."""
+    before = (t.passed, t.failed)
+    fr = [data("10.1.0.1", "10.3.0.9", 0xC000, 1, A_HOST_MAC, b4=0x83),   # single next hop
+          data("10.1.0.1", "10.2.0.9", 0xC001, 2, A_HOST_MAC, b4=0x83)]   # uplink group
+    res = harness.run(a_config(n_up=4), [fr, [], [], [], []], tag="cvhostb4")
+    if not ok_run(t, res, "host byte 4"):
+        return
+    out = [f for p in range(1, 5) for f in res.outputs[p]]
+    t.eq(len(out), 2, "(both forwarded)")
+    for f in out:
+        t.eq(b4_of(f), 0, "(host byte 4 cleared before the fabric)")
+        t.check(R.icrc_ok(f), "ICRC after clearing byte 4")
+    ok, why = harness.accounted(res.stats)
+    t.check(ok, "accounting: " + why)
+    summary(t, "host-b4", before, ": byte 4 from a host cleared on group and single routes")
+
+
 def main():
     t = harness.Checker("pkt-caver")
     test_origin_strip(t)
@@ -1006,6 +1026,7 @@ def main():
     test_srctor(t)
     test_dsttor(t)
     test_host_trust(t)
+    test_host_b4(t)
     return t.done()
 
 
