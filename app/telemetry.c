@@ -381,9 +381,8 @@ static const struct {
 	{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
 	{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
 	{"/rocetor/lb/flows", tel_lb_flows,
-		"Per-flow LB state (ConWeave: epoch, phase, path, held; SeqBalance: sub-flow "
-		"path; CAVER: path, next hop, cost). Parameter: max flows "
-		"(default 16, at most 64)."},
+		"Per-flow LB state (path; ConWeave epoch/phase/held, CAVER next hop/cost). "
+		"Parameter: max flows (default 16, at most 64)."},
 	{"/rocetor/config", tel_config, "The running configuration (summary)."},
 	{"/rocetor/egress", tel_egress,
 		"Egress of one port: per-class counters, depth, PFC. Parameter: port id."},
