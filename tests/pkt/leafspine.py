@@ -66,19 +66,20 @@ def host_config(side, pace_gbps, queue_kb=65536):
             "qos: " + _y({"queue_kb": queue_kb, "ecn": {"enabled": False}}) + "\n")
 
 
-def tor_config(side, lb, uplinks=({}, {}), host_routes=(), qos=None, sections=""):
+def tor_config(side, lb, uplinks=({}, {}), host_routes=(), qos=None, sections="", switch=None):
     """tora / torb: port 0 to its host emulator, 1..2 to the spine.
 
     uplinks: extra keys of ports 1 and 2 (shape_gbps, delay_us, ...).
     host_routes: /32 addresses routed to port 0 as well (CAVER's attached
     hosts). qos: the qos: map. sections: YAML appended (seqbalance:, ...).
+    switch: extra switch: keys (seed, ...).
     """
     me, host = "tor" + side, "host" + side
     sid = 1 if side == "a" else 2
     local = "10.1.0.0/24" if side == "a" else "10.2.0.0/24"
     remote = "10.2.0.0/16" if side == "a" else "10.1.0.0/16"
     sp = (0, 1) if side == "a" else (2, 3)
-    lines = [_switch(me, sid, lb).rstrip("\n"), "ports:",
+    lines = [_switch(me, sid, lb, extra=switch).rstrip("\n"), "ports:",
              "  - " + _y({"port": 0, "role": "host", "mac": mac(me, 0), "speed_gbps": 10})]
     for i in (1, 2):
         p = {"port": i, "role": "fabric", "mac": mac(me, i), "speed_gbps": 10}

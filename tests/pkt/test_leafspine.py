@@ -9,7 +9,8 @@ seqbalance: tora's uplink 2 (path 1) is shaped to 0.2 Gb/s with ECN marking
   --subflows 4, the Shaper), flows one after another. torb must send a
   Congestion Packet for every CE-marked data packet, tora must receive them
   all (the fabric is lossless) and move new sub-flows off path 1
-  (sb_rehashes > 0) so that path 1 carries less than path 0.
+  (sb_rehashes > 0), so that path 1 carries less than ECMP (same hash and
+  seed, computed by pkt-seqbalance's model) would have put there.
 
 caver: the spine's link 3 toward torb is shaped to 0.2 Gb/s. Eight
   "elephant" flows to 10.2.0.1-8 (spine group 10.2.0.0/25) start first and
@@ -40,6 +41,7 @@ import fabric  # noqa: E402
 import harness  # noqa: E402
 import leafspine  # noqa: E402
 import roce  # noqa: E402
+import test_seqbalance as SB  # noqa: E402  (its flow-hash model)
 
 NODES = ("hosta", "tora", "spine", "torb", "hostb")
 # ROCETOR_WRAP="tora:gdb -batch -ex run -ex bt --args" runs that node under gdb.
@@ -137,7 +139,8 @@ def seqbalance(c):
     sb = "seqbalance: " + fabric._yaml({"phi_us": 3000, "subflow_idle_us": 30000}) + "\n"
     cfg = {"hosta": leafspine.host_config("a", 1.0), "hostb": leafspine.host_config("b", 1.0),
            "tora": leafspine.tor_config("a", "seqbalance", uplinks=({}, {"shape_gbps": 0.2}),
-                                        qos={"queue_kb": 8192, "ecn": ecn}, sections=sb),
+                                        qos={"queue_kb": 8192, "ecn": ecn}, sections=sb,
+                                        switch={"seed": SB.SEED}),
            "torb": leafspine.tor_config("b", "seqbalance", qos=no_ecn, sections=sb),
            "spine": leafspine.spine_config("seqbalance", qos=no_ecn)}
     res = leafspine.run(cfg, data, acks, tag="lssb", wrap=WRAP)
@@ -158,7 +161,13 @@ def seqbalance(c):
          "seqbalance: the spine forwarded data, ACKs and Congestion Packets")
     c.eq(a["sb_subflows"] >= 24 * 4, True, "seqbalance: sub-flows counted")
     c.check(a["sb_rehashes"] > 0, "seqbalance: new sub-flows moved off the inactive path")
-    c.check(paths[1] < paths[0], "seqbalance: the congested path carried less (%s)" % paths)
+    # What ECMP would have sent on path 1 (same hash, same seed: the model of
+    # pkt-seqbalance): SeqBalance must have sent less there.
+    ecmp1 = sum(1 for f in data if SB.flow_hash(f) % 2 == 1)
+    print("seqbalance: ECMP would have put %d packets on path 1, SeqBalance put %d" % (
+        ecmp1, paths[1]))
+    c.check(paths[1] < ecmp1, "seqbalance: less on the congested path than ECMP (%d, %d)" % (
+        paths[1], ecmp1))
     c.eq(a["sb_tagged"], len(data), "seqbalance: every data packet from hosta tagged")
 
 
