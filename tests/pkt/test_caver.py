@@ -57,7 +57,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness  # noqa: E402
+import lbmodel as M  # noqa: E402
 import roce as R  # noqa: E402
+from lbmodel import (addrs, filler, ip_str, ipv4_csum, ipv4_csum_ok, is_roce,  # noqa: E402
+                     is_v4, mac, ok_run, pkt_key, same_except, summary,
+                     ttl_of, with_b4)
+from lbmodel import subflow as flow  # noqa: E402
 
 SHIM_LEN = 12          # RTR_CAVER_SHIM_LEN
 RESV7 = 0x7F           # RTR_CAVER_RESV7
@@ -86,16 +91,8 @@ CAVER = ("caver: {dre_period_us: %d, alpha: %g, aging_us: 10000000, flow_idle_us
 LOAD_N, LOAD_LEN = 10, 998          # the frames that load a port's DRE
 
 
-def mac(s):
-    return bytes.fromhex(s.replace(":", ""))
-
-
 def ip4(s):
     return ipaddress.ip_address(s).packed
-
-
-def ip_str(a):
-    return str(ipaddress.ip_address(a))
 
 
 # ------------------------------------------------------------- configs
@@ -160,37 +157,9 @@ def spine_config(slow3=False, down3=False):
 
 
 # ------------------------------------------------------------- the models
-_CRC32C = []
-for _i in range(256):
-    _c = _i
-    for _ in range(8):
-        _c = (_c >> 1) ^ (0x82F63B78 if _c & 1 else 0)
-    _CRC32C.append(_c)
-
-
-def _crc32c(crc, data):
-    """CRC32C as the SSE4.2 instruction computes it (rte_hash_crc)."""
-    for x in data:
-        crc = _CRC32C[(crc ^ x) & 0xFF] ^ (crc >> 8)
-    return crc
-
-
-def _mix(h):
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
-    return h ^ (h >> 16)
-
-
 def flow_hash(f):
-    """ALGORITHMS.md 1: hash(src IP, dst IP, UDP sport, dport, proto)."""
-    l3, l4, _ = R.offsets(f)
-    if f[l3] >> 4 == 4:
-        crc, proto = _crc32c(SEED, f[l3 + 12:l3 + 20]), f[l3 + 9]
-    else:
-        crc, proto = _crc32c(SEED, f[l3 + 8:l3 + 40]), f[l3 + 6]
-    return _mix(_crc32c(_crc32c(crc, f[l4:l4 + 4]), bytes([proto])))
+    """ALGORITHMS.md 1, with this file's SEED."""
+    return M.flow_hash(f, SEED)
 
 
 def dre_ce(nbytes, rate_bps=SLOW_GBPS * 1e9):
@@ -205,92 +174,14 @@ def dre_ce(nbytes, rate_bps=SLOW_GBPS * 1e9):
 
 
 # ------------------------------------------------------------- frames
-def is_v4(f):
-    l3, _, _ = R.offsets(f)
-    return f[l3] >> 4 == 4
-
-
-def addrs(f):
-    l3, _, _ = R.offsets(f)
-    if f[l3] >> 4 == 4:
-        return bytes(f[l3 + 12:l3 + 16]), bytes(f[l3 + 16:l3 + 20])
-    return bytes(f[l3 + 8:l3 + 24]), bytes(f[l3 + 24:l3 + 40])
-
-
-def sport_of(f):
-    _, l4, _ = R.offsets(f)
-    return int.from_bytes(f[l4:l4 + 2], "big")
-
-
-def is_roce(f):
-    l3, l4, _ = R.offsets(f)
-    proto = f[l3 + 9] if f[l3] >> 4 == 4 else f[l3 + 6]
-    return proto == 17 and int.from_bytes(f[l4 + 2:l4 + 4], "big") == R.ROCE_PORT
-
-
-def flow(f):
-    s, d = addrs(f)
-    return s, d, sport_of(f)
-
-
-def pkt_key(f):
-    """A packet's identity across a switch (non-RoCE: payload byte 0 too)."""
-    _, _, b = R.offsets(f)
-    if is_roce(f):
-        bf = R.bth_fields(f)
-        return flow(f) + (bf["opcode"], bf["dqp"], bf["psn"])
-    return flow(f) + (f[b],)
-
-
-def ttl_of(f):
-    l3, _, _ = R.offsets(f)
-    return f[l3 + 8] if f[l3] >> 4 == 4 else f[l3 + 7]
-
-
 def b4_of(f):
     return f[R.offsets(f)[2] + 4]
-
-
-def ipv4_csum(h):
-    h = bytearray(h)
-    h[10:12] = b"\0\0"
-    s = sum(struct.unpack("!%dH" % (len(h) // 2), bytes(h)))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def fix_ip_csum(g):
     l3, l4, _ = R.offsets(g)
     if g[l3] >> 4 == 4:
         g[l3 + 10:l3 + 12] = struct.pack("!H", ipv4_csum(g[l3:l4]))
-
-
-def masked(f, b4=True):
-    """f with what a switch may rewrite zeroed: MACs, TTL / hop limit,
-    IPv4 checksum, and (b4) BTH byte 4."""
-    l3, _, b = R.offsets(f)
-    g = bytearray(f)
-    g[0:12] = bytes(12)
-    if g[l3] >> 4 == 4:
-        g[l3 + 8] = 0
-        g[l3 + 10:l3 + 12] = b"\0\0"
-    else:
-        g[l3 + 7] = 0
-    if b4 and is_roce(f):
-        g[b + 4] = 0
-    return bytes(g)
-
-
-def same_except(out, sent, b4=True):
-    return len(out) == len(sent) and masked(out, b4) == masked(sent, b4)
-
-
-def with_b4(f, v):
-    _, _, b = R.offsets(f)
-    g = bytearray(f)
-    g[b + 4] = v
-    return bytes(g)
 
 
 def with_macs(f, dst, src=None):
@@ -308,15 +199,6 @@ def routed(f, dst_mac, src_mac, hops=1):
     else:
         g[l3 + 7] -= hops
     return bytes(g)
-
-
-def ipv4_csum_ok(f):
-    l3, l4, _ = R.offsets(f)
-    h = f[l3:l4]
-    s = sum(struct.unpack("!%dH" % (len(h) // 2), h))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s == 0xFFFF
 
 
 def ack(src, dst, sport, psn, dst_mac, syndrome=0, ackreq=False, b4=0, resv7=0, ttl=64,
@@ -344,13 +226,6 @@ def plain(src, dst, i, dst_mac, b4=0x83):
     """Non-RoCE UDP (dport 4792) with a would-be byte 4."""
     return R.frame(R.SEND_ONLY, psn=1, payload=bytes([i]) * 40, src_ip=src, dst_ip=dst,
                    sport=0xD900 + i, dport=4792, dst_mac=dst_mac, b4=b4)
-
-
-def filler(dst_mac, n):
-    """n copies of a plain UDP frame with no route: dropped (no_route)."""
-    f = R.frame(R.SEND_ONLY, psn=1, src_ip="10.9.9.9", dst_ip="10.77.0.1", dst_mac=dst_mac,
-                dport=4792)
-    return [f] * n
 
 
 def timeline(dst_mac, slots):
@@ -414,16 +289,6 @@ def scapy_shim_ok(t, f, orig):
     t.eq((p[BTH].opcode, p[BTH].ackreq, p[BTH].resv7, p[BTH].psn, p[BTH].dqpn),
          (0x11, o[BTH].ackreq, RESV7, o[BTH].psn, o[BTH].dqpn),
          "(scapy: ACK, AckReq kept, Resv7 0x7F, PSN/QP kept)")
-
-
-def ok_run(t, res, what):
-    return t.check(res.rc == 0 and res.stats,
-                   "%s: rocetor rc %d %s" % (what, res.rc, res.stderr[-1500:]))
-
-
-def summary(t, part, before, extra=""):
-    print("%s: %d checks, %d failed%s" % (part, t.passed + t.failed - before[0],
-                                          t.failed - before[1], extra))
 
 
 CAVER_COUNTERS = ("caver_shims_added", "caver_shims_rewritten", "caver_shims_stripped",

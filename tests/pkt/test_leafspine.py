@@ -39,9 +39,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import fabric  # noqa: E402
 import harness  # noqa: E402
+import lbmodel  # noqa: E402
 import leafspine  # noqa: E402
 import roce  # noqa: E402
-import test_seqbalance as SB  # noqa: E402  (its flow-hash model)
+import test_seqbalance as SB  # noqa: E402  (its SEED)
 
 NODES = ("hosta", "tora", "spine", "torb", "hostb")
 # ROCETOR_WRAP="tora:gdb -batch -ex run -ex bt --args" runs that node under gdb.
@@ -163,7 +164,7 @@ def seqbalance(c):
     c.check(a["sb_rehashes"] > 0, "seqbalance: new sub-flows moved off the inactive path")
     # What ECMP would have sent on path 1 (same hash, same seed: the model of
     # pkt-seqbalance): SeqBalance must have sent less there.
-    ecmp1 = sum(1 for f in data if SB.flow_hash(f) % 2 == 1)
+    ecmp1 = sum(1 for f in data if lbmodel.flow_hash(f, SB.SEED) % 2 == 1)
     print("seqbalance: ECMP would have put %d packets on path 1, SeqBalance put %d" % (
         ecmp1, paths[1]))
     c.check(paths[1] < ecmp1, "seqbalance: less on the congested path than ECMP (%d, %d)" % (

@@ -45,7 +45,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 import harness  # noqa: E402
+import lbmodel as M  # noqa: E402
 import roce as R  # noqa: E402
+from lbmodel import (addrs, filler, ip_str, ipv4_csum, ipv4_csum_ok, is_roce,  # noqa: E402
+                     is_v4, mac, ok_run, pkt_key, subflow, summary, ttl_of,
+                     with_b4)
 
 HOST_MAC = "02:00:00:00:02:00"
 FAB_MAC = ["02:00:00:00:02:%02x" % (i + 1) for i in range(4)]
@@ -55,10 +59,6 @@ SEED = 0x5EB0CA1                      # switch.seed: the model needs it
 SB_H2_SALT = 0x9E3779B9               # RTR_SB_H2_SALT (rtr_seqbalance.h)
 CP_B8 = 3 << 5                        # BTH byte 8 of a Congestion Packet
 TOP_CLASS = 7                         # control class: the highest of 8
-
-
-def mac(s):
-    return bytes.fromhex(s.replace(":", ""))
 
 
 def tor_config(local, remote, lb="seqbalance", sb="", name="tor", sw_id=1):
@@ -95,44 +95,15 @@ def gen(*args):
 
 
 # ------------------------------------------------------------- the model
-_CRC32C = []
-for _i in range(256):
-    _c = _i
-    for _ in range(8):
-        _c = (_c >> 1) ^ (0x82F63B78 if _c & 1 else 0)
-    _CRC32C.append(_c)
-
-
-def _crc32c(crc, data):
-    """CRC32C as the SSE4.2 instruction computes it: reflected, no
-    pre/post inversion, bytes in memory order (rte_hash_crc)."""
-    for x in data:
-        crc = _CRC32C[(crc ^ x) & 0xFF] ^ (crc >> 8)
-    return crc
-
-
-def _mix(h):
-    h ^= h >> 16
-    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
-    h ^= h >> 13
-    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
-    return h ^ (h >> 16)
-
-
 def flow_hash(f):
-    """ALGORITHMS.md 1: hash(src IP, dst IP, UDP sport, dport, proto)."""
-    l3, l4, _ = R.offsets(f)
-    if f[l3] >> 4 == 4:
-        crc, proto = _crc32c(SEED, f[l3 + 12:l3 + 20]), f[l3 + 9]
-    else:
-        crc, proto = _crc32c(SEED, f[l3 + 8:l3 + 40]), f[l3 + 6]
-    return _mix(_crc32c(_crc32c(crc, f[l4:l4 + 4]), bytes([proto])))
+    """ALGORITHMS.md 1, with this file's SEED."""
+    return M.flow_hash(f, SEED)
 
 
 def candidates(f, n):
     """The double-hash sequence of a new sub-flow (ALGORITHMS.md 3)."""
     h1 = flow_hash(f)
-    h2 = _mix(h1 ^ SB_H2_SALT) | 1
+    h2 = M.mix(h1 ^ SB_H2_SALT) | 1
     return [(h1 + i * h2) % n for i in range(n)]
 
 
@@ -146,90 +117,9 @@ def choose(f, n, inactive):
 
 
 # ------------------------------------------------------------- frames
-def is_v4(f):
-    l3, _, _ = R.offsets(f)
-    return f[l3] >> 4 == 4
-
-
-def addrs(f):
-    l3, _, _ = R.offsets(f)
-    if f[l3] >> 4 == 4:
-        return bytes(f[l3 + 12:l3 + 16]), bytes(f[l3 + 16:l3 + 20])
-    return bytes(f[l3 + 8:l3 + 24]), bytes(f[l3 + 24:l3 + 40])
-
-
-def ip_str(a):
-    return str(ipaddress.ip_address(a))
-
-
-def sport_of(f):
-    _, l4, _ = R.offsets(f)
-    return int.from_bytes(f[l4:l4 + 2], "big")
-
-
-def is_roce(f):
-    l3, l4, _ = R.offsets(f)
-    proto = f[l3 + 9] if f[l3] >> 4 == 4 else f[l3 + 6]
-    return proto == 17 and int.from_bytes(f[l4 + 2:l4 + 4], "big") == R.ROCE_PORT
-
-
-def subflow(f):
-    """(src IP, dst IP, UDP sport): a sub-flow (ALGORITHMS.md 3)."""
-    s, d = addrs(f)
-    return s, d, sport_of(f)
-
-
-def pkt_key(f):
-    """A packet's identity across a switch (the payload byte 0 too, for
-    non-RoCE frames that share a 5-tuple)."""
-    _, _, b = R.offsets(f)
-    if is_roce(f):
-        bf = R.bth_fields(f)
-        return subflow(f) + (bf["opcode"], bf["dqp"], bf["psn"])
-    return subflow(f) + (f[b],)
-
-
-def ttl_of(f):
-    l3, _, _ = R.offsets(f)
-    return f[l3 + 8] if f[l3] >> 4 == 4 else f[l3 + 7]
-
-
-def masked(f, b4):
-    """The frame with what a switch may rewrite zeroed: MACs, TTL / hop
-    limit, IPv4 checksum, and (b4) BTH byte 4."""
-    l3, _, b = R.offsets(f)
-    g = bytearray(f)
-    g[0:12] = bytes(12)
-    if g[l3] >> 4 == 4:
-        g[l3 + 8] = 0
-        g[l3 + 10:l3 + 12] = b"\0\0"
-    else:
-        g[l3 + 7] = 0
-    if b4:
-        g[b + 4] = 0
-    return bytes(g)
-
-
 def same_except(out, sent, b4=True):
-    return len(out) == len(sent) and masked(out, b4) == masked(sent, b4)
-
-
-def ipv4_csum_ok(f):
-    l3, l4, _ = R.offsets(f)
-    h = f[l3:l4]
-    s = sum(struct.unpack("!%dH" % (len(h) // 2), h))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return s == 0xFFFF
-
-
-def ipv4_csum(h):
-    h = bytearray(h)
-    h[10:12] = b"\0\0"
-    s = sum(struct.unpack("!%dH" % (len(h) // 2), bytes(h)))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
+    """(b4: byte 4 masked on every frame, not only RoCE.)"""
+    return M.same_except(out, sent, b4, roce_only=False)
 
 
 def reverse(f):
@@ -240,13 +130,6 @@ def reverse(f):
         g[l3 + 12:l3 + 16], g[l3 + 16:l3 + 20] = f[l3 + 16:l3 + 20], f[l3 + 12:l3 + 16]
     else:
         g[l3 + 8:l3 + 24], g[l3 + 24:l3 + 40] = f[l3 + 24:l3 + 40], f[l3 + 8:l3 + 24]
-    return bytes(g)
-
-
-def with_b4(f, v):
-    _, _, b = R.offsets(f)
-    g = bytearray(f)
-    g[b + 4] = v
     return bytes(g)
 
 
@@ -295,25 +178,8 @@ def routed(f, port):
     return bytes(g)
 
 
-def filler(dst_mac, n):
-    """n copies of a plain UDP frame with no route: dropped (no_route)."""
-    f = R.frame(R.SEND_ONLY, psn=1, src_ip="10.9.9.9", dst_ip="10.77.0.1", dst_mac=dst_mac,
-                dport=4792)
-    return [f] * n
-
-
 def sent_in_class(stats, ports, cls):
     return sum(stats["ports"][p]["classes"][cls]["sent"] for p in ports)
-
-
-def ok_run(t, res, what):
-    return t.check(res.rc == 0 and res.stats,
-                   "%s: rocetor rc %d %s" % (what, res.rc, res.stderr[-1500:]))
-
-
-def summary(t, part, before, extra=""):
-    print("%s: %d checks, %d failed%s" % (part, t.passed + t.failed - before[0],
-                                          t.failed - before[1], extra))
 
 
 # --------------------------------------------------------------------------
