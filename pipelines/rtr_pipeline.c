@@ -359,20 +359,9 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		/* A ConWeave REPLY/NOTIFY belongs to the worker that owns the
 		 * flow it answers: the one its reverse 5-tuple hashes to. */
 		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, sw->hash_seed);
-	} else if (unlikely(sw->lb->fabric_parse_flags != 0) &&
-			sw->ports[port].role == RTR_PORT_HOST && (meta->flags & RTR_MF_ROCE) &&
-			rtr_cw_op(meta->bth_b8) >= RTR_CW_OP_REPLY &&
-			(frame[meta->l4_off + 4] << 8 | frame[meta->l4_off + 5]) ==
-				8 + RTR_BTH_LEN + RTR_CW_HDR_LEN &&
-			!rtr_roce_icrc_ok(frame, rte_pktmbuf_data_len(m), meta)) {
-		/* A ConWeave control packet (the 4 bytes after the BTH are
-		 * not an ICRC), from a host: hosts never send those
-		 * (DESIGN.md A3). A host's own zero-payload packet with such
-		 * Resv7 bits has a valid ICRC and goes on (lb_bypass_resv7). */
-		drop(w, m, port, RTR_DROP_HOST_LB_PACKET);
-		return;
 	}
-	if (unlikely(sw->lb->host_check != NULL) && sw->ports[port].role == RTR_PORT_HOST &&
+	/* LB fields a host must not send (control packets, shims). */
+	if (sw->lb->host_check != NULL && sw->ports[port].role == RTR_PORT_HOST &&
 			(why = sw->lb->host_check(w->lb_state, frame, rte_pktmbuf_data_len(m),
 				 meta)) != RTR_DROP_NONE) {
 		drop(w, m, port, why);

@@ -12,6 +12,7 @@
 
 #include "rtr_conweave.h"
 #include "rtr_lb.h"
+#include "rtr_lb_ctrl.h"
 
 static void *
 cw_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
@@ -125,6 +126,7 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 	.mode = RTR_LB_CONWEAVE,
 	.flow_affinity = true,
 	.fabric_parse_flags = RTR_PARSE_CW_HDR,
+	.host_check = rtr_lb_ctrl_host_check,
 	.deliver_flags = RTR_MF_CW_HDR,
 	.shared_create = cw_shared_create,
 	.shared_free = cw_shared_free,

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "rtr_lb.h"
+#include "rtr_lb_ctrl.h"
 #include "rtr_seqbalance.h"
 
 static void *
@@ -106,6 +107,7 @@ const struct rtr_lb_ops rtr_lb_seqbalance = {
 	/* Data packets carry no header (only byte 4): on fabric ports only
 	 * the Congestion Packets are read with theirs. */
 	.fabric_parse_flags = RTR_PARSE_CW_CTRL,
+	.host_check = rtr_lb_ctrl_host_check,
 	/* Every RoCE packet toward a host: byte 4 must be zeroed. */
 	.deliver_flags = RTR_MF_ROCE,
 	.shared_create = sb_shared_create,

@@ -222,6 +222,7 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	uint32_t hdr_end = bth_off + RTR_BTH_LEN;
 	uint32_t roce_end = udp_end;
 	unsigned int cw_op;
+	bool ctrl_len; /* UDP length of a control packet: UDP + BTH + 4 */
 
 	/* The BTH must lie inside the UDP datagram. */
 	if (unlikely(hdr_end > udp_end || hdr_end > len))
@@ -243,9 +244,9 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	 * parse it as plain RoCE. Costs a CRC of ~50 bytes, control packets
 	 * only.
 	 */
+	ctrl_len = udp_end - (bth_off - 8) == 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN;
 	if (unlikely(cw_op >= RTR_CW_OP_REPLY) &&
-			(parse_flags & (RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL)) &&
-			udp_end - (bth_off - 8) == 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN &&
+			(parse_flags & (RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL)) && ctrl_len &&
 			rtr_roce_icrc_ok(frame, len, m))
 		cw_op = 0;
 	if ((parse_flags & RTR_PARSE_CW_HDR) && cw_op != 0) {
@@ -263,8 +264,7 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 		}
 		/* DATA: IP and UDP lengths do not count the 4 inserted bytes. */
 		roce_end += RTR_CW_HDR_LEN;
-	} else if ((parse_flags & RTR_PARSE_CW_CTRL) && cw_op >= RTR_CW_OP_REPLY &&
-			udp_end - (bth_off - 8) == 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN &&
+	} else if ((parse_flags & RTR_PARSE_CW_CTRL) && cw_op >= RTR_CW_OP_REPLY && ctrl_len &&
 			!(m->flags & RTR_MF_TRIMMED)) {
 		if (unlikely(udp_end > len))
 			return RTR_DROP_MALFORMED;
