@@ -35,6 +35,7 @@
 struct rtr_app rtr_app;
 volatile sig_atomic_t rtr_signal;
 static uint64_t wait_links_ms;	/* --wait-links MS, 0 = do not wait */
+static bool main_forwards;	/* --main-forwards: the main lcore is worker 0 too */
 
 static void
 usage(const char *prog)
@@ -42,7 +43,7 @@ usage(const char *prog)
 	printf("\nrocetor options (after the EAL options and --):\n"
 	       "  %s [EAL options] -- --config FILE [--lb MODE] [--duration SEC]\n"
 	       "        [--exit-on-idle MS] [--stats-json FILE] [--stats-interval SEC]\n"
-	       "        [--wait-links MS]\n"
+	       "        [--wait-links MS] [--main-forwards]\n"
 	       "  --config FILE         switch config: .yaml/.yml (libyaml) or .cfg/.conf (libconfig)\n"
 	       "  --lb MODE             override switch.lb: ecmp | conweave | seqbalance | caver | spray\n"
 	       "  --duration SEC        run SEC seconds (fractions allowed), then exit cleanly\n"
@@ -51,6 +52,8 @@ usage(const char *prog)
 	       "  --stats-interval SEC  print the stats document to stdout every SEC seconds\n"
 	       "  --wait-links MS       before forwarding, wait up to MS ms for every port that is\n"
 	       "                        not admin_down to report link up (default 0: no wait)\n"
+	       "  --main-forwards       with several lcores, the main lcore forwards too (worker 0,\n"
+	       "                        running the control plane between bursts as with one lcore)\n"
 	       "  -h, --help            this help\n"
 	       "Exit status: 0 success (also on SIGINT/SIGTERM), 2 bad arguments or config, 1 other failure.\n",
 		prog);
@@ -83,6 +86,7 @@ parse_args(struct rtr_app *app, int argc, char **argv)
 		{"stats-json", required_argument, NULL, 'j'},
 		{"stats-interval", required_argument, NULL, 's'},
 		{"wait-links", required_argument, NULL, 'w'},
+		{"main-forwards", no_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -119,6 +123,9 @@ parse_args(struct rtr_app *app, int argc, char **argv)
 			if (parse_number("--wait-links", optarg, 0, &v) < 0)
 				return -1;
 			wait_links_ms = (uint64_t)v;
+			break;
+		case 'm':
+			main_forwards = true;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -326,9 +333,10 @@ setup_workers(struct rtr_app *app)
 
 	/* With one lcore the main lcore forwards too; with more, the main
 	 * lcore runs the control plane and every other lcore forwards. */
-	if (rte_lcore_count() == 1) {
+	if (rte_lcore_count() == 1 || main_forwards) {
 		lcores[n_lcores++] = rte_get_main_lcore();
-	} else {
+	}
+	if (rte_lcore_count() > 1) {
 		RTE_LCORE_FOREACH_WORKER(lcore) {
 			if (n_lcores < RTR_MAX_LCORES)
 				lcores[n_lcores++] = lcore;
@@ -346,7 +354,7 @@ setup_workers(struct rtr_app *app)
 		w->idx = n;
 		w->lcore_id = lcore;
 		w->sw = sw;
-		w->is_control = rte_lcore_count() == 1;
+		w->is_control = lcore == rte_get_main_lcore();
 		w->stats = rte_zmalloc_socket("rtr_stats", sizeof(*w->stats), RTE_CACHE_LINE_SIZE,
 			(int)rte_lcore_to_socket_id(lcore));
 		snprintf(name, sizeof(name), "rtr_handoff_%u", n);
@@ -543,7 +551,7 @@ print_summary(const struct rtr_app *app)
 	       "group%s, seed 0x%08x\n",
 		app->cfg.sw.name, app->cfg.sw.id, app->cfg.sw.role == RTR_ROLE_TOR ? "tor" : "spine",
 		sw->lb->name, sw->n_workers, sw->n_workers == 1 ? "" : "s",
-		sw->n_workers == 1 && sw->workers[0]->is_control ? " (main lcore forwards)" : "",
+		sw->workers[0]->is_control ? " (main lcore forwards)" : "",
 		app->n_cfg_ports, app->n_cfg_ports == 1 ? "" : "s", sw->route->n_groups,
 		sw->route->n_groups == 1 ? "" : "s", sw->hash_seed);
 	for (unsigned int i = 0; i < app->n_cfg_ports; i++) {
@@ -708,7 +716,13 @@ main(int argc, char **argv)
 	app->start_tsc = app->last_stats_tsc = rte_rdtsc();
 	atomic_store(&sw->run_state, RTR_RUN);
 	if (sw->workers[0]->is_control) {
+		/* The main lcore is worker 0 and the control plane; any other
+		 * lcores (--main-forwards) are workers. */
+		for (unsigned int i = 1; i < sw->n_workers; i++)
+			rte_eal_remote_launch(rtr_worker_main, sw->workers[i],
+				sw->workers[i]->lcore_id);
 		rtr_worker_main(sw->workers[0]);
+		rte_eal_mp_wait_lcore();
 	} else {
 		for (unsigned int i = 0; i < sw->n_workers; i++)
 			rte_eal_remote_launch(rtr_worker_main, sw->workers[i],

@@ -131,18 +131,25 @@ punt(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port)
 		w->stats->consumed++;
 }
 
-/* Route, pick a path and rewrite one parsed packet; ends in TX or a drop. */
-static inline void
-forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns)
+/*
+ * Forwarding is three steps, run one packet at a time (forward()) or a
+ * burst at a time, step by step (rx_burst), so that each step's code and
+ * tables stay hot and the LB stage can prefetch flow state for the whole
+ * burst before it picks:
+ *   route_one  LPM lookup; ND and no-route end here
+ *   lb_one     the LB pick for uplink groups (result: the path's next hop)
+ *   finish_one local delivery, neighbour, TTL, MACs, DstToR delivery,
+ *              post-route hook, class enqueue
+ * A step that ends the packet (punt, drop, consumed) returns FWD_DONE.
+ */
+#define FWD_DONE (-1)
+
+static inline int64_t
+route_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta)
 {
 	struct rtr_switch *sw = w->sw;
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	const uint16_t in_port = meta->in_port;
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	int64_t res;
-	unsigned int nh_idx, kind;
-	const struct rtr_nh *nh;
-	uint16_t out;
 
 	if (meta->l3 == RTR_L3_IPV4) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(frame + meta->l3_off);
@@ -156,33 +163,64 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 			uint8_t type = frame[meta->l4_off];
 
 			if (type >= 133 && type <= 137) {
-				punt(w, m, in_port);
-				return;
+				punt(w, m, meta->in_port);
+				return FWD_DONE;
 			}
 		}
 		res = rtr_route_lookup6(sw->route, ip6->dst_addr);
 	}
 	if (unlikely(res < 0)) {
-		drop(w, m, in_port, RTR_DROP_NO_ROUTE);
-		return;
+		drop(w, m, meta->in_port, RTR_DROP_NO_ROUTE);
+		return FWD_DONE;
 	}
-	kind = (unsigned int)res & RTR_RT_KIND_MASK;
-	nh_idx = (unsigned int)res & RTR_RT_INDEX_MASK;
-	if (kind == RTR_RT_GROUP) {
-		const struct rtr_group *g = &sw->route->groups[nh_idx];
-		int path = sw->lb->pick(w->lb_state, g, nh_idx, m, meta, now_ns, w->stats);
+	return res;
+}
 
-		if (unlikely(path < 0)) {
-			drop(w, m, in_port, RTR_DROP_PORT_DOWN);
-			return;
-		}
-		/* The LB stage may have grown the frame at its head. */
-		frame = rte_pktmbuf_mtod(m, uint8_t *);
-		eth = (struct rte_ether_hdr *)frame;
-		if (likely(nh_idx < RTR_STATS_GROUPS))
-			w->stats->path_tx[nh_idx][path]++;
-		nh_idx = g->nh[path];
-	} else if (unlikely(kind == RTR_RT_LOCAL)) {
+/* For a group route, the path's next hop (kind stays RTR_RT_GROUP). */
+static inline int64_t
+lb_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int64_t res,
+		uint64_t now_ns)
+{
+	struct rtr_switch *sw = w->sw;
+	unsigned int nh_idx = (unsigned int)res & RTR_RT_INDEX_MASK;
+	const struct rtr_group *g;
+	int path;
+
+	if (((unsigned int)res & RTR_RT_KIND_MASK) != RTR_RT_GROUP)
+		return res;
+	g = &sw->route->groups[nh_idx];
+	if (sw->lb->mode == RTR_LB_ECMP) {
+		/* Stateless: the hash of the group, without the call. */
+		w->stats->lb[RTR_LBC_ecmp_packets]++;
+		path = rtr_group_pick(g, meta->flow_hash);
+	} else {
+		path = sw->lb->pick(w->lb_state, g, nh_idx, m, meta, now_ns, w->stats);
+	}
+	if (unlikely(path < 0)) {
+		drop(w, m, meta->in_port, RTR_DROP_PORT_DOWN);
+		return FWD_DONE;
+	}
+	if (likely(nh_idx < RTR_STATS_GROUPS))
+		w->stats->path_tx[nh_idx][path]++;
+	return RTR_RT_GROUP | g->nh[path];
+}
+
+static inline void
+finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int64_t res,
+		uint64_t now_ns)
+{
+	struct rtr_switch *sw = w->sw;
+	/* The LB stage may have grown the frame at its head. */
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	const uint16_t in_port = meta->in_port;
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	const unsigned int kind = (unsigned int)res & RTR_RT_KIND_MASK;
+	const unsigned int nh_idx = (unsigned int)res & RTR_RT_INDEX_MASK;
+	const struct rtr_port_rt *op;
+	const struct rtr_nh *nh;
+	uint16_t out;
+
+	if (unlikely(kind == RTR_RT_LOCAL)) {
 		/* Of what is addressed to the switch, only echo requests are
 		 * answered (ARP and ND were punted before routing). */
 		uint8_t type = meta->l4_off < m->data_len ? frame[meta->l4_off] : 0;
@@ -196,17 +234,18 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 	}
 	nh = rtr_neigh_nh(sw->neigh, nh_idx);
 	out = nh->port;
+	op = &sw->ports[out];
 	/* ConWeave fields toward a host: a control packet for this SrcToR is
 	 * consumed here (whatever the host link does); a data packet goes
 	 * through the DstToR below. */
 	if (unlikely(rtr_meta_cw_control(meta)) && kind != RTR_RT_GROUP &&
-			sw->ports[out].role == RTR_PORT_HOST && sw->lb->control_rx != NULL) {
+			op->role == RTR_PORT_HOST && sw->lb->control_rx != NULL) {
 		sw->lb->control_rx(w->lb_state, m, meta, now_ns, w->stats);
 		w->stats->consumed++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (unlikely(!atomic_load_explicit(&sw->ports[out].link_up, memory_order_relaxed))) {
+	if (unlikely(!atomic_load_explicit(&op->link_up, memory_order_relaxed))) {
 		drop(w, m, in_port, RTR_DROP_PORT_DOWN);
 		return;
 	}
@@ -233,16 +272,30 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 		}
 		ip6->hop_limits--;
 	}
-	memcpy(eth->src_addr.addr_bytes, sw->ports[out].mac, RTE_ETHER_ADDR_LEN);
-	meta->out_port = out;
+	memcpy(eth->src_addr.addr_bytes, op->mac, RTE_ETHER_ADDR_LEN);
+	meta->out_port = (uint8_t)out;
 	if (unlikely(meta->flags & sw->lb->deliver_flags) && kind != RTR_RT_GROUP &&
-			sw->ports[out].role == RTR_PORT_HOST && in_port != RTR_PORT_NONE &&
+			op->role == RTR_PORT_HOST && in_port != RTR_PORT_NONE &&
 			sw->ports[in_port].role == RTR_PORT_FABRIC && sw->lb->deliver != NULL &&
 			sw->lb->deliver(w->lb_state, m, meta, out, now_ns, w->stats) == RTR_LB_TAKEN)
 		return;
 	if (sw->lb->post_route != NULL)
 		sw->lb->post_route(w->lb_state, m, meta, out, now_ns, w->stats);
 	tx_enqueue(w, out, m, now_ns);
+}
+
+/* Route, pick a path and rewrite one parsed packet; ends in TX or a drop. */
+static inline void
+forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns)
+{
+	int64_t res = route_one(w, m, meta);
+
+	if (res == FWD_DONE)
+		return;
+	res = lb_one(w, m, meta, res, now_ns);
+	if (res == FWD_DONE)
+		return;
+	finish_one(w, m, meta, res, now_ns);
 }
 
 /* ------------------------------------------------------------------ LB I/O */
@@ -297,32 +350,32 @@ rtr_worker_lb_io(struct rtr_worker *w, struct rtr_lb_io *io)
 	io->arg = w;
 }
 
-/* A packet whose flow another worker owns goes there; true if handed off. */
-static inline bool
-handoff(struct rtr_worker *w, struct rte_mbuf *m, const struct rtr_meta *meta)
+/* What ingress decided for a packet: forward it here, hand it to the owner
+ * worker (>= 0), or nothing more to do (punted, consumed or dropped). */
+#define ING_DONE    (-1)
+#define ING_FORWARD (-2)
+
+/* The worker that must process a packet, or ING_FORWARD for this one. */
+static inline int
+owner_of(const struct rtr_worker *w, const struct rtr_meta *meta)
 {
-	struct rtr_switch *sw = w->sw;
+	const struct rtr_switch *sw = w->sw;
 	unsigned int owner;
 
 	/* Only RoCE packets touch per-flow LB state; the rest is forwarded
 	 * by whichever worker received it. */
 	if (!sw->shard_by_flow || sw->n_workers == 1 || !(meta->flags & RTR_MF_ROCE))
-		return false;
+		return ING_FORWARD;
 	owner = meta->flow_hash % sw->n_workers;
-	if (owner == w->idx)
-		return false;
-	if (rte_ring_mp_enqueue(sw->workers[owner]->handoff, m) != 0)
-		drop(w, m, meta->in_port, RTR_DROP_HANDOFF_FULL);
-	else
-		w->stats->handoff_tx++;
-	return true;
+	return owner == w->idx ? ING_FORWARD : (int)owner;
 }
 
-static inline void
+static inline int
 ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns)
 {
 	struct rtr_switch *sw = w->sw;
 	struct rtr_meta *meta = rtr_meta(m);
+	const struct rtr_port_rt *ip = &sw->ports[port];
 	const uint8_t *frame;
 	enum rtr_drop_reason why;
 
@@ -331,7 +384,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	if (unlikely(m->nb_segs > 1) && rte_pktmbuf_linearize(m) != 0) {
 		memset(meta, 0, sizeof(*meta));
 		drop(w, m, port, RTR_DROP_MALFORMED);
-		return;
+		return ING_DONE;
 	}
 	frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	/* MAC control (PFC, PAUSE) ends here, whatever the PFC mode. */
@@ -342,72 +395,174 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		if (rtr_egress_mac_control_rx(sw->egress, port, frame, rte_pktmbuf_data_len(m),
 				    now_ns) != 0) {
 			drop(w, m, port, RTR_DROP_MALFORMED);
-			return;
+			return ING_DONE;
 		}
 		w->stats->consumed++;
 		rte_pktmbuf_free(m);
-		return;
+		return ING_DONE;
 	}
 	why = rtr_parse(frame, rte_pktmbuf_data_len(m), sw->hash_seed,
-		sw->parse_flags | sw->ports[port].parse_flags, meta);
-	meta->in_port = port;
+		sw->parse_flags | ip->parse_flags, meta);
+	meta->in_port = (uint8_t)port;
 	if (unlikely(why != RTR_DROP_NONE)) {
 		drop(w, m, port, why);
-		return;
+		return ING_DONE;
 	}
 	if (unlikely(rtr_meta_cw_control(meta))) {
 		/* A ConWeave REPLY/NOTIFY belongs to the worker that owns the
 		 * flow it answers: the one its reverse 5-tuple hashes to. */
 		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, sw->hash_seed);
 	}
-	/* LB fields a host must not send (control packets, shims). */
-	if (sw->lb->host_check != NULL && sw->ports[port].role == RTR_PORT_HOST &&
-			(why = sw->lb->host_check(w->lb_state, frame, rte_pktmbuf_data_len(m),
-				 meta)) != RTR_DROP_NONE) {
-		drop(w, m, port, why);
-		return;
+	if (ip->role == RTR_PORT_HOST) {
+		/* LB fields a host must not send (control packets, shims). */
+		if (sw->lb->host_check != NULL &&
+				(why = sw->lb->host_check(w->lb_state, frame, rte_pktmbuf_data_len(m),
+					 meta)) != RTR_DROP_NONE) {
+			drop(w, m, port, why);
+			return ING_DONE;
+		}
+		if (sw->lb->clear_host_b4 && (meta->flags & RTR_MF_ROCE)) {
+			((uint8_t *)(uintptr_t)frame)[rtr_meta_bth_off(meta) + 4] = 0;
+			meta->bth_b4 = 0;
+		}
 	}
-	if (sw->lb->clear_host_b4 && (meta->flags & RTR_MF_ROCE) &&
-			sw->ports[port].role == RTR_PORT_HOST) {
-		((uint8_t *)(uintptr_t)frame)[rtr_meta_bth_off(meta) + 4] = 0;
-		meta->bth_b4 = 0;
-	}
-	if (unlikely(sw->ports[port].l2_filter) && !(meta->flags & RTR_MF_L2_BCAST) &&
-			memcmp(frame, sw->ports[port].mac, RTE_ETHER_ADDR_LEN) != 0) {
+	if (unlikely(ip->l2_filter) && !(meta->flags & RTR_MF_L2_BCAST) &&
+			memcmp(frame, ip->mac, RTE_ETHER_ADDR_LEN) != 0) {
 		drop(w, m, port, RTR_DROP_L2_NOT_FOR_US);
-		return;
+		return ING_DONE;
 	}
 	if (unlikely(meta->l3 == RTR_L3_ARP)) {
 		punt(w, m, port);
-		return;
+		return ING_DONE;
 	}
-	if (handoff(w, m, meta))
-		return;
-	forward(w, m, meta, now_ns);
+	return owner_of(w, meta);
 }
 
+/* Hand packets to the worker that owns their flows, one ring burst each. */
 static void
+handoff_burst(struct rtr_worker *w, unsigned int owner, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int sent = rte_ring_mp_enqueue_burst(w->sw->workers[owner]->handoff,
+		(void *const *)pkts, n, NULL);
+
+	w->stats->handoff_tx += sent;
+	for (unsigned int i = sent; i < n; i++)
+		drop(w, pkts[i], rtr_meta(pkts[i])->in_port, RTR_DROP_HANDOFF_FULL);
+}
+
+/*
+ * Route, LB and finish n parsed packets step by step (see forward()).
+ * Flow state is prefetched in two rounds so that its cache misses overlap:
+ * the LB mode's prefetch(step 0) (bucket) was issued at parse time, step 1
+ * (the entry the bucket points to) is issued here before routing, and the
+ * LB pick runs last. With tsc non-NULL, the three steps are timed into
+ * tsc[0..2] (cycles).
+ */
+static void
+forward_burst(struct rtr_worker *w, struct rte_mbuf **pkts, unsigned int n, uint64_t now_ns,
+		uint64_t *tsc)
+{
+	const struct rtr_lb_ops *lb = w->sw->lb;
+	int64_t res[RTR_BURST];
+	uint64_t t0 = 0, t1 = 0, t2 = 0;
+	unsigned int i;
+
+	if (tsc != NULL)
+		t0 = rte_rdtsc();
+	for (i = 0; i < n; i++) {
+		if (lb->prefetch != NULL)
+			lb->prefetch(w->lb_state, rtr_meta(pkts[i]), 1);
+		res[i] = route_one(w, pkts[i], rtr_meta(pkts[i]));
+	}
+	if (tsc != NULL)
+		t1 = rte_rdtsc();
+	for (i = 0; i < n; i++)
+		if (res[i] != FWD_DONE)
+			res[i] = lb_one(w, pkts[i], rtr_meta(pkts[i]), res[i], now_ns);
+	if (tsc != NULL)
+		t2 = rte_rdtsc();
+	for (i = 0; i < n; i++)
+		if (res[i] != FWD_DONE)
+			finish_one(w, pkts[i], rtr_meta(pkts[i]), res[i], now_ns);
+	if (tsc != NULL) {
+		uint64_t t3 = rte_rdtsc();
+
+		tsc[0] += t1 - t0;
+		tsc[1] += t2 - t1;
+		tsc[2] += t3 - t2;
+	}
+}
+
+/* Returns whether this burst was timed (RTR_STAGE_SAMPLE). */
+static bool
 rx_burst(struct rtr_worker *w, const struct rtr_rxq *q, uint64_t now_ns, unsigned int *got)
 {
-	struct rte_mbuf *pkts[RTR_BURST];
+	struct rte_mbuf *pkts[RTR_BURST], *fwd[RTR_BURST];
+	struct rte_mbuf *hand[RTR_MAX_LCORES > 8 ? 8 : RTR_MAX_LCORES][RTR_BURST];
+	unsigned int n_hand[RTR_MAX_LCORES > 8 ? 8 : RTR_MAX_LCORES];
 	struct rtr_lcore_stats *st = w->stats;
-	uint64_t bytes = 0;
-	uint16_t n, i;
+	const struct rtr_lb_ops *lb = w->sw->lb;
+	const bool timed = (w->bursts % RTR_STAGE_SAMPLE) == 0;
+	uint64_t bytes = 0, t0 = 0, t1 = 0, t2 = 0, steps[3] = {0, 0, 0};
+	uint32_t hand_mask = 0;
+	unsigned int n, i, k = 0;
 
+	if (timed)
+		t0 = rte_rdtsc();
 	n = rte_eth_rx_burst(q->port, q->queue, pkts, RTR_BURST);
 	if (n == 0)
-		return;
+		return false;
+	w->bursts++;
+	if (timed)
+		t1 = rte_rdtsc();
 	*got += n;
 	for (i = 0; i < n && i < 4; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		int to;
+
 		if (i + 4 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
-		bytes += pkts[i]->pkt_len;
-		ingress(w, pkts[i], q->port, now_ns);
+		bytes += m->pkt_len;
+		to = ingress(w, m, q->port, now_ns);
+		if (to == ING_FORWARD) {
+			fwd[k++] = m;
+			if (lb->prefetch != NULL)
+				lb->prefetch(w->lb_state, rtr_meta(m), 0);
+		} else if (to >= 0) {
+			if (unlikely(to >= (int)RTE_DIM(n_hand))) {
+				/* More workers than batches: one at a time. */
+				handoff_burst(w, (unsigned int)to, &m, 1);
+				continue;
+			}
+			if (!(hand_mask & (1u << to))) {
+				hand_mask |= 1u << to;
+				n_hand[to] = 0;
+			}
+			hand[to][n_hand[to]++] = m;
+		}
+	}
+	while (hand_mask) {
+		unsigned int o = (unsigned int)__builtin_ctz(hand_mask);
+
+		hand_mask &= hand_mask - 1;
+		handoff_burst(w, o, hand[o], n_hand[o]);
 	}
 	st->port[q->port].rx_packets += n;
 	st->port[q->port].rx_bytes += bytes;
+	if (timed)
+		t2 = rte_rdtsc();
+	forward_burst(w, fwd, k, now_ns, timed ? steps : NULL);
+	if (timed) {
+		st->stage_cycles[RTR_STAGE_rx] += t1 - t0;
+		st->stage_cycles[RTR_STAGE_parse] += t2 - t1;
+		st->stage_cycles[RTR_STAGE_route] += steps[0];
+		st->stage_cycles[RTR_STAGE_lb] += steps[1];
+		st->stage_cycles[RTR_STAGE_egress] += steps[2];
+		st->stage_packets += n;
+	}
+	return timed;
 }
 
 /* Frames from other workers (hand-off) and from the control plane (inject). */
@@ -419,8 +574,12 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 
 	n = rte_ring_sc_dequeue_burst(w->handoff, (void **)pkts, RTR_BURST, NULL);
 	w->stats->handoff_rx += n;
-	for (i = 0; i < n; i++)
-		forward(w, pkts[i], rtr_meta(pkts[i]), now_ns);
+	if (n != 0) {
+		if (w->sw->lb->prefetch != NULL)
+			for (i = 0; i < n; i++)
+				w->sw->lb->prefetch(w->lb_state, rtr_meta(pkts[i]), 0);
+		forward_burst(w, pkts, n, now_ns, NULL);
+	}
 	total += n;
 	n = rte_ring_sc_dequeue_burst(w->inject, (void **)pkts, RTR_BURST, NULL);
 	for (i = 0; i < n; i++) {
@@ -491,12 +650,13 @@ rtr_worker_main(void *arg)
 		uint64_t now_tsc = rte_rdtsc(), t0 = now_tsc;
 		uint64_t now_ns = rtr_tsc_to_ns(sw, now_tsc);
 		unsigned int got = 0, i;
+		bool timed = false;
 
 		w->now_ns = now_ns;
 		state = atomic_load_explicit(&sw->run_state, memory_order_acquire);
 		if (likely(state == RTR_RUN)) {
 			for (i = 0; i < w->n_rxq; i++)
-				rx_burst(w, &w->rxq[i], now_ns, &got);
+				timed |= rx_burst(w, &w->rxq[i], now_ns, &got);
 		} else if (!atomic_load_explicit(&w->stopped, memory_order_relaxed)) {
 			atomic_store_explicit(&w->stopped, 1, memory_order_release);
 		}
@@ -506,8 +666,15 @@ rtr_worker_main(void *arg)
 			sw->lb->tick(w->lb_state, now_ns, w->stats);
 		if (w->eg->pfc_active)
 			rtr_egress_tick(w->eg, now_ns);
-		if (w->eg->active)
+		if (unlikely(timed)) {
+			uint64_t t = rte_rdtsc();
+
+			if (w->eg->active)
+				rtr_egress_service(w->eg, now_ns);
+			w->stats->stage_cycles[RTR_STAGE_tx] += rte_rdtsc() - t;
+		} else if (w->eg->active) {
 			rtr_egress_service(w->eg, now_ns);
+		}
 		if (got) {
 			w->last_rx_tsc = now_tsc;
 			idle_polls = 0;

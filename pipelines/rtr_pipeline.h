@@ -96,6 +96,7 @@ struct rtr_worker {
 	struct rtr_egress *eg;	/* class queues, scheduler and TX of every port */
 	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
 	uint64_t now_ns;	/* the clock of the loop pass in progress */
+	uint64_t bursts;	/* RX bursts that had packets (stage timing samples) */
 } __rte_cache_aligned;
 
 struct rtr_switch {

@@ -209,6 +209,7 @@ eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_
 		ep->loss_q64 = (uint64_t)(pc->loss * 18446744073709551616.0);
 	ep->loss_rng = pc->loss_seed ^ ((uint64_t)eg->worker * 0xd1b54a32d192ed03ull);
 	ep->red_rng = 0x5eed0000ull + pc->port * 131 + eg->worker;
+	ep->plain = ep->delay_ns == 0 && ep->loss_q64 == 0 && !ep->sh->shaped && !eg->pfc;
 	return ep;
 fail:
 	eport_free(ep, socket >= 0);
@@ -239,6 +240,7 @@ rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker,
 	eg->n_classes = q->classes;
 	eg->top = (uint8_t)(q->classes - 1);
 	eg->trust_pcp = q->trust_pcp;
+	eg->direct = true;
 	eg->trim = q->trim;
 	eg->trim_update_lengths = q->trim_update_lengths;
 	eg->trim_dscp = q->trim_dscp;
@@ -648,6 +650,27 @@ admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uin
 		eg->io.drop(eg->io.arg, m, RTR_DROP_PORT_DOWN);
 		return -1;
 	}
+	/*
+	 * Fast path: on a port without shaping, delay, loss or PFC whose class
+	 * queues are empty and whose staged burst has room, the scheduler
+	 * would move this packet to the staged burst at its next pass, with
+	 * nothing queued behind it for RED to see. Do it now; the counters
+	 * are those of the queue it went through.
+	 */
+	if (likely(ep->plain) && eg->direct && ep->nonempty == 0 && !ep->blocked &&
+			ep->w_tail - ep->w_head < RTR_BURST) {
+		uint64_t *c = ep->c[cls];
+
+		c[RTR_EGC_enqueued]++;
+		c[RTR_EGC_sent]++;
+		c[RTR_EGC_sent_bytes] += len;
+		if (len > c[RTR_EGC_max_depth])
+			c[RTR_EGC_max_depth] = len;
+		eg->held++;
+		eg->active |= 1u << port;
+		wire_push(ep, m, 0);
+		return 0;
+	}
 	q = &ep->cq[cls];
 	if (unlikely((!held && q->bytes + len > q->limit) || q->tail - q->head > q->mask)) {
 		uint8_t trim_cls = cls;
@@ -890,12 +913,15 @@ service_port(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns)
 		if (ep->blocked)
 			return sent;
 	}
-	/* Up to four bursts per call, while the NIC keeps taking them. */
+	/* Up to four bursts per call, while the NIC keeps taking them. The
+	 * staged burst may already be full (packets that took the fast path
+	 * of admit()): then the first pass only sends it. */
 	for (unsigned int k = 0; k < 4; k++) {
 		unsigned int moved = schedule(eg, ep, now_ns, false, RTR_BURST);
+		unsigned int tx = wire_tx(eg, ep, now_ns, false);
 
-		sent += wire_tx(eg, ep, now_ns, false);
-		if (moved < RTR_BURST || ep->blocked)
+		sent += tx;
+		if (ep->blocked || ep->nonempty == 0 || (moved == 0 && tx == 0))
 			break;
 	}
 	if (ep->nonempty == 0 && ep->w_head == ep->w_tail)

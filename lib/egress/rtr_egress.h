@@ -120,6 +120,8 @@ struct rtr_eport {
 	uint8_t nonempty;	   /* bit c: cq[c] has packets */
 	bool simple_prio;	   /* every class its own level, ordered by class */
 	bool blocked;		   /* the NIC refused part of the last burst */
+	bool plain;		   /* no shaping, delay, loss or PFC: empty classes
+				    * let a packet go straight to the staged burst */
 	uint8_t n_levels;
 	uint8_t level_cls[RTR_MAX_CLASSES][RTR_MAX_CLASSES]; /* classes of each level */
 	uint8_t level_n[RTR_MAX_CLASSES];
@@ -173,6 +175,10 @@ struct rtr_egress {
 	uint64_t pfc_refresh_at[RTR_MAX_PORTS];
 	uint32_t in_bytes[RTR_MAX_PORTS][RTR_MAX_CLASSES]; /* queued here, by ingress port */
 	uint8_t in_xoff[RTR_MAX_PORTS];	   /* bit c: XOFF sent (this worker) */
+	/* Idle plain ports take the fast path of rtr_egress_enqueue (default
+	 * true; the queueing unit tests turn it off to build backlogs with
+	 * fewer packets than a staged burst). */
+	bool direct;
 	uint32_t active;	   /* bit p: port p has packets queued or on the wire */
 	uint64_t held;		   /* packets in class queues and wire FIFOs */
 	struct rtr_eport *port[RTR_MAX_PORTS];

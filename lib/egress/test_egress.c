@@ -237,6 +237,10 @@ mk(void)
 	for (unsigned int p = 0; p < cfg.n_ports; p++)
 		memcpy(sh.port[p].mac, cfg.ports[p].mac, 6);
 	eg = rtr_egress_create(&sh, 0, &io, &st, 1u << 16, -1);
+	/* These tests build backlogs of a few packets on idle ports: without
+	 * this, the first RTR_BURST would take the fast path (test_direct). */
+	if (eg != NULL)
+		eg->direct = false;
 	return eg;
 }
 
@@ -299,6 +303,70 @@ test_classify(void)
 	m = pkt(100, false, 26 << 2, -1, 4, 1, 0); /* untagged: DSCP */
 	CHECK_EQ(rtr_egress_classify(eg, m), 3);
 	fake_free(m);
+	done(eg);
+}
+
+/*
+ * The fast path: on an idle plain port the first RTR_BURST packets go
+ * straight to the staged burst in arrival order (what the scheduler would
+ * do with nothing queued); the rest queue and leave by strict priority;
+ * a NIC that refuses turns the fast path off until the backlog is gone.
+ */
+static void
+test_direct(void)
+{
+	struct rtr_egress *eg;
+	unsigned int i, c;
+	uint64_t acc[RTR_EGC_MAX];
+
+	cfg_reset(2);
+	eg = mk();
+	eg->direct = true;
+	nic_reset(true);
+	/* 32 + 80 packets: classes 0..7 interleaved. */
+	for (i = 0; i < RTR_BURST + 80; i++)
+		CHECK_EQ(rtr_egress_enqueue(eg, 1, pkt(200, false, 0, -1, 4, i, 0),
+				 (uint8_t)(i % 8), 0), 0);
+	CHECK_EQ(eg->held, RTR_BURST + 80);
+	CHECK_EQ(eg->port[1]->nonempty, 0xff);
+	CHECK_EQ(rtr_egress_service(eg, 1000), RTR_BURST + 80);
+	CHECK_EQ(nic.n, RTR_BURST + 80);
+	for (i = 0; i < RTR_BURST; i++)
+		CHECK_EQ(tag_of(nic.got[i]), i); /* arrival order */
+	/* The backlog: by class, highest first, FIFO within a class. */
+	for (i = RTR_BURST; i < RTR_BURST + 80; i++) {
+		unsigned int k = i - RTR_BURST, want_c = 7 - k / 10;
+
+		CHECK_EQ(tag_of(nic.got[i]) % 8, want_c);
+		if (k % 10 != 0)
+			CHECK(tag_of(nic.got[i]) > tag_of(nic.got[i - 1]));
+	}
+	/* Counters as if every packet had gone through its class queue. */
+	for (c = 0; c < 8; c++) {
+		memset(acc, 0, sizeof(acc));
+		rtr_egress_counters_add(eg, 1, (uint8_t)c, acc);
+		CHECK_EQ(acc[RTR_EGC_enqueued], 14);
+		CHECK_EQ(acc[RTR_EGC_sent], 14);
+		CHECK_EQ(acc[RTR_EGC_sent_bytes], 14 * 200);
+	}
+	CHECK_EQ(eg->held, 0);
+	CHECK_EQ(st.port[1].tx_packets, RTR_BURST + 80);
+	CHECK_EQ(st.forwarded, RTR_BURST + 80);
+	/* A NIC that refuses: the staged burst stays, later packets queue
+	 * (no fast path while blocked) and leave once it takes them again. */
+	nic_reset(true);
+	nic.accept = 0;
+	for (i = 0; i < RTR_BURST; i++)
+		rtr_egress_enqueue(eg, 1, pkt(200, false, 0, -1, 4, 1000 + i, 0), 0, 0);
+	CHECK_EQ(rtr_egress_service(eg, 2000), 0);
+	CHECK(eg->port[1]->blocked);
+	rtr_egress_enqueue(eg, 1, pkt(200, false, 0, -1, 4, 2000, 0), 7, 0);
+	CHECK_EQ(eg->port[1]->nonempty, 0x80);
+	nic.accept = -1;
+	CHECK_EQ(rtr_egress_service(eg, 3000), RTR_BURST + 1);
+	CHECK_EQ(tag_of(nic.got[0]), 1000);
+	CHECK_EQ(tag_of(nic.got[RTR_BURST]), 2000);
+	CHECK_EQ(eg->held, 0);
 	done(eg);
 }
 
@@ -978,6 +1046,7 @@ main(void)
 	nic_reset(false);
 	test_classify();
 	test_strict_priority();
+	test_direct();
 	test_dwrr();
 	test_red();
 	test_shaper();

@@ -949,3 +949,10 @@ rtr_caver_flows(struct rtr_caver *cv, uint64_t now, unsigned int max,
 	}
 	return n;
 }
+
+void
+rtr_caver_prefetch(const struct rtr_caver *x, const struct rtr_meta *meta, unsigned int step)
+{
+	if (meta->flags & RTR_MF_ROCE)
+		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
+}

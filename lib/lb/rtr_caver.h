@@ -187,4 +187,7 @@ void rtr_caver_shim_read(const uint8_t *frame, const struct rtr_meta *meta,
 		struct rtr_caver_shim *out);
 bool rtr_caver_is_shimmed(const uint8_t *frame, uint32_t len, const struct rtr_meta *meta);
 
+/* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
+void rtr_caver_prefetch(const struct rtr_caver *x, const struct rtr_meta *meta, unsigned int step);
+
 #endif /* RTR_CAVER_H */

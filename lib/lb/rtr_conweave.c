@@ -929,3 +929,10 @@ rtr_cw_flows(struct rtr_cw *cw, uint64_t now, unsigned int max,
 	return n;
 }
 
+
+void
+rtr_cw_prefetch(const struct rtr_cw *x, const struct rtr_meta *meta, unsigned int step)
+{
+	if (meta->flags & RTR_MF_ROCE)
+		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
+}

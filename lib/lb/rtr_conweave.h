@@ -137,4 +137,7 @@ uint64_t rtr_cw_next_deadline(const struct rtr_cw *cw);
 unsigned int rtr_cw_flows(struct rtr_cw *cw, uint64_t now_ns, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 
+/* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
+void rtr_cw_prefetch(const struct rtr_cw *x, const struct rtr_meta *meta, unsigned int step);
+
 #endif /* RTR_CONWEAVE_H */

@@ -12,25 +12,6 @@
 #include "rtr_flowtab.h"
 #include "rtr_lb_mem.h"
 
-struct rtr_ft_bucket {
-	uint32_t sig[RTR_FT_WAYS]; /* 0 = empty way */
-};
-
-struct rtr_ft {
-	struct rtr_ft_bucket *buckets;
-	uint8_t *entries;	/* n_buckets * WAYS * stride bytes */
-	uint32_t n_buckets;
-	uint32_t mask;
-	uint32_t stride;
-	uint32_t value_size;
-	uint32_t sweep_cursor;
-	uint64_t aging_ns;
-	rtr_ft_pinned_fn pinned;
-	bool rte;
-	struct rtr_ft_stats st;
-	void *block;
-};
-
 static size_t
 ft_stride(uint32_t value_size)
 {

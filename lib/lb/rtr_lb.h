@@ -82,6 +82,10 @@ struct rtr_lb_ops {
 	int (*pick)(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
 			struct rtr_meta *meta, uint64_t now_ns, struct rtr_lcore_stats *st);
 	/* The rest is optional (NULL for stateless modes). */
+	/* Prefetch the flow state a packet will need (meta->flow_hash): step
+	 * 0 (at parse) its table bucket, step 1 (before routing, once step 0
+	 * had time to land) the entry the bucket points to. No other effect. */
+	void (*prefetch)(const void *state, const struct rtr_meta *meta, unsigned int step);
 	/* An LB control packet routed to a host port: consume it (the caller
 	 * frees it and counts it consumed). */
 	void (*control_rx)(void *state, struct rte_mbuf *m, struct rtr_meta *meta,

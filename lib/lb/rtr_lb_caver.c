@@ -136,6 +136,12 @@ cv_flows(void *state, uint64_t now_ns, unsigned int max,
 	return rtr_caver_flows(state, now_ns, max, fn, arg);
 }
 
+static void
+cv_prefetch_op(const void *state, const struct rtr_meta *meta, unsigned int step)
+{
+	rtr_caver_prefetch(state, meta, step);
+}
+
 const struct rtr_lb_ops rtr_lb_caver = {
 	.name = "caver",
 	.clear_host_b4 = true,
@@ -148,6 +154,7 @@ const struct rtr_lb_ops rtr_lb_caver = {
 	.init = cv_init,
 	.fini = cv_fini,
 	.pick = cv_pick,
+	.prefetch = cv_prefetch_op,
 	.post_route = cv_post_route,
 	.host_check = cv_host_check,
 	.tick = cv_tick,

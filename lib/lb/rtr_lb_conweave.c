@@ -121,6 +121,12 @@ cw_flows(void *state, uint64_t now_ns, unsigned int max,
 	return rtr_cw_flows(state, now_ns, max, fn, arg);
 }
 
+static void
+cw_prefetch_op(const void *state, const struct rtr_meta *meta, unsigned int step)
+{
+	rtr_cw_prefetch(state, meta, step);
+}
+
 const struct rtr_lb_ops rtr_lb_conweave = {
 	.name = "conweave",
 	.mode = RTR_LB_CONWEAVE,
@@ -133,6 +139,7 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 	.init = cw_init,
 	.fini = cw_fini,
 	.pick = cw_pick,
+	.prefetch = cw_prefetch_op,
 	.control_rx = cw_control_rx,
 	.deliver = cw_deliver,
 	.tick = cw_tick,

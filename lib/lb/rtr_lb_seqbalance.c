@@ -99,6 +99,12 @@ sb_flows(void *state, uint64_t now_ns, unsigned int max,
 	return rtr_sb_flows(state, now_ns, max, fn, arg);
 }
 
+static void
+sb_prefetch_op(const void *state, const struct rtr_meta *meta, unsigned int step)
+{
+	rtr_sb_prefetch(state, meta, step);
+}
+
 const struct rtr_lb_ops rtr_lb_seqbalance = {
 	.name = "seqbalance",
 	.clear_host_b4 = true,
@@ -115,6 +121,7 @@ const struct rtr_lb_ops rtr_lb_seqbalance = {
 	.init = sb_init,
 	.fini = sb_fini,
 	.pick = sb_pick,
+	.prefetch = sb_prefetch_op,
 	.control_rx = sb_control_rx,
 	.deliver = sb_deliver,
 	.tick = sb_tick,

@@ -425,3 +425,10 @@ rtr_sb_flows(struct rtr_sb *sb, uint64_t now, unsigned int max,
 	}
 	return n;
 }
+
+void
+rtr_sb_prefetch(const struct rtr_sb *x, const struct rtr_meta *meta, unsigned int step)
+{
+	if (meta->flags & RTR_MF_ROCE)
+		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
+}

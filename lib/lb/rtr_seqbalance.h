@@ -122,4 +122,7 @@ uint64_t rtr_sb_next_deadline(const struct rtr_sb *sb);
 unsigned int rtr_sb_flows(struct rtr_sb *sb, uint64_t now_ns, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 
+/* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
+void rtr_sb_prefetch(const struct rtr_sb *x, const struct rtr_meta *meta, unsigned int step);
+
 #endif /* RTR_SEQBALANCE_H */

@@ -22,6 +22,12 @@ const char *const rtr_lb_counter_help[RTR_LBC_MAX] = {
 #undef RTR_LB_CNT_HELP
 };
 
+const char *const rtr_stage_names[RTR_STAGE_MAX] = {
+#define RTR_STAGE_NAME(n) [RTR_STAGE_##n] = #n,
+	RTR_STAGES(RTR_STAGE_NAME)
+#undef RTR_STAGE_NAME
+};
+
 void
 rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, struct rtr_lcore_stats *out)
 {
@@ -102,6 +108,12 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 	for (i = 0; i < doc->n_neigh; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", doc->neigh_names[i],
 			doc->neigh_values[i]);
+	fprintf(f, "},\n \"busy_cycles_per_packet\": %.1f, \"stage_cycles\": {",
+		s->busy_packets ? (double)s->busy_cycles / (double)s->busy_packets : 0.0);
+	for (i = 0; i < RTR_STAGE_MAX; i++)
+		fprintf(f, "%s\"%s\": %.1f", i ? ", " : "", rtr_stage_names[i],
+			s->stage_packets ? (double)s->stage_cycles[i] / (double)s->stage_packets : 0.0);
+	fprintf(f, ", \"sampled_packets\": %" PRIu64, s->stage_packets);
 	fprintf(f,
 		"},\n \"forwarded\": %" PRIu64 ", \"consumed\": %" PRIu64 ", \"originated\": %" PRIu64
 		", \"originated_dropped\": %" PRIu64 ", \"dropped\": %" PRIu64 ",\n \"handoff_tx\": %" PRIu64 ", \"handoff_rx\": %" PRIu64

@@ -84,6 +84,25 @@ struct rtr_port_counters {
 	uint64_t ecn_marked; /* CE marks applied at this port's egress */
 };
 
+/*
+ * Data-path stages timed by the worker loop (doc/benchmarks.md). One loop
+ * pass in RTR_STAGE_SAMPLE that received packets is timed stage by stage
+ * with the TSC; stage_cycles[s] / stage_packets is the mean cost of stage s
+ * per received packet. rx is the PMD's rx_burst, parse the parser and
+ * ingress policy, route the LPM lookups, lb the LB stage's pick (SrcToR),
+ * egress the rewrite, DstToR delivery and class enqueue, tx the scheduler
+ * and tx_burst of every port.
+ */
+#define RTR_STAGES(X) X(rx) X(parse) X(route) X(lb) X(egress) X(tx)
+enum rtr_stage {
+#define RTR_STAGE_ENUM(n) RTR_STAGE_##n,
+	RTR_STAGES(RTR_STAGE_ENUM)
+#undef RTR_STAGE_ENUM
+	RTR_STAGE_MAX
+};
+#define RTR_STAGE_SAMPLE 8 /* one loop pass with packets in 8 is timed */
+extern const char *const rtr_stage_names[RTR_STAGE_MAX];
+
 /* Path counters are kept for the first RTR_STATS_GROUPS uplink groups. */
 #define RTR_STATS_GROUPS 32
 
@@ -101,6 +120,8 @@ struct rtr_lcore_stats {
 	uint64_t path_tx[RTR_STATS_GROUPS][RTR_MAX_PATHS];
 	uint64_t busy_cycles; /* TSC cycles spent in bursts that had packets */
 	uint64_t busy_packets;
+	uint64_t stage_cycles[RTR_STAGE_MAX]; /* TSC cycles of the timed passes */
+	uint64_t stage_packets;		      /* packets received in the timed passes */
 } __attribute__((aligned(64)));
 
 /* Sum n per-lcore blocks into out (out is overwritten). */
