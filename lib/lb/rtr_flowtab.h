@@ -27,6 +27,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <rte_prefetch.h>
+
 #include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 
@@ -105,6 +107,8 @@ struct rtr_ft {
  * before looking any up, so the misses overlap): step 0 the bucket's
  * signature line, step 1 (once step 0 has landed) both lines of the first
  * entry whose signature matches. Reads nothing else, changes nothing.
+ * (rte_prefetch0 is inline asm: GCC dropped __builtin_prefetch here under
+ * DPDK's -march=corei7.)
  */
 static inline void
 rtr_ft_prefetch(const struct rtr_ft *t, uint32_t hash, unsigned int step)
@@ -113,7 +117,7 @@ rtr_ft_prefetch(const struct rtr_ft *t, uint32_t hash, unsigned int step)
 	uint32_t sig = hash != 0 ? hash : 1;
 
 	if (step == 0) {
-		__builtin_prefetch(bk, 0, 3);
+		rte_prefetch0(bk);
 		return;
 	}
 	for (unsigned int w = 0; w < RTR_FT_WAYS; w++) {
@@ -121,8 +125,8 @@ rtr_ft_prefetch(const struct rtr_ft *t, uint32_t hash, unsigned int step)
 			const uint8_t *e = t->entries +
 				((size_t)(hash & t->mask) * RTR_FT_WAYS + w) * t->stride;
 
-			__builtin_prefetch(e, 1, 3);
-			__builtin_prefetch(e + 64, 1, 3);
+			rte_prefetch0(e);
+			rte_prefetch0(e + 64);
 			return;
 		}
 	}
