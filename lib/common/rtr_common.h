@@ -11,6 +11,7 @@
 #define RTR_COMMON_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define RTR_MAX_PORTS	    32	 /* DPDK ports a switch may use */
 #define RTR_MAX_LCORES	    64	 /* worker lcores */
@@ -38,5 +39,27 @@
 #define RTR_EXIT_OK	    0
 #define RTR_EXIT_FAILURE    1
 #define RTR_EXIT_USAGE	    2
+
+/*
+ * memmove for a packet's headers (n bytes, 16 <= n <= RTR_HEAD_MAX), e.g.
+ * Eth..BTH moved by the 4 bytes of a ConWeave header. Every load happens
+ * before any store, so src and dst may overlap either way; fixed-size
+ * copies compile to a few vector moves instead of a libc call. Reads up
+ * to RTR_HEAD_MAX bytes at src (callers ensure that much buffer is there:
+ * an mbuf's data room), writes exactly n at dst.
+ */
+#define RTR_HEAD_MAX 128
+static inline void
+rtr_move_head(uint8_t *dst, const uint8_t *src, unsigned int n)
+{
+	uint8_t t[RTR_HEAD_MAX];
+	unsigned int i;
+
+	memcpy(t, src, RTR_HEAD_MAX);
+	for (i = 0; i + 16 <= n; i += 16)
+		memcpy(dst + i, t + i, 16);
+	if (i < n)
+		memcpy(dst + n - 16, t + n - 16, 16);
+}
 
 #endif /* RTR_COMMON_H */

@@ -293,7 +293,10 @@ insert_hdr(struct rte_mbuf *m, const struct rtr_meta *meta)
 
 	if (f == NULL)
 		return NULL;
-	memmove(f, f + RTR_CW_HDR_LEN, n);
+	if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX + RTR_CW_HDR_LEN))
+		rtr_move_head(f, f + RTR_CW_HDR_LEN, n);
+	else
+		memmove(f, f + RTR_CW_HDR_LEN, n);
 	return f;
 }
 
@@ -527,7 +530,10 @@ strip(struct rte_mbuf *m, struct rtr_meta *meta)
 	uint8_t *bth;
 
 	if (meta->flags & RTR_MF_CW_HDR) {
-		memmove(f + RTR_CW_HDR_LEN, f, n);
+		if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX))
+			rtr_move_head(f + RTR_CW_HDR_LEN, f, n);
+		else
+			memmove(f + RTR_CW_HDR_LEN, f, n);
 		rte_pktmbuf_adj(m, RTR_CW_HDR_LEN);
 		f = rte_pktmbuf_mtod(m, uint8_t *);
 		meta->flags &= (uint8_t)~RTR_MF_CW_HDR;
@@ -581,17 +587,43 @@ heap_push(struct rtr_cw *cw, uint64_t deadline, struct rtr_ft_entry *e, uint32_t
 	cw->heap[i] = (struct cw_timer){deadline, e, gen};
 }
 
+/*
+ * The heap is full: drop the timers of holds that ended (released by a
+ * TAIL, a flush or a new hold: their gen is stale) and rebuild it. A flow
+ * has at most one live timer and at most one ring, and the heap has room
+ * for every ring plus one, so this always makes room: the data path never
+ * allocates (the heap is sized once at create).
+ */
 static int
-heap_grow(struct rtr_cw *cw)
+heap_compact(struct rtr_cw *cw)
 {
-	unsigned int cap = cw->heap_cap * 2;
-	struct cw_timer *h = realloc(cw->heap, cap * sizeof(*h));
+	unsigned int i, j = 0, n;
 
-	if (h == NULL)
-		return -1;
-	cw->heap = h;
-	cw->heap_cap = cap;
-	return 0;
+	for (i = 0; i < cw->heap_n; i++) {
+		const struct cw_dst *d = dst_of(cw->heap[i].e);
+
+		if (cw->heap[i].gen == d->hold_gen && d->ring != NO_RING)
+			cw->heap[j++] = cw->heap[i];
+	}
+	cw->heap_n = n = j;
+	for (i = n / 2; i-- > 0;) {
+		struct cw_timer x = cw->heap[i];
+		unsigned int k = i;
+
+		for (;;) {
+			unsigned int l = 2 * k + 1, m;
+
+			if (l >= n)
+				break;
+			m = (l + 1 < n && cw->heap[l + 1].deadline < cw->heap[l].deadline) ? l + 1 : l;
+			if (cw->heap[m].deadline >= x.deadline)
+				break;
+			cw->heap[k] = cw->heap[m];
+			k = m;
+		}
+		cw->heap[k] = x;
+	}
+	return cw->heap_n < cw->heap_cap ? 0 : -1;
 }
 
 static void
@@ -773,7 +805,7 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 				strip(m, meta);
 				return RTR_CW_FORWARD;
 			}
-			if (cw->heap_n == cw->heap_cap && heap_grow(cw) != 0) {
+			if (cw->heap_n == cw->heap_cap && heap_compact(cw) != 0) {
 				rtr_pring_release(cw->pool[port], r, NULL, NULL);
 				c[RTR_LBC_reorder_overflow]++;
 				d->no_reorder = 1;

@@ -1435,6 +1435,50 @@ hold_deadline_case(uint16_t p0, uint16_t tt, uint64_t want_gap, const char *what
 	dst_done(cw);
 }
 
+/*
+ * Holds that end by their TAIL leave their timers in the heap (lazy
+ * deletion) until they come to the top. 200 holds of one flow, far more
+ * than the heap's n_ports x n_rings + 1 slots, never ticked: the heap is
+ * compacted in place (no allocation on the data path) and every hold
+ * still works.
+ */
+static void
+test_dst_stale_timers(void)
+{
+	struct rtr_cw *cw = dst_inst(8, 64);
+	struct flow f = flow4(76, 77, 7600);
+	struct sink *s = &dst_sink;
+	uint64_t R = T0 + 100000;
+	uint32_t psn = 0;
+
+	printf("7b. DstToR: 200 holds ended by their TAIL, timers never due\n");
+	for (unsigned int k = 0; k < 200; k++) {
+		unsigned int e = (k + 1) & 3;
+		uint16_t P = (uint16_t)(1000 + 50 * k);
+		uint64_t t = R + (uint64_t)k * 50 * 1024;
+
+		/* RTT_REQUEST of epoch e on path 1, then a phase-1 packet on
+		 * path 2 that overtakes the TAIL, then the TAIL. */
+		CHECK_EQ(RX(cw, dpkt(&f, psn, 1, 0, e, 1, 0, P, 0), 1, t), RTR_CW_FORWARD);
+		CHECK_EQ(RX(cw, dpkt(&f, psn + 2, 2, 1, e, 0, 0, P + 3, P + 1), 1, t + 3000),
+				RTR_CW_HELD);
+		CHECK_EQ(RX(cw, dpkt(&f, psn + 1, 1, 0, e, 1, 1, P + 1, P + 1), 1, t + 4000),
+				RTR_CW_HELD);
+		EXPECT(s, &f, 1, psn, psn + 1, psn + 2);
+		ctrl_clear(s);
+		psn += 3;
+	}
+	CHECK_EQ(cd[RTR_LBC_reorder_overflow], 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_tail], 200);
+	CHECK_EQ(cd[RTR_LBC_reorder_held], 200);
+	CHECK_EQ(rtr_cw_held(cw), 0);
+	/* Only stale timers are left: ticking past them all fires nothing. */
+	rtr_cw_tick(cw, R + 1000000000ull, cd);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 0);
+	CHECK_EQ(rtr_cw_next_deadline(cw), UINT64_MAX);
+	rtr_cw_free(cw);
+}
+
 static void
 test_dst_deadlines(void)
 {
@@ -2215,6 +2259,7 @@ main(void)
 	test_dst_epochs();
 	test_dst_control();
 	test_dst_hold_tail();
+	test_dst_stale_timers();
 	test_dst_deadlines();
 	test_dst_overflow();
 	test_dst_flush();
