@@ -1,0 +1,496 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""benchgen: the benchmark suite's RoCEv2 traffic (doc/benchmarks.md).
+
+    benchgen.py --role {src,dst} --flows N --size {64,1024,4096}
+                [--packets P] [--queues Q] [--seed S] [--epoch-len L] --out PREFIX
+
+Writes PREFIX.pcap (Q = 1) or PREFIX.q0.pcap .. PREFIX.q{Q-1}.pcap (flow i in
+file i mod Q) and PREFIX.json, which describes them. When PREFIX.json already
+describes the same parameters and its files are there with the right sizes,
+nothing is written (the runner keeps a cache in out/bench/gen/).
+
+role src: what a ToR receives on its host port 0 from its hosts. N RC flows
+  10.1/16 -> 10.2/16, MAC 02:00:00:00:aa:01 -> 02:00:00:00:01:00, distinct
+  (src IP, dst IP, UDP sport), one destination QP each, packet k belongs to
+  flow k mod N, PSNs consecutive per flow.
+role dst: what a ConWeave DstToR receives on a fabric port from a remote
+  SrcToR: 10.2/16 -> 10.1/16, MAC 02:00:00:00:bb:01 -> 02:00:00:00:01:01,
+  stamped as doc/conweave.md "Wire format" says, arranged so that in every
+  epoch phase-1 packets overtake the TAIL (the DstToR holds them, the TAIL
+  releases them). See plan_dst() for the layout.
+
+--size 64: RC SEND ONLY, no payload, 60-byte frame (64 on the wire with the
+FCS); 1024 / 4096: RC RDMA WRITE MIDDLE with a 1024 / 4096-byte payload
+(1082 / 4154-byte frames). dst frames are 4 bytes longer (the ConWeave header
+that IP and UDP do not count). IPv4, DSCP 26, ECT(0), TTL 64, UDP 4791, UDP
+checksum 0, and the ICRC the sending RNIC computed (for dst: over the frame as
+the host sent it, i.e. Resv7 = 0 and without the 4 bytes; byte 4 is masked).
+
+Speed: no scapy; one header template and CRC state per flow, and per packet a
+few struct.pack calls and one zlib.crc32 over the PSN and the payload.
+"""
+
+import argparse
+import json
+import os
+import random
+import struct
+import sys
+import time
+import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import rocegen  # noqa: E402
+
+VERSION = 1  # bump when the bytes written for the same parameters change
+
+MAX_FRAMES = 1 << 21  # per pcap: net_pcap infinite_rx holds each in an mbuf
+# The dst default stays within about the same mbuf memory at every size:
+# 2^21 x ~2.2 KB, or 2^20 x ~4.4 KB (two segments) for 4 KB payloads.
+DEFAULT_CAP = {64: MAX_FRAMES, 1024: MAX_FRAMES, 4096: MAX_FRAMES >> 1}
+MIN_PACKETS = 65536  # default P = max(N, MIN_PACKETS) rounded up to N
+HOSTS = 65534  # usable addresses of a /16: .0.1 .. .255.254
+BATCH = 128  # dst: flows whose epochs are interleaved at once
+TS_STEP = 8192  # dst: SrcToR clock units (1.024 us, so 8.4 ms) between a flow's packets
+CYCLE_MIN = 12  # dst: 4 epochs x (RTT_REQUEST, phase-1, TAIL)
+
+SRC_MAC = {"src": "02:00:00:00:aa:01", "dst": "02:00:00:00:bb:01"}
+DST_MAC = {"src": "02:00:00:00:01:00", "dst": "02:00:00:00:01:01"}
+NET_A = 0x0A010000  # 10.1.0.0/16: the senders of role src, receivers of dst
+NET_B = 0x0A020000  # 10.2.0.0/16
+TOS = (26 << 2) | 2  # DSCP 26, ECT(0)
+TTL = 64
+# size -> (opcode, payload bytes)
+SIZES = {64: (rocegen.SEND_ONLY, 0), 1024: (rocegen.WRITE_MIDDLE, 1024),
+         4096: (rocegen.WRITE_MIDDLE, 4096)}
+OPNAME = {rocegen.SEND_ONLY: "RC SEND ONLY", rocegen.WRITE_MIDDLE: "RC RDMA WRITE MIDDLE"}
+
+# ConWeave Resv7 bits (ALGORITHMS.md 2.1): cw_op 1 = DATA.
+CW_DATA = 1 << 5
+CW_PHASE = 1 << 4
+CW_ASK = 1 << 1
+CW_TAIL = 1
+
+
+def roundup(x, n):
+    return -(-x // n) * n
+
+
+# --------------------------------------------------------------------------
+# Flows
+# --------------------------------------------------------------------------
+
+class Flows:
+    """Per-flow constants: addresses, source port, QP, first PSN, clock.
+
+    Flow i: host A = 10.1.0.1 + (i mod 65534), host B = 10.2.0.1 + a seeded
+    random index, UDP sport = 0xC000 + (random per host A + i div 65534) mod
+    2^14. Two flows with the same host A differ in i div 65534 and so in
+    their source port: all 5-tuples are distinct up to 65534 x 16384 flows.
+    """
+
+    def __init__(self, role, n, seed):
+        rng = random.Random(seed * 1000003 + 17)
+        nb = min(n, HOSTS)
+        sp_base = [rng.getrandbits(14) for _ in range(nb)]
+        self.a = [0] * n
+        self.b = [0] * n
+        self.sport = [0] * n
+        self.psn0 = [0] * n
+        self.t0 = [0] * n
+        self.path0 = [0] * n
+        for i in range(n):
+            s, q = i % HOSTS, i // HOSTS
+            self.a[i] = NET_A + 1 + s
+            self.b[i] = NET_B + 1 + rng.randrange(HOSTS)
+            self.sport[i] = 0xC000 + ((sp_base[s] + q) & 0x3FFF)
+            self.psn0[i] = rng.getrandbits(24)
+            self.t0[i] = rng.getrandbits(16)
+            self.path0[i] = rng.getrandbits(2)
+        self.role = role
+
+    def addrs(self, i):
+        """(source IP, destination IP) of flow i as integers."""
+        if self.role == "src":
+            return self.a[i], self.b[i]
+        return self.b[i], self.a[i]
+
+    @staticmethod
+    def dqp(i):
+        return (0x100 + i) & 0xFFFFFF
+
+
+class Template:
+    """The constant bytes of one flow's frames and the CRC state after them.
+
+    head: Ethernet .. BTH byte 3; mid: DestQP (BTH bytes 5-7); crc0: CRC-32
+    (seeded with eight 0xFF bytes) over the masked IP/UDP headers and BTH
+    bytes 0-7 with byte 4 masked: the ICRC then only needs BTH bytes 8-11
+    (AckReq/Resv7 as the host sent them: 0) and the payload.
+    """
+
+    __slots__ = ("head", "mid", "crc0")
+    FF8 = zlib.crc32(b"\xff" * 8)
+
+    def __init__(self, role, src_ip, dst_ip, sport, dqp, opcode, plen):
+        ulen = 8 + rocegen.BTH_LEN + plen + rocegen.ICRC_LEN
+        tot = 20 + ulen
+        ip = struct.pack("!BBHHHBBHII", 0x45, TOS, tot, 0, 0x4000, TTL, 17, 0, src_ip, dst_ip)
+        ip = ip[:10] + struct.pack("!H", rocegen.ipv4_csum(ip)) + ip[12:]
+        udp = struct.pack("!HHHH", sport, rocegen.ROCE_PORT, ulen, 0)
+        bth0 = struct.pack("!BBH", opcode, rocegen.BTH_MIGREQ, 0xFFFF)
+        self.mid = struct.pack("!I", dqp)[1:]
+        eth = rocegen.mac_bytes(DST_MAC[role]) + rocegen.mac_bytes(SRC_MAC[role]) + b"\x08\x00"
+        self.head = eth + ip + udp + bth0
+        masked = (b"\x45\xff" + ip[2:8] + b"\xff" + ip[9:10] + b"\xff\xff" + ip[12:20] +
+                  udp[:6] + b"\xff\xff" + bth0 + b"\xff" + self.mid)
+        self.crc0 = zlib.crc32(masked, self.FF8)
+
+
+# --------------------------------------------------------------------------
+# Plans: which frames go in which file, in which order
+# --------------------------------------------------------------------------
+
+def file_flows(n, q, nq):
+    return range(q, n, nq)
+
+
+def default_packets(role, n, queues, size, epoch_len):
+    """P when --packets is not given (see plan_dst for the dst cap)."""
+    if role == "src":
+        return roundup(max(n, MIN_PACKETS), n)
+    return roundup(max(n * 4 * epoch_len, MIN_PACKETS), n)
+
+
+def epoch_shape(length):
+    """Arrival order of one epoch of `length` (>= 3) packets, as tuples
+    (j, resv7, ts_tail_from) where j is the packet's index in the epoch in
+    send (PSN) order and ts_tail_from the j whose ts_tx is its ts_tail (None:
+    0). The SrcToR sent: j=0 RTT_REQUEST, 1..t-1 phase 0, t the TAIL (old
+    path), t+1.. phase 1 on the new path; the first h phase-1 packets
+    overtook the TAIL (a shorter new path) and arrive before it."""
+    t = (length - 1) // 2
+    n1 = length - 1 - t
+    h = (n1 + 1) // 2
+    p0 = [(0, CW_DATA | CW_ASK, None)] + [(j, CW_DATA, None) for j in range(1, t)]
+    tail = [(t, CW_DATA | CW_ASK | CW_TAIL, t)]
+    p1 = [(j, CW_DATA | CW_PHASE, t) for j in range(t + 1, length)]
+    return p0 + p1[:h] + tail + p1[h:], h
+
+
+def cycle_epochs(c, epoch_len):
+    """Split c >= 12 packets of a flow into E epochs (E a multiple of 4,
+    about epoch_len packets each, every one >= 3)."""
+    e = 4 * max(1, c // (4 * epoch_len))
+    base, extra = divmod(c, e)
+    return [base + (1 if k < extra else 0) for k in range(e)]
+
+
+def plan_dst(n, queues, size, packets, epoch_len):
+    """Per file: the flows that get full cycles, c (packets per full flow),
+    and the epoch lengths. Returns a list of dicts, one per file.
+
+    Every flow gets c = P / N packets when c >= 12: E epochs, E a multiple of
+    4 so that a flow's epochs go 0,1,2,3,0,.. across pcap loops too. When
+    fewer fit (P < 12 N; by default when N x 4 x epoch_len exceeds the cap),
+    f = (budget - n_q) // 11 evenly spread flows of each file get the
+    shortest full cycle (4 epochs of 3) and the others one phase-0 DATA
+    packet each: still n_q distinct flows in the file.
+    """
+    cap = None
+    if packets is None:
+        packets = default_packets("dst", n, queues, size, epoch_len)
+        cap = DEFAULT_CAP[size]
+    else:
+        packets = roundup(packets, n)
+    nq_max = len(file_flows(n, 0, queues))
+    c = packets // n
+    if cap is not None and nq_max * c > cap:
+        c = cap // nq_max
+    files = []
+    for q in range(queues):
+        fl = file_flows(n, q, queues)
+        nqf = len(fl)
+        if c >= CYCLE_MIN:
+            files.append({"flows": fl, "full": nqf, "c": c,
+                          "epochs": cycle_epochs(c, epoch_len)})
+        else:
+            budget = cap if cap is not None else nqf * c
+            f = max(0, min(nqf, (budget - nqf) // (CYCLE_MIN - 1)))
+            files.append({"flows": fl, "full": f, "c": CYCLE_MIN,
+                          "epochs": [3, 3, 3, 3]})
+    return files
+
+
+def is_full(x, f, nq):
+    """Flow number x of a file of nq flows is one of the f spread evenly."""
+    return (x * f) // nq != ((x + 1) * f) // nq
+
+
+# --------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------
+
+class PcapOut:
+    """A classic pcap (microsecond timestamps advancing by the frames' wire
+    time at 100 Gb/s), buffered."""
+
+    def __init__(self, path):
+        self.path = path
+        self.tmp = path + ".tmp"
+        self.f = open(self.tmp, "wb")
+        self.f.write(rocegen.PCAP_HDR)
+        self.buf = []
+        self.ps = 0  # picoseconds since T0
+        self.count = 0
+        self.nbytes = 24
+
+    def add(self, frame):
+        n = len(frame)
+        us = self.ps // 1000000
+        self.buf.append(struct.pack("<IIII", rocegen.T0 + us // 1000000, us % 1000000, n, n))
+        self.buf.append(frame)
+        self.ps += (n + 24) * 80  # + FCS, preamble, IFG; 80 ps per byte
+        self.count += 1
+        self.nbytes += 16 + n
+        if len(self.buf) >= 8192:
+            self.f.write(b"".join(self.buf))
+            self.buf.clear()
+
+    def close(self):
+        self.f.write(b"".join(self.buf))
+        self.buf.clear()
+        self.f.close()
+        os.replace(self.tmp, self.path)
+
+
+def gen_src(flows, n, queues, opcode, payload, packets, outs):
+    """Packet k belongs to flow k mod N (PSN psn0 + k div N); flow i goes to
+    file i mod Q."""
+    pad = 60 - (14 + 20 + 8 + 12 + len(payload) + 4)
+    tail_pad = b"\0" * pad if pad > 0 else b""
+    tpl = []
+    for i in range(n):
+        s, d = flows.addrs(i)
+        t = Template("src", s, d, flows.sport[i], flows.dqp(i), opcode, len(payload))
+        tpl.append((t.head + b"\0" + t.mid, t.crc0, flows.psn0[i], outs[i % queues].add))
+    crc32, pack = zlib.crc32, struct.pack
+    for r in range(packets // n):
+        for head, crc0, psn0, add in tpl:
+            w = pack("!I", (psn0 + r) & 0xFFFFFF)
+            crc = crc32(payload, crc32(w, crc0))
+            add(b"".join((head, w, payload, pack("<I", crc), tail_pad)))
+
+
+def gen_dst(flows, n, queues, opcode, payload, plan, outs):
+    """One file at a time: rounds of epochs; in round r every full flow of
+    the file sends its epoch r (singles: one packet in round x mod E), BATCH
+    flows at a time, their packets interleaved one per flow in turn."""
+    crc32, pack = zlib.crc32, struct.pack
+    pad = 60 - (14 + 20 + 8 + 12 + 4 + len(payload) + 4)
+    tail_pad = b"\0" * pad if pad > 0 else b""
+    stats = {"reorder_held": 0, "reorder_flush_tail": 0, "rtt_requests": 0, "tails": 0,
+             "single_frames": 0}
+    for q, fp in enumerate(plan):
+        out = outs[q]
+        fl = fp["flows"]
+        nq = len(fl)
+        epochs = fp["epochs"]
+        ne = len(epochs)
+        starts = [sum(epochs[:k]) for k in range(ne)]
+        shapes = {}
+        for ln in set(epochs):
+            shapes[ln] = epoch_shape(ln)
+        # per flow: (head, mid, crc0, psn0, t0, path0, full)
+        info = []
+        for x, i in enumerate(fl):
+            s, d = flows.addrs(i)
+            t = Template("dst", s, d, flows.sport[i], flows.dqp(i), opcode, len(payload))
+            full = fp["full"] == nq or is_full(x, fp["full"], nq)
+            info.append((t.head, t.mid, t.crc0, flows.psn0[i], flows.t0[i], flows.path0[i], full))
+        for r in range(ne):
+            part = []  # (flow info, list of (j, resv7, ts_tail_from, epoch))
+            ln = epochs[r]
+            shape, h = shapes[ln]
+            for x, fi in enumerate(info):
+                if fi[6]:
+                    part.append((fi, starts[r], r, shape))
+                    stats["reorder_held"] += h
+                    stats["reorder_flush_tail"] += 1
+                    stats["rtt_requests"] += 1
+                    stats["tails"] += 1
+                elif x % ne == r:
+                    # one phase-0 DATA packet, epoch 0, nothing asked
+                    part.append((fi, 0, 0, ((0, CW_DATA, None),)))
+                    stats["single_frames"] += 1
+            for b0 in range(0, len(part), BATCH):
+                batch = part[b0:b0 + BATCH]
+                width = max(len(p[3]) for p in batch)
+                for slot in range(width):
+                    for (head, mid, crc0, psn0, t0, path0, _), base, ep, shape in batch:
+                        if slot >= len(shape):
+                            continue
+                        j, r7, tfrom = shape[slot]
+                        jj = base + j
+                        psn = (psn0 + jj) & 0xFFFFFF
+                        crc = crc32(payload, crc32(pack("!I", psn), crc0))
+                        ts_tx = (t0 + jj * TS_STEP) & 0xFFFF
+                        ts_tail = 0 if tfrom is None else (t0 + (base + tfrom) * TS_STEP) & 0xFFFF
+                        path = (path0 + ep + (1 if r7 & CW_PHASE else 0)) & 3
+                        r7 |= (ep & 3) << 2
+                        out.add(b"".join((head, bytes((path,)), mid,
+                                          pack("!IHH", (r7 << 24) | psn, ts_tx, ts_tail),
+                                          payload, pack("<I", crc), tail_pad)))
+    return stats
+
+
+# --------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="benchgen.py", description="RoCEv2 benchmark traffic (doc/benchmarks.md)")
+    p.add_argument("--role", choices=("src", "dst"), required=True,
+                   help="src: a ToR's host port 0 input; dst: ConWeave DstToR fabric input")
+    p.add_argument("--flows", type=int, required=True, help="number of flows N")
+    p.add_argument("--size", type=int, choices=sorted(SIZES), required=True,
+                   help="64: 64-byte wire frames; 1024/4096: RoCE payload per packet")
+    p.add_argument("--packets", type=int, default=None,
+                   help="frames in all files (rounded up to a multiple of N); default "
+                   "src max(N, 65536), dst max(N x 4 x epoch-len, 65536), rounded up")
+    p.add_argument("--queues", type=int, default=1, help="pcap files, flows dealt round-robin")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--epoch-len", type=int, default=8,
+                   help="dst: packets per ConWeave epoch (>= 3)")
+    p.add_argument("--out", required=True, help="output prefix (PREFIX.pcap, PREFIX.json)")
+    a = p.parse_args(argv)
+    if not 1 <= a.flows <= 1 << 24:
+        p.error("--flows must be 1..16777216")
+    if not 1 <= a.queues <= min(a.flows, 64):
+        p.error("--queues must be 1..min(N, 64)")
+    if a.packets is not None and a.packets < 1:
+        p.error("--packets must be positive")
+    if a.epoch_len < 3:
+        p.error("--epoch-len must be >= 3")
+    return a, p
+
+
+def file_names(prefix, queues):
+    if queues == 1:
+        return [prefix + ".pcap"]
+    return ["%s.q%d.pcap" % (prefix, q) for q in range(queues)]
+
+
+def params_of(a):
+    d = {"version": VERSION, "role": a.role, "flows": a.flows, "size": a.size,
+         "packets_arg": a.packets, "queues": a.queues, "seed": a.seed}
+    if a.role == "dst":
+        d["epoch_len"] = a.epoch_len
+    return d
+
+
+def cached(jpath, params):
+    try:
+        with open(jpath) as f:
+            j = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if j.get("params") != params:
+        return None
+    for path, nb in zip(j.get("files", []), j.get("file_bytes", [])):
+        if not os.path.isfile(path) or os.path.getsize(path) != nb:
+            return None
+    return j
+
+
+def main(argv=None):
+    a, p = parse_args(argv)
+    t_start = time.time()
+    jpath = a.out + ".json"
+    params = params_of(a)
+    j = cached(jpath, params)
+    if j is not None:
+        print("benchgen: %s is current (%s frames), not regenerated" %
+              (jpath, sum(j["packets"])), file=sys.stderr)
+        return 0
+    opcode, plen = SIZES[a.size]
+    payload = random.Random(a.seed ^ 0x5A5A).randbytes(plen)
+    frame_len = max(60, 14 + 20 + 8 + 12 + plen + 4 + (4 if a.role == "dst" else 0))
+    names = file_names(a.out, a.queues)
+    d = os.path.dirname(a.out)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    extra = {}
+    if a.role == "src":
+        packets = a.packets if a.packets is not None else default_packets(
+            "src", a.flows, a.queues, a.size, a.epoch_len)
+        packets = roundup(packets, a.flows)
+        per = packets // a.flows
+        nq_max = len(file_flows(a.flows, 0, a.queues))
+        if nq_max * per > MAX_FRAMES:
+            p.error("%d frames in one pcap: at most %d (use --queues or fewer --packets)" %
+                    (nq_max * per, MAX_FRAMES))
+        flows = Flows("src", a.flows, a.seed)
+        outs = [PcapOut(n) for n in names]
+        gen_src(flows, a.flows, a.queues, opcode, payload, packets, outs)
+        desc = ("%s, %d-byte frames (%d on the wire), %d flows 10.1/16 -> 10.2/16 into a "
+                "ToR host port (MAC %s -> %s), round-robin over flows, %d packets per flow, "
+                "IPv4 DSCP 26 ECT(0), valid ICRC" % (
+                    OPNAME[opcode], frame_len, frame_len + 4, a.flows,
+                    SRC_MAC["src"], DST_MAC["src"], per))
+        extra["packets_per_flow"] = per
+    else:
+        plan = plan_dst(a.flows, a.queues, a.size, a.packets, a.epoch_len)
+        for q, fp in enumerate(plan):
+            nq = len(fp["flows"])
+            tot = fp["full"] * fp["c"] + (nq - fp["full"])
+            if tot > MAX_FRAMES:
+                p.error("%d frames in %s: at most %d (use --queues or fewer --packets)" %
+                        (tot, names[q], MAX_FRAMES))
+        flows = Flows("dst", a.flows, a.seed)
+        outs = [PcapOut(n) for n in names]
+        st = gen_dst(flows, a.flows, a.queues, opcode, payload, plan, outs)
+        full = sum(fp["full"] for fp in plan)
+        c, ne = plan[0]["c"], len(plan[0]["epochs"])
+        single = a.flows - full
+        desc = ("ConWeave DATA frames a DstToR receives on a fabric port (MAC %s -> %s), "
+                "%s, %d-byte frames incl. the 4-byte ConWeave header, %d flows 10.2/16 -> "
+                "10.1/16; %d flows send %d packets as %d epochs (RTT_REQUEST, phase 0, "
+                "phase-1 packets that overtook the TAIL, TAIL, phase 1), %d per pcap "
+                "loop held and released by TAILs" % (
+                    SRC_MAC["dst"], DST_MAC["dst"], OPNAME[opcode], frame_len, a.flows,
+                    full, c, ne, st["reorder_held"]))
+        if single:
+            desc += "; %d flows send one phase-0 DATA packet (no room for a cycle)" % single
+        extra.update({
+            "full_cycle_flows": full, "single_packet_flows": single,
+            "packets_per_full_flow": c, "epochs_per_full_flow": ne,
+            "epoch_len_range": [min(plan[0]["epochs"]), max(plan[0]["epochs"])],
+            "batch_flows": BATCH, "ts_step_units": TS_STEP,
+            # what one pass over every file makes the DstToR count
+            "per_pass": {"reorder_held": st["reorder_held"],
+                         "reorder_flush_tail": st["reorder_flush_tail"],
+                         "rtt_requests_rx": st["rtt_requests"], "tails_rx": st["tails"],
+                         "rtt_replies": st["rtt_requests"], "clears": st["tails"]},
+        })
+    for o in outs:
+        o.close()
+    j = {"role": a.role, "flows": a.flows, "size": a.size, "frame_len": frame_len,
+         "packets": [o.count for o in outs], "files": names,
+         "file_bytes": [o.nbytes for o in outs], "description": desc,
+         "params": params, "seed": a.seed, "queues": a.queues}
+    j.update(extra)
+    with open(jpath + ".tmp", "w") as f:
+        json.dump(j, f, indent=1)
+        f.write("\n")
+    os.replace(jpath + ".tmp", jpath)
+    print("benchgen: %s, %d frames in %d file(s), %.1f s" % (
+        jpath, sum(j["packets"]), len(names), time.time() - t_start), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
