@@ -572,15 +572,21 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 	struct rte_mbuf *pkts[RTR_BURST];
 	unsigned int n, i, total = 0;
 
-	n = rte_ring_sc_dequeue_burst(w->handoff, (void **)pkts, RTR_BURST, NULL);
-	w->stats->handoff_rx += n;
-	if (n != 0) {
+	/* Up to four bursts: a worker that was late (preempted, or slower
+	 * than the peers feeding it) catches up before its ring fills. */
+	for (unsigned int b = 0; b < 4; b++) {
+		n = rte_ring_sc_dequeue_burst(w->handoff, (void **)pkts, RTR_BURST, NULL);
+		w->stats->handoff_rx += n;
+		if (n == 0)
+			break;
 		if (w->sw->lb->prefetch != NULL)
 			for (i = 0; i < n; i++)
 				w->sw->lb->prefetch(w->lb_state, rtr_meta(pkts[i]), 0);
 		forward_burst(w, pkts, n, now_ns, NULL);
+		total += n;
+		if (n < RTR_BURST)
+			break;
 	}
-	total += n;
 	n = rte_ring_sc_dequeue_burst(w->inject, (void **)pkts, RTR_BURST, NULL);
 	for (i = 0; i < n; i++) {
 		uint16_t out = rtr_meta(pkts[i])->out_port;

@@ -534,6 +534,18 @@ def check_final(st, rx_port):
     return problems, notes, frac, top
 
 
+NOISE = re.compile(r"^(TELEMETRY|USER1|EAL: (Detected|Selected|Probe|No free)|"
+                   r"rocetor: port )")
+
+
+def err_tail(err, out, n=2):
+    """The last lines of stderr (else stdout) that say something."""
+    lines = [l.strip() for l in err.splitlines() if l.strip() and not NOISE.match(l.strip())]
+    if not lines:
+        lines = [l.strip() for l in out.splitlines() if l.strip() and not l.startswith(" ")]
+    return " | ".join(lines[-n:])
+
+
 def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
     """One rocetor run; returns a record. `during(proc)` is called once the
     first stats document is out (forwarding has started)."""
@@ -589,11 +601,12 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
     m = re.search(r"rocetor: mempool (\d+) mbufs", out)
     rec["mbufs_seen"] = int(m.group(1)) if m else None
     if rc != 0:
-        tail = (err.strip().splitlines() or out.strip().splitlines() or [""])[-3:]
-        rec["problems"].append("exit status %s: %s" % (rc, " | ".join(tail)))
+        rec["problems"].append("exit status %s: %s" % (rc, err_tail(err, out)))
         rec["stderr_tail"] = err[-2000:]
         if "unrecognized option" in err or "unknown option" in err:
             rec["unsupported"] = True
+        if rc == 2 and "not available in this build" in err:
+            rec["unavailable"] = True
     docs = parse_docs(out)
     rec["docs"] = len(docs)
     if len(docs) >= 2:
@@ -702,9 +715,8 @@ def run_testpmd(ctx, fwd, size, flows, meta, role, label):
     rec["samples_pps"] = samples
     use = samples[1:1 + nsamp]
     if not got or not use:
-        tail = (p.text("err").strip().splitlines() or p.text().strip().splitlines() or [""])[-3:]
         rec["problems"].append("no Rx-pps samples for port %d (exit %s): %s" %
-                               (rxp, rc, " | ".join(tail)))
+                               (rxp, rc, err_tail(p.text("err"), p.text())))
         rec["stderr_tail"] = p.text("err")[-2000:]
     else:
         rec["mpps"] = statistics.median(use) / 1e6
@@ -723,6 +735,7 @@ class Ctx:
         self.args = args
         self.traffic = Traffic(args)
         self.current = None
+        self.unavailable = {}  # mode -> why (rocetor exits 2: not in this build)
         self.records = []
         self.t_start = time.time()
         self.done_runs = 0
@@ -756,7 +769,7 @@ def run_matrix(ctx):
     groups = [(s, f) for s in a.sizes for f in a.flows]
     tp = a.testpmd_modes if testpmd_available(a) else []
     sources = {}
-    for size, flows in groups:
+    for gi, (size, flows) in enumerate(groups):
         log("")
         log("== size %d, %s flows ==" % (size, fmt_count(flows)))
         metas = {}
@@ -774,11 +787,17 @@ def run_matrix(ctx):
                     ctx.records.append(rec)
                     ctx.progress(rec, "round %d testpmd %s (%s setup)" % (r, fwd, role))
                 for mode in a.modes:
-                    if MODES[mode][1] != role:
+                    if MODES[mode][1] != role or mode in ctx.unavailable:
                         continue
                     rec = run_rocetor(ctx, mode, size, flows, metas[role],
                                       "%s-%d-%s-r%d" % (mode, size, fmt_count(flows), r))
                     rec["round"] = r
+                    if rec.get("unavailable"):
+                        ctx.unavailable[mode] = err_tail(rec.get("stderr_tail", ""), "", 1)
+                        log("  %s: not available in this build, skipped from now on (%s)" %
+                            (mode, ctx.unavailable[mode]))
+                        ctx.planned_runs -= (a.runs - r + 1) + (len(groups) - gi - 1) * a.runs
+                        continue
                     ctx.records.append(rec)
                     ctx.progress(rec, "round %d %s" % (r, mode))
     return sources
@@ -1129,6 +1148,7 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
     os.makedirs(a.out, exist_ok=True)
     meta = ctx.meta
     meta["elapsed_s"] = round(elapsed, 1)
+    meta["unavailable_modes"] = ctx.unavailable
     doc = {"meta": meta, "sources": sources, "summary": rows, "scaling": scale,
            "datapath": dp, "runs": ctx.records}
     jpath = os.path.join(a.out, "results.json")
@@ -1180,6 +1200,8 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
              "--main-lcore 1), hugepages (--huge-unlink); ratio = median over rounds of "
              "mode / testpmd of the same round" % (
                  a.runs, "/".join(m["testpmd_modes"]) or "(none)", a.duration, a.warmup))
+    for mode, why in ctx.unavailable.items():
+        L.append("- %s: not available in this build (%s)" % (mode, why))
     L.append("- elapsed: %.0f s" % elapsed)
     L.append("")
     if sources:
