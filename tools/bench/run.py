@@ -947,7 +947,8 @@ def thread_names(pid):
 
 
 def thread_role(name, pid, tid):
-    if name.startswith("lcore-worker"):
+    # DPDK names its lcore threads lcore-worker-N (rte-worker-N in 22.11 LTS updates)
+    if re.match(r"(lcore|rte)-worker-\d+$", name):
         return "worker (forwarding lcore)"
     if tid == pid:
         return "main (control plane)"
@@ -998,7 +999,9 @@ def perf_per_thread(perf, pid, events, seconds):
         try:
             v = int(float(f[1]))
         except ValueError:
-            v = None  # "<not counted>" / "<not supported>"
+            # "<not counted>": the thread never ran while counting (0 events);
+            # "<not supported>": the event could not be counted
+            v = "nc" if "not counted" in f[1] else None
         ev = f[3].strip()
         counts.setdefault(tid, {})[ev] = v
     return r.returncode, counts, r.stderr
@@ -1035,6 +1038,9 @@ def check_datapath(ctx):
     res = {"size": size, "flows": flows, "seconds": a.probe_seconds, "modes": {},
            "method": None, "errors": []}
     perf = shutil.which("perf") or ("/usr/bin/perf" if os.path.exists("/usr/bin/perf") else None)
+    if a.datapath_tool == "strace":
+        perf = None
+        res["errors"].append("perf not used (--datapath-tool strace)")
     meta = ctx.traffic.get("src", size, flows)
     log("")
     log("== data path: syscalls, allocations, locks on the forwarding thread ==")
@@ -1052,7 +1058,7 @@ def check_datapath(ctx):
                 probes.add(leal, EAL_FUNCS)
             res["errors"] += probes.errors
             res["probes"] = list(probes.events)
-        else:
+        elif a.datapath_tool == "perf":
             res["errors"].append("perf not found")
         for mode in ["ecmp", "conweave-src"]:
             state = {}
@@ -1076,7 +1082,7 @@ def check_datapath(ctx):
                     shutil.rmtree(d, ignore_errors=True)
                     os.makedirs(d)
                     state["counts"] = strace_per_thread(p.pid, a.probe_seconds, d)
-                    state["method"] = "strace -ff -p PID (perf failed)"
+                    state["method"] = "strace -ff -p PID" + (" (perf failed)" if perf else "")
                 names.update(thread_names(p.pid))
                 return True
 
@@ -1104,7 +1110,11 @@ def check_datapath(ctx):
             res["method"] = res["method"] or state.get("method")
             worker = [t for t in per if t["role"].startswith("worker")]
             res["modes"][mode]["worker_total"] = sum(
-                v or 0 for t in worker for v in t["counts"].values()) if worker else None
+                v for t in worker for v in t["counts"].values()
+                if isinstance(v, int)) if worker else None
+            if not worker:
+                res["errors"].append("%s: no forwarding thread found among %s" % (
+                    mode, ", ".join(sorted(set(names.values())))))
     finally:
         if probes:
             probes.cleanup()
@@ -1259,9 +1269,26 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
             for t in e["threads"]:
                 L.append("| %s | %s | %d | %s | %s |" % (
                     mode, t["comm"], t["tid"], t["role"],
-                    " | ".join(fnum(t["counts"].get(k), "%d") for k in evs)))
+                    " | ".join(cnt(t["counts"].get(k)) for k in evs)))
+        L.append("")
+        if (dp.get("method") or "").startswith("perf"):
+            L.append("nc = perf's \"not counted\": the thread did not run while counting. "
+                     "The counters work: the main (control) thread's own syscalls and "
+                     "allocations (it prints the stats documents) are counted.")
+        else:
+            L.append("strace counts one line for a thread blocked in a call when it attached.")
+        for mode, e in dp["modes"].items():
+            L.append("")
+            L.append("- %s: forwarding thread total %s events while forwarding %s Mpps" % (
+                mode, cnt(e.get("worker_total")), fnum(e.get("mpps"))))
         L.append("")
     return "\n".join(L) + "\n"
+
+
+def cnt(v):
+    if v is None:
+        return "-"
+    return v if isinstance(v, str) else "%d" % v
 
 
 def ensure_matplotlib(a):
@@ -1377,6 +1404,9 @@ def parse_args(argv):
                    help="refuse runs needing more than -m MB (smoke: 512)")
     p.add_argument("--probe-seconds", type=float, default=3.0,
                    help="--check-datapath: seconds counted per mode")
+    p.add_argument("--datapath-tool", choices=("perf", "strace"), default="perf",
+                   help="--check-datapath: perf (syscalls + uprobes), or strace -ff "
+                   "(syscalls only; the fallback when perf fails)")
     p.add_argument("--keep-hugepages", action="store_true",
                    help="do not put vm.nr_hugepages back at the end")
     p.add_argument("--no-plot", action="store_true")
