@@ -114,6 +114,15 @@ def pow2_at_least(n):
     return p
 
 
+def sha256(path):
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    return h.hexdigest()
+
+
 def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -1200,7 +1209,8 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
     L = ["# rocetor benchmark results", ""]
     L.append("- date: %s; host: %s, %s, %d CPUs, kernel %s" % (
         m["date"], m["host"], m["cpu"], m["cpus"], m["kernel"]))
-    L.append("- rocetor: %s (%s); testpmd: %s" % (m["rocetor"], m["git"], m["testpmd"]))
+    L.append("- rocetor: %s (checkout %s; ran a copy, sha256 %s); testpmd: %s" % (
+        m["rocetor"], m["git"], m["rocetor_sha256"][:12], m["testpmd"]))
     L.append("- TSC: %s Hz (%s); cycles are TSC cycles per packet (ns = cycles / %.3f)" % (
         fnum(m["tsc_hz"], "%.0f"), m["tsc_source"], (m["tsc_hz"] or 1e9) / 1e9))
     L.append("- method: %d round(s) per (size, flows) group, each round testpmd %s then every "
@@ -1409,6 +1419,8 @@ def parse_args(argv):
                    "(syscalls only; the fallback when perf fails)")
     p.add_argument("--keep-hugepages", action="store_true",
                    help="do not put vm.nr_hugepages back at the end")
+    p.add_argument("--no-snapshot", action="store_true",
+                   help="run --rocetor in place instead of a copy in --out")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--no-install", action="store_true", help="never apt-get install")
     a = p.parse_args(argv)
@@ -1489,9 +1501,17 @@ def main(argv=None):
     if a.testpmd_modes and not testpmd_available(a):
         log("dpdk-testpmd not found (%s): no testpmd comparison" % a.testpmd)
         a.testpmd_modes = []
+    os.makedirs(a.out, exist_ok=True)
+    built = a.rocetor
+    if not a.no_snapshot:
+        # the binary every run uses, copied so that a rebuild during the
+        # matrix cannot change it halfway
+        snap = os.path.join(a.out, "rocetor.bin")
+        shutil.copy2(a.rocetor, snap + ".tmp")
+        os.replace(snap + ".tmp", snap)
+        a.rocetor = snap
     ctx = Ctx(a)
     ctx.probes = None
-    os.makedirs(a.out, exist_ok=True)
     tsc, tsc_src = tsc_hz()
     ctx.tsc = tsc
     git = subprocess.run(["git", "-C", SRC, "describe", "--always", "--dirty"],
@@ -1510,7 +1530,8 @@ def main(argv=None):
             tpv += " (dpdk %s)" % r.stdout.strip()
     ctx.meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                 "host": platform.node(), "cpu": cpu, "cpus": os.cpu_count(),
-                "kernel": platform.release(), "rocetor": a.rocetor, "git": git or "?",
+                "kernel": platform.release(), "rocetor": built, "rocetor_run": a.rocetor,
+                "rocetor_sha256": sha256(a.rocetor), "git": git or "?",
                 "testpmd": tpv, "testpmd_modes": a.testpmd_modes, "tsc_hz": tsc,
                 "tsc_source": tsc_src, "modes": a.modes, "sizes": a.sizes, "flows": a.flows,
                 "runs": a.runs, "duration_s": a.duration, "warmup_s": a.warmup,
