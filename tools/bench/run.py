@@ -897,16 +897,19 @@ def scaling(ctx):
         for mode in a.scaling_modes:
             e = res["modes"][mode]
             r1 = run_rocetor(ctx, mode, size, flows, m1, "scale-%s-w1-r%d" % (mode, r))
+            r1["section"] = "scaling"
+            r1["scaling_round"] = r
+            ctx.records.append(r1)
             ctx.progress(r1, "scaling round %d %s 1 worker" % (r, mode))
             e["w1"].append(r1["mpps"])
             if not available:
                 continue
             r2 = run_rocetor(ctx, mode, size, flows, m2, "scale-%s-w2-r%d" % (mode, r),
                              workers=2)
+            r2["section"] = "scaling"
+            r2["scaling_round"] = r
+            ctx.records.append(r2)
             ctx.progress(r2, "scaling round %d %s 2 workers" % (r, mode))
-            r1["round"] = r2["round"] = None
-            r1["section"] = r2["section"] = "scaling"
-            ctx.records += [r1, r2]
             if r2.get("unsupported"):
                 available = False
                 res["available"] = False
@@ -915,7 +918,10 @@ def scaling(ctx):
                 continue
             e["w2"].append(r2["mpps"])
             e.setdefault("handoff_tx", []).append(r2.get("handoff_tx"))
-            e.setdefault("problems", []).extend(r1["problems"] + r2["problems"])
+            for n in r1["problems"] + r1["notes"] + ["2 workers: " + x
+                                                      for x in r2["problems"] + r2["notes"]]:
+                if n not in e.setdefault("warnings", []):
+                    e["warnings"].append(n)
             if r1["mpps"] and r2["mpps"]:
                 e["ratios"].append(r2["mpps"] / r1["mpps"])
     res.setdefault("available", True)
@@ -1250,13 +1256,14 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
                      "port's RX queues.")
             L.append("")
             L.append("| mode | 1 worker Mpps | 2 workers Mpps | ratio (median per round) | "
-                     "handoffs |")
-            L.append("|---|---|---|---|---|")
+                     "hand-offs per run (2 workers) | warnings |")
+            L.append("|---|---|---|---|---|---|")
             for mode, e in scale["modes"].items():
-                L.append("| %s | %s | %s | %s | %s |" % (
+                L.append("| %s | %s | %s | %s | %s | %s |" % (
                     mode, fnum(e["w1_median"]), fnum(e["w2_median"]),
                     fnum(e["ratio_median"]),
-                    fnum(median(e.get("handoff_tx", [])), "%.0f")))
+                    fnum(median(e.get("handoff_tx", [])), "%.0f"),
+                    "; ".join(e.get("warnings", []))[:200]))
         L.append("")
     if dp:
         L.append("## Data path: syscalls, allocations, locks (%s, %g s per mode)" % (
