@@ -351,6 +351,7 @@ class Traffic:
         self.benchgen = args.benchgen
         self.dir = args.traffic_dir
         self.packets = args.packets
+        self.src_packets = args.src_packets
         self.cache = {}
 
     def get(self, role, size, flows, queues=1):
@@ -364,8 +365,9 @@ class Traffic:
                "--size", str(size), "--out", prefix]
         if queues > 1:
             cmd += ["--queues", str(queues)]
-        if self.packets:
-            cmd += ["--packets", str(self.packets)]
+        packets = self.src_packets if role == "src" and self.src_packets else self.packets
+        if packets:
+            cmd += ["--packets", str(packets)]
         t0 = time.time()
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
@@ -598,7 +600,9 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
             rec["startup_s"] = round(time.time() - t0, 2)
             if started and during is not None and p.alive():
                 rec["during"] = during(p)
+            t1 = time.time()
             rc = p.wait(run_s + 60 if started else 5)
+            rec["after_start_s"] = round(time.time() - t1, 2)
         finally:
             if p.alive():
                 p.stop()
@@ -713,7 +717,10 @@ def run_testpmd(ctx, fwd, size, flows, meta, role, label):
             # the first sample of each port is 0 (no previous one); keep nsamp after it
             got = p.wait_for(lambda: len(testpmd_samples(p.lines(), rxp)) >= 1 + nsamp,
                              start_allow + nsamp + 5)
+            t1 = time.time()
             rc = p.stop()
+            rec["measure_s"] = round(t1 - t0, 2)
+            rec["stop_s"] = round(time.time() - t1, 2)
         finally:
             if p.alive():
                 p.stop()
@@ -788,7 +795,7 @@ def run_matrix(ctx):
             log("traffic (%s): %s" % (role, source_text(metas[role], role)))
         for r in range(1, a.runs + 1):
             for role in roles:
-                for fwd in tp:
+                for fwd in (tp if role == "src" or a.dst_baseline == "own" else []):
                     rec = run_testpmd(ctx, fwd, size, flows, metas[role], role,
                                       "testpmd-%s-%s-%d-%s-r%d" % (fwd, role, size,
                                                                    fmt_count(flows), r))
@@ -843,9 +850,10 @@ def summarise(ctx):
                    "sane_runs": sum(1 for r in rs if r["ok"]),
                    "mpps": median(mp), "mpps_min": min(mp) if mp else None,
                    "mpps_max": max(mp) if mp else None, "mpps_all": [r["mpps"] for r in rs]}
+            base = role if a.dst_baseline == "own" else "src"
             for fwd in TESTPMD_MODES:
-                ratios = [r["mpps"] / tpx[(fwd, role, r["round"])] for r in rs
-                          if r["mpps"] and (fwd, role, r["round"]) in tpx]
+                ratios = [r["mpps"] / tpx[(fwd, base, r["round"])] for r in rs
+                          if r["mpps"] and (fwd, base, r["round"]) in tpx]
                 row["ratio_" + fwd] = median(ratios)
                 row["ratios_" + fwd] = ratios
             if rs[0]["kind"] == "rocetor":
@@ -866,14 +874,33 @@ def summarise(ctx):
                     row["reorder_held_per_pkt"] = held
                     row["reorder_held_expected"] = rs[0].get("reorder_held_expected")
                 row["handoff_tx"] = sum(r.get("handoff_tx", 0) for r in rs)
-            warns = []
-            for r in rs:
-                for n in r["notes"] + r["problems"]:
-                    if n not in warns:
-                        warns.append(n)
-            row["warnings"] = warns
+            row["warnings"] = merge_notes(rs)
             rows.append(row)
     return rows
+
+
+def merge_notes(rs):
+    """Notes and problems of a row's runs, once each: the same text with other
+    figures becomes "TEXT (k/n runs, max X)"."""
+    seen = {}
+    for r in rs:
+        for n in r["notes"] + r["problems"]:
+            key = re.sub(r"\d+(\.\d+)?", "#", n)
+            m = re.search(r"\d+(\.\d+)?", n)
+            v = float(m.group(0)) if m else None
+            e = seen.setdefault(key, {"text": n, "runs": set(), "max": v, "maxtext": n})
+            e["runs"].add(r["label"])
+            if v is not None and e["max"] is not None and v > e["max"]:
+                e["max"], e["maxtext"] = v, n
+    out = []
+    for key, e in seen.items():
+        k = len(e["runs"])
+        if k == 1 and len(rs) == 1:
+            out.append(e["text"])
+        else:
+            out.append("%s (%d/%d runs%s)" % (e["maxtext"], k, len(rs),
+                                              ", the largest shown" if "#" in key else ""))
+    return out
 
 
 def scaling(ctx):
@@ -1162,7 +1189,8 @@ def md_table(ctx, rows):
         if r["good_runs"] < r["runs"]:
             w.insert(0, "%d of %d runs measured" % (r["good_runs"], r["runs"]))
         if r.get("reorder_held_per_pkt") is not None:
-            w.append("held %.2f/pkt" % r["reorder_held_per_pkt"])
+            w.append("reorder_held %.3f/pkt (pcap: %s)" % (
+                r["reorder_held_per_pkt"], fnum(r.get("reorder_held_expected"), "%.3f")))
         cells.append("; ".join(w)[:160] if w else "")
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
@@ -1224,8 +1252,10 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
              "receiving port / delta uptime between stats documents (testpmd: median of "
              "its Rx-pps samples after the first); one forwarding lcore (-l 0,1 "
              "--main-lcore 1), hugepages (--huge-unlink); ratio = median over rounds of "
-             "mode / testpmd of the same round" % (
-                 a.runs, "/".join(m["testpmd_modes"]) or "(none)", a.duration, a.warmup))
+             "mode / testpmd of the same round (conweave-dst: testpmd on %s)" % (
+                 a.runs, "/".join(m["testpmd_modes"]) or "(none)", a.duration, a.warmup,
+                 "the DstToR port setup and pcap" if m.get("dst_baseline", "own") == "own"
+                 else "the role-src setup (--dst-baseline src)"))
     for mode, why in ctx.unavailable.items():
         L.append("- %s: not available in this build (%s)" % (mode, why))
     L.append("- elapsed: %.0f s" % elapsed)
@@ -1340,7 +1370,7 @@ def plot(ctx, rows):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     sizes = sorted({r["size"] for r in rows})
-    fig, axes = plt.subplots(1, len(sizes), figsize=(5.2 * len(sizes), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(sizes), figsize=(5.2 * len(sizes), 5.0), squeeze=False)
     for ax, size in zip(axes[0], sizes):
         names = []
         for r in rows:
@@ -1362,9 +1392,16 @@ def plot(ctx, rows):
         ax.set_ylabel("Mpps per core (median)")
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-    axes[0][0].legend(fontsize=7)
+    handles, labels = [], []
+    for ax in axes[0]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
     fig.suptitle("rocetor: Mpps vs flows, one line per mode (%s)" % ctx.meta["date"][:10])
-    fig.tight_layout()
+    fig.legend(handles, labels, loc="lower center", ncol=min(5, len(labels)), fontsize=8,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.06 * ((len(labels) + 4) // 5), 1, 1))
     path = os.path.join(a.out, "mpps-vs-flows.png")
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -1387,8 +1424,10 @@ def parse_args(argv):
     p.add_argument("--runs", type=int, default=5, help="rounds (runs of each mode), default 5")
     p.add_argument("--duration", type=float, default=2.0,
                    help="measured seconds per run (after --warmup), default 2")
-    p.add_argument("--warmup", type=float, default=1.0,
-                   help="seconds of each run before the measurement window, default 1")
+    p.add_argument("--warmup", type=float, default=0.5,
+                   help="seconds of each run before the measurement window, default 0.5 "
+                   "(rocetor: the window starts at the first stats document at uptime >= "
+                   "this)")
     p.add_argument("--smoke", action="store_true",
                    help="tiny: ecmp and conweave-src, 1024 B, 1K flows, 1 round of 1 s, "
                    "testpmd 5tswap only, -m <= 512 per process")
@@ -1405,6 +1444,13 @@ def parse_args(argv):
                    help="benchgen cache (default out/bench/gen/ of the checkout)")
     p.add_argument("--packets", type=int, default=None,
                    help="frames per pcap (benchgen --packets; default benchgen's)")
+    p.add_argument("--src-packets", type=int, default=None,
+                   help="frames of the role-src pcaps only (e.g. 1: one frame per flow, "
+                   "so that at 1K flows the replayed frames stay in cache)")
+    p.add_argument("--dst-baseline", choices=("own", "src"), default="own",
+                   help="testpmd for conweave-dst: own = its own pair on the DstToR port "
+                   "setup and pcap every round (default); src = reuse the role-src pair "
+                   "(saves about a third of the matrix time)")
     p.add_argument("--testpmd-modes", default=",".join(TESTPMD_MODES),
                    help="testpmd forward modes to compare with (default 5tswap,macswap; "
                    "'none' to skip)")
@@ -1429,6 +1475,9 @@ def parse_args(argv):
     p.add_argument("--no-snapshot", action="store_true",
                    help="run --rocetor in place instead of a copy in --out")
     p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--rerender", metavar="RESULTS_JSON",
+                   help="run nothing: write the report, CSV and plot into --out again from "
+                   "a results.json")
     p.add_argument("--no-install", action="store_true", help="never apt-get install")
     a = p.parse_args(argv)
     if a.smoke:
@@ -1495,9 +1544,34 @@ def planned_mem(ctx):
     return big
 
 
+def rerender(a):
+    """--rerender FILE: the report, CSV and plot again from a results.json."""
+    with open(a.rerender) as f:
+        doc = json.load(f)
+    m = doc["meta"]
+    a.modes = m["modes"]
+    a.runs, a.duration, a.warmup = m["runs"], m["duration_s"], m["warmup_s"]
+    a.testpmd_modes = m["testpmd_modes"]
+    a.dst_baseline = m.get("dst_baseline", "own")
+    ctx = Ctx(a)
+    ctx.meta = m
+    ctx.tsc = m.get("tsc_hz")
+    ctx.records = doc["runs"]
+    ctx.unavailable = m.get("unavailable_modes", {})
+    rows = summarise(ctx)
+    jpath, mpath, cpath, ppath, text = write_outputs(ctx, rows, doc.get("sources", {}),
+                                                     doc.get("scaling"), doc.get("datapath"),
+                                                     m.get("elapsed_s", 0))
+    log(text)
+    log("results: %s, %s, %s; plot: %s" % (jpath, mpath, cpath, ppath or "(none)"))
+    return 0
+
+
 def main(argv=None):
     a = parse_args(argv)
     t0 = time.time()
+    if a.rerender:
+        return rerender(a)
     if not os.path.isfile(a.benchgen):
         warn("%s not found: the traffic generator is needed (tools/bench/benchgen.py)" %
              a.benchgen)
@@ -1542,6 +1616,7 @@ def main(argv=None):
                 "testpmd": tpv, "testpmd_modes": a.testpmd_modes, "tsc_hz": tsc,
                 "tsc_source": tsc_src, "modes": a.modes, "sizes": a.sizes, "flows": a.flows,
                 "runs": a.runs, "duration_s": a.duration, "warmup_s": a.warmup,
+                "dst_baseline": a.dst_baseline,
                 "argv": sys.argv[1:], "lock": LOCK}
     log("rocetor benchmark: modes %s; sizes %s; flows %s; %d round(s) x %g s (+%g s warm-up); "
         "testpmd %s; out %s" % (",".join(a.modes), ",".join(map(str, a.sizes)),
@@ -1567,7 +1642,8 @@ def main(argv=None):
         n_roles = len({MODES[m][1] for m in a.modes})
         if not a.no_matrix:
             ctx.planned_runs += len(a.sizes) * len(a.flows) * a.runs * (
-                len(a.modes) + n_roles * len(a.testpmd_modes))
+                len(a.modes) + (n_roles if a.dst_baseline == "own" else 1) *
+                len(a.testpmd_modes))
         if a.scaling:
             ctx.planned_runs += 2 * len(a.scaling_modes) * a.runs
         if a.check_datapath:
