@@ -461,6 +461,15 @@ def prefix(tag):
     return "rtrbench_%s_%d_%d" % (tag, os.getpid(), _seq[0])
 
 
+def drop_runtime_dir(file_prefix):
+    """The EAL leaves /var/run/dpdk/PREFIX (about 2 MB) behind; remove ours
+    once the process has exited."""
+    base = "/var/run/dpdk" if os.geteuid() == 0 else os.path.join(
+        os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
+    if file_prefix.startswith("rtrbench_"):
+        shutil.rmtree(os.path.join(base, file_prefix), ignore_errors=True)
+
+
 def eal(file_prefix, mem, workers=1):
     if workers == 1:
         lc = ["-l", "0,1", "--main-lcore", "1"]  # lcore 0 forwards, 1 = main/control
@@ -583,7 +592,8 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
     if os.path.exists(final):
         os.unlink(final)
     run_s = a.warmup + a.duration
-    cmd = [a.rocetor] + eal(prefix("r"), mem, workers) + vdevs(meta, role) + \
+    fp = prefix("r")
+    cmd = [a.rocetor] + eal(fp, mem, workers) + vdevs(meta, role) + \
         ["--", "--config", cfg, "--duration", "%g" % run_s, "--stats-interval", "0.5",
          "--stats-json", final]
     if workers > 1:
@@ -607,6 +617,7 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
             if p.alive():
                 p.stop()
             ctx.current = None
+            drop_runtime_dir(fp)
     rec["rc"] = rc
     rec["wall_s"] = round(time.time() - t0, 2)
     out = p.text()
@@ -701,7 +712,8 @@ def run_testpmd(ctx, fwd, size, flows, meta, role, label):
         rec["problems"].append("needs -m %d > --max-mem %d" % (mem, a.max_mem))
         return rec
     nsamp = max(1, int(round(a.duration)))
-    cmd = ["stdbuf", "-oL", a.testpmd] + eal(prefix("t"), mem) + vdevs(meta, role) + \
+    fp = prefix("t")
+    cmd = ["stdbuf", "-oL", a.testpmd] + eal(fp, mem) + vdevs(meta, role) + \
         ["--", "--auto-start", "--forward-mode=%s" % fwd, "--port-topology=chained",
          "--nb-cores=1", "--total-num-mbufs=%d" % mbufs, "--stats-period", "1"]
     if size >= 4096:
@@ -725,6 +737,7 @@ def run_testpmd(ctx, fwd, size, flows, meta, role, label):
             if p.alive():
                 p.stop()
             ctx.current = None
+            drop_runtime_dir(fp)
     rec["wall_s"] = round(time.time() - t0, 2)
     rec["rc"] = rc
     samples = testpmd_samples(p.lines(), rxp)
