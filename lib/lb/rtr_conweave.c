@@ -594,10 +594,29 @@ heap_push(struct rtr_cw *cw, uint64_t deadline, struct rtr_ft_entry *e, uint32_t
  * for every ring plus one, so this always makes room: the data path never
  * allocates (the heap is sized once at create).
  */
+/* Put x at slot i of the heap's first n slots, moving it down below any
+ * child with an earlier deadline (pop, and rebuilding after a compaction). */
+static void
+heap_sift_down(struct rtr_cw *cw, unsigned int i, struct cw_timer x, unsigned int n)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, s;
+
+		if (l >= n)
+			break;
+		s = (l + 1 < n && cw->heap[l + 1].deadline < cw->heap[l].deadline) ? l + 1 : l;
+		if (cw->heap[s].deadline >= x.deadline)
+			break;
+		cw->heap[i] = cw->heap[s];
+		i = s;
+	}
+	cw->heap[i] = x;
+}
+
 static int
 heap_compact(struct rtr_cw *cw)
 {
-	unsigned int i, j = 0, n;
+	unsigned int i, j = 0;
 
 	for (i = 0; i < cw->heap_n; i++) {
 		const struct cw_dst *d = dst_of(cw->heap[i].e);
@@ -605,24 +624,9 @@ heap_compact(struct rtr_cw *cw)
 		if (cw->heap[i].gen == d->hold_gen && d->ring != NO_RING)
 			cw->heap[j++] = cw->heap[i];
 	}
-	cw->heap_n = n = j;
-	for (i = n / 2; i-- > 0;) {
-		struct cw_timer x = cw->heap[i];
-		unsigned int k = i;
-
-		for (;;) {
-			unsigned int l = 2 * k + 1, m;
-
-			if (l >= n)
-				break;
-			m = (l + 1 < n && cw->heap[l + 1].deadline < cw->heap[l].deadline) ? l + 1 : l;
-			if (cw->heap[m].deadline >= x.deadline)
-				break;
-			cw->heap[k] = cw->heap[m];
-			k = m;
-		}
-		cw->heap[k] = x;
-	}
+	cw->heap_n = j;
+	for (i = j / 2; i-- > 0;)
+		heap_sift_down(cw, i, cw->heap[i], j);
 	return cw->heap_n < cw->heap_cap ? 0 : -1;
 }
 
@@ -630,21 +634,9 @@ static void
 heap_pop(struct rtr_cw *cw)
 {
 	struct cw_timer last = cw->heap[--cw->heap_n];
-	unsigned int i = 0, n = cw->heap_n;
 
-	for (;;) {
-		unsigned int l = 2 * i + 1, s;
-
-		if (l >= n)
-			break;
-		s = (l + 1 < n && cw->heap[l + 1].deadline < cw->heap[l].deadline) ? l + 1 : l;
-		if (cw->heap[s].deadline >= last.deadline)
-			break;
-		cw->heap[i] = cw->heap[s];
-		i = s;
-	}
-	if (n > 0)
-		cw->heap[i] = last;
+	if (cw->heap_n > 0)
+		heap_sift_down(cw, 0, last, cw->heap_n);
 }
 
 /* Flush a flow's ring in order and give it back; the flow stops holding. */
