@@ -415,10 +415,14 @@ def data_room(size):
     return 128 + max(2048, mtu_for(size) + 14 + 8 + 4 + 4)
 
 
-def n_mbufs(frames, headroom):
+def n_mbufs(frames, headroom, rounding="pow2"):
     """net_pcap infinite_rx keeps every frame of the pcap in an mbuf of the
-    app's pool for the whole run: frames + what the app needs, 2^k - 1."""
-    return max(1023, pow2_at_least(frames + headroom) - 1)
+    app's pool for the whole run: frames + what the app needs; pow2: 2^k - 1
+    (the mempool's best size), else rounded up to a multiple of 4096, minus 1
+    (half the memory, and start-up time, for pcaps just above 2^k frames)."""
+    if rounding == "pow2":
+        return max(1023, pow2_at_least(frames + headroom) - 1)
+    return -(-(frames + headroom) // 4096) * 4096 - 1
 
 
 def flow_table_size(flows):
@@ -572,7 +576,7 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
     a = ctx.args
     lb, role = MODES[mode]
     rxp = RX_PORT[role]
-    mbufs = n_mbufs(meta["frames"], a.mbuf_headroom)
+    mbufs = n_mbufs(meta["frames"], a.mbuf_headroom, a.mbuf_rounding)
     mem = mem_mb(mbufs, size, lb, flows, workers)
     rec = {"kind": "rocetor", "mode": mode, "lb": lb, "role": role, "size": size,
            "flows": flows, "workers": workers, "label": label, "mbufs": mbufs, "mem_mb": mem,
@@ -703,7 +707,7 @@ def testpmd_samples(lines, port):
 def run_testpmd(ctx, fwd, size, flows, meta, role, label):
     a = ctx.args
     rxp = RX_PORT[role]
-    mbufs = n_mbufs(meta["frames"], a.mbuf_headroom)
+    mbufs = n_mbufs(meta["frames"], a.mbuf_headroom, a.mbuf_rounding)
     mem = mem_mb(mbufs, size)
     rec = {"kind": "testpmd", "mode": "testpmd-" + fwd, "fwd": fwd, "role": role, "size": size,
            "flows": flows, "label": label, "mbufs": mbufs, "mem_mb": mem, "mpps": None,
@@ -1476,6 +1480,10 @@ def parse_args(argv):
                                                         os.path.join(HERE, "benchgen.py")))
     p.add_argument("--mbuf-headroom", type=int, default=65536,
                    help="mbufs beyond the pcap's frames (default 65536; pool = 2^k - 1)")
+    p.add_argument("--mbuf-rounding", choices=("pow2", "4k"), default="4k",
+                   help="pool size: 4k = frames + headroom rounded up to a multiple of "
+                   "4096, minus 1 (default); pow2 = 2^k - 1 >= frames + headroom (up to "
+                   "twice the memory and about 1 s more start-up per run of a big pcap)")
     p.add_argument("--max-mem", type=int, default=0,
                    help="refuse runs needing more than -m MB (smoke: 512)")
     p.add_argument("--probe-seconds", type=float, default=3.0,
@@ -1552,7 +1560,7 @@ def planned_mem(ctx):
     for m, s, f, q, w in plan:
         lb, role = MODES[m]
         meta = ctx.traffic.get(role, s, f, q)
-        mb = n_mbufs(meta["frames"], a.mbuf_headroom)
+        mb = n_mbufs(meta["frames"], a.mbuf_headroom, a.mbuf_rounding)
         big = max(big, mem_mb(mb, s, lb, f, w))
     return big
 
