@@ -935,6 +935,7 @@ def scaling(ctx):
     log("traffic: 1 worker: %s" % res["source_1"])
     log("traffic: 2 workers: %s" % res["source_2"])
     available = True
+    runs = {}
     for mode in a.scaling_modes:
         res["modes"][mode] = {"w1": [], "w2": [], "ratios": []}
     for r in range(1, a.runs + 1):
@@ -962,13 +963,15 @@ def scaling(ctx):
                 continue
             e["w2"].append(r2["mpps"])
             e.setdefault("handoff_tx", []).append(r2.get("handoff_tx"))
-            for n in r1["problems"] + r1["notes"] + ["2 workers: " + x
-                                                      for x in r2["problems"] + r2["notes"]]:
-                if n not in e.setdefault("warnings", []):
-                    e["warnings"].append(n)
+            runs.setdefault(mode, ([], []))
+            runs[mode][0].append(r1)
+            runs[mode][1].append(r2)
             if r1["mpps"] and r2["mpps"]:
                 e["ratios"].append(r2["mpps"] / r1["mpps"])
     res.setdefault("available", True)
+    for mode, (w1, w2) in runs.items():
+        res["modes"][mode]["warnings"] = (["1 worker: " + x for x in merge_notes(w1)] +
+                                          ["2 workers: " + x for x in merge_notes(w2)])
     for mode, e in res["modes"].items():
         e["w1_median"] = median(e["w1"])
         e["w2_median"] = median(e["w2"])
