@@ -49,6 +49,7 @@ rtr_ft_create(const struct rtr_ft_params *p)
 		return NULL;
 	t->n_buckets = ft_buckets(p->entries);
 	t->mask = t->n_buckets - 1;
+	t->shift = 32 - (uint32_t)__builtin_popcount(t->mask); /* n_buckets is 2^k */
 	t->stride = (uint32_t)ft_stride(p->value_size);
 	t->value_size = p->value_size;
 	t->aging_ns = p->aging_ns;
@@ -99,7 +100,7 @@ struct rtr_ft_entry *
 rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint64_t now_ns,
 		bool insert, enum rtr_ft_status *status)
 {
-	uint32_t b = hash & t->mask, sig = ft_sig(hash);
+	uint32_t b = rtr_ft_bucket(t, hash), sig = ft_sig(hash);
 	struct rtr_ft_bucket *bk = &t->buckets[b];
 	struct rtr_ft_entry *e, *victim = NULL;
 	int empty = -1, vway = -1;

@@ -2082,6 +2082,10 @@ ft_key(unsigned int i)
 	return k;
 }
 
+/* A hash in bucket b of the 8-bucket table below: buckets are the hash's
+ * top bits (rtr_ft_bucket); i keeps the signatures apart. */
+#define FT_H(b, i) (((uint32_t)(b) << 29) | (uint32_t)(i))
+
 static void
 test_flowtab(void)
 {
@@ -2145,19 +2149,19 @@ test_flowtab(void)
 	/* Eight keys of one bucket fill it; the ninth is refused. */
 	for (unsigned int i = 0; i < 8; i++) {
 		k = ft_key(10 + i);
-		e[i] = rtr_ft_lookup(t, &k, 3 + 8 * i, 100, true, &status);
+		e[i] = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, true, &status);
 		CHECK(e[i] != NULL && status == RTR_FT_NEW, "i %u", i);
 	}
 	for (unsigned int i = 0; i < 8; i++) {
 		k = ft_key(10 + i);
-		CHECK(rtr_ft_lookup(t, &k, 3 + 8 * i, 100, false, &status) == e[i]);
+		CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, false, &status) == e[i]);
 	}
 	k = ft_key(18);
-	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 8, 100, true, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 100, true, &status) == NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	/* Another bucket is not affected. */
 	k = ft_key(19);
-	x = rtr_ft_lookup(t, &k, 4, 100, true, &status);
+	x = rtr_ft_lookup(t, &k, FT_H(4, 4), 100, true, &status);
 	CHECK(x != NULL && status == RTR_FT_NEW);
 	rtr_ft_remove(t, x);
 	rtr_ft_get_stats(t, &st);
@@ -2171,33 +2175,33 @@ test_flowtab(void)
 	e[2]->last_ns = 100;
 	e[5]->last_ns = 50;
 	k = ft_key(18);
-	x = rtr_ft_lookup(t, &k, 3 + 8 * 8, 10000, true, &status);
+	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 10000, true, &status);
 	CHECK(x == e[5]);
 	CHECK_EQ(status, RTR_FT_NEW);
 	CHECK(memcmp(&x->key, &k, sizeof(k)) == 0);
 	CHECK_EQ(x->last_ns, 10000);
 	CHECK_EQ(((uint8_t *)rtr_ft_value(x))[0], 0); /* value zeroed */
 	k = ft_key(15);
-	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 5, 10000, false, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 5), 10000, false, &status) == NULL);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.evicted, 1);
 	CHECK_EQ(st.in_use, 8);
 	/* Exactly aging_ns idle is not aged. */
 	e[2]->last_ns = 9000;
 	k = ft_key(20);
-	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 9, 10000, true, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, &status) == NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	/* A pinned entry never goes, however old; the other aged one does. */
 	e[2]->last_ns = 0;
 	((uint8_t *)rtr_ft_value(e[2]))[0] = 1;
 	e[7]->last_ns = 200;
-	x = rtr_ft_lookup(t, &k, 3 + 8 * 9, 10000, true, &status);
+	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, &status);
 	CHECK(x == e[7] && status == RTR_FT_NEW);
 	k = ft_key(21);
-	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 10, 10000, true, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 10), 10000, true, &status) == NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	k = ft_key(12);
-	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 2, 10000, false, &status) == e[2]);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, &status) == e[2]);
 
 	/* Sweep: frees the aged, unpinned entries of the buckets it walks. */
 	for (unsigned int i = 0; i < 8; i++)
@@ -2213,9 +2217,9 @@ test_flowtab(void)
 	CHECK_EQ(st.aged, 2);
 	CHECK_EQ(st.in_use, 6);
 	k = ft_key(10);
-	CHECK(rtr_ft_lookup(t, &k, 3, 10000, false, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3), 10000, false, &status) == NULL);
 	k = ft_key(12);
-	CHECK(rtr_ft_lookup(t, &k, 3 + 8 * 2, 10000, false, &status) == e[2]); /* pinned */
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, &status) == e[2]); /* pinned */
 	/* Later everything unpinned has aged. */
 	((uint8_t *)rtr_ft_value(e[2]))[0] = 0;
 	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 6);
@@ -2234,6 +2238,23 @@ test_flowtab(void)
 	while ((x = rtr_ft_next(t, &cursor)) != NULL)
 		n++;
 	CHECK_EQ(n, 20);
+	rtr_ft_free(t);
+	/* Buckets come from the hash's top bits: the flows one of two workers
+	 * owns (flow_hash % 2 == 0: every low bit alike here) still spread
+	 * over all 8 buckets and fill the table exactly. With low-bit buckets
+	 * all 64 would meet in one bucket and 56 would be refused. */
+	t = rtr_ft_create(&fp);
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	for (unsigned int i = 0; i < 64; i++) {
+		k = ft_key(200 + i);
+		x = rtr_ft_lookup(t, &k, FT_H(i % 8, 16u * (i / 8) + 2), 100, true, &status);
+		CHECK(x != NULL && status == RTR_FT_NEW, "flow %u of one worker's share", i);
+	}
+	rtr_ft_get_stats(t, &st);
+	CHECK_EQ(st.in_use, 64);
+	CHECK_EQ(st.full, 0);
 	rtr_ft_free(t);
 	/* Bad parameters. */
 	fp.entries = 0;
