@@ -1592,6 +1592,14 @@ def rerender(a):
 
 
 def main(argv=None):
+    # Debian's python3 (python3-matplotlib for the plot), whatever python3
+    # the caller's PATH had
+    deb = "/usr/bin/python3"
+    if os.path.exists(deb) and os.path.realpath(sys.executable) != os.path.realpath(deb) \
+            and not os.environ.get("RTRBENCH_NO_REEXEC"):
+        os.environ["RTRBENCH_NO_REEXEC"] = "1"
+        os.execv(deb, [deb, os.path.abspath(__file__)] +
+                 (sys.argv[1:] if argv is None else list(argv)))
     a = parse_args(argv)
     t0 = time.time()
     if a.rerender:
