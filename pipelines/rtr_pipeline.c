@@ -189,8 +189,9 @@ lb_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int64_t 
 	if (((unsigned int)res & RTR_RT_KIND_MASK) != RTR_RT_GROUP)
 		return res;
 	g = &sw->route->groups[nh_idx];
-	if (sw->lb->mode == RTR_LB_ECMP) {
-		/* Stateless: the hash of the group, without the call. */
+	if (sw->lb->pick == NULL) {
+		/* ECMP (and a ConWeave/SeqBalance spine): the group's hash,
+		 * without a call. */
 		w->stats->lb[RTR_LBC_ecmp_packets]++;
 		path = rtr_group_pick(g, meta->flow_hash);
 	} else {
@@ -493,13 +494,16 @@ forward_burst(struct rtr_worker *w, struct rte_mbuf **pkts, unsigned int n, uint
 	}
 }
 
+/* Owners a burst batches hand-offs for; packets for others go one by one. */
+#define HANDOFF_BATCHES (RTR_MAX_LCORES > 8 ? 8 : RTR_MAX_LCORES)
+
 /* Returns whether this burst was timed (RTR_STAGE_SAMPLE). */
 static bool
 rx_burst(struct rtr_worker *w, const struct rtr_rxq *q, uint64_t now_ns, unsigned int *got)
 {
 	struct rte_mbuf *pkts[RTR_BURST], *fwd[RTR_BURST];
-	struct rte_mbuf *hand[RTR_MAX_LCORES > 8 ? 8 : RTR_MAX_LCORES][RTR_BURST];
-	unsigned int n_hand[RTR_MAX_LCORES > 8 ? 8 : RTR_MAX_LCORES];
+	struct rte_mbuf *hand[HANDOFF_BATCHES][RTR_BURST];
+	unsigned int n_hand[HANDOFF_BATCHES];
 	struct rtr_lcore_stats *st = w->stats;
 	const struct rtr_lb_ops *lb = w->sw->lb;
 	const bool timed = (w->bursts % RTR_STAGE_SAMPLE) == 0;

@@ -29,23 +29,11 @@ ecmp_fini(void *state)
 	(void)state;
 }
 
-static int
-ecmp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *mb,
-		struct rtr_meta *m, uint64_t now_ns, struct rtr_lcore_stats *st)
-{
-	(void)state;
-	(void)g_idx;
-	(void)mb;
-	(void)now_ns;
-	st->lb[RTR_LBC_ecmp_packets]++;
-	return rtr_group_pick(g, m->flow_hash);
-}
-
 const struct rtr_lb_ops rtr_lb_ecmp = {
 	.name = "ecmp",
 	.mode = RTR_LB_ECMP,
 	.flow_affinity = false,
 	.init = ecmp_init,
 	.fini = ecmp_fini,
-	.pick = ecmp_pick,
+	.pick = NULL, /* the pipeline hashes inline (rtr_lb_ops.pick) */
 };

@@ -77,7 +77,8 @@ struct rtr_lb_ops {
 	 * SrcToR side: choose the path for a packet routed to uplink group g
 	 * (index g_idx). May stamp LB fields in the frame (and grow it at the
 	 * head). Returns the path index, or -1 when no path is usable (the
-	 * packet is dropped as port_down).
+	 * packet is dropped as port_down). NULL: ECMP, the pipeline picks
+	 * rtr_group_pick(g, flow_hash) inline and counts ecmp_packets.
 	 */
 	int (*pick)(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
 			struct rtr_meta *meta, uint64_t now_ns, struct rtr_lcore_stats *st);
