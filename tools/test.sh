@@ -31,4 +31,23 @@ with open("build/meson-logs/testlog.json") as f:
             failed += 1
 print("tests: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
 PY
+# Further CI stages, each its own script and build directory (the
+# sanitizer build of the whole suite, the fuzzers' short runs): run in name
+# order when the main suite ran in full (no meson test arguments given) and
+# ROCETOR_STAGES is not "none"; ROCETOR_STAGES="fuzz" runs only those whose
+# name contains "fuzz".
+if [ $# -eq 0 ] && [ "${ROCETOR_STAGES:-all}" != none ]; then
+	for st in tools/ci.d/*.sh; do
+		[ -x "$st" ] || continue
+		case "${ROCETOR_STAGES:-all}" in all) ;; *) [[ "$st" == *"${ROCETOR_STAGES}"* ]] || continue ;; esac
+		echo "=== stage $st"
+		t0=$(date +%s)
+		if "$st"; then
+			echo "stage $st: passed in $(( $(date +%s) - t0 )) s"
+		else
+			echo "stage $st: FAILED after $(( $(date +%s) - t0 )) s"
+			rc=1
+		fi
+	done
+fi
 exit $rc
