@@ -167,6 +167,7 @@ rtr_app_stats(struct rtr_app *app, struct rtr_lcore_stats *sum)
 		list[n++] = app->sw.workers[i]->stats;
 	list[n++] = app->sw.ctrl_stats;
 	rtr_stats_sum(list, n, sum);
+	rtr_pipeline_flow_counters(&app->sw, sum);
 }
 
 void

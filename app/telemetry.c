@@ -123,6 +123,10 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		add_u64(pd, "tx_bytes", c->tx_bytes);
 		add_u64(pd, "drops", c->drops);
 		add_u64(pd, "ecn_marked", c->ecn_marked);
+		add_u64(pd, "host_b4_cleared", c->host_b4_cleared);
+		add_u64(pd, "flow_entries", c->flow_entries);
+		add_u64(pd, "flow_limit_share", c->flow_limit_share);
+		add_u64(pd, "flow_limit_rate", c->flow_limit_rate);
 		rte_tel_data_add_dict_container(d, key, pd, 0);
 	}
 	rte_free(s);

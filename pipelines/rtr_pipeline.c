@@ -18,6 +18,8 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "rtr_flowtab.h"
+#include "rtr_lb_ctrl.h"
 #include "rtr_pipeline.h"
 
 int
@@ -415,14 +417,19 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, sw->hash_seed);
 	}
 	if (ip->role == RTR_PORT_HOST) {
-		/* LB fields a host must not send (control packets, shims). */
-		if (sw->lb->host_check != NULL &&
-				(why = sw->lb->host_check(w->lb_state, frame, rte_pktmbuf_data_len(m),
-					 meta)) != RTR_DROP_NONE) {
+		/* LB fields a host must not send, in every LB mode (another
+		 * switch may act on them): control packets and shims are
+		 * dropped, BTH byte 4 (ICRC-masked; PathTag, source route,
+		 * ConWeave bits) is cleared. doc/security.md. */
+		if (unlikely(meta->bth_b8 & RTR_BTH_RESV7_MASK) &&
+				(why = rtr_lb_host_check(frame, rte_pktmbuf_data_len(m), meta)) !=
+					RTR_DROP_NONE) {
 			drop(w, m, port, why);
 			return ING_DONE;
 		}
-		if (sw->lb->clear_host_b4 && (meta->flags & RTR_MF_ROCE)) {
+		if (meta->flags & RTR_MF_ROCE) {
+			if (unlikely(meta->bth_b4 != 0))
+				w->stats->port[port].host_b4_cleared++;
 			((uint8_t *)(uintptr_t)frame)[rtr_meta_bth_off(meta) + 4] = 0;
 			meta->bth_b4 = 0;
 		}
@@ -718,6 +725,22 @@ rtr_worker_main(void *arg)
 		sw->lb->flush(w->lb_state, -1, w->now_ns, w->stats);
 	rtr_egress_flush_all(w->eg, 1000);
 	return 0;
+}
+
+void
+rtr_pipeline_flow_counters(const struct rtr_switch *sw, struct rtr_lcore_stats *sum)
+{
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		const struct rtr_worker *w = sw->workers[i];
+		const struct rtr_ft *t;
+
+		if (sw->lb == NULL || sw->lb->table == NULL || w->lb_state == NULL ||
+				(t = sw->lb->table(w->lb_state)) == NULL)
+			continue;
+		for (unsigned int p = 0; p < RTR_MAX_PORTS && p < RTR_FT_ORIGINS; p++)
+			rtr_ft_origin_stats(t, p, &sum->port[p].flow_entries,
+				&sum->port[p].flow_limit_share, &sum->port[p].flow_limit_rate);
+	}
 }
 
 uint64_t

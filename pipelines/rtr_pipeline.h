@@ -158,4 +158,8 @@ void rtr_worker_lb_io(struct rtr_worker *w, struct rtr_lb_io *io);
  * delay lines). */
 uint64_t rtr_pipeline_held(const struct rtr_switch *sw);
 
+/* Fill the per-port flow_entries / flow_limit_share / flow_limit_rate of
+ * summed counters from the workers' LB flow tables. */
+void rtr_pipeline_flow_counters(const struct rtr_switch *sw, struct rtr_lcore_stats *sum);
+
 #endif /* RTR_PIPELINE_H */

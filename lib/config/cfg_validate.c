@@ -643,13 +643,19 @@ field_is_set(const struct vfield *f, const void *base)
 	return set;
 }
 
-/* A default outside the range a file may give (shape_gbps 0) is left out. */
+/* A default outside the range a file may give (shape_gbps 0), or one a key
+ * may not be given with everywhere (flow limits on fabric ports), is left
+ * out. */
 static bool
 omit_default(const struct vfield *f, const void *base)
 {
 	double d;
 
-	if (!(f->flags & VF_OMIT_DEF) || f->type != VF_DOUBLE)
+	if (!(f->flags & VF_OMIT_DEF))
+		return false;
+	if (f->type == VF_UINT)
+		return load_uint((const char *)base + f->off, f->size) == f->def;
+	if (f->type != VF_DOUBLE)
 		return false;
 	memcpy(&d, (const char *)base + f->off, sizeof(d));
 	return d == f->ddef;
@@ -889,6 +895,12 @@ static const struct vfield port_fields[] = {
 		F_UINT("mtu", struct rtr_port_cfg, mtu, 68, 9600, 0, .flags = VF_ZERO_OK),
 		F_BOOL("l2_filter", struct rtr_port_cfg, l2_filter, true),
 		F_FUNC("ip", port_ip_parse, port_ip_dump),
+		F_UINT("flow_rate", struct rtr_port_cfg, flow_rate, 0, 100000000, 0,
+				.flags = VF_OMIT_DEF),
+		F_UINT("flow_burst", struct rtr_port_cfg, flow_burst, 1, 100000000, 64,
+				.flags = VF_OMIT_DEF),
+		F_DOUBLE("flow_share", struct rtr_port_cfg, flow_share, 0, 1, 0,
+				.flags = VF_OMIT_DEF),
 };
 static const struct vmap port_map = {port_fields, RTR_ARRAY_SIZE(port_fields), NULL};
 
@@ -920,6 +932,22 @@ ports_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg
 			return cfg_error(c->e, rv != NULL ? rv->line : e->line, &rpath,
 					"a spine (switch.role: spine) has fabric ports only, "
 					"got host");
+		}
+		/* Only host ports create source-side flow entries: a limit
+		 * on a fabric port would do nothing, silently. */
+		if (p->role == RTR_PORT_FABRIC) {
+			static const char *const host_only[] = {"flow_rate", "flow_burst",
+				"flow_share"};
+
+			for (i = 0; i < RTR_ARRAY_SIZE(host_only); i++) {
+				const struct cfg_node *hv = cfg_map_get(e, host_only[i]);
+				struct cfg_path hpath = {&epath, host_only[i], 0};
+
+				if (hv != NULL)
+					return cfg_error(c->e, hv->line, &hpath,
+							"only host ports have flow limits "
+							"(this port is fabric)");
+			}
 		}
 		for (i = 0; i < cfg->n_ports; i++)
 			if (cfg->ports[i].port == p->port)

@@ -61,6 +61,11 @@ struct rtr_port_cfg {
 	uint16_t tx_queues;	   /* 0 = one per worker */
 	uint16_t mtu;		   /* 0 = device default */
 	bool l2_filter;		   /* drop unicast frames not addressed to our MAC */
+	/* Host ports: limits on the LB flow-table entries their packets create
+	 * (doc/security.md). flow_share 0 = automatic (rtr_config_flow_share). */
+	uint32_t flow_rate;	   /* new entries per second, 0 = unlimited */
+	uint32_t flow_burst;	   /* above the rate at once */
+	double flow_share;	   /* fraction of each flow table, 0 = automatic */
 	unsigned int n_addrs;
 	struct rtr_addr addrs[RTR_MAX_PORT_ADDRS]; /* "ip:" interface addresses */
 	int line;		   /* where the entry starts in the file */
@@ -216,6 +221,21 @@ void rtr_config_free(struct rtr_config *cfg);
 
 /* Find the port entry for a DPDK port id, or NULL. */
 const struct rtr_port_cfg *rtr_config_port(const struct rtr_config *cfg, uint16_t port);
+
+/* The share of each LB flow table host port pc may fill: its flow_share,
+ * or when 0 (automatic) 1 on a switch with one host port and 0.5 with
+ * more, so that no host can take the whole table from the others. */
+static inline double
+rtr_config_flow_share(const struct rtr_config *cfg, const struct rtr_port_cfg *pc)
+{
+	unsigned int hosts = 0;
+
+	if (pc->flow_share > 0)
+		return pc->flow_share;
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		hosts += cfg->ports[i].role == RTR_PORT_HOST;
+	return hosts > 1 ? 0.5 : 1.0;
+}
 
 /*
  * Write the config as canonical YAML (all keys, defaults filled in). Used by

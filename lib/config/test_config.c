@@ -292,6 +292,10 @@ test_defaults(void)
 	CHECK_EQ(p->tx_queues, 0);
 	CHECK_EQ(p->mtu, 0);
 	CHECK(p->l2_filter);
+	CHECK_EQ(p->flow_rate, 0);
+	CHECK_EQ(p->flow_burst, 64);
+	CHECK(p->flow_share == 0.0);
+	CHECK(rtr_config_flow_share(&cfg, p) == 1.0);
 	CHECK_EQ(p->n_addrs, 0);
 	CHECK_EQ(p->line, 1);
 	CHECK_EQ(cfg.n_routes, 0);
@@ -578,6 +582,39 @@ test_ranges(void)
 	ERR_Y("ports:\n  - {port: 0, role: host, loss_seed: 18446744073709551616}\n",
 			"t.yaml:2: ports[0].loss_seed: must be 0..18446744073709551615, got "
 			"18446744073709551616");
+	/* Flow limits (doc/security.md): host ports only, in range. */
+	{
+		static struct rtr_config fl;
+
+		OK("yaml",
+				"ports:\n"
+				"  - {port: 0, role: host, flow_rate: 5000, flow_burst: 100, "
+				"flow_share: 0.25}\n"
+				"  - {port: 1, role: host}\n"
+				"  - {port: 2, role: fabric}\n",
+				&fl);
+		CHECK(fl.ports[0].flow_rate == 5000 && fl.ports[0].flow_burst == 100);
+		CHECK(rtr_config_flow_share(&fl, &fl.ports[0]) == 0.25);
+		/* Automatic: two host ports get half each. */
+		CHECK(rtr_config_flow_share(&fl, &fl.ports[1]) == 0.5);
+		rtr_config_free(&fl);
+		OK("cfg", "ports = ( { port = 0; role = \"host\"; flow_rate = 1; flow_share = 1.0; } );\n",
+				&fl);
+		CHECK(fl.ports[0].flow_rate == 1 && fl.ports[0].flow_share == 1.0);
+		rtr_config_free(&fl);
+	}
+	ERR_Y("ports:\n  - {port: 0, role: host}\n  - {port: 1, role: fabric, flow_share: 0.5}\n",
+			"t.yaml:3: ports[1].flow_share: only host ports have flow limits (this port "
+			"is fabric)");
+	ERR_C("ports = ( { port = 1; role = \"fabric\";\n flow_rate = 10; } );\n",
+			"t.cfg:2: ports[0].flow_rate: only host ports have flow limits (this port is "
+			"fabric)");
+	ERR_Y("ports:\n  - {port: 0, role: host, flow_share: 1.5}\n",
+			"t.yaml:2: ports[0].flow_share: must be 0..1, got 1.5");
+	ERR_Y("ports:\n  - {port: 0, role: host, flow_burst: 0}\n",
+			"t.yaml:2: ports[0].flow_burst: must be 1..100000000, got 0");
+	ERR_Y("ports:\n  - {port: 0, role: host, flow_rate: -1}\n",
+			"t.yaml:2: ports[0].flow_rate: must be 0..100000000, got -1");
 	ERR_Y(YP "switch: {mbufs: 5}\n",
 			"t.yaml:5: switch.mbufs: must be 0 or 1024..16777216, got 5");
 	ERR_Y(YP "switch: {idle_threshold: 0}\n",

@@ -528,6 +528,7 @@ rtr_caver_create(const struct rtr_caver_params *p, const struct rtr_lb_io *io)
 	fp = (struct rtr_ft_params){
 		.name = name,
 		.entries = p->flow_entries,
+		.limits = p->ft_limits,
 		.value_size = sizeof(struct cv_flow),
 		/* An idle flow is placed again anyway: its entry may go. */
 		.aging_ns = p->flow_idle_ns,
@@ -536,6 +537,7 @@ rtr_caver_create(const struct rtr_caver_params *p, const struct rtr_lb_io *io)
 		.use_rte_malloc = p->use_rte_malloc,
 	};
 	cv->ft = rtr_ft_create(&fp);
+	cv->p.ft_limits = NULL; /* the caller's, gone after create */
 	if (cv->ft == NULL)
 		goto fail;
 	return cv;
@@ -640,9 +642,9 @@ rtr_caver_pick(struct rtr_caver *cv, const struct rtr_group *g, unsigned int g_i
 		struct cv_flow *f;
 
 		rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
-		e = rtr_ft_lookup(cv->ft, &k, meta->flow_hash, now, true, &st);
+		e = rtr_ft_lookup(cv->ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
 		if (unlikely(e == NULL)) {
-			c[RTR_LBC_flow_table_full]++;
+			rtr_ft_count_refusal(st, c);
 			/* Whatever the host left in byte 4 must not read as a
 			 * source route at the next switch. */
 			set_b4(frame, meta, 0);
@@ -955,4 +957,10 @@ rtr_caver_prefetch(const struct rtr_caver *x, const struct rtr_meta *meta, unsig
 {
 	if (meta->flags & RTR_MF_ROCE)
 		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
+}
+
+const struct rtr_ft *
+rtr_caver_table(const struct rtr_caver *cv)
+{
+	return cv->ft;
 }

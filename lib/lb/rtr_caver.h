@@ -58,6 +58,9 @@
 #include "rtr_parse.h"
 #include "rtr_route.h"
 
+struct rtr_ft;
+struct rtr_ft_limit;
+
 struct rte_mbuf;
 struct rtr_lb_io;
 
@@ -106,6 +109,7 @@ struct rtr_caver_params {
 	uint64_t aging_ns;	  /* path-table entries older than this are invalid */
 	uint64_t flow_idle_ns;	  /* an idle flow is placed again */
 	uint32_t flow_entries;	  /* this worker's flow table */
+	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
 	uint32_t host_port_mask;
 	uint32_t fabric_port_mask;
 	double rate_bps[RTR_MAX_PORTS]; /* DRE line rate per port; 0 = 100 Gb/s */
@@ -189,5 +193,8 @@ bool rtr_caver_is_shimmed(const uint8_t *frame, uint32_t len, const struct rtr_m
 
 /* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
 void rtr_caver_prefetch(const struct rtr_caver *x, const struct rtr_meta *meta, unsigned int step);
+
+/* The worker's flow table (read-only use: telemetry, per-port limits). */
+const struct rtr_ft *rtr_caver_table(const struct rtr_caver *cv);
 
 #endif /* RTR_CAVER_H */

@@ -193,6 +193,7 @@ rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io)
 	fp = (struct rtr_ft_params){
 		.name = name,
 		.entries = p->flow_entries,
+		.limits = p->ft_limits,
 		.value_size = RTE_MAX(sizeof(struct cw_src), sizeof(struct cw_dst)),
 		.aging_ns = cw->aging_ns,
 		.pinned = cw_pinned,
@@ -200,6 +201,7 @@ rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io)
 		.use_rte_malloc = p->use_rte_malloc,
 	};
 	cw->ft = rtr_ft_create(&fp);
+	cw->p.ft_limits = NULL; /* the caller's, gone after create */
 	if (cw->ft == NULL)
 		goto fail;
 	for (unsigned int port = 0; port < RTR_MAX_PORTS; port++) {
@@ -330,9 +332,9 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		goto ecmp;
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
-	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, &st);
+	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
 	if (unlikely(e == NULL)) {
-		c[RTR_LBC_flow_table_full]++;
+		rtr_ft_count_refusal(st, c);
 		goto ecmp;
 	}
 	f = src_of(e);
@@ -454,7 +456,7 @@ rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_
 		return;
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, true);
 	e = rtr_ft_lookup(cw->ft, &k, rtr_flow_hash_reverse(frame, meta, cw->p.hash_seed), now,
-			false, &st);
+			false, RTR_FT_ORIGIN_NONE, &st);
 	if (e == NULL) {
 		c[RTR_LBC_ctrl_no_flow]++;
 		return;
@@ -698,7 +700,7 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 	else if (ask)
 		c[RTR_LBC_rtt_requests_rx]++;
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_DST, false);
-	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, &st);
+	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, RTR_FT_ORIGIN_NONE, &st);
 	if (unlikely(e == NULL)) {
 		/* No state: still answer what needs no state, never hold. */
 		c[RTR_LBC_flow_table_full]++;
@@ -959,4 +961,10 @@ rtr_cw_prefetch(const struct rtr_cw *x, const struct rtr_meta *meta, unsigned in
 {
 	if (meta->flags & RTR_MF_ROCE)
 		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
+}
+
+const struct rtr_ft *
+rtr_cw_table(const struct rtr_cw *cw)
+{
+	return cw->ft;
 }

@@ -24,6 +24,9 @@
 #include "rtr_parse.h"
 #include "rtr_route.h"
 
+struct rtr_ft;
+struct rtr_ft_limit;
+
 struct rte_mbuf;
 
 /* Resv7 layout (BTH byte 8, below AckReq), ALGORITHMS.md 2.1; cw_op and
@@ -57,6 +60,7 @@ struct rtr_cw_params {
 	uint64_t resume_extra_ns;
 	uint64_t resume_default_ns;
 	uint32_t flow_entries;	  /* this worker's flow table (both roles) */
+	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
 	uint32_t host_port_mask;  /* ports that get a pool of reorder rings */
 	unsigned int n_rings;	  /* reorder rings per host port */
 	unsigned int ring_depth;  /* mbufs per ring */
@@ -139,5 +143,8 @@ unsigned int rtr_cw_flows(struct rtr_cw *cw, uint64_t now_ns, unsigned int max,
 
 /* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
 void rtr_cw_prefetch(const struct rtr_cw *x, const struct rtr_meta *meta, unsigned int step);
+
+/* The worker's flow table (read-only use: telemetry, per-port limits). */
+const struct rtr_ft *rtr_cw_table(const struct rtr_cw *cw);
 
 #endif /* RTR_CONWEAVE_H */

@@ -55,6 +55,18 @@ rtr_ft_create(const struct rtr_ft_params *p)
 	t->aging_ns = p->aging_ns;
 	t->pinned = p->pinned;
 	t->rte = p->use_rte_malloc;
+	for (unsigned int o = 0; p->limits != NULL && o < RTR_FT_ORIGINS; o++) {
+		const struct rtr_ft_limit *l = &p->limits[o];
+		struct rtr_ft_origin *og = &t->origin[o];
+
+		og->max_entries = l->max_entries;
+		if (l->rate != 0) {
+			og->interval_ns = RTE_MAX(UINT64_C(1000000000) / l->rate, UINT64_C(1));
+			og->tolerance_ns = og->interval_ns * (RTE_MAX(l->burst, 1u) - 1);
+		}
+		if (og->max_entries != 0 || og->interval_ns != 0)
+			t->limited = true;
+	}
 	sz = rtr_ft_memsize(p);
 	t->block = rtr_lb_zalloc(p->name ? p->name : "flowtab", sz, t->rte, p->socket_id);
 	if (t->block == NULL) {
@@ -90,6 +102,60 @@ ft_sig(uint32_t hash)
 	return hash != 0 ? hash : 1;
 }
 
+/* An entry leaves: its origin holds one less. */
+static inline void
+ft_release(struct rtr_ft *t, const struct rtr_ft_entry *e)
+{
+	t->st.in_use--;
+	if (e->origin != 0)
+		t->origin[e->origin - 1].in_use--;
+}
+
+/* Whether origin o may insert now; counts a refusal. GCRA: the insert
+ * conforms while its theoretical arrival time is at most tolerance ahead. */
+static inline enum rtr_ft_status
+ft_admit(struct rtr_ft *t, unsigned int o, uint64_t now_ns)
+{
+	struct rtr_ft_origin *og = &t->origin[o];
+
+	if (og->max_entries != 0 && og->in_use >= og->max_entries) {
+		t->st.limit_share++;
+		og->limit_share++;
+		return RTR_FT_LIMIT_SHARE;
+	}
+	if (og->interval_ns != 0) {
+		uint64_t tat = RTE_MAX(og->tat, now_ns);
+
+		if (tat - now_ns > og->tolerance_ns) {
+			t->st.limit_rate++;
+			og->limit_rate++;
+			return RTR_FT_LIMIT_RATE;
+		}
+		og->tat = tat + og->interval_ns;
+	}
+	return RTR_FT_NEW;
+}
+
+uint32_t
+rtr_ft_origin_in_use(const struct rtr_ft *t, unsigned int origin)
+{
+	return origin < RTR_FT_ORIGINS ? t->origin[origin].in_use : 0;
+}
+
+void
+rtr_ft_origin_stats(const struct rtr_ft *t, unsigned int origin, uint64_t *in_use,
+		uint64_t *limit_share, uint64_t *limit_rate)
+{
+	const volatile struct rtr_ft_origin *og;
+
+	if (origin >= RTR_FT_ORIGINS)
+		return;
+	og = &t->origin[origin];
+	*in_use += og->in_use;
+	*limit_share += og->limit_share;
+	*limit_rate += og->limit_rate;
+}
+
 static inline bool
 ft_aged(const struct rtr_ft *t, const struct rtr_ft_entry *e, uint64_t now_ns)
 {
@@ -98,7 +164,7 @@ ft_aged(const struct rtr_ft *t, const struct rtr_ft_entry *e, uint64_t now_ns)
 
 struct rtr_ft_entry *
 rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint64_t now_ns,
-		bool insert, enum rtr_ft_status *status)
+		bool insert, unsigned int origin, enum rtr_ft_status *status)
 {
 	uint32_t b = rtr_ft_bucket(t, hash), sig = ft_sig(hash);
 	struct rtr_ft_bucket *bk = &t->buckets[b];
@@ -121,6 +187,10 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 		*status = RTR_FT_ABSENT;
 		return NULL;
 	}
+	if (origin >= RTR_FT_ORIGINS)
+		origin = RTR_FT_ORIGIN_NONE;
+	else if (t->limited && (*status = ft_admit(t, origin, now_ns)) != RTR_FT_NEW)
+		return NULL;
 	if (empty < 0) {
 		/* Reuse the longest idle way that has aged. */
 		for (w = 0; w < RTR_FT_WAYS; w++) {
@@ -137,7 +207,7 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 			return NULL;
 		}
 		t->st.evicted++;
-		t->st.in_use--;
+		ft_release(t, victim);
 		empty = vway;
 	}
 	e = ft_entry(t, b, (unsigned int)empty);
@@ -145,6 +215,10 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 	e->key = *k;
 	e->hash = hash;
 	e->last_ns = now_ns;
+	if (origin != RTR_FT_ORIGIN_NONE) {
+		e->origin = origin + 1;
+		t->origin[origin].in_use++;
+	}
 	bk->sig[empty] = sig;
 	t->st.inserted++;
 	t->st.in_use++;
@@ -161,7 +235,7 @@ rtr_ft_remove(struct rtr_ft *t, struct rtr_ft_entry *e)
 
 	if (t->buckets[b].sig[w] != 0) {
 		t->buckets[b].sig[w] = 0;
-		t->st.in_use--;
+		ft_release(t, e);
 	}
 }
 
@@ -176,9 +250,11 @@ rtr_ft_sweep(struct rtr_ft *t, uint64_t now_ns, unsigned int n)
 
 		t->sweep_cursor = (b + 1) & t->mask;
 		for (unsigned int w = 0; w < RTR_FT_WAYS; w++) {
-			if (bk->sig[w] != 0 && ft_aged(t, ft_entry(t, b, w), now_ns)) {
+			struct rtr_ft_entry *e = ft_entry(t, b, w);
+
+			if (bk->sig[w] != 0 && ft_aged(t, e, now_ns)) {
 				bk->sig[w] = 0;
-				t->st.in_use--;
+				ft_release(t, e);
 				t->st.aged++;
 				freed++;
 			}

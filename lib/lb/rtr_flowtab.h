@@ -18,6 +18,14 @@
  *
  * Keys are exact (both addresses, the UDP source port, a kind byte that lets
  * one table hold several roles of a flow), never just a hash.
+ *
+ * Per-origin limits (doc/security.md): an insert may name its origin (the
+ * host port whose packet creates the entry). Each origin can be held to a
+ * number of entries (its share of the table) and to a rate of new entries
+ * (a GCRA token bucket: rate per second, burst); an insert over either
+ * limit is refused like a full bucket (RTR_FT_LIMIT_SHARE / _RATE, NULL),
+ * so one host cannot fill the table and push the other hosts' new flows
+ * to ECMP. Entries of RTR_FT_ORIGIN_NONE (the fabric's) are not limited.
  */
 #ifndef RTR_FLOWTAB_H
 #define RTR_FLOWTAB_H
@@ -31,6 +39,7 @@
 
 #include "rtr_lb_flow.h"
 #include "rtr_parse.h"
+#include "rtr_stats.h"
 
 #define RTR_FT_WAYS 8
 
@@ -46,7 +55,7 @@ struct rtr_ft_entry {
 	uint64_t last_ns;	/* last use; the caller updates it */
 	struct rtr_ft_key key;
 	uint32_t hash;
-	uint32_t pad;
+	uint32_t origin;	/* the insert's origin + 1; 0: none */
 	/* value_size bytes, zeroed at insert; 8-byte aligned, since callers
 	 * keep uint64_t fields there (the key leaves it at offset 52). */
 	_Alignas(8) uint8_t value[];
@@ -59,6 +68,18 @@ enum rtr_ft_status {
 	RTR_FT_NEW,	/* inserted now: value zeroed */
 	RTR_FT_FULL,	/* not there and no way free: NULL returned */
 	RTR_FT_ABSENT,	/* not there, insert not asked: NULL returned */
+	RTR_FT_LIMIT_SHARE, /* not there, the origin holds its share: NULL */
+	RTR_FT_LIMIT_RATE,  /* not there, the origin is over its rate: NULL */
+};
+
+#define RTR_FT_ORIGINS	   32	  /* origins 0..31 (DPDK port ids) */
+#define RTR_FT_ORIGIN_NONE 0xffff /* an insert not counted to any origin */
+
+/* Limits of one origin in one table; zero fields mean unlimited. */
+struct rtr_ft_limit {
+	uint32_t max_entries;	/* entries it may hold at once */
+	uint32_t rate;		/* new entries per second */
+	uint32_t burst;		/* new entries at once above the rate (>= 1) */
 };
 
 /* Whether an entry must stay even when idle (it holds packets). */
@@ -72,6 +93,8 @@ struct rtr_ft_params {
 	rtr_ft_pinned_fn pinned; /* NULL: nothing is pinned */
 	int socket_id;
 	bool use_rte_malloc;	/* false: posix_memalign (unit tests, no EAL) */
+	/* Per-origin limits, indexed by origin; NULL: none. */
+	const struct rtr_ft_limit *limits;
 };
 
 struct rtr_ft_stats {
@@ -80,6 +103,19 @@ struct rtr_ft_stats {
 	uint64_t aged;		/* aged entries freed by the sweep */
 	uint64_t full;		/* inserts refused */
 	uint32_t in_use;	/* entries now */
+	uint64_t limit_share;	/* inserts refused: origin at its share */
+	uint64_t limit_rate;	/* inserts refused: origin over its rate */
+};
+
+/* Per-origin state (private). */
+struct rtr_ft_origin {
+	uint32_t in_use;
+	uint32_t max_entries;	/* 0: unlimited */
+	uint64_t interval_ns;	/* 1e9 / rate; 0: unlimited */
+	uint64_t tolerance_ns;	/* (burst - 1) * interval_ns */
+	uint64_t tat;		/* GCRA theoretical arrival time */
+	uint64_t limit_share;	/* refusals */
+	uint64_t limit_rate;
 };
 
 struct rtr_ft_bucket {
@@ -99,8 +135,10 @@ struct rtr_ft {
 	uint64_t aging_ns;
 	rtr_ft_pinned_fn pinned;
 	bool rte;
+	bool limited;		/* some origin has a limit */
 	struct rtr_ft_stats st;
 	void *block;
+	struct rtr_ft_origin origin[RTR_FT_ORIGINS];
 };
 
 /*
@@ -152,10 +190,30 @@ void rtr_ft_free(struct rtr_ft *t);
 /*
  * Find the entry of key k (hash: any well-mixed 32-bit hash of k; the same
  * key must always come with the same hash). With insert, a missing key is
- * added. *status says which case happened.
+ * added, counted to `origin` (0..RTR_FT_ORIGINS-1, or RTR_FT_ORIGIN_NONE)
+ * and subject to its limits. *status says which case happened.
  */
 struct rtr_ft_entry *rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash,
-		uint64_t now_ns, bool insert, enum rtr_ft_status *status);
+		uint64_t now_ns, bool insert, unsigned int origin, enum rtr_ft_status *status);
+
+/* Entries origin holds now (0 for RTR_FT_ORIGIN_NONE). */
+uint32_t rtr_ft_origin_in_use(const struct rtr_ft *t, unsigned int origin);
+
+/* Per-origin figures: entries held now, inserts refused by each limit. */
+void rtr_ft_origin_stats(const struct rtr_ft *t, unsigned int origin, uint64_t *in_use,
+		uint64_t *limit_share, uint64_t *limit_rate);
+
+/* The LB counter of an insert that returned NULL with status st. */
+static inline void
+rtr_ft_count_refusal(enum rtr_ft_status st, uint64_t *c)
+{
+	if (st == RTR_FT_LIMIT_SHARE)
+		c[RTR_LBC_flow_limit_share]++;
+	else if (st == RTR_FT_LIMIT_RATE)
+		c[RTR_LBC_flow_limit_rate]++;
+	else
+		c[RTR_LBC_flow_table_full]++;
+}
 
 /* Remove an entry returned by rtr_ft_lookup/rtr_ft_next. */
 void rtr_ft_remove(struct rtr_ft *t, struct rtr_ft_entry *e);

@@ -21,6 +21,7 @@
 #include "rtr_stats.h"
 
 struct rte_mbuf;
+struct rtr_ft;
 
 /* How an LB mode sends packets it did not get from the caller's hand. */
 struct rtr_lb_io {
@@ -58,11 +59,6 @@ struct rtr_lb_ops {
 	bool flow_affinity;
 	/* Parser flags for frames from fabric ports (RTR_PARSE_CW_*). */
 	unsigned int fabric_parse_flags;
-	/* BTH byte 4 of RoCE packets from host ports is cleared at ingress:
-	 * the mode reads it as an LB field on fabric ports (PathTag, source
-	 * route), and packets it does not stamp (single next hop) must not
-	 * carry a host's value into the fabric. Byte 4 is ICRC-masked. */
-	bool clear_host_b4;
 	/* Meta flags (RTR_MF_*): a packet from a fabric port routed to a host
 	 * port with any of them goes through deliver(). */
 	uint8_t deliver_flags;
@@ -101,10 +97,6 @@ struct rtr_lb_ops {
 	 * (never at the head). CAVER: DRE accounting and the ACK shim. */
 	void (*post_route)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t out_port,
 			uint64_t now_ns, struct rtr_lcore_stats *st);
-	/* A parsed packet from a host port, before routing: RTR_DROP_NONE, or
-	 * the reason to drop it (LB fields a host must not send). */
-	enum rtr_drop_reason (*host_check)(const void *state, const uint8_t *frame, uint32_t len,
-			const struct rtr_meta *meta);
 	/* Timers; called every loop while next_deadline() has passed (every
 	 * loop when next_deadline is NULL), and every control poll. */
 	void (*tick)(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
@@ -112,10 +104,23 @@ struct rtr_lb_ops {
 	/* Release what is held for port (-1: everything). */
 	unsigned int (*flush)(void *state, int port, uint64_t now_ns, struct rtr_lcore_stats *st);
 	uint64_t (*held)(const void *state);
+	/* The worker's flow table (per-port entries and limit counters are
+	 * read from it), or NULL. */
+	const struct rtr_ft *(*table)(const void *state);
 	/* Per-flow state for telemetry. */
 	unsigned int (*flows)(void *state, uint64_t now_ns, unsigned int max,
 			void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 };
+
+struct rtr_ft_limit;
+
+/*
+ * The per-origin limits of a worker's flow table of `entries` entries from
+ * the host ports' flow_share / flow_rate / flow_burst (doc/security.md):
+ * share of this table, rate and burst divided among the workers (flows are
+ * spread over them by hash). lim has RTR_FT_ORIGINS entries.
+ */
+void rtr_lb_ft_limits(const struct rtr_lb_init *in, uint32_t entries, struct rtr_ft_limit *lim);
 
 /* The ops for a mode, or NULL when this build does not implement it yet. */
 const struct rtr_lb_ops *rtr_lb_get(enum rtr_lb_mode mode);

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "rtr_caver.h"
+#include "rtr_flowtab.h"
 #include "rtr_lb.h"
 
 static void *
@@ -36,6 +37,7 @@ cv_init(const struct rtr_lb_init *in)
 	const struct rtr_config *cfg = in->cfg;
 	const struct rtr_caver_cfg *cc = &cfg->caver;
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_caver_host *hosts = NULL;
 	struct rtr_caver_params p = {
 		.dre_period_ns = (uint64_t)cc->dre_period_us * 1000,
@@ -44,6 +46,7 @@ cv_init(const struct rtr_lb_init *in)
 		.aging_ns = (uint64_t)cc->aging_us * 1000,
 		.flow_idle_ns = (uint64_t)cc->flow_idle_us * 1000,
 		.flow_entries = (cc->flow_table_size + nw - 1) / nw,
+		.ft_limits = lim,
 		.host_port_mask = in->host_port_mask,
 		.switch_id = cfg->sw.id,
 		.hash_seed = in->hash_seed,
@@ -86,6 +89,7 @@ cv_init(const struct rtr_lb_init *in)
 		p.n_hosts++;
 	}
 	p.hosts = hosts;
+	rtr_lb_ft_limits(in, p.flow_entries, lim);
 	cv = rtr_caver_create(&p, &in->io);
 	free(hosts); /* create keeps a copy */
 	return cv;
@@ -111,10 +115,10 @@ cv_post_route(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t o
 	rtr_caver_post_route(state, m, meta, out_port, now_ns, st->lb);
 }
 
-static enum rtr_drop_reason
-cv_host_check(const void *state, const uint8_t *frame, uint32_t len, const struct rtr_meta *meta)
+static const struct rtr_ft *
+cv_table(const void *state)
 {
-	return rtr_caver_host_check(state, frame, len, meta);
+	return rtr_caver_table(state);
 }
 
 static void
@@ -144,7 +148,6 @@ cv_prefetch_op(const void *state, const struct rtr_meta *meta, unsigned int step
 
 const struct rtr_lb_ops rtr_lb_caver = {
 	.name = "caver",
-	.clear_host_b4 = true,
 	.mode = RTR_LB_CAVER,
 	.flow_affinity = true,
 	.fabric_parse_flags = 0,
@@ -156,7 +159,7 @@ const struct rtr_lb_ops rtr_lb_caver = {
 	.pick = cv_pick,
 	.prefetch = cv_prefetch_op,
 	.post_route = cv_post_route,
-	.host_check = cv_host_check,
+	.table = cv_table,
 	.tick = cv_tick,
 	.next_deadline = cv_next_deadline,
 	.flows = cv_flows,

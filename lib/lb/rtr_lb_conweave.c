@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "rtr_conweave.h"
+#include "rtr_flowtab.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 
@@ -32,6 +33,7 @@ cw_init(const struct rtr_lb_init *in)
 {
 	const struct rtr_conweave_cfg *cc = &in->cfg->conweave;
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_cw_params p = {
 		.base_rtt_ns = (uint64_t)cc->base_rtt_us * 1000,
 		.theta_reply_ns = (uint64_t)cc->theta_reply_us * 1000,
@@ -40,6 +42,7 @@ cw_init(const struct rtr_lb_init *in)
 		.resume_extra_ns = (uint64_t)cc->resume_extra_us * 1000,
 		.resume_default_ns = (uint64_t)cc->resume_default_us * 1000,
 		.flow_entries = (cc->flow_table_size + nw - 1) / nw,
+		.ft_limits = lim,
 		.host_port_mask = in->host_port_mask,
 		.n_rings = cc->reorder_queues_per_port,
 		.ring_depth = cc->reorder_queue_depth,
@@ -57,6 +60,7 @@ cw_init(const struct rtr_lb_init *in)
 		.arg = in->io.arg,
 	};
 
+	rtr_lb_ft_limits(in, p.flow_entries, lim);
 	return rtr_cw_create(&p, &io);
 }
 
@@ -127,12 +131,18 @@ cw_prefetch_op(const void *state, const struct rtr_meta *meta, unsigned int step
 	rtr_cw_prefetch(state, meta, step);
 }
 
+static const struct rtr_ft *
+cw_table(const void *state)
+{
+	return rtr_cw_table(state);
+}
+
 const struct rtr_lb_ops rtr_lb_conweave = {
 	.name = "conweave",
 	.mode = RTR_LB_CONWEAVE,
 	.flow_affinity = true,
 	.fabric_parse_flags = RTR_PARSE_CW_HDR,
-	.host_check = rtr_lb_ctrl_host_check,
+	.table = cw_table,
 	.deliver_flags = RTR_MF_CW_HDR,
 	.shared_create = cw_shared_create,
 	.shared_free = cw_shared_free,

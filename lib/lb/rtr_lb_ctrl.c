@@ -12,6 +12,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "rtr_caver.h"
 #include "rtr_lb_ctrl.h"
 
 struct rte_mbuf *
@@ -73,4 +74,14 @@ rtr_lb_ctrl_host_check(const void *state, const uint8_t *frame, uint32_t len,
 			8 + RTR_BTH_LEN + RTR_CW_HDR_LEN || rtr_roce_icrc_ok(frame, len, meta))
 		return RTR_DROP_NONE;
 	return RTR_DROP_HOST_LB_PACKET;
+}
+
+enum rtr_drop_reason
+rtr_lb_host_check(const uint8_t *frame, uint32_t len, const struct rtr_meta *meta)
+{
+	if (likely(!(meta->flags & RTR_MF_ROCE) || (meta->bth_b8 & RTR_BTH_RESV7_MASK) == 0))
+		return RTR_DROP_NONE;
+	if (rtr_caver_host_check(NULL, frame, len, meta) != RTR_DROP_NONE)
+		return RTR_DROP_HOST_LB_PACKET;
+	return rtr_lb_ctrl_host_check(NULL, frame, len, meta);
 }

@@ -53,4 +53,16 @@ struct rte_mbuf *rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame,
 enum rtr_drop_reason rtr_lb_ctrl_host_check(const void *state, const uint8_t *frame, uint32_t len,
 		const struct rtr_meta *meta);
 
+/*
+ * What every host port checks, whatever the LB mode (doc/security.md): a
+ * host must not inject the LB control packets or shims of any mode, since
+ * another switch of the fabric (or this one after a runtime LB switch) may
+ * run a mode that acts on them: a ConWeave/SeqBalance control packet
+ * (rtr_lb_ctrl_host_check) or a CAVER ACK shim (an RC ACK with Resv7 0x7F)
+ * is RTR_DROP_HOST_LB_PACKET. The caller also clears BTH byte 4 (ICRC
+ * masked) of every RoCE packet from a host.
+ */
+enum rtr_drop_reason rtr_lb_host_check(const uint8_t *frame, uint32_t len,
+		const struct rtr_meta *meta);
+
 #endif /* RTR_LB_CTRL_H */

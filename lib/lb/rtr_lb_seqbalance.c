@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "rtr_flowtab.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_seqbalance.h"
@@ -32,10 +33,12 @@ sb_init(const struct rtr_lb_init *in)
 {
 	const struct rtr_seqbalance_cfg *sc = &in->cfg->seqbalance;
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_sb_params p = {
 		.phi_ns = (uint64_t)sc->phi_us * 1000,
 		.subflow_idle_ns = (uint64_t)sc->subflow_idle_us * 1000,
 		.flow_entries = (sc->flow_table_size + nw - 1) / nw,
+		.ft_limits = lim,
 		.host_port_mask = in->host_port_mask,
 		.hash_seed = in->hash_seed,
 		.worker = in->worker,
@@ -49,6 +52,7 @@ sb_init(const struct rtr_lb_init *in)
 		.arg = in->io.arg,
 	};
 
+	rtr_lb_ft_limits(in, p.flow_entries, lim);
 	return rtr_sb_create(&p, &io);
 }
 
@@ -105,15 +109,20 @@ sb_prefetch_op(const void *state, const struct rtr_meta *meta, unsigned int step
 	rtr_sb_prefetch(state, meta, step);
 }
 
+static const struct rtr_ft *
+sb_table(const void *state)
+{
+	return rtr_sb_table(state);
+}
+
 const struct rtr_lb_ops rtr_lb_seqbalance = {
 	.name = "seqbalance",
-	.clear_host_b4 = true,
 	.mode = RTR_LB_SEQBALANCE,
 	.flow_affinity = true,
 	/* Data packets carry no header (only byte 4): on fabric ports only
 	 * the Congestion Packets are read with theirs. */
 	.fabric_parse_flags = RTR_PARSE_CW_CTRL,
-	.host_check = rtr_lb_ctrl_host_check,
+	.table = sb_table,
 	/* Every RoCE packet toward a host: byte 4 must be zeroed. */
 	.deliver_flags = RTR_MF_ROCE,
 	.shared_create = sb_shared_create,

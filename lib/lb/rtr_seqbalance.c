@@ -126,6 +126,7 @@ rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io)
 	fp = (struct rtr_ft_params){
 		.name = name,
 		.entries = p->flow_entries,
+		.limits = p->ft_limits,
 		.value_size = sizeof(struct sb_flow),
 		.aging_ns = sb->aging_ns,
 		.pinned = NULL, /* nothing is held: every entry may go */
@@ -133,6 +134,7 @@ rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io)
 		.use_rte_malloc = p->use_rte_malloc,
 	};
 	sb->ft = rtr_ft_create(&fp);
+	sb->p.ft_limits = NULL; /* the caller's, gone after create */
 	if (sb->ft == NULL) {
 		free(sb);
 		return NULL;
@@ -222,11 +224,11 @@ rtr_sb_pick(struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, st
 		return -1;
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SUB, false);
-	e = rtr_ft_lookup(sb->ft, &k, meta->flow_hash, now, true, &st);
+	e = rtr_ft_lookup(sb->ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
 	if (unlikely(e == NULL)) {
 		/* No state: the path ECMP gives (stable for the flow, so no
 		 * reordering either); still tagged, the DstToR expects it. */
-		c[RTR_LBC_flow_table_full]++;
+		rtr_ft_count_refusal(st, c);
 		c[RTR_LBC_ecmp_packets]++;
 		path = rtr_group_pick(g, meta->flow_hash);
 		if (path < 0)
@@ -286,7 +288,7 @@ rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_
 	c[RTR_LBC_notifies_rx]++;
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SUB, true);
 	e = rtr_ft_lookup(sb->ft, &k, rtr_flow_hash_reverse(frame, meta, sb->p.hash_seed), now,
-			false, &st);
+			false, RTR_FT_ORIGIN_NONE, &st);
 	if (e == NULL) {
 		/* Aged out (or another switch's flow): the group the path
 		 * belongs to is unknown, so nothing can be marked. */
@@ -431,4 +433,10 @@ rtr_sb_prefetch(const struct rtr_sb *x, const struct rtr_meta *meta, unsigned in
 {
 	if (meta->flags & RTR_MF_ROCE)
 		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
+}
+
+const struct rtr_ft *
+rtr_sb_table(const struct rtr_sb *sb)
+{
+	return sb->ft;
 }

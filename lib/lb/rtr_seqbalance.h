@@ -30,6 +30,9 @@
 #include "rtr_parse.h"
 #include "rtr_route.h"
 
+struct rtr_ft;
+struct rtr_ft_limit;
+
 struct rte_mbuf;
 
 /*
@@ -57,6 +60,7 @@ struct rtr_sb_params {
 	uint64_t phi_ns;	  /* how long a Congestion Packet makes a path inactive */
 	uint64_t subflow_idle_ns; /* idle gap after which a flow starts a new sub-flow */
 	uint32_t flow_entries;	  /* this worker's sub-flow table */
+	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
 	uint32_t host_port_mask;  /* ports whose RoCE packets get SeqBalance */
 	uint32_t hash_seed;	  /* the parser's flow-hash seed (reverse lookups) */
 	unsigned int worker;	  /* for names; worker 0 sets the inactive gauge */
@@ -124,5 +128,8 @@ unsigned int rtr_sb_flows(struct rtr_sb *sb, uint64_t now_ns, unsigned int max,
 
 /* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
 void rtr_sb_prefetch(const struct rtr_sb *x, const struct rtr_meta *meta, unsigned int step);
+
+/* The worker's flow table (read-only use: telemetry, per-port limits). */
+const struct rtr_ft *rtr_sb_table(const struct rtr_sb *sb);
 
 #endif /* RTR_SEQBALANCE_H */

@@ -2113,7 +2113,7 @@ test_flowtab(void)
 	CHECK(rtr_ft_memsize(&fp) >= 64 * (sizeof(struct rtr_ft_entry) + 24));
 	/* Insert, find, absent, remove. */
 	k = ft_key(0);
-	e[0] = rtr_ft_lookup(t, &k, 5, 0, true, &status);
+	e[0] = rtr_ft_lookup(t, &k, 5, 0, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(e[0] != NULL);
 	CHECK_EQ(status, RTR_FT_NEW);
 	CHECK(memcmp(&e[0]->key, &k, sizeof(k)) == 0);
@@ -2121,47 +2121,47 @@ test_flowtab(void)
 	CHECK_EQ(e[0]->last_ns, 0);
 	CHECK_EQ((uintptr_t)rtr_ft_value(e[0]) % 8, 0); /* callers keep uint64_t there */
 	memset(rtr_ft_value(e[0]), 0xab, 24);
-	x = rtr_ft_lookup(t, &k, 5, 10, true, &status);
+	x = rtr_ft_lookup(t, &k, 5, 10, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == e[0]);
 	CHECK_EQ(status, RTR_FT_FOUND);
 	CHECK_EQ(((uint8_t *)rtr_ft_value(x))[23], 0xab);
-	x = rtr_ft_lookup(t, &k, 5, 10, false, &status);
+	x = rtr_ft_lookup(t, &k, 5, 10, false, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == e[0] && status == RTR_FT_FOUND);
 	k = ft_key(1);
-	x = rtr_ft_lookup(t, &k, 5, 10, false, &status);
+	x = rtr_ft_lookup(t, &k, 5, 10, false, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == NULL && status == RTR_FT_ABSENT);
 	/* Same key, other hash: another entry would be a caller bug; same
 	 * hash, other key: a different entry. */
 	rtr_ft_remove(t, e[0]);
 	k = ft_key(0);
-	CHECK(rtr_ft_lookup(t, &k, 5, 20, false, &status) == NULL && status == RTR_FT_ABSENT);
+	CHECK(rtr_ft_lookup(t, &k, 5, 20, false, RTR_FT_ORIGIN_NONE, &status) == NULL && status == RTR_FT_ABSENT);
 	rtr_ft_remove(t, e[0]); /* twice: no effect */
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.in_use, 0);
 	CHECK_EQ(st.inserted, 1);
 	/* Hash 0 works (signature 0 means empty internally). */
 	k = ft_key(99);
-	x = rtr_ft_lookup(t, &k, 0, 30, true, &status);
+	x = rtr_ft_lookup(t, &k, 0, 30, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x != NULL && status == RTR_FT_NEW);
-	CHECK(rtr_ft_lookup(t, &k, 0, 30, false, &status) == x && status == RTR_FT_FOUND);
+	CHECK(rtr_ft_lookup(t, &k, 0, 30, false, RTR_FT_ORIGIN_NONE, &status) == x && status == RTR_FT_FOUND);
 	rtr_ft_remove(t, x);
 
 	/* Eight keys of one bucket fill it; the ninth is refused. */
 	for (unsigned int i = 0; i < 8; i++) {
 		k = ft_key(10 + i);
-		e[i] = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, true, &status);
+		e[i] = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, true, RTR_FT_ORIGIN_NONE, &status);
 		CHECK(e[i] != NULL && status == RTR_FT_NEW, "i %u", i);
 	}
 	for (unsigned int i = 0; i < 8; i++) {
 		k = ft_key(10 + i);
-		CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, false, &status) == e[i]);
+		CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, false, RTR_FT_ORIGIN_NONE, &status) == e[i]);
 	}
 	k = ft_key(18);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 100, true, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 100, true, RTR_FT_ORIGIN_NONE, &status) == NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	/* Another bucket is not affected. */
 	k = ft_key(19);
-	x = rtr_ft_lookup(t, &k, FT_H(4, 4), 100, true, &status);
+	x = rtr_ft_lookup(t, &k, FT_H(4, 4), 100, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x != NULL && status == RTR_FT_NEW);
 	rtr_ft_remove(t, x);
 	rtr_ft_get_stats(t, &st);
@@ -2175,33 +2175,33 @@ test_flowtab(void)
 	e[2]->last_ns = 100;
 	e[5]->last_ns = 50;
 	k = ft_key(18);
-	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 10000, true, &status);
+	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 10000, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == e[5]);
 	CHECK_EQ(status, RTR_FT_NEW);
 	CHECK(memcmp(&x->key, &k, sizeof(k)) == 0);
 	CHECK_EQ(x->last_ns, 10000);
 	CHECK_EQ(((uint8_t *)rtr_ft_value(x))[0], 0); /* value zeroed */
 	k = ft_key(15);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 5), 10000, false, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 5), 10000, false, RTR_FT_ORIGIN_NONE, &status) == NULL);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.evicted, 1);
 	CHECK_EQ(st.in_use, 8);
 	/* Exactly aging_ns idle is not aged. */
 	e[2]->last_ns = 9000;
 	k = ft_key(20);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, RTR_FT_ORIGIN_NONE, &status) == NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	/* A pinned entry never goes, however old; the other aged one does. */
 	e[2]->last_ns = 0;
 	((uint8_t *)rtr_ft_value(e[2]))[0] = 1;
 	e[7]->last_ns = 200;
-	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, &status);
+	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == e[7] && status == RTR_FT_NEW);
 	k = ft_key(21);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 10), 10000, true, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 10), 10000, true, RTR_FT_ORIGIN_NONE, &status) == NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	k = ft_key(12);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, &status) == e[2]);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, RTR_FT_ORIGIN_NONE, &status) == e[2]);
 
 	/* Sweep: frees the aged, unpinned entries of the buckets it walks. */
 	for (unsigned int i = 0; i < 8; i++)
@@ -2217,9 +2217,9 @@ test_flowtab(void)
 	CHECK_EQ(st.aged, 2);
 	CHECK_EQ(st.in_use, 6);
 	k = ft_key(10);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3), 10000, false, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3), 10000, false, RTR_FT_ORIGIN_NONE, &status) == NULL);
 	k = ft_key(12);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, &status) == e[2]); /* pinned */
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, RTR_FT_ORIGIN_NONE, &status) == e[2]); /* pinned */
 	/* Later everything unpinned has aged. */
 	((uint8_t *)rtr_ft_value(e[2]))[0] = 0;
 	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 6);
@@ -2231,7 +2231,7 @@ test_flowtab(void)
 	/* Iteration sees every entry once. */
 	for (unsigned int i = 0; i < 20; i++) {
 		k = ft_key(100 + i);
-		CHECK(rtr_ft_lookup(t, &k, i * 2654435761u, 2000000, true, &status) != NULL);
+		CHECK(rtr_ft_lookup(t, &k, i * 2654435761u, 2000000, true, RTR_FT_ORIGIN_NONE, &status) != NULL);
 	}
 	n = 0;
 	cursor = 0;
@@ -2249,7 +2249,7 @@ test_flowtab(void)
 		return;
 	for (unsigned int i = 0; i < 64; i++) {
 		k = ft_key(200 + i);
-		x = rtr_ft_lookup(t, &k, FT_H(i % 8, 16u * (i / 8) + 2), 100, true, &status);
+		x = rtr_ft_lookup(t, &k, FT_H(i % 8, 16u * (i / 8) + 2), 100, true, RTR_FT_ORIGIN_NONE, &status);
 		CHECK(x != NULL && status == RTR_FT_NEW, "flow %u of one worker's share", i);
 	}
 	rtr_ft_get_stats(t, &st);
@@ -2262,6 +2262,114 @@ test_flowtab(void)
 	fp.entries = 100; /* rounded up */
 	t = rtr_ft_create(&fp);
 	CHECK(t != NULL && rtr_ft_capacity(t) >= 100);
+	rtr_ft_free(t);
+}
+
+/* 9b. Per-origin limits (doc/security.md): a host port's share of the table
+ * and its rate of new entries; the fabric's entries are never limited. */
+static void
+test_flowtab_limits(void)
+{
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS] = {
+		[3] = {.max_entries = 10},
+		[4] = {.rate = 1000, .burst = 5},
+	};
+	struct rtr_ft_params fp = {
+		.name = "test_ft_lim",
+		.entries = 256,
+		.value_size = 24,
+		.aging_ns = 1000,
+		.limits = lim,
+		.use_rte_malloc = false,
+	};
+	struct rtr_ft *t = rtr_ft_create(&fp);
+	struct rtr_ft_entry *e[16], *x;
+	enum rtr_ft_status status;
+	struct rtr_ft_stats st;
+	struct rtr_ft_key k;
+	uint64_t in_use = 0, share = 0, rate = 0;
+	unsigned int i, ok;
+
+	printf("9b. flow table per-origin limits\n");
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	/* Share: origin 3 holds at most 10 entries. */
+	for (i = 0; i < 10; i++) {
+		k = ft_key(i);
+		e[i] = rtr_ft_lookup(t, &k, i * 2654435761u, 100, true, 3, &status);
+		CHECK(e[i] != NULL && status == RTR_FT_NEW, "origin 3 entry %u", i);
+	}
+	k = ft_key(10);
+	CHECK(rtr_ft_lookup(t, &k, 10 * 2654435761u, 100, true, 3, &status) == NULL);
+	CHECK_EQ(status, RTR_FT_LIMIT_SHARE);
+	/* Its existing flows are still found; other origins still insert. */
+	k = ft_key(4);
+	CHECK(rtr_ft_lookup(t, &k, 4 * 2654435761u, 100, true, 3, &status) == e[4] &&
+			status == RTR_FT_FOUND);
+	k = ft_key(40);
+	CHECK(rtr_ft_lookup(t, &k, 40 * 2654435761u, 100, true, 5, &status) != NULL);
+	k = ft_key(41);
+	CHECK(rtr_ft_lookup(t, &k, 41 * 2654435761u, 100, true, RTR_FT_ORIGIN_NONE, &status));
+	CHECK_EQ(rtr_ft_origin_in_use(t, 3), 10);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 5), 1);
+	/* An entry removed gives its room back. */
+	rtr_ft_remove(t, e[0]);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 3), 9);
+	k = ft_key(10);
+	CHECK(rtr_ft_lookup(t, &k, 10 * 2654435761u, 200, true, 3, &status) != NULL);
+	/* Aged entries swept give it back too (all of them are idle at 10000). */
+	CHECK(rtr_ft_sweep(t, 10000, 64) == 12);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 3), 0);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 5), 0);
+	rtr_ft_get_stats(t, &st);
+	CHECK_EQ(st.in_use, 0);
+	CHECK_EQ(st.limit_share, 1);
+	/* Rate: origin 4 gets 5 at once (burst), then one per ms. */
+	ok = 0;
+	for (i = 0; i < 8; i++) {
+		k = ft_key(100 + i);
+		ok += rtr_ft_lookup(t, &k, (100 + i) * 2654435761u, 1000000, true, 4, &status) != NULL;
+	}
+	CHECK_EQ(ok, 5);
+	CHECK_EQ(status, RTR_FT_LIMIT_RATE);
+	k = ft_key(110);
+	CHECK(rtr_ft_lookup(t, &k, 110 * 2654435761u, 1500000, true, 4, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, 110 * 2654435761u, 2000000, true, 4, &status) != NULL);
+	k = ft_key(111);
+	CHECK(rtr_ft_lookup(t, &k, 111 * 2654435761u, 2000000, true, 4, &status) == NULL);
+	/* A second later the burst is back, and an unlimited origin never waits. */
+	ok = 0;
+	for (i = 0; i < 8; i++) {
+		k = ft_key(120 + i);
+		ok += rtr_ft_lookup(t, &k, (120 + i) * 2654435761u, 1002000000, true, 4,
+				&status) != NULL;
+		k = ft_key(140 + i);
+		CHECK(rtr_ft_lookup(t, &k, (140 + i) * 2654435761u, 1002000000, true, 5, &status));
+	}
+	CHECK_EQ(ok, 5);
+	rtr_ft_origin_stats(t, 4, &in_use, &share, &rate);
+	CHECK_EQ(in_use, 11);
+	CHECK_EQ(share, 0);
+	CHECK_EQ(rate, 3 + 2 + 3);
+	/* Eviction of an aged entry releases the victim's origin. */
+	rtr_ft_free(t);
+	fp.entries = 8; /* one bucket */
+	t = rtr_ft_create(&fp);
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	for (i = 0; i < 8; i++) {
+		k = ft_key(200 + i);
+		x = rtr_ft_lookup(t, &k, FT_H(0, i + 1), 100, true, 3, &status);
+		CHECK(x != NULL);
+	}
+	CHECK_EQ(rtr_ft_origin_in_use(t, 3), 8);
+	k = ft_key(300);
+	x = rtr_ft_lookup(t, &k, FT_H(0, 99), 5000, true, 5, &status);
+	CHECK(x != NULL && status == RTR_FT_NEW);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 3), 7);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 5), 1);
 	rtr_ft_free(t);
 }
 
@@ -2287,6 +2395,7 @@ main(void)
 	test_full_telemetry_aging();
 	test_e2e();
 	test_flowtab();
+	test_flowtab_limits();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);

@@ -78,10 +78,13 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 			"%s\n  {\"port\": %u, \"role\": \"%s\", \"link_up\": %s, "
 			"\"rx_packets\": %" PRIu64 ", \"tx_packets\": %" PRIu64
 			", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"drops\": %" PRIu64
-			", \"ecn_marked\": %" PRIu64 "%s%s}",
+			", \"ecn_marked\": %" PRIu64 ",\n   \"host_b4_cleared\": %" PRIu64
+			", \"flow_entries\": %" PRIu64 ", \"flow_limit_share\": %" PRIu64
+			", \"flow_limit_rate\": %" PRIu64 "%s%s}",
 			i ? "," : "", doc->port_ids[i], doc->port_roles[i],
 			doc->port_up[i] ? "true" : "false", c->rx_packets, c->tx_packets,
-			c->rx_bytes, c->tx_bytes, c->drops, c->ecn_marked,
+			c->rx_bytes, c->tx_bytes, c->drops, c->ecn_marked, c->host_b4_cleared,
+			c->flow_entries, c->flow_limit_share, c->flow_limit_rate,
 			doc->port_extra && doc->port_extra[i] ? ",\n   " : "",
 			doc->port_extra && doc->port_extra[i] ? doc->port_extra[i] : "");
 	}

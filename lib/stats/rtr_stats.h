@@ -38,6 +38,8 @@
 	X(lb_bypass_resv7, "RoCE packets forwarded by ECMP because Resv7 was not zero")           \
 	X(late_epoch_packets, "packets of a previous epoch forwarded at once")                    \
 	X(flow_table_full, "new flows sent by ECMP because the flow table was full")              \
+	X(flow_limit_share, "new host flows sent by ECMP: their port held its flow_share")       \
+	X(flow_limit_rate, "new host flows sent by ECMP: their port was over its flow_rate")     \
 	X(ecmp_packets, "packets whose path was chosen by the ECMP hash")                         \
 	X(rtt_requests_rx, "RTT_REQUESTs received (ConWeave DstToR)")                             \
 	X(rtt_replies_rx, "RTT_REPLYs received by the SrcToR")                                    \
@@ -82,6 +84,13 @@ struct rtr_port_counters {
 	uint64_t tx_bytes;
 	uint64_t drops;	     /* drops of packets received on this port */
 	uint64_t ecn_marked; /* CE marks applied at this port's egress */
+	uint64_t host_b4_cleared; /* host RoCE packets whose BTH byte 4 was cleared */
+	/* Filled when read from the LB flow tables (rtr_pipeline_flow_counters),
+	 * never by the workers: entries this port's packets created and hold
+	 * now, and new flows refused an entry by its flow_share / flow_rate. */
+	uint64_t flow_entries;
+	uint64_t flow_limit_share;
+	uint64_t flow_limit_rate;
 };
 
 /*
