@@ -274,6 +274,7 @@ rtr_ports_setup(struct rtr_app *app)
 		pr->configured = 1;
 		pr->role = (uint8_t)pc->role;
 		pr->l2_filter = pc->l2_filter;
+		pr->source_check = pc->source_check;
 		pr->admin_down = pc->admin_down;
 		if (conf.intr_conf.lsc)
 			rte_eth_dev_callback_register(pc->port, RTE_ETH_EVENT_INTR_LSC, lsc_event, sw);

@@ -358,6 +358,36 @@ rtr_worker_lb_io(struct rtr_worker *w, struct rtr_lb_io *io)
 #define ING_DONE    (-1)
 #define ING_FORWARD (-2)
 
+/*
+ * ports[].source_check (doc/security.md): an IP packet from a host port must
+ * come from an address whose route is a next hop on that same port (strict
+ * reverse-path check), so a host cannot spoof other hosts' addresses. ARP
+ * and IPv6 link-local sources (ND, before any route exists) are let through.
+ */
+static bool
+source_ok(struct rtr_worker *w, const uint8_t *frame, const struct rtr_meta *meta,
+		uint16_t port)
+{
+	const struct rtr_switch *sw = w->sw;
+	int64_t res;
+
+	if (meta->l3 == RTR_L3_IPV4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(frame + meta->l3_off);
+
+		res = rtr_route_lookup4(sw->route, ip->src_addr);
+	} else if (meta->l3 == RTR_L3_IPV6) {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(frame + meta->l3_off);
+
+		if (ip6->src_addr[0] == 0xfe && (ip6->src_addr[1] & 0xc0) == 0x80)
+			return true;
+		res = rtr_route_lookup6(sw->route, ip6->src_addr);
+	} else {
+		return true;
+	}
+	return res >= 0 && ((unsigned int)res & RTR_RT_KIND_MASK) == RTR_RT_NH &&
+		rtr_neigh_nh(sw->neigh, (unsigned int)res & RTR_RT_INDEX_MASK)->port == port;
+}
+
 /* The worker that must process a packet, or ING_FORWARD for this one. */
 static inline int
 owner_of(const struct rtr_worker *w, const struct rtr_meta *meta)
@@ -433,6 +463,10 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 			((uint8_t *)(uintptr_t)frame)[rtr_meta_bth_off(meta) + 4] = 0;
 			meta->bth_b4 = 0;
 		}
+	}
+	if (unlikely(ip->source_check) && !source_ok(w, frame, meta, port)) {
+		drop(w, m, port, RTR_DROP_SOURCE_CHECK);
+		return ING_DONE;
 	}
 	if (unlikely(ip->l2_filter) && !(meta->flags & RTR_MF_L2_BCAST) &&
 			memcmp(frame, ip->mac, RTE_ETHER_ADDR_LEN) != 0) {

@@ -71,6 +71,7 @@ struct rtr_port_rt {
 	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
 	uint8_t link_known;	   /* control plane: link_up has been set once */
 	uint8_t parse_flags;	   /* rtr_parse flags for frames from this port */
+	uint8_t source_check;	   /* host port: sources must route back here */
 };
 
 struct rtr_rxq {

@@ -655,6 +655,12 @@ omit_default(const struct vfield *f, const void *base)
 		return false;
 	if (f->type == VF_UINT)
 		return load_uint((const char *)base + f->off, f->size) == f->def;
+	if (f->type == VF_BOOL) {
+		bool v;
+
+		memcpy(&v, (const char *)base + f->off, sizeof(v));
+		return v == (f->def != 0);
+	}
 	if (f->type != VF_DOUBLE)
 		return false;
 	memcpy(&d, (const char *)base + f->off, sizeof(d));
@@ -901,6 +907,8 @@ static const struct vfield port_fields[] = {
 				.flags = VF_OMIT_DEF),
 		F_DOUBLE("flow_share", struct rtr_port_cfg, flow_share, 0, 1, 0,
 				.flags = VF_OMIT_DEF),
+		{.key = "source_check", .type = VF_BOOL, FLD(struct rtr_port_cfg, source_check),
+				.def = false, .flags = VF_OMIT_DEF},
 };
 static const struct vmap port_map = {port_fields, RTR_ARRAY_SIZE(port_fields), NULL};
 
@@ -937,7 +945,7 @@ ports_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg
 		 * on a fabric port would do nothing, silently. */
 		if (p->role == RTR_PORT_FABRIC) {
 			static const char *const host_only[] = {"flow_rate", "flow_burst",
-				"flow_share"};
+				"flow_share", "source_check"};
 
 			for (i = 0; i < RTR_ARRAY_SIZE(host_only); i++) {
 				const struct cfg_node *hv = cfg_map_get(e, host_only[i]);
@@ -945,7 +953,7 @@ ports_parse(struct vctx *c, const struct cfg_node *v, int line, const struct cfg
 
 				if (hv != NULL)
 					return cfg_error(c->e, hv->line, &hpath,
-							"only host ports have flow limits "
+							"host ports only "
 							"(this port is fabric)");
 			}
 		}

@@ -66,6 +66,7 @@ struct rtr_port_cfg {
 	uint32_t flow_rate;	   /* new entries per second, 0 = unlimited */
 	uint32_t flow_burst;	   /* above the rate at once */
 	double flow_share;	   /* fraction of each flow table, 0 = automatic */
+	bool source_check;	   /* host port: the source must route back to it */
 	unsigned int n_addrs;
 	struct rtr_addr addrs[RTR_MAX_PORT_ADDRS]; /* "ip:" interface addresses */
 	int line;		   /* where the entry starts in the file */

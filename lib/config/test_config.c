@@ -604,11 +604,12 @@ test_ranges(void)
 		rtr_config_free(&fl);
 	}
 	ERR_Y("ports:\n  - {port: 0, role: host}\n  - {port: 1, role: fabric, flow_share: 0.5}\n",
-			"t.yaml:3: ports[1].flow_share: only host ports have flow limits (this port "
-			"is fabric)");
+			"t.yaml:3: ports[1].flow_share: host ports only (this port is fabric)");
 	ERR_C("ports = ( { port = 1; role = \"fabric\";\n flow_rate = 10; } );\n",
-			"t.cfg:2: ports[0].flow_rate: only host ports have flow limits (this port is "
-			"fabric)");
+			"t.cfg:2: ports[0].flow_rate: host ports only (this port is fabric)");
+	ERR_Y("ports:\n  - {port: 0, role: host, source_check: true}\n  - {port: 1, role: "
+	      "fabric,\n     source_check: false}\n",
+			"t.yaml:4: ports[1].source_check: host ports only (this port is fabric)");
 	ERR_Y("ports:\n  - {port: 0, role: host, flow_share: 1.5}\n",
 			"t.yaml:2: ports[0].flow_share: must be 0..1, got 1.5");
 	ERR_Y("ports:\n  - {port: 0, role: host, flow_burst: 0}\n",

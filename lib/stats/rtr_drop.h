@@ -21,6 +21,7 @@
 	X(PORT_DOWN, "port_down", "egress port or every path of the group is down")              \
 	X(QUEUE_FULL, "queue_full", "the egress queue or TX ring was full")                      \
 	X(HOST_LB_PACKET, "host_lb_packet", "LB control packet or shim received from a host port") \
+	X(SOURCE_CHECK, "source_check", "host packet whose source address does not route back to its port (ports[].source_check)") \
 	X(LOCAL_UNSUPPORTED, "local_unsupported", "addressed to the switch but not ARP/ND/ICMP echo") \
 	X(CONTROL_RING_FULL, "control_ring_full", "control-plane punt ring was full")              \
 	X(HANDOFF_FULL, "handoff_full", "inter-lcore hand-off ring was full")                      \

@@ -19,6 +19,9 @@
 4. Flow-entry rate: flow_rate 100/s with burst 10: at most 10 + 100/s x
    uptime new entries; the rest counted flow_limit_rate, other host
    untouched.
+5. source_check: a host port drops packets whose source address routes
+   elsewhere (another host port, the fabric) or nowhere (source_check);
+   a port without it does not.
 Every run: exit 0, every packet accounted, mempool back to zero.
 """
 import os
@@ -173,12 +176,28 @@ def part4(t):
     t.eq(res.stats["lb"]["cw_packets"], got + 100, "ConWeave state for the admitted flows only")
 
 
+def part5(t):
+    cfg = config("conweave", (", source_check: true", ""), hosts=2)
+    h0 = [data(src=s, sport=0xC300 + i, host=0)
+          for i, s in enumerate(["10.1.0.1", "10.1.0.77", "10.1.1.1", "10.2.0.5", "10.9.9.9"])]
+    h1 = [data(src="10.1.0.1", sport=0xC400, host=1)]  # spoofed, but port 1 does not check
+    res = harness.run(cfg, [h0, h1, [], []], tag="trust5")
+    if not check_accounted(t, res, "source_check"):
+        return
+    t.eq(res.drops("source_check"), 3, "port 0: sources of port 1, of the fabric, unrouted")
+    t.eq(res.port(0)["drops"], 3, "counted on port 0")
+    t.eq(res.port(1)["drops"], 0, "port 1 has no source check")
+    up = sorted(R.offsets(f) and f[26:30] for f in res.outputs[2] + res.outputs[3])
+    t.eq(len(up), 3, "10.1.0.1 and 10.1.0.77 from port 0 and the unchecked one from port 1")
+
+
 def main():
     t = harness.Checker("pkt-trust")
     part1(t)
     part2(t)
     part3(t)
     part4(t)
+    part5(t)
     return t.done()
 
 
