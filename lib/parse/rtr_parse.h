@@ -53,6 +53,7 @@ enum rtr_l3 {
 #define RTR_BTH_OP_RC_ACK	  0x11
 #define RTR_BTH_OP_RC_ATOMIC_ACK  0x12
 #define RTR_BTH_OP_CNP		  0x81
+#define RTR_BTH_B4_BECN		  0x40 /* BTH byte 4: BECN, set in every CNP */
 #define RTR_BTH_LEN		  12
 #define RTR_CW_HDR_LEN		  4
 #define RTR_ICRC_LEN		  4

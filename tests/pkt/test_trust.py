@@ -104,20 +104,27 @@ def part1(t):
     lookalike = R.frame(R.SEND_ONLY, psn=9, src_ip="10.1.0.1", dst_ip="10.2.0.1",
                         sport=0xC202, src_mac=RNIC[0], dst_mac=HOST_MAC[0],
                         resv7=R.cw_resv7(R.CW_REPLY))
+    # CNPs: BECN (0x40) is part of the format and stays; FECN (0x80, the
+    # CAVER source-route flag) goes. A plain CNP is not touched.
+    cnps = [R.frame(R.CNP, dqp=0x55, payload=bytes(16), b4=b, src_ip="10.1.0.1",
+                    dst_ip="10.2.0.1", sport=0xC303 + i, src_mac=RNIC[0], dst_mac=HOST_MAC[0])
+            for i, b in enumerate((0xC0, 0x40))]
     t.check(R.icrc_ok(b4) and R.icrc_ok(lookalike), "test frames have valid ICRCs (scapy)")
     for lb in ("ecmp", "conweave", "seqbalance", "caver"):
-        res = harness.run(config(lb), [forged + [b4, lookalike], [], []], tag="trust1" + lb)
+        res = harness.run(config(lb), [forged + [b4, lookalike] + cnps, [], []],
+                          tag="trust1" + lb)
         if not check_accounted(t, res, lb):
             continue
         t.eq(res.drops("host_lb_packet"), 4, "%s: forged control packets and shim dropped" % lb)
-        t.eq(res.port(0)["host_b4_cleared"], 1, "%s: host byte 4 cleared once" % lb)
+        t.eq(res.port(0)["host_b4_cleared"], 2, "%s: host byte 4 cleared (data, FECN CNP)" % lb)
         up = res.outputs[1] + res.outputs[2]
-        t.eq(len(up), 2, "%s: data and look-alike forwarded" % lb)
+        t.eq(len(up), 4, "%s: data, look-alike and CNPs forwarded" % lb)
         for f in up:
             b = bth_off(f)
             t.check(f[b + 4] != 0xAB, "%s: the host's byte 4 does not reach the fabric" % lb)
             if lb == "ecmp":
-                t.eq(f[b + 4], 0, "ecmp: byte 4 is zero on the uplink")
+                want = 0x40 if f[b] == R.CNP else 0
+                t.eq(f[b + 4], want, "ecmp: byte 4 on the uplink (CNP keeps BECN)")
                 t.check(R.icrc_ok(f), "ecmp: ICRC still valid after the clear (scapy)")
 
 
