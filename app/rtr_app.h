@@ -30,7 +30,8 @@ struct rtr_app {
 	uint32_t n_mbufs;
 	uint32_t mbuf_data_room;
 	uint16_t mbuf_priv_size; /* metadata in the private area (no dynfield room) */
-	unsigned int mempool_baseline;
+	unsigned int mempool_baseline;	/* in use when forwarding started */
+	int64_t mempool_stopped;	/* in use once the workers stopped; -1 before */
 	uint64_t start_tsc;
 	uint64_t last_stats_tsc;
 	bool stopping;

@@ -34,6 +34,7 @@
 #include "rtr_common.h"
 #include "rtr_config.h"
 #include "rtr_egress.h"
+#include "rtr_fault.h"
 #include "rtr_lb.h"
 #include "rtr_mbuf.h"
 #include "rtr_neigh.h"
@@ -42,7 +43,7 @@
 #include "rtr_stats.h"
 
 #define RTR_CTRL_RING_SIZE   1024
-#define RTR_HANDOFF_RING_SIZE 4096
+/* Hand-off rings hold switch.handoff_ring packets (default 4096). */
 #define RTR_INJECT_RING_SIZE 1024
 #define RTR_CTRL_POLL_MASK   255 /* single-lcore: control work every 256 loops */
 
@@ -94,6 +95,7 @@ struct rtr_worker {
 	uint64_t last_rx_tsc;	/* read by the main lcore for --exit-on-idle */
 	_Atomic int stopped;	/* acknowledged RTR_STOP_RX */
 	struct rtr_egress *eg;	/* class queues, scheduler and TX of every port */
+	struct rtr_fault *fault; /* faults.ctrl_loss generator; NULL when off */
 	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
 	uint64_t now_ns;	/* the clock of the loop pass in progress */
 	uint64_t bursts;	/* RX bursts that had packets (stage timing samples) */

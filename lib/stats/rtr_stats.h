@@ -147,6 +147,9 @@ struct rtr_stats_doc {
 	const uint64_t *neigh_values;
 	uint64_t held_packets;
 	uint64_t mempool_in_use;
+	uint64_t mempool_baseline;	 /* in use when forwarding started */
+	int64_t mempool_in_use_stopped;	 /* in use once the workers stopped, before the
+					  * ports closed; -1 while running (null) */
 };
 
 /* Write the JSON stats document. Returns 0 or -errno. */
