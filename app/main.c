@@ -185,6 +185,20 @@ rtr_app_egress_report(struct rtr_app *app, uint16_t port, struct rtr_eg_port_rep
 	rtr_egress_report(egs, sw->n_workers, sw->egress, port, now_ns, r);
 }
 
+/* NIC-level RX losses of the configured ports (while they are open). */
+static void
+nic_snapshot(struct rtr_app *app)
+{
+	for (unsigned int i = 0; i < app->n_cfg_ports; i++) {
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(app->port_ids[i], &es) == 0) {
+			app->nic_rx_nombuf[i] = es.rx_nombuf;
+			app->nic_imissed[i] = es.imissed;
+		}
+	}
+}
+
 void
 rtr_app_write_stats(struct rtr_app *app, FILE *f)
 {
@@ -219,6 +233,10 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	}
 	doc.port_roles = roles;
 	doc.port_up = up;
+	if (!app->nic_closed)
+		nic_snapshot(app);
+	doc.port_rx_nombuf = app->nic_rx_nombuf;
+	doc.port_imissed = app->nic_imissed;
 	for (i = 0; i < app->n_cfg_ports; i++) {
 		struct rtr_eg_port_report rep;
 		int len;
@@ -591,6 +609,8 @@ shutdown_all(struct rtr_app *app, int status)
 	 * held when forwarding started, unless something leaked. */
 	if (sw->pool != NULL && app->start_tsc != 0)
 		app->mempool_stopped = rte_mempool_in_use_count(sw->pool);
+	nic_snapshot(app);
+	app->nic_closed = true;
 	rtr_ports_close(app);
 	if (sw->pool != NULL) {
 		unsigned int in_use = rte_mempool_in_use_count(sw->pool);

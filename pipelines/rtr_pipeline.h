@@ -68,7 +68,7 @@ struct rtr_port_rt {
 	uint8_t l2_filter;
 	uint8_t mac[6];
 	_Atomic uint8_t link_up;   /* written by the control plane */
-	uint8_t admin_down;
+	_Atomic uint8_t admin_down; /* config, or telemetry /rocetor/port/admin */
 	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
 	uint8_t link_known;	   /* control plane: link_up has been set once */
 	uint8_t parse_flags;	   /* rtr_parse flags for frames from this port */

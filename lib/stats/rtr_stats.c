@@ -78,12 +78,16 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 			"%s\n  {\"port\": %u, \"role\": \"%s\", \"link_up\": %s, "
 			"\"rx_packets\": %" PRIu64 ", \"tx_packets\": %" PRIu64
 			", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"drops\": %" PRIu64
-			", \"ecn_marked\": %" PRIu64 "%s%s}",
+			", \"ecn_marked\": %" PRIu64,
 			i ? "," : "", doc->port_ids[i], doc->port_roles[i],
 			doc->port_up[i] ? "true" : "false", c->rx_packets, c->tx_packets,
-			c->rx_bytes, c->tx_bytes, c->drops, c->ecn_marked,
-			doc->port_extra && doc->port_extra[i] ? ",\n   " : "",
-			doc->port_extra && doc->port_extra[i] ? doc->port_extra[i] : "");
+			c->rx_bytes, c->tx_bytes, c->drops, c->ecn_marked);
+		if (doc->port_rx_nombuf != NULL && doc->port_imissed != NULL)
+			fprintf(f, ", \"rx_nombuf\": %" PRIu64 ", \"imissed\": %" PRIu64,
+				doc->port_rx_nombuf[i], doc->port_imissed[i]);
+		if (doc->port_extra && doc->port_extra[i])
+			fprintf(f, ",\n   %s", doc->port_extra[i]);
+		fputc('}', f);
 	}
 	fprintf(f, "],\n \"drops\": {");
 	for (i = 1; i < RTR_DROP_MAX; i++) {
