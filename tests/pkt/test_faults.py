@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""Fault injection (doc/faults.md): lost LB control packets
+(faults.ctrl_loss), an uplink taken down and back while traffic runs
+(telemetry /rocetor/port/admin), reorder ring and reorder pool exhaustion,
+mbuf pool exhaustion (switch.mbufs with a long delay line), a full hand-off
+ring between two workers (switch.handoff_ring).
+
+In every case: exit 0 (no crash), nothing held at exit and nothing held
+past its deadline (the delivered set is complete), per-flow PSN order at
+the DstToR's host port where ConWeave promises it, every packet accounted
+(rx = forwarded + consumed + drops by reason, each drop under its reason),
+and the mempool back to its baseline (in use when the workers stopped =
+in use when forwarding started; 0 once the ports closed)."""
+import collections
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import harness  # noqa: E402
+import roce as R  # noqa: E402
+import test_conweave as CW  # noqa: E402
+
+FIG = []   # one line of figures per case, printed at the end
+
+
+def sound(t, name, res, inputs=None):
+    """The checks of every case; returns res.stats or None."""
+    if not t.check(res.rc == 0 and res.stats is not None,
+                   "%s: exit %s: %s" % (name, res.rc, res.stderr[-1500:])):
+        return None
+    s = res.stats
+    ok, why = harness.accounted(s)
+    t.check(ok, "%s: accounting: %s" % (name, why))
+    t.eq(s["held_packets"], 0, "(%s: held at exit)" % name)
+    t.eq(s["lb"]["reorder_queues_in_use"], 0, "(%s: reorder rings held at exit)" % name)
+    t.eq(s["mempool_in_use"], 0, "(%s: mempool in use after the ports closed)" % name)
+    t.eq(s["mempool_in_use_stopped"], s["mempool_baseline"],
+         "(%s: mempool in use when the workers stopped vs at start)" % name)
+    if inputs is not None:
+        # What the pcap ports read = what rocetor received + what the NIC
+        # lost for want of an mbuf (or descriptor).
+        for p, frames in enumerate(inputs):
+            e = res.port(p)
+            t.eq(e["rx_packets"] + e["rx_nombuf"] + e["imissed"], len(frames),
+                 "(%s: port %d input frames vs rx + rx_nombuf + imissed)" % (name, p))
+    rx = sum(p["rx_packets"] for p in s["ports"])
+    drops = {k: v for k, v in s["drops"].items() if v}
+    nombuf = sum(p.get("rx_nombuf", 0) for p in s["ports"])
+    FIG.append("%-28s rx %6d fwd %6d consumed %5d orig %5d dropped %5d %s nombuf %d held %d "
+               "mempool base %d stop %d exit %d"
+               % (name, rx, s["forwarded"], s["consumed"], s["originated"], s["dropped"],
+                  drops, nombuf, s["held_packets"], s["mempool_baseline"],
+                  s["mempool_in_use_stopped"], s["mempool_in_use"]))
+    return s
+
+
+def binomial_ok(k, n, p):
+    """k losses of n at probability p: within 5 standard deviations (and at
+    least one when n*p >= 5)."""
+    mean = n * p
+    sd = (n * p * (1 - p)) ** 0.5
+    return abs(k - mean) <= 5 * sd + 1 and (mean < 5 or k > 0)
+
+
+def faults(seed=1, **loss):
+    return "faults: {seed: %d, ctrl_loss: {%s}}\n" % (
+        seed, ", ".join("%s: %g" % kv for kv in loss.items()))
+
+
+def fab(f):
+    return bytes.fromhex(CW.FAB_MAC[0].replace(":", "")) + f[6:]
+
+
+def from_host(f):
+    return bytes.fromhex(CW.HOST_MAC.replace(":", "")) + f[6:]
+
+
+# --------------------------------------------------------------------------
+def case_srctor_ctrl_loss(t, rate, lb="conweave"):
+    """A SrcToR receives N RTT_REPLYs, N CLEARs and N NOTIFYs on an uplink
+    (after its host sent the flows they answer) and loses each kind at
+    `rate`: every control packet is either consumed and counted by its LB
+    counter or dropped under its fault_* reason."""
+    n = 1000
+    flows = [0xC000 + i for i in range(16)]
+    data = [from_host(CW.host_frame(p, sport=sp)) for p in range(1, 4) for sp in flows]
+    ctrl = []
+    kinds = (("rtt_reply", R.CW_REPLY, 0), ("clear", R.CW_REPLY, 1), ("notify", R.CW_NOTIFY, 0))
+    if lb == "seqbalance":
+        kinds = kinds[2:]     # SeqBalance's only control packet: the Congestion Packet
+    for i in range(n):
+        sp = flows[i % len(flows)]
+        d = CW.arrive(CW.host_frame(1, sport=sp), epoch=1, path=2)
+        for _, op, phase in kinds:
+            ctrl.append(R.cw_control(d, op, phase=phase, dst_mac=CW.FAB_MAC[0]))
+    name = "%s ctrl loss %g%%" % (lb, rate * 100)
+    cfg = CW.src_config(lb=lb) + faults(**{k: rate for k, _, _ in kinds})
+    inputs = [data, ctrl, [], [], []]
+    res = harness.run(cfg, inputs, tag="flctl")
+    s = sound(t, name, res, inputs)
+    if s is None:
+        return
+    lb_ = s["lb"]
+    got = {"rtt_reply": lb_["rtt_replies_rx"], "clear": lb_["clears_rx"],
+           "notify": lb_["notifies_rx"]}
+    lost = 0
+    for k, _, _ in kinds:
+        d = s["drops"]["fault_" + k]
+        lost += d
+        t.eq(got[k] + d, n, "(%s: %s received + lost)" % (name, k))
+        t.check(binomial_ok(d, n, rate), "%s: %d of %d %s lost at %g" % (name, d, n, k, rate))
+    t.eq(s["consumed"], len(ctrl) - lost, "(%s: control packets consumed)" % name)
+    t.eq(s["dropped"], lost, "(%s: only fault drops)" % name)
+    t.eq(res.port(1)["drops"], lost, "(%s: drops charged to the uplink)" % name)
+    t.eq(s["forwarded"], len(data), "(%s: data forwarded)" % name)
+    for k in ("fault_tail", "fault_advert"):
+        t.eq(s["drops"][k], 0, "(%s: %s)" % (name, k))
+
+
+# --------------------------------------------------------------------------
+def tail_flows(n, base=10000):
+    """n flows, each: RTT_REQUEST 1, phase-0 2 3, phase-1 5 6 (overtaking),
+    then the TAIL 4. Returns (arrivals, {sport: sent frames by psn})."""
+    seq = []
+    for i in range(n):
+        sp = base + i
+        f = {p: CW.host_frame(p, sport=sp) for p in range(1, 7)}
+        seq.append(CW.arrive(f[1], epoch=1, ask=1, ts_tx=100))
+        seq += [CW.arrive(f[p], epoch=1, ts_tx=100 + p) for p in (2, 3)]
+        seq += [CW.arrive(f[p], epoch=1, phase=1, ts_tx=110 + p, ts_tail=104, path=2)
+                for p in (5, 6)]
+        seq.append(CW.arrive(f[4], epoch=1, ask=1, tail=1, ts_tx=104, ts_tail=104))
+    return seq
+
+
+def case_dsttor_tail_loss(t, rate):
+    """A DstToR loses TAILs at `rate`: the flows whose TAIL was lost are
+    released at their deadline (CLEAR sent anyway), in PSN order, without
+    the TAIL; the others at their TAIL."""
+    n = 1000
+    seq = tail_flows(n)
+    name = "conweave TAIL loss %g%%" % (rate * 100)
+    cfg = CW.dst_config(", resume_extra_us: 2000").replace(
+        "reorder_queues_per_port: 64", "reorder_queues_per_port: 1024") + faults(tail=rate)
+    inputs = [[], seq, [], [], []]
+    res = harness.run(cfg, inputs, tag="fltail")
+    s = sound(t, name, res, inputs)
+    if s is None:
+        return
+    lb = s["lb"]
+    lost = s["drops"]["fault_tail"]
+    t.check(binomial_ok(lost, n, rate), "%s: %d of %d TAILs lost" % (name, lost, n))
+    by_flow = collections.defaultdict(list)
+    for f in res.outputs[0]:
+        by_flow[CW.sport_of(f)].append(CW.psn_of(f))
+    no_tail = [sp for sp, v in by_flow.items() if v == [1, 2, 3, 5, 6]]
+    with_tail = [sp for sp, v in by_flow.items() if v == [1, 2, 3, 4, 5, 6]]
+    t.eq(len(by_flow), n, "(%s: flows delivered)" % name)
+    t.eq(len(no_tail) + len(with_tail), n, "(%s: flows in PSN order, complete but for a "
+         "lost TAIL: %r)" % (name, [v for v in by_flow.values()
+                                    if v not in ([1, 2, 3, 5, 6], [1, 2, 3, 4, 5, 6])][:5]))
+    t.eq(len(no_tail), lost, "(%s: flows without their TAIL = TAILs lost)" % name)
+    t.eq(lb["tails_rx"], n - lost, "(%s: TAILs seen)" % name)
+    t.eq(lb["reorder_flush_tail"], n - lost, "(%s: released by their TAIL)" % name)
+    t.eq(lb["reorder_flush_timeout"], lost, "(%s: released at their deadline)" % name)
+    t.eq(lb["clears"], n, "(%s: a CLEAR per flow, TAIL or deadline)" % name)
+    t.eq(lb["rtt_replies"], n, "(%s: RTT_REPLYs)" % name)
+    t.eq(lb["reorder_overflow"], 0, "(%s: reorder overflows)" % name)
+    t.eq(s["dropped"], lost, "(%s: only fault drops)" % name)
+    t.eq(s["originated"], lb["clears"] + lb["rtt_replies"], "(%s: control packets built)" % name)
+
+
+def main():
+    t = harness.Checker("pkt-faults")
+    t0 = time.time()
+    for rate in (0.01, 0.1):
+        case_srctor_ctrl_loss(t, rate)
+        case_dsttor_tail_loss(t, rate)
+    case_srctor_ctrl_loss(t, 0.1, lb="seqbalance")
+    for line in FIG:
+        print(line)
+    print("total %.1f s" % (time.time() - t0))
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
