@@ -175,6 +175,152 @@ def case_dsttor_tail_loss(t, rate):
     t.eq(s["originated"], lb["clears"] + lb["rtt_replies"], "(%s: control packets built)" % name)
 
 
+# --------------------------------------------------------------------------
+def dst_small(queues, depth, extra=""):
+    return CW.dst_config(", resume_extra_us: 2000" + extra).replace(
+        "reorder_queues_per_port: 64, reorder_queue_depth: 255",
+        "reorder_queues_per_port: %d, reorder_queue_depth: %d" % (queues, depth))
+
+
+def delivered(res):
+    by_flow = collections.defaultdict(list)
+    for f in res.outputs[0]:
+        by_flow[CW.sport_of(f)].append(CW.psn_of(f))
+    return by_flow
+
+
+def case_reorder_ring_full(t):
+    """reorder_queue_depth 4 and 12 packets overtaking each TAIL: every
+    ring fills, the epoch goes on without reordering (reorder_overflow),
+    nothing is lost or duplicated and nothing stays held."""
+    n, depth = 50, 4
+    seq = []
+    for i in range(n):
+        sp = 20000 + i
+        f = {p: CW.host_frame(p, sport=sp) for p in range(1, 17)}
+        seq.append(CW.arrive(f[1], epoch=1, ask=1, ts_tx=100))
+        seq += [CW.arrive(f[p], epoch=1, ts_tx=100 + p) for p in (2, 3)]
+        seq += [CW.arrive(f[p], epoch=1, phase=1, ts_tx=110 + p, ts_tail=104, path=2)
+                for p in range(5, 17)]
+        seq.append(CW.arrive(f[4], epoch=1, ask=1, tail=1, ts_tx=104, ts_tail=104))
+    name = "reorder ring full (depth %d)" % depth
+    inputs = [[], seq, [], [], []]
+    res = harness.run(dst_small(64, depth), inputs, tag="flring")
+    s = sound(t, name, res, inputs)
+    if s is None:
+        return
+    lb = s["lb"]
+    by_flow = delivered(res)
+    t.eq(len(by_flow), n, "(%s: flows)" % name)
+    t.check(all(sorted(v) == list(range(1, 17)) for v in by_flow.values()),
+            "%s: a flow lost or duplicated packets" % name)
+    t.check(all(v[:3] == [1, 2, 3] for v in by_flow.values()), "%s: phase 0 first" % name)
+    t.eq(lb["reorder_overflow"], n, "(%s: one overflow per flow)" % name)
+    t.check(0 < lb["reorder_held"] <= n * 12, "%s: held %d" % (name, lb["reorder_held"]))
+    t.eq(s["forwarded"], len(seq), "(%s: every packet delivered)" % name)
+    t.eq(s["dropped"], 0, "(%s: never drop)" % name)
+
+
+def case_reorder_pool_empty(t):
+    """4 reorder rings and 100 flows held at once: 4 flows are reordered
+    (PSN order at the host), the other 96 find no ring (reorder_overflow)
+    and go on unordered; nothing lost, duplicated or left held."""
+    n, rings = 100, 4
+    f = {(i, p): CW.host_frame(p, sport=30000 + i) for i in range(n) for p in range(1, 7)}
+    seq = []
+    for i in range(n):
+        seq.append(CW.arrive(f[(i, 1)], epoch=1, ask=1, ts_tx=100))
+        seq += [CW.arrive(f[(i, p)], epoch=1, ts_tx=100 + p) for p in (2, 3)]
+    for i in range(n):
+        seq += [CW.arrive(f[(i, p)], epoch=1, phase=1, ts_tx=110 + p, ts_tail=104, path=2)
+                for p in (5, 6)]
+    for i in range(n):
+        seq.append(CW.arrive(f[(i, 4)], epoch=1, ask=1, tail=1, ts_tx=104, ts_tail=104))
+    name = "reorder pool empty (%d rings)" % rings
+    inputs = [[], seq, [], [], []]
+    res = harness.run(dst_small(rings, 255), inputs, tag="flpool")
+    s = sound(t, name, res, inputs)
+    if s is None:
+        return
+    lb = s["lb"]
+    by_flow = delivered(res)
+    ordered = [sp for sp, v in by_flow.items() if v == [1, 2, 3, 4, 5, 6]]
+    unordered = [sp for sp, v in by_flow.items() if v == [1, 2, 3, 5, 6, 4]]
+    t.eq(len(ordered), rings, "(%s: flows that got a ring, in PSN order)" % name)
+    t.eq(len(unordered), n - rings, "(%s: flows without a ring, unordered)" % name)
+    t.eq(lb["reorder_overflow"], n - rings, "(%s: no free ring)" % name)
+    t.eq(lb["reorder_queues_max"], rings, "(%s: rings held at once)" % name)
+    t.eq(lb["reorder_flush_tail"], rings, "(%s: rings released by a TAIL)" % name)
+    t.eq(s["forwarded"], len(seq), "(%s: every packet delivered)" % name)
+    t.eq(s["dropped"], 0, "(%s: never drop)" % name)
+
+
+def case_mbuf_exhaustion(t):
+    """switch.mbufs 1024 on a DstToR whose host port has a 50 ms delay line:
+    3000 packets arrive at once, the pool runs dry, the NIC loses what it
+    has no mbuf for (rx_nombuf) and control packets go unsent
+    (ctrl_alloc_failed); what was received is delivered in PSN order per
+    flow, and the pool is whole again at exit."""
+    n = 500
+    seq = tail_flows(n, base=40000)
+    name = "mbuf pool exhaustion"
+    cfg = dst_small(1024, 255).replace("switch: {name: dst, id: 2, lb: conweave}",
+                                       "switch: {name: dst, id: 2, lb: conweave, mbufs: 1024}")
+    cfg = cfg.replace('role: host, mac: "%s"}' % CW.HOST_MAC,
+                      'role: host, mac: "%s", delay_us: 50000}' % CW.HOST_MAC)
+    t.check("mbufs: 1024" in cfg and "delay_us: 50000" in cfg, "config edit")
+    inputs = [[], seq, [], [], []]
+    res = harness.run(cfg, inputs, tag="flmbuf")
+    s = sound(t, name, res, inputs)
+    if s is None:
+        return
+    nombuf = res.port(1)["rx_nombuf"]
+    t.check(nombuf > 0, "%s: the pool never ran dry (rx_nombuf 0)" % name)
+    t.eq(s["forwarded"], res.port(1)["rx_packets"], "(%s: everything received delivered)" % name)
+    by_flow = delivered(res)
+    bad = [v for v in by_flow.values() if v != sorted(v) or len(set(v)) != len(v)]
+    t.eq(bad[:3], [], "(%s: flows out of PSN order or duplicated)" % name)
+    t.eq(sum(len(v) for v in by_flow.values()), s["forwarded"], "(%s: host port)" % name)
+    print("%s: rx_nombuf %d, ctrl_alloc_failed %d, originated %d" %
+          (name, nombuf, s["lb"]["ctrl_alloc_failed"], s["originated"]))
+
+
+def case_handoff_full(t):
+    """Two workers (--main-forwards, lcores 0,1) and switch.handoff_ring 1:
+    packets for the other worker's flows overflow its hand-off ring
+    (handoff_full, charged to the port they came in on); what got through
+    is forwarded once, per flow in PSN order on each path."""
+    nf, per = 64, 40
+    # Frame i belongs to flow i % nf and goes to RX queue i % 2: a flow
+    # arrives on one queue, half the flows are owned by the other worker.
+    frames = [from_host(CW.host_frame(i // nf + 1, sport=0xC400 + i % nf))
+              for i in range(nf * per)]
+    cfg = CW.src_config().replace("switch: {name: src, id: 1, lb: conweave}",
+                                  "switch: {name: src, id: 1, lb: conweave, handoff_ring: 1}")
+    t.check("handoff_ring: 1" in cfg, "config edit")
+    name = "hand-off ring full"
+    inputs = [frames, [], [], [], []]
+    res = harness.run(cfg, inputs, tag="flhand", lcores="0,1", queues=2, idle_ms=800,
+                      args=["--main-forwards"])
+    s = sound(t, name, res, inputs)
+    if s is None:
+        return
+    t.check("2 workers (main lcore forwards)" in res.stdout, "expected 2 workers: %s"
+            % res.stdout[:300])
+    full = s["drops"]["handoff_full"]
+    t.check(full > 0, "%s: no handoff_full" % name)
+    t.eq(s["handoff_tx"], s["handoff_rx"], "(%s: handed off = taken)" % name)
+    t.eq(s["forwarded"] + full, len(frames), "(%s: forwarded + handoff_full)" % name)
+    t.eq(res.port(0)["drops"], full, "(%s: drops charged to the host port)" % name)
+    psns = collections.defaultdict(list)
+    for p in range(1, 5):
+        for f in res.outputs[p]:
+            psns[(CW.sport_of(f), p)].append(CW.psn_of(f))
+    t.eq(sum(len(v) for v in psns.values()), s["forwarded"], "(%s: frames out)" % name)
+    t.check(all(v == sorted(v) for v in psns.values()), "%s: per-flow order per path" % name)
+    print("%s: handoff_tx %d handoff_full %d" % (name, s["handoff_tx"], full))
+
+
 def main():
     t = harness.Checker("pkt-faults")
     t0 = time.time()
@@ -182,6 +328,10 @@ def main():
         case_srctor_ctrl_loss(t, rate)
         case_dsttor_tail_loss(t, rate)
     case_srctor_ctrl_loss(t, 0.1, lb="seqbalance")
+    case_reorder_ring_full(t)
+    case_reorder_pool_empty(t)
+    case_mbuf_exhaustion(t)
+    case_handoff_full(t)
     for line in FIG:
         print(line)
     print("total %.1f s" % (time.time() - t0))
