@@ -321,6 +321,161 @@ def case_handoff_full(t):
     print("%s: handoff_tx %d handoff_full %d" % (name, s["handoff_tx"], full))
 
 
+def case_caver_advert_loss(t, rate):
+    """CAVER's congestion information rides on RC ACKs (a shim): a ToR loses
+    shimmed ACKs arriving on an uplink at `rate` (fault_advert); the others
+    are stored as advertisements and delivered to the host without the shim."""
+    import test_caver as CV
+    n = 1000
+    acks = []
+    for i in range(n):
+        src = "10.2.0.%d" % (1 + i % 5)
+        f = CV.ack(src, "10.1.0.7", 0xCC00 + i % 32, i, CV.A_FAB[0])
+        acks.append(CV.with_macs(CV.add_shim(f, src, 0, 5, 1, CV.SP_ID), CV.A_FAB[0],
+                                 CV.SPINE_UP[0]))
+    name = "caver advert loss %g%%" % (rate * 100)
+    inputs = [[], acks, []]
+    res = harness.run(CV.a_config() + faults(advert=rate), inputs, tag="flcv")
+    s = sound(t, name, res, inputs)
+    if s is None:
+        return
+    lost = s["drops"]["fault_advert"]
+    t.check(binomial_ok(lost, n, rate), "%s: %d of %d lost" % (name, lost, n))
+    t.eq(s["lb"]["caver_adverts"] + lost, n, "(%s: advertisements stored + lost)" % name)
+    t.eq(s["lb"]["caver_shims_stripped"] + lost, n, "(%s: shims stripped + lost)" % name)
+    t.eq(len(res.outputs[0]), n - lost, "(%s: ACKs delivered to the host)" % name)
+    t.eq(s["dropped"], lost, "(%s: only fault drops)" % name)
+
+
+def case_closed_loop(t, rate):
+    """ToR A (SrcToR) and ToR B (DstToR) joined by four memif links of
+    different lengths, one a bottleneck (tests/pkt/fabric.py, as
+    test_fabric.py's ConWeave run): A loses RTT_REPLYs, CLEARs and NOTIFYs
+    from B at `rate`, B loses A's TAILs at `rate`. Every packet reaches B's
+    host but the lost TAILs, each flow in PSN order, and what one side sent
+    is what the other received plus what it lost."""
+    import fabric
+    import test_fabric as TF
+    frames = TF.make_flows()
+    name = "closed loop %g%%" % (rate * 100)
+    a, b = fabric.run_pair(
+        fabric.tor_config("a", lb="conweave", conweave=TF.CW_LAB,
+                          extra=faults(seed=7, rtt_reply=rate, clear=rate, notify=rate)),
+        fabric.tor_config("b", lb="conweave", conweave=TF.CW_LAB,
+                          extra=faults(seed=9, tail=rate)),
+        frames, lb="conweave", tag="flcl")
+    sa = sound(t, name + " A", a)
+    sb = sound(t, name + " B", b)
+    if sa is None or sb is None:
+        return
+    la, lb = sa["lb"], sb["lb"]
+    da, db = sa["drops"], sb["drops"]
+    t.eq(la["tails"], lb["tails_rx"] + db["fault_tail"], "(%s: TAILs A sent)" % name)
+    t.eq(lb["rtt_replies"], la["rtt_replies_rx"] + da["fault_rtt_reply"],
+         "(%s: RTT_REPLYs B sent)" % name)
+    t.eq(lb["clears"], la["clears_rx"] + da["fault_clear"], "(%s: CLEARs B sent)" % name)
+    t.eq(lb["notifies"], la["notifies_rx"] + da["fault_notify"], "(%s: NOTIFYs B sent)" % name)
+    t.eq(sa["dropped"], da["fault_rtt_reply"] + da["fault_clear"] + da["fault_notify"],
+         "(%s: A drops only faults)" % name)
+    t.eq(sb["dropped"], db["fault_tail"], "(%s: B drops only TAILs)" % name)
+    t.eq(lb["reorder_overflow"], 0, "(%s: reorder overflows)" % name)
+    out = b.outputs[0]
+    t.eq(len(out), len(frames) - db["fault_tail"], "(%s: delivered = sent - TAILs lost)" % name)
+    sent = collections.Counter(TF.content_key(f) for f in frames)
+    got = collections.Counter(TF.content_key(f) for f in out)
+    t.eq(sum((got - sent).values()), 0, "(%s: duplicated or unknown packets)" % name)
+    t.eq(sum((sent - got).values()), db["fault_tail"], "(%s: missing = TAILs lost)" % name)
+    ooo, _ = TF.out_of_order(out)
+    t.eq(ooo, 0, "(%s: out-of-order PSNs at B's host port)" % name)
+    print("%s: A tails %d reroutes %d replies_rx %d clears_rx %d notifies_rx %d; "
+          "B held %d flush_tail %d flush_timeout %d; lost %s / %s"
+          % (name, la["tails"], la["reroutes"], la["rtt_replies_rx"], la["clears_rx"],
+             la["notifies_rx"], lb["reorder_held"], lb["reorder_flush_tail"],
+             lb["reorder_flush_timeout"], {k: v for k, v in da.items() if v},
+             {k: v for k, v in db.items() if v}))
+
+
+def case_admin_down_midrun(t, lb="conweave"):
+    """An uplink taken down while traffic runs (telemetry
+    /rocetor/port/admin,2,down) and brought back: while down it sends
+    nothing and its flows move to the live uplinks; once up it carries
+    traffic again; after SIGINT everything is accounted (what its queues
+    held when it went down is dropped as port_down) and nothing leaks.
+    The host port replays its pcap forever; the uplinks are net_null."""
+    import json
+    work = harness.tempfile.mkdtemp(prefix="rocetor-fldown-")
+    cfg = os.path.join(work, "c.yaml")
+    with open(cfg, "w") as fh:
+        fh.write(CW.src_config(lb=lb).replace(
+            "switch: {name: src, id: 1, lb: %s}" % lb,
+            "switch: {name: src, id: 1, lb: %s, idle_sleep_us: 50}" % lb))
+    rx = os.path.join(work, "in.pcap")
+    harness.write_pcap(rx, [from_host(CW.host_frame(p, sport=0xC500 + p % 32))
+                            for p in range(1, 257)])
+    prefix = harness.eal_prefix("fldown")
+    stats = os.path.join(work, "s.json")
+    cmd = [harness.ROCETOR, "-l", "0", "--no-pci", "--no-huge", "-m", "1024", "--file-prefix",
+           prefix, "--log-level", "lib.eal:error",
+           "--vdev", "net_pcap0,rx_pcap=%s,tx_iface=lo,infinite_rx=1" % rx]
+    for i in range(4):
+        cmd += ["--vdev", "net_null%d,no-rx=1" % (i + 1)]
+    cmd += ["--", "--config", cfg, "--stats-json", stats]
+    name = "%s uplink down and up" % lb
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def ports():
+        r = harness.telemetry(prefix, ["/rocetor/ports"]).get("/rocetor/ports") or {}
+        return {int(k): v for k, v in r.items()}
+
+    snaps = {}
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline and not snaps.get("before"):
+            time.sleep(0.3)
+            snaps["before"] = ports()
+        down = harness.telemetry(prefix, ["/rocetor/port/admin,2,down"])
+        time.sleep(0.3)
+        snaps["down1"] = ports()
+        time.sleep(0.5)
+        snaps["down2"] = ports()
+        up = harness.telemetry(prefix, ["/rocetor/port/admin,2,up"])
+        time.sleep(0.8)
+        snaps["up"] = ports()
+    finally:
+        _, se = harness.interrupt(proc)
+    t.eq(proc.returncode, 0, "(%s: SIGINT) %s" % (name, se[-800:]))
+    t.eq((down.get("/rocetor/port/admin") or {}).get("admin"), "down",
+         "(%s: admin down reply %r)" % (name, down))
+    t.eq((up.get("/rocetor/port/admin") or {}).get("admin"), "up",
+         "(%s: admin up reply %r)" % (name, up))
+    b, d1, d2, u = (snaps.get(k) or {} for k in ("before", "down1", "down2", "up"))
+    tx = lambda snap, p: (snap.get(p) or {}).get("tx_packets", -1)  # noqa: E731
+    t.check(all(p in b for p in range(5)), "%s: telemetry /rocetor/ports: %r" % (name, b))
+    t.eq([(d1.get(2) or {}).get("link_up"), (d2.get(2) or {}).get("link_up"),
+          (u.get(2) or {}).get("link_up")], [0, 0, 1], "(%s: port 2 link_up)" % name)
+    t.eq(tx(d2, 2), tx(d1, 2), "(%s: port 2 sent nothing while down)" % name)
+    t.check(sum(tx(d2, p) - tx(d1, p) for p in (1, 3, 4)) > 0,
+            "%s: the live uplinks carried the traffic while port 2 was down" % name)
+    t.check(tx(u, 2) > tx(d2, 2), "%s: port 2 carries traffic again once up (%d -> %d)"
+            % (name, tx(d2, 2), tx(u, 2)))
+    try:
+        with open(stats) as fh:
+            st = json.load(fh)
+    except (OSError, ValueError) as e:
+        t.check(False, "%s: no stats document: %s" % (name, e))
+        return
+    res = harness.Result(proc.returncode, "", se, st, [], work)
+    s = sound(t, name, res)
+    harness.shutil.rmtree(work, ignore_errors=True)
+    if s is None:
+        return
+    others = {k: v for k, v in s["drops"].items() if v and k != "port_down"}
+    t.eq(others, {}, "(%s: drops other than port_down)" % name)
+    print("%s: port 2 tx before %d, while down %d -> %d, after up %d; reroutes %d, "
+          "port_down drops %d" % (name, tx(b, 2), tx(d1, 2), tx(d2, 2), tx(u, 2),
+                                 s["lb"]["reroutes"], s["drops"]["port_down"]))
+
+
 def main():
     t = harness.Checker("pkt-faults")
     t0 = time.time()
@@ -328,6 +483,9 @@ def main():
         case_srctor_ctrl_loss(t, rate)
         case_dsttor_tail_loss(t, rate)
     case_srctor_ctrl_loss(t, 0.1, lb="seqbalance")
+    case_caver_advert_loss(t, 0.1)
+    case_closed_loop(t, 0.1)
+    case_admin_down_midrun(t)
     case_reorder_ring_full(t)
     case_reorder_pool_empty(t)
     case_mbuf_exhaustion(t)
