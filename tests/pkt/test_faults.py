@@ -484,6 +484,7 @@ def main():
         case_dsttor_tail_loss(t, rate)
     case_srctor_ctrl_loss(t, 0.1, lb="seqbalance")
     case_caver_advert_loss(t, 0.1)
+    case_closed_loop(t, 0.01)
     case_closed_loop(t, 0.1)
     case_admin_down_midrun(t)
     case_reorder_ring_full(t)
