@@ -28,16 +28,22 @@ import test_conweave as CW  # noqa: E402
 FIG = []   # one line of figures per case, printed at the end
 
 
-def sound(t, name, res, inputs=None):
-    """The checks of every case; returns res.stats or None."""
-    if not t.check(res.rc == 0 and res.stats is not None,
-                   "%s: exit %s: %s" % (name, res.rc, res.stderr[-1500:])):
+def sound(t, name, res, inputs=None, max_hold_ms=100):
+    """The checks of every case; returns res.stats or None. max_hold_ms:
+    the longest a reorder ring may have been held (its deadline plus
+    scheduling slack; well below the idle time before exit, so a ring only
+    released at exit fails)."""
+    t.check(res.rc == 0, "%s: exit %s: %s" % (name, res.rc, res.stderr[-1500:]))
+    if not t.check(res.stats is not None, "%s: no stats document" % name):
         return None
     s = res.stats
     ok, why = harness.accounted(s)
     t.check(ok, "%s: accounting: %s" % (name, why))
     t.eq(s["held_packets"], 0, "(%s: held at exit)" % name)
     t.eq(s["lb"]["reorder_queues_in_use"], 0, "(%s: reorder rings held at exit)" % name)
+    t.check(s["lb"]["reorder_hold_max_ns"] <= max_hold_ms * 1e6,
+            "%s: a reorder ring was held %.1f ms (past its deadline)"
+            % (name, s["lb"]["reorder_hold_max_ns"] / 1e6))
     t.eq(s["mempool_in_use"], 0, "(%s: mempool in use after the ports closed)" % name)
     t.eq(s["mempool_in_use_stopped"], s["mempool_baseline"],
          "(%s: mempool in use when the workers stopped vs at start)" % name)
@@ -165,6 +171,10 @@ def case_dsttor_tail_loss(t, rate):
          "lost TAIL: %r)" % (name, [v for v in by_flow.values()
                                     if v not in ([1, 2, 3, 5, 6], [1, 2, 3, 4, 5, 6])][:5]))
     t.eq(len(no_tail), lost, "(%s: flows without their TAIL = TAILs lost)" % name)
+    # Released at the deadline (2 ms), not at exit (400 ms of idle later).
+    tx_at = {(CW.sport_of(f), CW.psn_of(f)): tm for tm, f in res.outputs_ts[0]}
+    late = [sp for sp in no_tail if tx_at[(sp, 5)] - tx_at[(sp, 3)] > 0.1]
+    t.eq(late, [], "(%s: flows released more than 100 ms after phase 0)" % name)
     t.eq(lb["tails_rx"], n - lost, "(%s: TAILs seen)" % name)
     t.eq(lb["reorder_flush_tail"], n - lost, "(%s: released by their TAIL)" % name)
     t.eq(lb["reorder_flush_timeout"], lost, "(%s: released at their deadline)" % name)
@@ -365,7 +375,7 @@ def case_closed_loop(t, rate):
                           extra=faults(seed=9, tail=rate)),
         frames, lb="conweave", tag="flcl")
     sa = sound(t, name + " A", a)
-    sb = sound(t, name + " B", b)
+    sb = sound(t, name + " B", b, max_hold_ms=300)
     if sa is None or sb is None:
         return
     la, lb = sa["lb"], sb["lb"]
