@@ -1716,8 +1716,7 @@ static const struct vfield ctrl_loss_fields[] = {
 		CTRL_LOSS(tail),
 		CTRL_LOSS(advert),
 };
-static const struct vmap ctrl_loss_map = {
-		ctrl_loss_fields, RTR_ARRAY_SIZE(ctrl_loss_fields), NULL};
+static const struct vmap ctrl_loss_map = {ctrl_loss_fields, RTR_ARRAY_SIZE(ctrl_loss_fields), NULL};
 
 static const struct vfield faults_fields[] = {
 		F_UINT("seed", struct rtr_faults_cfg, seed, 0, UINT64_MAX, 1),

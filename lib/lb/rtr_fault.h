@@ -32,8 +32,8 @@ enum rtr_fault_kind {
 };
 
 struct rtr_fault {
-	uint64_t rng;			  /* xorshift64* state, never 0 */
-	uint64_t q64[RTR_FAULT_KINDS];	  /* loss probability x 2^64 (UINT64_MAX: always) */
+	uint64_t rng;                  /* xorshift64* state, never 0 */
+	uint64_t q64[RTR_FAULT_KINDS]; /* loss probability x 2^64 (UINT64_MAX: always) */
 };
 
 /* Any loss configured? */
@@ -100,11 +100,11 @@ static inline enum rtr_drop_reason
 rtr_fault_rx(struct rtr_fault *f, const struct rtr_meta *m)
 {
 	static const enum rtr_drop_reason why[RTR_FAULT_KINDS] = {
-		[RTR_FAULT_RTT_REPLY] = RTR_DROP_FAULT_RTT_REPLY,
-		[RTR_FAULT_CLEAR] = RTR_DROP_FAULT_CLEAR,
-		[RTR_FAULT_NOTIFY] = RTR_DROP_FAULT_NOTIFY,
-		[RTR_FAULT_TAIL] = RTR_DROP_FAULT_TAIL,
-		[RTR_FAULT_ADVERT] = RTR_DROP_FAULT_ADVERT,
+			[RTR_FAULT_RTT_REPLY] = RTR_DROP_FAULT_RTT_REPLY,
+			[RTR_FAULT_CLEAR] = RTR_DROP_FAULT_CLEAR,
+			[RTR_FAULT_NOTIFY] = RTR_DROP_FAULT_NOTIFY,
+			[RTR_FAULT_TAIL] = RTR_DROP_FAULT_TAIL,
+			[RTR_FAULT_ADVERT] = RTR_DROP_FAULT_ADVERT,
 	};
 	enum rtr_fault_kind k = rtr_fault_kind(m);
 	uint64_t x;

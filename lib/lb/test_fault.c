@@ -64,12 +64,12 @@ test_rates(void)
 {
 	struct rtr_faults_cfg fc;
 	struct rtr_fault f, g;
-	struct rtr_meta reply = meta(RTR_MF_ROCE | RTR_MF_CW_HDR, 4,
-		RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
-	struct rtr_meta clear = meta(RTR_MF_ROCE | RTR_MF_CW_HDR, 4,
-		RTR_CW_B8(RTR_CW_OP_REPLY, 1, 1, 0, 0));
-	struct rtr_meta notify = meta(RTR_MF_ROCE | RTR_MF_CW_HDR, 4,
-		RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+	struct rtr_meta reply = meta(
+			RTR_MF_ROCE | RTR_MF_CW_HDR, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
+	struct rtr_meta clear = meta(
+			RTR_MF_ROCE | RTR_MF_CW_HDR, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 1, 1, 0, 0));
+	struct rtr_meta notify = meta(
+			RTR_MF_ROCE | RTR_MF_CW_HDR, 4, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
 	unsigned int lost = 0, same = 0, wrong = 0, n = 100000, i;
 
 	memset(&fc, 0, sizeof(fc));
@@ -100,7 +100,7 @@ test_rates(void)
 			(rtr_fault_rx(&g, &reply) != RTR_DROP_NONE);
 	CHECK(same < 1000, "workers 0 and 1 lose the same packets");
 	CHECK(rtr_fault_q64(0) == 0 && rtr_fault_q64(1) == UINT64_MAX &&
-		rtr_fault_q64(0.5) == 1ull << 63);
+			rtr_fault_q64(0.5) == 1ull << 63);
 }
 
 int
