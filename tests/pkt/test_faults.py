@@ -373,7 +373,7 @@ def case_closed_loop(t, rate):
                           extra=faults(seed=7, rtt_reply=rate, clear=rate, notify=rate)),
         fabric.tor_config("b", lb="conweave", conweave=TF.CW_LAB,
                           extra=faults(seed=9, tail=rate)),
-        frames, lb="conweave", tag="flcl")
+        frames, lb="conweave", tag="flcl", idle_ms_b=3000)   # B outlives a slow start of A
     sa = sound(t, name + " A", a)
     sb = sound(t, name + " B", b, max_hold_ms=300)
     if sa is None or sb is None:
