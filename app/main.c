@@ -186,6 +186,20 @@ rtr_app_egress_report(struct rtr_app *app, uint16_t port, struct rtr_eg_port_rep
 	rtr_egress_report(egs, sw->n_workers, sw->egress, port, now_ns, r);
 }
 
+/* NIC-level RX losses of the configured ports (while they are open). */
+static void
+nic_snapshot(struct rtr_app *app)
+{
+	for (unsigned int i = 0; i < app->n_cfg_ports; i++) {
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(app->port_ids[i], &es) == 0) {
+			app->nic_rx_nombuf[i] = es.rx_nombuf;
+			app->nic_imissed[i] = es.imissed;
+		}
+	}
+}
+
 void
 rtr_app_write_stats(struct rtr_app *app, FILE *f)
 {
@@ -220,6 +234,10 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	}
 	doc.port_roles = roles;
 	doc.port_up = up;
+	if (!app->nic_closed)
+		nic_snapshot(app);
+	doc.port_rx_nombuf = app->nic_rx_nombuf;
+	doc.port_imissed = app->nic_imissed;
 	for (i = 0; i < app->n_cfg_ports; i++) {
 		struct rtr_eg_port_report rep;
 		int len;
@@ -246,6 +264,8 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	doc.neigh_values = neigh_values;
 	doc.held_packets = rtr_pipeline_held(sw);
 	doc.mempool_in_use = rte_mempool_in_use_count(sw->pool);
+	doc.mempool_baseline = app->mempool_baseline;
+	doc.mempool_in_use_stopped = app->mempool_stopped;
 	rtr_stats_write_json(f, &doc, sum);
 	fflush(f);
 	for (i = 0; i < app->n_cfg_ports; i++)
@@ -359,13 +379,20 @@ setup_workers(struct rtr_app *app)
 		w->stats = rte_zmalloc_socket("rtr_stats", sizeof(*w->stats), RTE_CACHE_LINE_SIZE,
 			(int)rte_lcore_to_socket_id(lcore));
 		snprintf(name, sizeof(name), "rtr_handoff_%u", n);
-		w->handoff = rte_ring_create(name, RTR_HANDOFF_RING_SIZE,
-			(int)rte_lcore_to_socket_id(lcore), RING_F_SC_DEQ);
+		w->handoff = rte_ring_create(name, app->cfg.sw.handoff_ring,
+			(int)rte_lcore_to_socket_id(lcore), RING_F_SC_DEQ | RING_F_EXACT_SZ);
 		snprintf(name, sizeof(name), "rtr_inject_%u", n);
 		w->inject = rte_ring_create(name, RTR_INJECT_RING_SIZE,
 			(int)rte_lcore_to_socket_id(lcore), RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (w->stats == NULL || w->handoff == NULL || w->inject == NULL)
 			return -ENOMEM;
+		if (rtr_fault_enabled(&app->cfg.faults)) {
+			w->fault = rte_zmalloc_socket("rtr_fault", sizeof(*w->fault),
+				RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
+			if (w->fault == NULL)
+				return -ENOMEM;
+			rtr_fault_init(w->fault, &app->cfg.faults, n);
+		}
 		sw->workers[n++] = w;
 	}
 	sw->n_workers = n;
@@ -579,6 +606,12 @@ shutdown_all(struct rtr_app *app, int status)
 	freed = sw->ctrl_ring ? rtr_control_drain(sw) : 0;
 	if (freed)
 		printf("rocetor: %u punted frames freed at exit\n", freed);
+	/* Everything held was released: the pool is back to what the ports
+	 * held when forwarding started, unless something leaked. */
+	if (sw->pool != NULL && app->start_tsc != 0)
+		app->mempool_stopped = rte_mempool_in_use_count(sw->pool);
+	nic_snapshot(app);
+	app->nic_closed = true;
 	rtr_ports_close(app);
 	if (sw->pool != NULL) {
 		unsigned int in_use = rte_mempool_in_use_count(sw->pool);
@@ -606,6 +639,7 @@ shutdown_all(struct rtr_app *app, int status)
 		rtr_egress_free(sw->workers[i]->eg);
 		rte_ring_free(sw->workers[i]->handoff);
 		rte_ring_free(sw->workers[i]->inject);
+		rte_free(sw->workers[i]->fault);
 		rte_free(sw->workers[i]->stats);
 		rte_free(sw->workers[i]);
 	}
@@ -632,6 +666,7 @@ main(int argc, char **argv)
 	char err[1024];
 	int ret, mode;
 
+	app->mempool_stopped = -1;
 	/* -h anywhere: the EAL prints its usage and ours follows it. */
 	rte_set_application_usage_hook(usage);
 	ret = rte_eal_init(argc, argv);

@@ -161,7 +161,7 @@ rtr_ports_setup(struct rtr_app *app)
 	 * and every ring may be full. Rounded to 2^n - 1 (the mempool's best size).
 	 */
 	worker_part = (uint64_t)sw->n_workers *
-		(RTR_BURST * (cfg->n_ports + 1) + POOL_CACHE * 3 / 2 + RTR_HANDOFF_RING_SIZE +
+		(RTR_BURST * (cfg->n_ports + 1) + POOL_CACHE * 3 / 2 + cfg->sw.handoff_ring +
 			RTR_INJECT_RING_SIZE);
 	ring_part = RTR_CTRL_RING_SIZE + 1024; /* control ring + control/pdump slack */
 	/* Egress: the mempool is the switch's shared buffer. Each port may

@@ -30,7 +30,12 @@ struct rtr_app {
 	uint32_t n_mbufs;
 	uint32_t mbuf_data_room;
 	uint16_t mbuf_priv_size; /* metadata in the private area (no dynfield room) */
-	unsigned int mempool_baseline;
+	unsigned int mempool_baseline;	/* in use when forwarding started */
+	int64_t mempool_stopped;	/* in use once the workers stopped; -1 before */
+	/* NIC RX losses (rte_eth_stats rx_nombuf, imissed) per configured
+	 * port, kept when the ports close so the exit document has them. */
+	bool nic_closed;
+	uint64_t nic_rx_nombuf[RTR_MAX_PORTS], nic_imissed[RTR_MAX_PORTS];
 	uint64_t start_tsc;
 	uint64_t last_stats_tsc;
 	bool stopping;

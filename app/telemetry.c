@@ -319,6 +319,41 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /rocetor/port/admin,PORT,down|up: take a port down (or back up) while
+ * running, like ports[].admin_down (lab fault injection, doc/faults.md).
+ * The control plane applies it at its next poll: the port leaves (or
+ * rejoins) every uplink group and what its queues hold is dropped as
+ * port_down. */
+static int
+tel_port_admin(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rtr_switch *sw = &rtr_app.sw;
+	unsigned long v;
+	char *end;
+	bool down;
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	if (params == NULL)
+		return -EINVAL;
+	v = strtoul(params, &end, 10);
+	if (end == params || *end != ',' || v >= RTR_MAX_PORTS || !sw->ports[v].configured)
+		return -EINVAL;
+	if (strcmp(end + 1, "down") == 0)
+		down = true;
+	else if (strcmp(end + 1, "up") == 0)
+		down = false;
+	else
+		return -EINVAL;
+	atomic_store(&sw->ports[v].admin_down, down);
+	atomic_store(&sw->ports[v].lsc_event, 1);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "port", v);
+	rte_tel_data_add_dict_string(d, "admin", down ? "down" : "up");
+	return 0;
+}
+
 /* /rocetor/egress,PORT: per-class queues and PFC of one port (the first
  * configured port without a parameter). One level of nesting: what
  * DPDK 22.11's telemetry can encode. */
@@ -388,6 +423,8 @@ static const struct {
 		"Per-flow LB state (path; ConWeave epoch/phase/held, CAVER next hop/cost). "
 		"Parameter: max flows (default 16, at most 64)."},
 	{"/rocetor/config", tel_config, "The running configuration (summary)."},
+	{"/rocetor/port/admin", tel_port_admin,
+		"Take a port down or up while running. Parameter: PORT,down or PORT,up."},
 	{"/rocetor/egress", tel_egress,
 		"Egress of one port: per-class counters, depth, PFC. Parameter: port id."},
 };

@@ -483,6 +483,12 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		punt(w, m, port);
 		return ING_DONE;
 	}
+	/* Lab impairment: LB control packets lost on the way in. */
+	if (unlikely(w->fault != NULL) && ip->role == RTR_PORT_FABRIC &&
+			(why = rtr_fault_rx(w->fault, meta)) != RTR_DROP_NONE) {
+		drop(w, m, port, why);
+		return ING_DONE;
+	}
 	return owner_of(w, meta);
 }
 

@@ -34,6 +34,7 @@
 #include "rtr_common.h"
 #include "rtr_config.h"
 #include "rtr_egress.h"
+#include "rtr_fault.h"
 #include "rtr_lb.h"
 #include "rtr_mbuf.h"
 #include "rtr_neigh.h"
@@ -42,7 +43,7 @@
 #include "rtr_stats.h"
 
 #define RTR_CTRL_RING_SIZE   1024
-#define RTR_HANDOFF_RING_SIZE 4096
+/* Hand-off rings hold switch.handoff_ring packets (default 4096). */
 #define RTR_INJECT_RING_SIZE 1024
 #define RTR_CTRL_POLL_MASK   255 /* single-lcore: control work every 256 loops */
 
@@ -67,7 +68,7 @@ struct rtr_port_rt {
 	uint8_t l2_filter;
 	uint8_t mac[6];
 	_Atomic uint8_t link_up;   /* written by the control plane */
-	uint8_t admin_down;
+	_Atomic uint8_t admin_down; /* config, or telemetry /rocetor/port/admin */
 	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
 	uint8_t link_known;	   /* control plane: link_up has been set once */
 	uint8_t parse_flags;	   /* rtr_parse flags for frames from this port */
@@ -95,6 +96,7 @@ struct rtr_worker {
 	uint64_t last_rx_tsc;	/* read by the main lcore for --exit-on-idle */
 	_Atomic int stopped;	/* acknowledged RTR_STOP_RX */
 	struct rtr_egress *eg;	/* class queues, scheduler and TX of every port */
+	struct rtr_fault *fault; /* faults.ctrl_loss generator; NULL when off */
 	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
 	uint64_t now_ns;	/* the clock of the loop pass in progress */
 	uint64_t bursts;	/* RX bursts that had packets (stage timing samples) */

@@ -830,6 +830,7 @@ static const struct vfield switch_fields[] = {
 		F_UINT("mbufs", struct rtr_switch_cfg, mbufs, 1024, 16777216, 0,
 				.flags = VF_ZERO_OK),
 		F_UINT("drain_us", struct rtr_switch_cfg, drain_us, 1, 10000, 100),
+		F_UINT("handoff_ring", struct rtr_switch_cfg, handoff_ring, 1, 65536, 4096),
 };
 static const struct vmap switch_map = {switch_fields, RTR_ARRAY_SIZE(switch_fields), switch_check};
 
@@ -1741,6 +1742,24 @@ static const struct vfield caver_fields[] = {
 };
 static const struct vmap caver_map = {caver_fields, RTR_ARRAY_SIZE(caver_fields), NULL};
 
+/* ---- lab impairments of the LB control loop (doc/faults.md) ---------- */
+
+#define CTRL_LOSS(k) F_DOUBLE(#k, struct rtr_ctrl_loss_cfg, k, 0, 1, 0)
+static const struct vfield ctrl_loss_fields[] = {
+		CTRL_LOSS(rtt_reply),
+		CTRL_LOSS(clear),
+		CTRL_LOSS(notify),
+		CTRL_LOSS(tail),
+		CTRL_LOSS(advert),
+};
+static const struct vmap ctrl_loss_map = {ctrl_loss_fields, RTR_ARRAY_SIZE(ctrl_loss_fields), NULL};
+
+static const struct vfield faults_fields[] = {
+		F_UINT("seed", struct rtr_faults_cfg, seed, 0, UINT64_MAX, 1),
+		F_MAP("ctrl_loss", struct rtr_faults_cfg, ctrl_loss, &ctrl_loss_map),
+};
+static const struct vmap faults_map = {faults_fields, RTR_ARRAY_SIZE(faults_fields), NULL};
+
 /* ---- the root ---------------------------------------------------------- */
 
 static const struct vfield root_fields[] = {
@@ -1751,6 +1770,7 @@ static const struct vfield root_fields[] = {
 		F_MAP("conweave", struct rtr_config, conweave, &conweave_map),
 		F_MAP("seqbalance", struct rtr_config, seqbalance, &seqbalance_map),
 		F_MAP("caver", struct rtr_config, caver, &caver_map),
+		F_MAP("faults", struct rtr_config, faults, &faults_map),
 };
 static const struct vmap root_map = {root_fields, RTR_ARRAY_SIZE(root_fields), NULL};
 

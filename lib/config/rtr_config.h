@@ -190,7 +190,26 @@ struct rtr_switch_cfg {
 	uint32_t idle_threshold;   /* empty polls before sleeping */
 	uint32_t neigh_timeout_s;  /* ARP/ND entry lifetime before refresh */
 	uint32_t mbufs;		   /* 0 = sized by formula */
+	uint32_t handoff_ring;	   /* packets each worker's hand-off ring holds */
 	uint32_t drain_us;	   /* TX buffer drain period */
+};
+
+/*
+ * Lab impairments of the LB control loop (doc/faults.md): the probability
+ * that each kind of LB control packet is lost as it arrives on a fabric
+ * port. All zero (the default) = off.
+ */
+struct rtr_ctrl_loss_cfg {
+	double rtt_reply; /* ConWeave RTT_REPLY (cw_op 2, phase 0) */
+	double clear;	  /* ConWeave CLEAR (cw_op 2, phase 1) */
+	double notify;	  /* ConWeave NOTIFY, SeqBalance Congestion Packet (cw_op 3) */
+	double tail;	  /* ConWeave data packet with the tail flag */
+	double advert;	  /* RC ACK carrying a CAVER shim */
+};
+
+struct rtr_faults_cfg {
+	uint64_t seed;	  /* of the loss generator, for repeatable runs */
+	struct rtr_ctrl_loss_cfg ctrl_loss;
 };
 
 struct rtr_config {
@@ -204,6 +223,7 @@ struct rtr_config {
 	struct rtr_conweave_cfg conweave;
 	struct rtr_seqbalance_cfg seqbalance;
 	struct rtr_caver_cfg caver;
+	struct rtr_faults_cfg faults;
 };
 
 /*

@@ -1473,6 +1473,72 @@ test_lb_names(void)
 	CHECK_EQ(rtr_lb_from_name(NULL), -1);
 }
 
+/* ---- faults: lab impairments of the LB control loop ------------------------ */
+
+static void
+test_faults(void)
+{
+	static struct rtr_config y, c, r;
+	char err[512];
+	int n;
+
+	/* Defaults: off, seed 1; hand-off ring 4096. */
+	OK("yaml", YP, &y);
+	CHECK(y.faults.seed == 1);
+	CHECK(y.faults.ctrl_loss.rtt_reply == 0 && y.faults.ctrl_loss.clear == 0 &&
+			y.faults.ctrl_loss.notify == 0 && y.faults.ctrl_loss.tail == 0 &&
+			y.faults.ctrl_loss.advert == 0);
+	CHECK_EQ(y.sw.handoff_ring, 4096);
+	rtr_config_free(&y);
+
+	OK("yaml",
+			YP "switch: {handoff_ring: 1}\n"
+			   "faults:\n  seed: 18446744073709551615\n"
+			   "  ctrl_loss: {rtt_reply: 0.01, clear: 0.1, notify: 1, tail: 0.5, "
+			   "advert: 0}\n",
+			&y);
+	CHECK_EQ(y.sw.handoff_ring, 1);
+	CHECK(y.faults.seed == UINT64_MAX);
+	CHECK(y.faults.ctrl_loss.rtt_reply == 0.01 && y.faults.ctrl_loss.clear == 0.1 &&
+			y.faults.ctrl_loss.notify == 1.0 && y.faults.ctrl_loss.tail == 0.5 &&
+			y.faults.ctrl_loss.advert == 0);
+	OK("cfg",
+			CP "switch = { handoff_ring = 1; };\n"
+			   "faults = { seed = 0x7FFFFFFFFFFFFFFFL;\n"
+			   "  ctrl_loss = { rtt_reply = 0.01; clear = 0.1; notify = 1; tail = 0.5; "
+			   "advert = 0; }; };\n",
+			&c);
+	y.faults.seed = INT64_MAX;
+	CHECK(config_equal(&y, &c));
+	n = rtr_config_dump(&y, dump_a, sizeof(dump_a));
+	CHECK(strstr(dump_a, "faults:") != NULL && strstr(dump_a, "ctrl_loss:") != NULL,
+			"dump: %s", dump_a);
+	CHECK(rtr_config_load_buf("d.yaml", "yaml", dump_a, (size_t)n, &r, err, sizeof(err)) == 0,
+			"%s", err);
+	CHECK(config_equal(&y, &r));
+	rtr_config_free(&y);
+	rtr_config_free(&c);
+	rtr_config_free(&r);
+
+	ERR_Y(YP "faults: {ctrl_loss: {tail: 1.5}}\n",
+			"t.yaml:5: faults.ctrl_loss.tail: must be 0..1, got 1.5");
+	ERR_C(CP "faults = { ctrl_loss = { clear = -0.5; }; };\n",
+			"t.cfg:6: faults.ctrl_loss.clear: must be 0..1, got -0.5");
+	ERR_Y(YP "faults:\n  ctrl_loss:\n    reply: 0.1\n",
+			"t.yaml:7: faults.ctrl_loss.reply: unknown key");
+	ERR_C(CP "faults = { loss = 0.1; };\n", "t.cfg:6: faults.loss: unknown key");
+	ERR_Y(YP "faults: {ctrl_loss: {notify: high}}\n",
+			"t.yaml:5: faults.ctrl_loss.notify: expected a number, got a string");
+	ERR_Y(YP "faults: {seed: -1}\n",
+			"t.yaml:5: faults.seed: must be 0..18446744073709551615, got -1");
+	ERR_Y(YP "faults: {ctrl_loss: 0.1}\n",
+			"t.yaml:5: faults.ctrl_loss: expected a map, got a float");
+	ERR_Y(YP "switch: {handoff_ring: 0}\n",
+			"t.yaml:5: switch.handoff_ring: must be 1..65536, got 0");
+	ERR_C(CP "switch = { handoff_ring = 65537; };\n",
+			"t.cfg:6: switch.handoff_ring: must be 1..65536, got 65537");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1501,5 +1567,6 @@ main(int argc, char **argv)
 	test_truncations(dir, "demo-tor", "cfg");
 	test_files(dir);
 	test_lb_names();
+	test_faults();
 	return rtr_test_done("config");
 }

@@ -26,7 +26,12 @@
 	X(CONTROL_RING_FULL, "control_ring_full", "control-plane punt ring was full")              \
 	X(HANDOFF_FULL, "handoff_full", "inter-lcore hand-off ring was full")                      \
 	X(SHUTDOWN, "shutdown", "in flight when the switch stopped and no port could take it")  \
-	X(IMPAIR_LOSS, "impair_loss", "dropped by the port's configured random loss (lab impairment)")
+	X(IMPAIR_LOSS, "impair_loss", "dropped by the port's configured random loss (lab impairment)") \
+	X(FAULT_RTT_REPLY, "fault_rtt_reply", "ConWeave RTT_REPLY lost by faults.ctrl_loss (lab impairment)") \
+	X(FAULT_CLEAR, "fault_clear", "ConWeave CLEAR lost by faults.ctrl_loss (lab impairment)")   \
+	X(FAULT_NOTIFY, "fault_notify", "ConWeave NOTIFY / SeqBalance Congestion Packet lost by faults.ctrl_loss") \
+	X(FAULT_TAIL, "fault_tail", "ConWeave TAIL data packet lost by faults.ctrl_loss (lab impairment)") \
+	X(FAULT_ADVERT, "fault_advert", "CAVER-shimmed RC ACK lost by faults.ctrl_loss (lab impairment)")
 
 enum rtr_drop_reason {
 #define RTR_DROP_ENUM(e, s, d) RTR_DROP_##e,

@@ -80,13 +80,17 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 			", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"drops\": %" PRIu64
 			", \"ecn_marked\": %" PRIu64 ",\n   \"host_b4_cleared\": %" PRIu64
 			", \"flow_entries\": %" PRIu64 ", \"flow_limit_share\": %" PRIu64
-			", \"flow_limit_rate\": %" PRIu64 "%s%s}",
+			", \"flow_limit_rate\": %" PRIu64,
 			i ? "," : "", doc->port_ids[i], doc->port_roles[i],
 			doc->port_up[i] ? "true" : "false", c->rx_packets, c->tx_packets,
 			c->rx_bytes, c->tx_bytes, c->drops, c->ecn_marked, c->host_b4_cleared,
-			c->flow_entries, c->flow_limit_share, c->flow_limit_rate,
-			doc->port_extra && doc->port_extra[i] ? ",\n   " : "",
-			doc->port_extra && doc->port_extra[i] ? doc->port_extra[i] : "");
+			c->flow_entries, c->flow_limit_share, c->flow_limit_rate);
+		if (doc->port_rx_nombuf != NULL && doc->port_imissed != NULL)
+			fprintf(f, ", \"rx_nombuf\": %" PRIu64 ", \"imissed\": %" PRIu64,
+				doc->port_rx_nombuf[i], doc->port_imissed[i]);
+		if (doc->port_extra && doc->port_extra[i])
+			fprintf(f, ",\n   %s", doc->port_extra[i]);
+		fputc('}', f);
 	}
 	fprintf(f, "],\n \"drops\": {");
 	for (i = 1; i < RTR_DROP_MAX; i++) {
@@ -121,8 +125,13 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 		"},\n \"forwarded\": %" PRIu64 ", \"consumed\": %" PRIu64 ", \"originated\": %" PRIu64
 		", \"originated_dropped\": %" PRIu64 ", \"dropped\": %" PRIu64 ",\n \"handoff_tx\": %" PRIu64 ", \"handoff_rx\": %" PRIu64
 		", \"idle_sleeps\": %" PRIu64 ",\n \"held_packets\": %" PRIu64
-		", \"mempool_in_use\": %" PRIu64 "}\n",
+		", \"mempool_in_use\": %" PRIu64 ",\n \"mempool_baseline\": %" PRIu64,
 		s->forwarded, s->consumed, s->originated, s->originated_dropped, total_drops, s->handoff_tx, s->handoff_rx,
-		s->idle_sleeps, doc->held_packets, doc->mempool_in_use);
+		s->idle_sleeps, doc->held_packets, doc->mempool_in_use, doc->mempool_baseline);
+	if (doc->mempool_in_use_stopped < 0)
+		fprintf(f, ", \"mempool_in_use_stopped\": null}\n");
+	else
+		fprintf(f, ", \"mempool_in_use_stopped\": %" PRId64 "}\n",
+			doc->mempool_in_use_stopped);
 	return ferror(f) ? -EIO : 0;
 }

@@ -147,6 +147,8 @@ struct rtr_stats_doc {
 	const char *const *port_roles;	 /* "host" / "fabric" */
 	const uint8_t *port_up;		 /* link state now */
 	const char *const *port_extra;	 /* JSON members added to each port, or NULL */
+	const uint64_t *port_rx_nombuf;	 /* NIC: RX lost for want of an mbuf, or NULL */
+	const uint64_t *port_imissed;	 /* NIC: RX lost for want of a descriptor, or NULL */
 	unsigned int n_groups;		 /* path counters shown for these */
 	const char *const *group_names;	 /* prefix strings */
 	const uint16_t *group_paths;	 /* n_paths of each group */
@@ -156,6 +158,9 @@ struct rtr_stats_doc {
 	const uint64_t *neigh_values;
 	uint64_t held_packets;
 	uint64_t mempool_in_use;
+	uint64_t mempool_baseline;	 /* in use when forwarding started */
+	int64_t mempool_in_use_stopped;	 /* in use once the workers stopped, before the
+					  * ports closed; -1 while running (null) */
 };
 
 /* Write the JSON stats document. Returns 0 or -errno. */
