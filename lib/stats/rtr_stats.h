@@ -116,6 +116,7 @@ struct rtr_lcore_stats {
 	uint64_t handoff_tx; /* packets handed to another worker */
 	uint64_t handoff_rx;
 	uint64_t idle_sleeps;
+	uint64_t lb_switch_released; /* packets the old mode held at runtime LB switches */
 	uint64_t lb[RTR_LBC_MAX];
 	uint64_t path_tx[RTR_STATS_GROUPS][RTR_MAX_PATHS];
 	uint64_t busy_cycles; /* TSC cycles spent in bursts that had packets */
@@ -147,6 +148,7 @@ struct rtr_stats_doc {
 	const uint64_t *neigh_values;
 	uint64_t held_packets;
 	uint64_t mempool_in_use;
+	uint64_t lb_switches; /* runtime LB switches completed */
 };
 
 /* Write the JSON stats document. Returns 0 or -errno. */
