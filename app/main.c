@@ -686,6 +686,7 @@ shutdown_all(struct rtr_app *app, int status)
 	struct rtr_switch *sw = &app->sw;
 	unsigned int freed;
 
+	rtr_telemetry_close();
 	freed = sw->ctrl_ring ? rtr_control_drain(sw) : 0;
 	if (freed)
 		printf("rocetor: %u punted frames freed at exit\n", freed);

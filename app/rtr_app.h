@@ -52,6 +52,8 @@ void rtr_ports_close(struct rtr_app *app);
 
 /* telemetry.c */
 int rtr_telemetry_register(void);
+/* From now on telemetry commands answer null: the exit frees what they read. */
+void rtr_telemetry_close(void);
 /* Owner-only permissions on the EAL runtime directory and the telemetry
  * sockets in it; checked and logged. Returns 0, or -1 if one could not be
  * made owner-only. */

@@ -16,6 +16,8 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <dirent.h>
@@ -545,7 +547,7 @@ rtr_telemetry_harden(void)
 	return rc;
 }
 
-static const struct {
+static const struct tel_cmd {
 	const char *path;
 	telemetry_cb fn;
 	const char *help;
@@ -566,11 +568,47 @@ static const struct {
 		"rw (--telemetry-rw): a port's admin state. Parameters: PORT,up or PORT,down."},
 };
 
+/*
+ * Every command runs through here, under tel_lock: telemetry threads live
+ * until the process ends, while the exit sequence frees what the commands
+ * read (workers, their counters and LB states, the route table). Once
+ * rtr_telemetry_close() has run, commands answer null (-EAGAIN).
+ */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool tel_closed;
+
+static int
+tel_dispatch(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = -EAGAIN;
+
+	pthread_mutex_lock(&tel_lock);
+	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(commands); i++) {
+		if (strcmp(cmd, commands[i].path) != 0)
+			continue;
+		if (!tel_closed)
+			rc = commands[i].fn(cmd, params, d);
+		break;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+void
+rtr_telemetry_close(void)
+{
+	/* Waits for a command in progress (a runtime LB switch ends before
+	 * the workers stop, see main_tick). */
+	pthread_mutex_lock(&tel_lock);
+	tel_closed = true;
+	pthread_mutex_unlock(&tel_lock);
+}
+
 int
 rtr_telemetry_register(void)
 {
 	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(commands); i++) {
-		int rc = rte_telemetry_register_cmd(commands[i].path, commands[i].fn,
+		int rc = rte_telemetry_register_cmd(commands[i].path, tel_dispatch,
 			commands[i].help);
 
 		if (rc < 0) {

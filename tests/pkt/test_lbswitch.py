@@ -13,6 +13,7 @@
   switch goes through every other mode (their config sections are absent:
   defaults) and port admin down/up, and exits cleanly with counters that
   kept accumulating.
+- Telemetry commands arriving while rocetor exits do not crash it.
 """
 import json
 import os
@@ -203,10 +204,30 @@ def test_held_switch(t):
     t.check(False, "the switch never landed within the hold window (4 attempts)")
 
 
+def test_exit_under_telemetry(t):
+    """Commands keep coming while rocetor exits (--duration): the exit frees
+    what they read, so they must answer null from then on, not crash."""
+    proc, prefix, work = start(CFG, [[], held_sequence(), [], [], []], "lbex",
+                               ["--duration", "1.5", "--telemetry-rw"])
+    n = 0
+    try:
+        tel = harness.Telemetry(prefix)
+        while proc.poll() is None:
+            for c in ("/rocetor/stats", "/rocetor/lb/flows,64", "/rocetor/lb", "/rocetor/ports"):
+                tel.cmd(c)
+                n += 1
+    except (OSError, ValueError):
+        pass
+    so, se = proc.communicate(timeout=60)
+    t.eq(proc.returncode, 0, "(exit with telemetry busy, %d commands) %s" % (n, se[-800:]))
+    t.check(n > 10, "commands answered: %d" % n)
+
+
 def main():
     t = harness.Checker("pkt-lbswitch")
     test_readonly(t)
     test_held_switch(t)
+    test_exit_under_telemetry(t)
     return t.done()
 
 
