@@ -224,6 +224,20 @@ def accounted(s):
 # The run
 # --------------------------------------------------------------------------
 
+def workers_of(lcores):
+    """Worker lcores of an EAL lcore list: all but the main one when there
+    are several (rocetor without --main-forwards)."""
+    n = 0
+    for part in lcores.split(","):
+        part = part.split("@")[0]
+        if "-" in part:
+            lo, hi = part.split("-")
+            n += int(hi) - int(lo) + 1
+        else:
+            n += 1
+    return n - 1 if n > 1 else 1
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--duration", type=float, default=90, help="seconds of traffic (default 90)")
@@ -330,11 +344,13 @@ class Soak:
         stats_json = os.path.join(work, "stats.json")
         mem = max(512, mbufs * 2400 // (1 << 20) + 256)
         lc = ["--lcores" if "@" in a.lcores else "-l", a.lcores]
+        # One TX queue per worker on every port (net_pcap: one tx_pcap each).
+        txq = ",tx_pcap=/dev/null" * max(1, workers_of(a.lcores))
         cmd = ["nice", "-n", str(a.nice), rocetor] + lc + [
             "--no-pci", "--no-huge", "-m", str(mem), "--file-prefix", prefix,
             "--log-level", "lib.eal:error",
-            "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % host,
-            "--vdev", "net_pcap1,rx_pcap=%s,infinite_rx=1" % fab]
+            "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1%s" % (host, txq),
+            "--vdev", "net_pcap1,rx_pcap=%s,infinite_rx=1%s" % (fab, txq)]
         for p in (2, 3, 4):
             cmd += ["--vdev", "net_null%d,no-rx=1" % p]
         cmd += ["--", "--config", cfg, "--duration", str(a.duration), "--telemetry-rw",
