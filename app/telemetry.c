@@ -268,6 +268,8 @@ tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "mode", sw->lb->name);
+	if (sw->lb->flows == NULL)
+		return 0;
 	now = rtr_tsc_to_ns(sw, rte_rdtsc());
 	/* Each worker's own mode and state (they differ for a moment during a
 	 * runtime switch); lb_lock keeps the states from being freed. */
