@@ -313,8 +313,10 @@ class Soak:
     def sample(self, tel, pid, t):
         st = tel.cmd("/rocetor/stats") or {}
         ports = tel.cmd("/rocetor/ports") or {}
+        heap = tel.cmd("/eal/heap_info,0") or {}
         rss, hwm = proc_mem(pid)
-        s = {"t": round(t, 2), "rss_kb": rss, "hwm_kb": hwm,
+        s = {"t": round(t, 2), "rss_kb": rss, "hwm_kb": hwm, "mode": st.get("lb", self.mode),
+             "heap_alloc": heap.get("Alloc_size"), "heap_count": heap.get("Alloc_count"),
              "mempool_in_use": st.get("mempool_in_use"), "held": st.get("held_packets"),
              "counters": flat(st, ports)}
         if self.samples:
@@ -484,6 +486,16 @@ class Soak:
             self.check(growth < a.rss_bound_kb and peak < a.rss_bound_kb,
                        "RSS grew %d kB (peak +%d kB) after the warm-up (bound %d kB)" %
                        (growth, peak, a.rss_bound_kb))
+            # The DPDK heap: with the same mode running, the same bytes in
+            # the same number of blocks (an LB switch that leaked would not).
+            per_mode = {}
+            for x in after:
+                if x["heap_alloc"] is not None:
+                    per_mode.setdefault(x["mode"], set()).add((x["heap_alloc"], x["heap_count"]))
+            self.check(all(len(v) == 1 for v in per_mode.values()),
+                       "DPDK heap in use differs between samples of one mode: %s" %
+                       {m: sorted(v) for m, v in per_mode.items() if len(v) > 1})
+            rep["heap_alloc_by_mode"] = {m: sorted(v)[0][0] for m, v in per_mode.items()}
             pool = [x["mempool_in_use"] for x in after if x["mempool_in_use"] is not None]
             first = [x["mempool_in_use"] for x in self.samples if x["mempool_in_use"]]
             if pool:
