@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -741,16 +740,11 @@ main(int argc, char **argv)
 	struct rtr_app *app = &rtr_app;
 	struct rtr_switch *sw = &app->sw;
 	char err[1024];
-	mode_t old_umask;
 	int ret, mode;
 
 	/* -h anywhere: the EAL prints its usage and ours follows it. */
 	rte_set_application_usage_hook(usage);
-	/* The runtime directory and the telemetry socket the EAL creates in it
-	 * are born owner-only (no window before rtr_telemetry_harden). */
-	old_umask = umask(077);
 	ret = rte_eal_init(argc, argv);
-	umask(old_umask);
 	if (ret < 0) {
 		fprintf(stderr, "rocetor: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
 		return rte_errno == EINVAL ? RTR_EXIT_USAGE : RTR_EXIT_FAILURE;
@@ -762,6 +756,12 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;
 	}
+	/* The EAL made the runtime directory 0700 when it created it; the
+	 * socket in it is made 0600 too, and a directory that existed before
+	 * (a reused --file-prefix) is made 0700 again. Not by umask around
+	 * rte_eal_init: that would make the files PMDs create then (net_pcap's
+	 * tx_pcap) owner-only too. */
+	rtr_telemetry_harden();
 	if (rtr_config_load(app->config_path, &app->cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		rte_eal_cleanup();
@@ -815,7 +815,6 @@ main(int argc, char **argv)
 		printf("rocetor: pdump unavailable: %s\n", rte_strerror(rte_errno));
 	if (rtr_telemetry_register() < 0)
 		printf("rocetor: telemetry commands not registered\n");
-	rtr_telemetry_harden();
 	print_summary(app);
 
 	signal(SIGINT, on_signal);
