@@ -43,7 +43,7 @@ usage(const char *prog)
 	printf("\nrocetor options (after the EAL options and --):\n"
 	       "  %s [EAL options] -- --config FILE [--lb MODE] [--duration SEC]\n"
 	       "        [--exit-on-idle MS] [--stats-json FILE] [--stats-interval SEC]\n"
-	       "        [--wait-links MS] [--main-forwards]\n"
+	       "        [--wait-links MS] [--main-forwards] [--telemetry-rw]\n"
 	       "  --config FILE         switch config: .yaml/.yml (libyaml) or .cfg/.conf (libconfig)\n"
 	       "  --lb MODE             override switch.lb: ecmp | conweave | seqbalance | caver | spray\n"
 	       "  --duration SEC        run SEC seconds (fractions allowed), then exit cleanly\n"
@@ -54,6 +54,8 @@ usage(const char *prog)
 	       "                        not admin_down to report link up (default 0: no wait)\n"
 	       "  --main-forwards       with several lcores, the main lcore forwards too (worker 0,\n"
 	       "                        running the control plane between bursts as with one lcore)\n"
+	       "  --telemetry-rw        allow telemetry commands that change state (/rocetor/lb/set,\n"
+	       "                        /rocetor/port/admin); without it telemetry is read-only\n"
 	       "  -h, --help            this help\n"
 	       "Exit status: 0 success (also on SIGINT/SIGTERM), 2 bad arguments or config, 1 other failure.\n",
 		prog);
@@ -87,6 +89,7 @@ parse_args(struct rtr_app *app, int argc, char **argv)
 		{"stats-interval", required_argument, NULL, 's'},
 		{"wait-links", required_argument, NULL, 'w'},
 		{"main-forwards", no_argument, NULL, 'm'},
+		{"telemetry-rw", no_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -126,6 +129,9 @@ parse_args(struct rtr_app *app, int argc, char **argv)
 			break;
 		case 'm':
 			main_forwards = true;
+			break;
+		case 't':
+			app->telemetry_rw = true;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -266,6 +272,7 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	doc.mempool_in_use = rte_mempool_in_use_count(sw->pool);
 	doc.mempool_baseline = app->mempool_baseline;
 	doc.mempool_in_use_stopped = app->mempool_stopped;
+	doc.lb_switches = atomic_load(&sw->lb_switches);
 	rtr_stats_write_json(f, &doc, sum);
 	fflush(f);
 	for (i = 0; i < app->n_cfg_ports; i++)
@@ -311,7 +318,8 @@ main_tick(struct rtr_switch *sw, uint64_t now_tsc)
 			printf("rocetor: stopping (%s)\n", why);
 			atomic_store(&sw->run_state, RTR_STOP_RX);
 		}
-	} else if (state == RTR_STOP_RX && all_workers_stopped(sw)) {
+	} else if (state == RTR_STOP_RX && all_workers_stopped(sw) &&
+			!atomic_load(&sw->lb_switching)) {
 		/* Nobody polls ports any more; what the control plane still has
 		 * to answer was answered in this poll, so the rings can close. */
 		atomic_store(&sw->run_state, RTR_STOP_FINAL);
@@ -335,6 +343,137 @@ control_loop(struct rtr_app *app)
 	}
 	/* Last answers to anything punted before the workers stopped. */
 	rtr_control_poll(sw, rte_rdtsc());
+}
+
+/* ------------------------------------------------------------------ LB modes */
+
+const struct rtr_lb_ops *
+rtr_app_lb_ops(struct rtr_app *app, enum rtr_lb_mode mode)
+{
+	const struct rtr_lb_ops *ops = rtr_lb_get(mode);
+
+	if (ops == NULL || app->cfg.sw.role != RTR_ROLE_SPINE || mode == RTR_LB_CAVER)
+		return ops;
+	/*
+	 * ConWeave and SeqBalance live in the ToRs (ALGORITHMS.md: a path is
+	 * the SrcToR uplink): a spine routes their packets by ECMP and never
+	 * touches their fields. It still parses their headers, so trimming and
+	 * the control class see them whole. CAVER runs in the spine too (DRE,
+	 * ACK shims, source routes).
+	 */
+	if (app->spine_ops[mode].name != NULL)
+		return &app->spine_ops[mode]; /* made once: workers may be using it */
+	app->spine_ops[mode] = rtr_lb_ecmp;
+	app->spine_ops[mode].name = ops->name;
+	app->spine_ops[mode].mode = mode;
+	app->spine_ops[mode].fabric_parse_flags = ops->fabric_parse_flags;
+	return &app->spine_ops[mode];
+}
+
+static void
+lb_destroy(const struct rtr_lb_ops *ops, void *shared, void **states, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (states[i] != NULL && ops->fini != NULL)
+			ops->fini(states[i]);
+	if (shared != NULL && ops->shared_free != NULL)
+		ops->shared_free(shared);
+}
+
+/* Mode ops's shared state and one state per worker, from the config (a
+ * mode whose section is absent gets the defaults the validator filled in). */
+static int
+lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared, void **states)
+{
+	struct rtr_switch *sw = &app->sw;
+	const struct rtr_config *cfg = &app->cfg;
+
+	*shared = NULL;
+	memset(states, 0, sizeof(states[0]) * sw->n_workers);
+	if (ops->shared_create != NULL) {
+		*shared = ops->shared_create(cfg, sw->route->n_groups, true, (int)rte_socket_id());
+		if (*shared == NULL) {
+			fprintf(stderr, "rocetor: LB mode %s: cannot allocate its shared state\n",
+				ops->name);
+			return -ENOMEM;
+		}
+	}
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		struct rtr_lb_init in = {
+			.cfg = cfg,
+			.worker = i,
+			.n_workers = sw->n_workers,
+			.socket = (int)rte_lcore_to_socket_id(sw->workers[i]->lcore_id),
+			.n_groups = sw->route->n_groups,
+			.hash_seed = sw->hash_seed,
+			.use_rte_malloc = true,
+			.shared = *shared,
+		};
+
+		for (unsigned int p = 0; p < cfg->n_ports; p++)
+			if (cfg->ports[p].role == RTR_PORT_HOST)
+				in.host_port_mask |= 1u << cfg->ports[p].port;
+		rtr_worker_lb_io(sw->workers[i], &in.io);
+		states[i] = ops->init(&in);
+		if (states[i] == NULL) {
+			fprintf(stderr, "rocetor: LB mode %s: cannot initialise worker %u (flow table "
+					"and reorder queues: conweave.flow_table_size, "
+					"reorder_queues_per_port x reorder_queue_depth)\n",
+				ops->name, i);
+			lb_destroy(ops, *shared, states, i);
+			*shared = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int64_t
+rtr_app_lb_switch(struct rtr_app *app, enum rtr_lb_mode mode, char *err, size_t len)
+{
+	struct rtr_switch *sw = &app->sw;
+	const struct rtr_lb_ops *ops, *old;
+	void *states[RTR_MAX_LCORES], *shared;
+	int64_t released;
+
+	ops = rtr_app_lb_ops(app, mode);
+	if (ops == NULL) {
+		snprintf(err, len, "LB mode %s is not available in this build", rtr_lb_names[mode]);
+		return -ENOTSUP;
+	}
+	pthread_mutex_lock(&app->switch_lock);
+	old = sw->lb;
+	if (old->mode == mode) {
+		pthread_mutex_unlock(&app->switch_lock);
+		return 0;
+	}
+	/* Set before the run state is read: the exit sequence reads them in
+	 * the other order (main_tick), so one of the two sees the other. */
+	atomic_store(&sw->lb_switching, 1);
+	if (atomic_load(&sw->run_state) != RTR_RUN) {
+		atomic_store(&sw->lb_switching, 0);
+		pthread_mutex_unlock(&app->switch_lock);
+		snprintf(err, len, "the switch is not running (starting or stopping)");
+		return -EBUSY;
+	}
+	if (lb_create(app, ops, &shared, states) < 0) {
+		atomic_store(&sw->lb_switching, 0);
+		pthread_mutex_unlock(&app->switch_lock);
+		snprintf(err, len, "cannot allocate the state of LB mode %s", ops->name);
+		return -ENOMEM;
+	}
+	released = rtr_pipeline_lb_switch(sw, ops, shared, states);
+	if (released < 0) {
+		lb_destroy(ops, shared, states, sw->n_workers);
+		snprintf(err, len, "out of memory");
+	} else {
+		printf("rocetor: LB mode switched from %s to %s at runtime (%" PRId64
+		       " held packets released by %s)\n", old->name, ops->name, released, old->name);
+		fflush(stdout);
+	}
+	atomic_store(&sw->lb_switching, 0);
+	pthread_mutex_unlock(&app->switch_lock);
+	return released;
 }
 
 /* ------------------------------------------------------------------ set-up */
@@ -448,6 +587,7 @@ setup_switch(struct rtr_app *app)
 	struct rtr_switch *sw = &app->sw;
 	struct rtr_config *cfg = &app->cfg;
 	uint8_t macs[RTR_MAX_PORTS][6];
+	void *states[RTR_MAX_LCORES];
 	char err[512];
 
 	memset(macs, 0, sizeof(macs));
@@ -466,47 +606,17 @@ setup_switch(struct rtr_app *app)
 		return -EINVAL;
 	}
 	sw->hash_seed = cfg->sw.seed;
-	if (sw->lb->shared_create != NULL) {
-		sw->lb_shared = sw->lb->shared_create(cfg, sw->route->n_groups, true,
-			(int)rte_socket_id());
-		if (sw->lb_shared == NULL) {
-			fprintf(stderr, "rocetor: LB mode %s: cannot allocate its shared state\n",
-				sw->lb->name);
-			return -ENOMEM;
-		}
-	}
+	if (lb_create(app, sw->lb, &sw->lb_shared, states) < 0)
+		return -ENOMEM;
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
-		struct rtr_lb_init in = {
-			.cfg = cfg,
-			.worker = i,
-			.n_workers = sw->n_workers,
-			.socket = (int)rte_lcore_to_socket_id(sw->workers[i]->lcore_id),
-			.n_groups = sw->route->n_groups,
-			.hash_seed = sw->hash_seed,
-			.use_rte_malloc = true,
-			.shared = sw->lb_shared,
-		};
-
-		for (unsigned int p = 0; p < cfg->n_ports; p++)
-			if (cfg->ports[p].role == RTR_PORT_HOST)
-				in.host_port_mask |= 1u << cfg->ports[p].port;
-		rtr_worker_lb_io(sw->workers[i], &in.io);
-		sw->workers[i]->lb_state = sw->lb->init(&in);
-		if (sw->workers[i]->lb_state == NULL) {
-			fprintf(stderr, "rocetor: LB mode %s: cannot initialise worker %u (flow table "
-					"and reorder queues: conweave.flow_table_size, "
-					"reorder_queues_per_port x reorder_queue_depth)\n",
-				sw->lb->name, i);
-			return -ENOMEM;
-		}
+		sw->workers[i]->lb = sw->lb;
+		sw->workers[i]->lb_state = states[i];
 	}
 	if (setup_egress(app) < 0)
 		return -ENOMEM;
+	/* Fabric ports parse the fields of each worker's LB mode (ingress);
+	 * nothing else is port-specific. */
 	sw->parse_flags = 0;
-	for (unsigned int p = 0; p < cfg->n_ports; p++)
-		if (cfg->ports[p].role == RTR_PORT_FABRIC)
-			sw->ports[cfg->ports[p].port].parse_flags = sw->lb->fabric_parse_flags;
-	sw->shard_by_flow = sw->lb->flow_affinity;
 	sw->tsc_hz = rte_get_tsc_hz();
 	sw->idle_sleep_us = cfg->sw.idle_sleep_us;
 	sw->idle_threshold = cfg->sw.idle_threshold;
@@ -603,6 +713,7 @@ shutdown_all(struct rtr_app *app, int status)
 	struct rtr_switch *sw = &app->sw;
 	unsigned int freed;
 
+	rtr_telemetry_close();
 	freed = sw->ctrl_ring ? rtr_control_drain(sw) : 0;
 	if (freed)
 		printf("rocetor: %u punted frames freed at exit\n", freed);
@@ -634,8 +745,8 @@ shutdown_all(struct rtr_app *app, int status)
 		}
 	}
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
-		if (sw->lb != NULL && sw->workers[i]->lb_state != NULL)
-			sw->lb->fini(sw->workers[i]->lb_state);
+		if (sw->workers[i]->lb != NULL && sw->workers[i]->lb_state != NULL)
+			sw->workers[i]->lb->fini(sw->workers[i]->lb_state);
 		rtr_egress_free(sw->workers[i]->eg);
 		rte_ring_free(sw->workers[i]->handoff);
 		rte_ring_free(sw->workers[i]->inject);
@@ -681,6 +792,12 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;
 	}
+	/* The EAL made the runtime directory 0700 when it created it; the
+	 * socket in it is made 0600 too, and a directory that existed before
+	 * (a reused --file-prefix) is made 0700 again. Not by umask around
+	 * rte_eal_init: that would make the files PMDs create then (net_pcap's
+	 * tx_pcap) owner-only too. */
+	rtr_telemetry_harden();
 	if (rtr_config_load(app->config_path, &app->cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		rte_eal_cleanup();
@@ -697,7 +814,7 @@ main(int argc, char **argv)
 		}
 		app->cfg.sw.lb = (enum rtr_lb_mode)mode;
 	}
-	sw->lb = rtr_lb_get(app->cfg.sw.lb);
+	sw->lb = rtr_app_lb_ops(app, app->cfg.sw.lb);
 	if (sw->lb == NULL) {
 		fprintf(stderr, "%s: switch.lb: mode \"%s\" is not available in this build yet "
 				"(available: ecmp, conweave, seqbalance, caver)\n", app->lb_override ? "--lb" : app->cfg.path,
@@ -706,19 +823,8 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;
 	}
-	if (app->cfg.sw.role == RTR_ROLE_SPINE && app->cfg.sw.lb != RTR_LB_CAVER) {
-		/*
-		 * ConWeave and SeqBalance live in the ToRs (ALGORITHMS.md: a
-		 * path is the SrcToR uplink): a spine routes their packets by
-		 * ECMP and never touches their fields. It still parses their
-		 * headers, so trimming and the control class see them whole.
-		 * CAVER runs in the spine too (DRE, ACK shims, source routes).
-		 */
-		app->spine_ops = rtr_lb_ecmp;
-		app->spine_ops.name = sw->lb->name;
-		app->spine_ops.fabric_parse_flags = sw->lb->fabric_parse_flags;
-		sw->lb = &app->spine_ops;
-	}
+	pthread_mutex_init(&sw->lb_lock, NULL);
+	pthread_mutex_init(&app->switch_lock, NULL);
 	if (rtr_ports_check(app) < 0) {
 		rtr_config_free(&app->cfg);
 		rte_eal_cleanup();

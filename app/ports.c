@@ -183,8 +183,9 @@ rtr_ports_setup(struct rtr_app *app)
 	/* ConWeave reorder queues hold packets too: per host port, what its
 	 * rings can hold, capped like the egress share (the rings never drop:
 	 * when the pool runs dry the NIC drops at RX and holds end at their
-	 * deadlines). */
-	if (cfg->sw.lb == RTR_LB_CONWEAVE)
+	 * deadlines). With --telemetry-rw the mode may become ConWeave at
+	 * runtime: the pool is sized for it from the start. */
+	if (cfg->sw.lb == RTR_LB_CONWEAVE || app->telemetry_rw)
 		for (i = 0; i < cfg->n_ports; i++)
 			if (cfg->ports[i].role == RTR_PORT_HOST)
 				reorder_part += RTE_MIN((uint64_t)cfg->conweave.reorder_queues_per_port *

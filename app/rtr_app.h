@@ -6,6 +6,7 @@
 #ifndef RTR_APP_H
 #define RTR_APP_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +22,7 @@ struct rtr_app {
 	uint64_t exit_on_idle_ms;
 	const char *stats_json;
 	double stats_interval_s;
+	bool telemetry_rw;	/* --telemetry-rw: commands that change state are allowed */
 
 	struct rtr_config cfg;
 	struct rtr_switch sw;
@@ -41,7 +43,8 @@ struct rtr_app {
 	bool stopping;
 	bool pdump_ready;
 	/* switch.role spine with a ToR-only mode: ECMP under that mode's name */
-	struct rtr_lb_ops spine_ops;
+	struct rtr_lb_ops spine_ops[RTR_LB_MAX];
+	pthread_mutex_t switch_lock; /* one runtime LB switch at a time */
 };
 
 extern struct rtr_app rtr_app;
@@ -54,6 +57,21 @@ void rtr_ports_close(struct rtr_app *app);
 
 /* telemetry.c */
 int rtr_telemetry_register(void);
+/* From now on telemetry commands answer null: the exit frees what they read. */
+void rtr_telemetry_close(void);
+/* Owner-only permissions on the EAL runtime directory and the telemetry
+ * sockets in it; checked and logged. Returns 0, or -1 if one could not be
+ * made owner-only. */
+int rtr_telemetry_harden(void);
+
+/* The ops of LB mode `mode` for this switch (a spine runs ConWeave and
+ * SeqBalance as ECMP under their names), or NULL when this build does not
+ * implement it. */
+const struct rtr_lb_ops *rtr_app_lb_ops(struct rtr_app *app, enum rtr_lb_mode mode);
+/* Switch the running switch to LB mode `mode` (doc/user-guide.md). Returns
+ * the packets the old mode held and released, or -errno with a message in
+ * err. */
+int64_t rtr_app_lb_switch(struct rtr_app *app, enum rtr_lb_mode mode, char *err, size_t len);
 
 /* stats view shared by the JSON writer and telemetry */
 struct rtr_stats_doc;

@@ -4,18 +4,30 @@
 
 /*
  * rte_telemetry commands under /rocetor/ (DESIGN.md B6), one table of
- * {path, help, callback}. They run in the telemetry thread and only read:
- * counters are summed from the per-lcore blocks, nothing is written into
- * worker memory. Query with `dpdk-telemetry.py -f PREFIX`.
+ * {path, help, callback}. They run in the telemetry threads (one per
+ * client). Most only read: counters are summed from the per-lcore blocks,
+ * nothing is written into worker memory. The commands that change state
+ * (marked rw in the table: the runtime LB switch, port admin state) answer
+ * {"ok": 0, "error": ...} unless rocetor runs with --telemetry-rw, and hand
+ * their change to the workers through the control poll, never by writing
+ * worker memory. The socket is owner-only (rtr_telemetry_harden). Query
+ * with `dpdk-telemetry.py -f PREFIX`.
  */
 
 #include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <errno.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/stat.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
@@ -82,6 +94,8 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	add_u64(d, "handoff_rx", s->handoff_rx);
 	add_u64(d, "held_packets", rtr_pipeline_held(&rtr_app.sw));
 	add_u64(d, "mempool_in_use", rte_mempool_in_use_count(rtr_app.sw.pool));
+	add_u64(d, "lb_switches", atomic_load(&rtr_app.sw.lb_switches));
+	add_u64(d, "lb_switch_released", s->lb_switch_released);
 	add_u64(d, "busy_cycles_per_packet",
 		s->busy_packets ? s->busy_cycles / s->busy_packets : 0);
 	rte_free(s);
@@ -153,6 +167,7 @@ tel_lb(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "mode", rtr_app.sw.lb->name);
+	add_u64(d, "lb_switches", atomic_load(&rtr_app.sw.lb_switches));
 	rte_tel_data_start_dict(c);
 	for (unsigned int i = 0; i < RTR_LBC_MAX; i++)
 		add_u64(c, rtr_lb_counter_names[i], s->lb[i]);
@@ -239,7 +254,7 @@ static int
 tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	const struct rtr_switch *sw = &rtr_app.sw;
-	struct tel_flows_ctx x = {.d = d, .mode = sw->lb->mode};
+	struct tel_flows_ctx x = {.d = d};
 	unsigned long max = TEL_FLOWS_DEFAULT;
 	uint64_t now;
 
@@ -260,11 +275,21 @@ tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (sw->lb->flows == NULL)
 		return 0;
 	now = rtr_tsc_to_ns(sw, rte_rdtsc());
+	/* Each worker's own mode and state (they differ for a moment during a
+	 * runtime switch); lb_lock keeps the states from being freed. */
+	pthread_mutex_lock(&rtr_app.sw.lb_lock);
 	for (unsigned int i = 0; i < sw->n_workers && x.n < max; i++) {
+		const struct rtr_lb_ops *ops;
+		void *state;
+
+		rtr_worker_lb_read(sw->workers[i], &ops, &state);
+		if (ops->flows == NULL)
+			continue;
 		x.worker = i;
-		sw->lb->flows(sw->workers[i]->lb_state, now, (unsigned int)max - x.n, tel_flow_one,
-			&x);
+		x.mode = ops->mode;
+		ops->flows(state, now, (unsigned int)max - x.n, tel_flow_one, &x);
 	}
+	pthread_mutex_unlock(&rtr_app.sw.lb_lock);
 	add_u64(d, "shown", x.n);
 	return 0;
 }
@@ -316,41 +341,6 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(routes, line);
 	}
 	rte_tel_data_add_dict_container(d, "routes", routes, 0);
-	return 0;
-}
-
-/* /rocetor/port/admin,PORT,down|up: take a port down (or back up) while
- * running, like ports[].admin_down (lab fault injection, doc/faults.md).
- * The control plane applies it at its next poll: the port leaves (or
- * rejoins) every uplink group and what its queues hold is dropped as
- * port_down. */
-static int
-tel_port_admin(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct rtr_switch *sw = &rtr_app.sw;
-	unsigned long v;
-	char *end;
-	bool down;
-
-	(void)cmd;
-	if (!ready())
-		return -EAGAIN;
-	if (params == NULL)
-		return -EINVAL;
-	v = strtoul(params, &end, 10);
-	if (end == params || *end != ',' || v >= RTR_MAX_PORTS || !sw->ports[v].configured)
-		return -EINVAL;
-	if (strcmp(end + 1, "down") == 0)
-		down = true;
-	else if (strcmp(end + 1, "up") == 0)
-		down = false;
-	else
-		return -EINVAL;
-	atomic_store(&sw->ports[v].admin_down, down);
-	atomic_store(&sw->ports[v].lsc_event, 1);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "port", v);
-	rte_tel_data_add_dict_string(d, "admin", down ? "down" : "up");
 	return 0;
 }
 
@@ -411,7 +401,159 @@ tel_egress(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-static const struct {
+/* ------------------------------------------------------------------ rw commands */
+
+/* The answer of a command that changes state: {"ok": 1, ...} or
+ * {"ok": 0, "error": why} (a clear message; a negative return would only
+ * show null). */
+static int
+tel_refuse(struct rte_tel_data *d, const char *why)
+{
+	rte_tel_data_start_dict(d);
+	add_u64(d, "ok", 0);
+	rte_tel_data_add_dict_string(d, "error", why);
+	return 0;
+}
+
+static bool
+tel_writable(struct rte_tel_data *d)
+{
+	if (rtr_app.telemetry_rw)
+		return true;
+	tel_refuse(d, "read-only telemetry: start rocetor with --telemetry-rw to allow this");
+	return false;
+}
+
+/* /rocetor/lb/set,MODE: switch the LB mode at runtime (doc/user-guide.md). */
+static int
+tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char err[RTE_TEL_MAX_STRING_LEN];
+	const char *from;
+	int64_t released;
+	int mode;
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	if (!tel_writable(d))
+		return 0;
+	if (params == NULL || *params == '\0')
+		return tel_refuse(d, "usage: /rocetor/lb/set,MODE (ecmp, conweave, seqbalance, caver)");
+	mode = rtr_lb_from_name(params);
+	if (mode < 0)
+		return tel_refuse(d, "unknown LB mode (ecmp, conweave, seqbalance, caver)");
+	from = rtr_app.sw.lb->name;
+	released = rtr_app_lb_switch(&rtr_app, (enum rtr_lb_mode)mode, err, sizeof(err));
+	if (released < 0)
+		return tel_refuse(d, err);
+	rte_tel_data_start_dict(d);
+	add_u64(d, "ok", 1);
+	rte_tel_data_add_dict_string(d, "from", from);
+	rte_tel_data_add_dict_string(d, "mode", rtr_app.sw.lb->name);
+	add_u64(d, "released", (uint64_t)released);
+	add_u64(d, "lb_switches", atomic_load(&rtr_app.sw.lb_switches));
+	return 0;
+}
+
+/* /rocetor/port/admin,PORT,up|down: a port's admin state, as the config's
+ * admin_down. The control plane applies it at its next poll (link state
+ * poll): paths leave or rejoin their groups, workers drop what they queued
+ * for a port that went down (port_down). */
+static int
+tel_port_admin(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rtr_port_rt *pr;
+	unsigned long port;
+	char *end;
+	bool down;
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	if (!tel_writable(d))
+		return 0;
+	if (params == NULL)
+		return tel_refuse(d, "usage: /rocetor/port/admin,PORT,up|down");
+	port = strtoul(params, &end, 10);
+	if (end == params || *end != ',' || port >= RTR_MAX_PORTS ||
+			!rtr_app.sw.ports[port].configured)
+		return tel_refuse(d, "usage: /rocetor/port/admin,PORT,up|down (a configured port)");
+	if (strcmp(end + 1, "up") == 0)
+		down = false;
+	else if (strcmp(end + 1, "down") == 0)
+		down = true;
+	else
+		return tel_refuse(d, "usage: /rocetor/port/admin,PORT,up|down");
+	pr = &rtr_app.sw.ports[port];
+	atomic_store(&pr->admin_down, down);
+	atomic_store(&pr->lsc_event, 1); /* re-read link state at the next poll */
+	rte_tel_data_start_dict(d);
+	add_u64(d, "ok", 1);
+	add_u64(d, "port", port);
+	rte_tel_data_add_dict_string(d, "admin", down ? "down" : "up");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ socket */
+
+static int
+owner_only(const char *path, mode_t want)
+{
+	struct stat st;
+
+	if (chmod(path, want) != 0 || stat(path, &st) != 0) {
+		fprintf(stderr, "rocetor: telemetry: cannot make %s owner-only: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	if ((st.st_mode & 07777) != want) {
+		fprintf(stderr, "rocetor: telemetry: %s is mode %04o, wanted %04o\n", path,
+			(unsigned int)(st.st_mode & 07777), (unsigned int)want);
+		return -1;
+	}
+	return 0;
+}
+
+int
+rtr_telemetry_harden(void)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	char path[PATH_MAX];
+	unsigned int n = 0;
+	struct dirent *e;
+	DIR *dh;
+	int rc;
+
+	if (dir == NULL || *dir == '\0')
+		return 0;
+	rc = owner_only(dir, 0700);
+	dh = opendir(dir);
+	if (dh == NULL)
+		return -1;
+	/* dpdk_telemetry.v2 and, when built, the legacy socket "telemetry". */
+	while ((e = readdir(dh)) != NULL) {
+		struct stat st;
+
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+				lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+				(strncmp(e->d_name, "dpdk_telemetry", 14) != 0 &&
+					strcmp(e->d_name, "telemetry") != 0))
+			continue;
+		if (owner_only(path, 0600) < 0)
+			rc = -1;
+		else
+			n++;
+	}
+	closedir(dh);
+	if (rc == 0)
+		printf("rocetor: telemetry: %u socket%s in %s, owner-only (0600, directory 0700), "
+		       "%s\n", n, n == 1 ? "" : "s", dir,
+			rtr_app.telemetry_rw ? "read-write (--telemetry-rw)" : "read-only");
+	return rc;
+}
+
+static const struct tel_cmd {
 	const char *path;
 	telemetry_cb fn;
 	const char *help;
@@ -423,17 +565,56 @@ static const struct {
 		"Per-flow LB state (path; ConWeave epoch/phase/held, CAVER next hop/cost). "
 		"Parameter: max flows (default 16, at most 64)."},
 	{"/rocetor/config", tel_config, "The running configuration (summary)."},
-	{"/rocetor/port/admin", tel_port_admin,
-		"Take a port down or up while running. Parameter: PORT,down or PORT,up."},
 	{"/rocetor/egress", tel_egress,
 		"Egress of one port: per-class counters, depth, PFC. Parameter: port id."},
+	{"/rocetor/lb/set", tel_lb_set,
+		"rw (--telemetry-rw): switch the LB mode at runtime. Parameter: ecmp, conweave, "
+		"seqbalance or caver."},
+	{"/rocetor/port/admin", tel_port_admin,
+		"rw (--telemetry-rw): a port's admin state. Parameters: PORT,up or PORT,down."},
 };
+
+/*
+ * Every command runs through here, under tel_lock: telemetry threads live
+ * until the process ends, while the exit sequence frees what the commands
+ * read (workers, their counters and LB states, the route table). Once
+ * rtr_telemetry_close() has run, commands answer null (-EAGAIN).
+ */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool tel_closed;
+
+static int
+tel_dispatch(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	int rc = -EAGAIN;
+
+	pthread_mutex_lock(&tel_lock);
+	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(commands); i++) {
+		if (strcmp(cmd, commands[i].path) != 0)
+			continue;
+		if (!tel_closed)
+			rc = commands[i].fn(cmd, params, d);
+		break;
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return rc;
+}
+
+void
+rtr_telemetry_close(void)
+{
+	/* Waits for a command in progress (a runtime LB switch ends before
+	 * the workers stop, see main_tick). */
+	pthread_mutex_lock(&tel_lock);
+	tel_closed = true;
+	pthread_mutex_unlock(&tel_lock);
+}
 
 int
 rtr_telemetry_register(void)
 {
 	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(commands); i++) {
-		int rc = rte_telemetry_register_cmd(commands[i].path, commands[i].fn,
+		int rc = rte_telemetry_register_cmd(commands[i].path, tel_dispatch,
 			commands[i].help);
 
 		if (rc < 0) {

@@ -3,6 +3,7 @@
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -191,13 +192,13 @@ lb_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int64_t 
 	if (((unsigned int)res & RTR_RT_KIND_MASK) != RTR_RT_GROUP)
 		return res;
 	g = &sw->route->groups[nh_idx];
-	if (sw->lb->pick == NULL) {
+	if (w->lb->pick == NULL) {
 		/* ECMP (and a ConWeave/SeqBalance spine): the group's hash,
 		 * without a call. */
 		w->stats->lb[RTR_LBC_ecmp_packets]++;
 		path = rtr_group_pick(g, meta->flow_hash);
 	} else {
-		path = sw->lb->pick(w->lb_state, g, nh_idx, m, meta, now_ns, w->stats);
+		path = w->lb->pick(w->lb_state, g, nh_idx, m, meta, now_ns, w->stats);
 	}
 	if (unlikely(path < 0)) {
 		drop(w, m, meta->in_port, RTR_DROP_PORT_DOWN);
@@ -242,8 +243,8 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 	 * consumed here (whatever the host link does); a data packet goes
 	 * through the DstToR below. */
 	if (unlikely(rtr_meta_cw_control(meta)) && kind != RTR_RT_GROUP &&
-			op->role == RTR_PORT_HOST && sw->lb->control_rx != NULL) {
-		sw->lb->control_rx(w->lb_state, m, meta, now_ns, w->stats);
+			op->role == RTR_PORT_HOST && w->lb->control_rx != NULL) {
+		w->lb->control_rx(w->lb_state, m, meta, now_ns, w->stats);
 		w->stats->consumed++;
 		rte_pktmbuf_free(m);
 		return;
@@ -277,13 +278,13 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 	}
 	memcpy(eth->src_addr.addr_bytes, op->mac, RTE_ETHER_ADDR_LEN);
 	meta->out_port = (uint8_t)out;
-	if (unlikely(meta->flags & sw->lb->deliver_flags) && kind != RTR_RT_GROUP &&
+	if (unlikely(meta->flags & w->lb->deliver_flags) && kind != RTR_RT_GROUP &&
 			op->role == RTR_PORT_HOST && in_port != RTR_PORT_NONE &&
-			sw->ports[in_port].role == RTR_PORT_FABRIC && sw->lb->deliver != NULL &&
-			sw->lb->deliver(w->lb_state, m, meta, out, now_ns, w->stats) == RTR_LB_TAKEN)
+			sw->ports[in_port].role == RTR_PORT_FABRIC && w->lb->deliver != NULL &&
+			w->lb->deliver(w->lb_state, m, meta, out, now_ns, w->stats) == RTR_LB_TAKEN)
 		return;
-	if (sw->lb->post_route != NULL)
-		sw->lb->post_route(w->lb_state, m, meta, out, now_ns, w->stats);
+	if (w->lb->post_route != NULL)
+		w->lb->post_route(w->lb_state, m, meta, out, now_ns, w->stats);
 	tx_enqueue(w, out, m, now_ns);
 }
 
@@ -397,7 +398,7 @@ owner_of(const struct rtr_worker *w, const struct rtr_meta *meta)
 
 	/* Only RoCE packets touch per-flow LB state; the rest is forwarded
 	 * by whichever worker received it. */
-	if (!sw->shard_by_flow || sw->n_workers == 1 || !(meta->flags & RTR_MF_ROCE))
+	if (!w->lb->flow_affinity || sw->n_workers == 1 || !(meta->flags & RTR_MF_ROCE))
 		return ING_FORWARD;
 	owner = meta->flow_hash % sw->n_workers;
 	return owner == w->idx ? ING_FORWARD : (int)owner;
@@ -434,8 +435,11 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		rte_pktmbuf_free(m);
 		return ING_DONE;
 	}
+	/* Fabric ports parse the fields of the LB mode this worker runs. */
 	why = rtr_parse(frame, rte_pktmbuf_data_len(m), sw->hash_seed,
-		sw->parse_flags | ip->parse_flags, meta);
+		sw->parse_flags | ip->parse_flags |
+			(ip->role == RTR_PORT_FABRIC ? w->lb->fabric_parse_flags : 0),
+		meta);
 	meta->in_port = (uint8_t)port;
 	if (unlikely(why != RTR_DROP_NONE)) {
 		drop(w, m, port, why);
@@ -516,7 +520,7 @@ static void
 forward_burst(struct rtr_worker *w, struct rte_mbuf **pkts, unsigned int n, uint64_t now_ns,
 		uint64_t *tsc)
 {
-	const struct rtr_lb_ops *lb = w->sw->lb;
+	const struct rtr_lb_ops *lb = w->lb;
 	int64_t res[RTR_BURST];
 	uint64_t t0 = 0, t1 = 0, t2 = 0;
 	unsigned int i;
@@ -558,7 +562,7 @@ rx_burst(struct rtr_worker *w, const struct rtr_rxq *q, uint64_t now_ns, unsigne
 	struct rte_mbuf *hand[HANDOFF_BATCHES][RTR_BURST];
 	unsigned int n_hand[HANDOFF_BATCHES];
 	struct rtr_lcore_stats *st = w->stats;
-	const struct rtr_lb_ops *lb = w->sw->lb;
+	const struct rtr_lb_ops *lb = w->lb;
 	const bool timed = (w->bursts % RTR_STAGE_SAMPLE) == 0;
 	uint64_t bytes = 0, t0 = 0, t1 = 0, t2 = 0, steps[3] = {0, 0, 0};
 	uint32_t hand_mask = 0;
@@ -636,9 +640,9 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 		w->stats->handoff_rx += n;
 		if (n == 0)
 			break;
-		if (w->sw->lb->prefetch != NULL)
+		if (w->lb->prefetch != NULL)
 			for (i = 0; i < n; i++)
-				w->sw->lb->prefetch(w->lb_state, rtr_meta(pkts[i]), 0);
+				w->lb->prefetch(w->lb_state, rtr_meta(pkts[i]), 0);
 		forward_burst(w, pkts, n, now_ns, NULL);
 		total += n;
 		if (n < RTR_BURST)
@@ -688,14 +692,119 @@ check_down_ports(struct rtr_worker *w)
 			/* Held packets for the port: released (and dropped as
 			 * port_down) once, when it is first seen down; the
 			 * flush walks the whole flow table. */
-			if (!(w->down_seen & (1u << p)) && sw->lb->flush != NULL &&
-					sw->lb->held(w->lb_state) != 0)
-				sw->lb->flush(w->lb_state, (int)p, w->now_ns, w->stats);
+			if (!(w->down_seen & (1u << p)) && w->lb->flush != NULL &&
+					w->lb->held(w->lb_state) != 0)
+				w->lb->flush(w->lb_state, (int)p, w->now_ns, w->stats);
 			w->down_seen |= 1u << p;
 		} else {
 			w->down_seen &= ~(1u << p);
 		}
 	}
+}
+
+/*
+ * A runtime LB switch posted by the control side (struct rtr_lb_req): what
+ * the old mode holds goes out first, in order, to its ports (as at exit;
+ * its hold timers end with it), then the new mode takes over. Packets in
+ * the hand-off and inject rings are processed by the new mode.
+ */
+static void
+lb_switch(struct rtr_worker *w, uint64_t now_ns)
+{
+	struct rtr_lb_req *req = atomic_exchange_explicit(&w->lb_req, NULL, memory_order_acquire);
+	uint64_t released = 0;
+
+	if (req == NULL)
+		return;
+	if (w->lb->flush != NULL && w->lb->held != NULL && w->lb->held(w->lb_state) != 0)
+		released = w->lb->flush(w->lb_state, -1, now_ns, w->stats);
+	/* The per-port flow-limit refusals live in the flow table that goes
+	 * with the old state: keep them in this worker's counters, so that
+	 * they stay monotonic (rtr_pipeline_flow_counters adds the table's). */
+	if (w->lb->table != NULL) {
+		const struct rtr_ft *t = w->lb->table(w->lb_state);
+
+		for (unsigned int p = 0; t != NULL && p < RTR_MAX_PORTS && p < RTR_FT_ORIGINS; p++) {
+			uint64_t gauge = 0;
+
+			rtr_ft_origin_stats(t, p, &gauge, &w->stats->port[p].flow_limit_share,
+				&w->stats->port[p].flow_limit_rate);
+		}
+	}
+	req->old_ops = w->lb;
+	req->old_state = w->lb_state;
+	req->released = released;
+	atomic_fetch_add_explicit(&w->lb_gen, 1, memory_order_acq_rel);
+	w->lb = req->ops;
+	w->lb_state = req->state;
+	atomic_fetch_add_explicit(&w->lb_gen, 1, memory_order_release);
+	w->stats->lb_switch_released += released;
+	atomic_store_explicit(&req->done, 1, memory_order_release);
+}
+
+void
+rtr_worker_lb_read(const struct rtr_worker *w, const struct rtr_lb_ops **ops, void **state)
+{
+	uint32_t g;
+
+	for (;;) {
+		g = atomic_load_explicit(&w->lb_gen, memory_order_acquire);
+		if (g & 1)
+			continue;
+		*ops = w->lb;
+		*state = w->lb_state;
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&w->lb_gen, memory_order_relaxed) == g)
+			return;
+	}
+}
+
+int64_t
+rtr_pipeline_lb_switch(struct rtr_switch *sw, const struct rtr_lb_ops *ops, void *shared,
+		void *const *states)
+{
+	struct rtr_lb_req *req[RTR_MAX_LCORES] = {NULL};
+	const struct rtr_lb_ops *old_ops = sw->lb;
+	void *old_shared = sw->lb_shared;
+	const struct timespec tick = {.tv_sec = 0, .tv_nsec = 100 * 1000};
+	int64_t released = 0;
+	unsigned int i, waiting;
+
+	for (i = 0; i < sw->n_workers; i++) {
+		req[i] = calloc(1, sizeof(*req[i]));
+		if (req[i] == NULL) {
+			while (i > 0)
+				free(req[--i]);
+			return -ENOMEM;
+		}
+		req[i]->ops = ops;
+		req[i]->state = states[i];
+	}
+	for (i = 0; i < sw->n_workers; i++)
+		atomic_store_explicit(&sw->workers[i]->lb_req, req[i], memory_order_release);
+	/* Workers take requests at every control poll, in RTR_RUN and in
+	 * RTR_STOP_RX; the exit sequence waits for lb_switching to clear before
+	 * RTR_STOP_FINAL, so every worker takes its request. */
+	do {
+		nanosleep(&tick, NULL);
+		waiting = 0;
+		for (i = 0; i < sw->n_workers; i++)
+			waiting += !atomic_load_explicit(&req[i]->done, memory_order_acquire);
+	} while (waiting);
+	pthread_mutex_lock(&sw->lb_lock);
+	sw->lb = ops;
+	sw->lb_shared = shared;
+	for (i = 0; i < sw->n_workers; i++) {
+		if (req[i]->old_state != NULL && req[i]->old_ops->fini != NULL)
+			req[i]->old_ops->fini(req[i]->old_state);
+		released += (int64_t)req[i]->released;
+		free(req[i]);
+	}
+	if (old_shared != NULL && old_ops->shared_free != NULL)
+		old_ops->shared_free(old_shared);
+	atomic_fetch_add(&sw->lb_switches, 1);
+	pthread_mutex_unlock(&sw->lb_lock);
+	return released;
 }
 
 int
@@ -705,7 +814,6 @@ rtr_worker_main(void *arg)
 	struct rtr_switch *sw = w->sw;
 	uint64_t iter = 0;
 	unsigned int idle_polls = 0;
-	const bool lb_timers = sw->lb->tick != NULL;
 	int state;
 
 	w->last_rx_tsc = rte_rdtsc();
@@ -724,9 +832,9 @@ rtr_worker_main(void *arg)
 			atomic_store_explicit(&w->stopped, 1, memory_order_release);
 		}
 		got += drain_rings(w, now_ns);
-		if (lb_timers && (sw->lb->next_deadline == NULL ||
-				sw->lb->next_deadline(w->lb_state) <= now_ns))
-			sw->lb->tick(w->lb_state, now_ns, w->stats);
+		if (w->lb->tick != NULL && (w->lb->next_deadline == NULL ||
+				w->lb->next_deadline(w->lb_state) <= now_ns))
+			w->lb->tick(w->lb_state, now_ns, w->stats);
 		if (w->eg->pfc_active)
 			rtr_egress_tick(w->eg, now_ns);
 		if (unlikely(timed)) {
@@ -745,8 +853,10 @@ rtr_worker_main(void *arg)
 			w->stats->busy_packets += got;
 		}
 		if ((++iter & RTR_CTRL_POLL_MASK) == 0) {
-			if (lb_timers)
-				sw->lb->tick(w->lb_state, now_ns, w->stats); /* aging */
+			if (unlikely(atomic_load_explicit(&w->lb_req, memory_order_relaxed) != NULL))
+				lb_switch(w, now_ns);
+			if (w->lb->tick != NULL)
+				w->lb->tick(w->lb_state, now_ns, w->stats); /* aging */
 			check_down_ports(w);
 			if (w->is_control)
 				rtr_control_poll(sw, now_tsc);
@@ -756,7 +866,7 @@ rtr_worker_main(void *arg)
 		/* Sleep only with nothing queued: a shaped or delayed port must
 		 * keep being served on time. */
 		if (got == 0 && sw->idle_sleep_us && w->eg->active == 0 &&
-				(sw->lb->held == NULL || sw->lb->held(w->lb_state) == 0) &&
+				(w->lb->held == NULL || w->lb->held(w->lb_state) == 0) &&
 				++idle_polls >= sw->idle_threshold) {
 			w->stats->idle_sleeps++;
 			idle_sleep(sw->idle_sleep_us);
@@ -765,10 +875,11 @@ rtr_worker_main(void *arg)
 	/* Final: everything still in our rings or queues goes out, ignoring
 	 * shaping, delay and PFC pauses (DESIGN.md B2: nothing silently lost). */
 	w->now_ns = rtr_tsc_to_ns(sw, rte_rdtsc());
+	lb_switch(w, w->now_ns); /* none pending: the exit waits for switches */
 	while (drain_rings(w, w->now_ns) != 0)
 		;
-	if (sw->lb->flush != NULL)
-		sw->lb->flush(w->lb_state, -1, w->now_ns, w->stats);
+	if (w->lb->flush != NULL)
+		w->lb->flush(w->lb_state, -1, w->now_ns, w->stats);
 	rtr_egress_flush_all(w->eg, 1000);
 	return 0;
 }
@@ -776,17 +887,21 @@ rtr_worker_main(void *arg)
 void
 rtr_pipeline_flow_counters(const struct rtr_switch *sw, struct rtr_lcore_stats *sum)
 {
+	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&sw->lb_lock);
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
-		const struct rtr_worker *w = sw->workers[i];
+		const struct rtr_lb_ops *ops;
 		const struct rtr_ft *t;
+		void *state;
 
-		if (sw->lb == NULL || sw->lb->table == NULL || w->lb_state == NULL ||
-				(t = sw->lb->table(w->lb_state)) == NULL)
+		rtr_worker_lb_read(sw->workers[i], &ops, &state);
+		if (ops == NULL || ops->table == NULL || state == NULL ||
+				(t = ops->table(state)) == NULL)
 			continue;
 		for (unsigned int p = 0; p < RTR_MAX_PORTS && p < RTR_FT_ORIGINS; p++)
 			rtr_ft_origin_stats(t, p, &sum->port[p].flow_entries,
 				&sum->port[p].flow_limit_share, &sum->port[p].flow_limit_rate);
 	}
+	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&sw->lb_lock);
 }
 
 uint64_t
@@ -794,14 +909,19 @@ rtr_pipeline_held(const struct rtr_switch *sw)
 {
 	uint64_t held = sw->ctrl_ring ? rte_ring_count(sw->ctrl_ring) : 0;
 
+	pthread_mutex_lock((pthread_mutex_t *)(uintptr_t)&sw->lb_lock);
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
 		const struct rtr_worker *w = sw->workers[i];
+		const struct rtr_lb_ops *ops;
+		void *state;
 
 		held += rte_ring_count(w->handoff) + rte_ring_count(w->inject);
 		if (w->eg != NULL)
 			held += w->eg->held;
-		if (sw->lb != NULL && sw->lb->held != NULL && w->lb_state != NULL)
-			held += sw->lb->held(w->lb_state);
+		rtr_worker_lb_read(w, &ops, &state);
+		if (ops != NULL && ops->held != NULL && state != NULL)
+			held += ops->held(state);
 	}
+	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&sw->lb_lock);
 	return held;
 }

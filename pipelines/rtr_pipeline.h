@@ -22,6 +22,7 @@
 #ifndef RTR_PIPELINE_H
 #define RTR_PIPELINE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,7 +69,7 @@ struct rtr_port_rt {
 	uint8_t l2_filter;
 	uint8_t mac[6];
 	_Atomic uint8_t link_up;   /* written by the control plane */
-	_Atomic uint8_t admin_down; /* config, or telemetry /rocetor/port/admin */
+	_Atomic uint8_t admin_down; /* config, or telemetry /rocetor/port/admin (rw) */
 	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
 	uint8_t link_known;	   /* control plane: link_up has been set once */
 	uint8_t parse_flags;	   /* rtr_parse flags for frames from this port */
@@ -82,6 +83,27 @@ struct rtr_rxq {
 
 struct rtr_switch;
 
+/*
+ * A runtime LB switch (doc/user-guide.md "Switching the LB mode at
+ * runtime"), one request per worker, handed over field by field:
+ *   control  fills ops and state (created off the data path), then stores
+ *            the request in worker->lb_req (release);
+ *   worker   at its next control poll takes it (exchange, acquire),
+ *            releases what the old mode holds (in order, to its ports, as
+ *            at exit), writes old_ops/old_state/released, installs the new
+ *            pair and stores done = 1 (release);
+ *   control  once every worker is done, frees the old states and the old
+ *            shared state (under lb_lock, off the data path).
+ */
+struct rtr_lb_req {
+	const struct rtr_lb_ops *ops;	  /* control -> worker */
+	void *state;
+	const struct rtr_lb_ops *old_ops; /* worker -> control */
+	void *old_state;
+	uint64_t released;		  /* packets the old mode held */
+	_Atomic int done;
+};
+
 struct rtr_worker {
 	unsigned int idx;	/* 0..n_workers-1; also its TX queue on every port */
 	unsigned int lcore_id;
@@ -92,7 +114,13 @@ struct rtr_worker {
 	struct rte_ring *inject;  /* SP/SC: frames from the control plane to send */
 	struct rtr_switch *sw;
 	struct rtr_lcore_stats *stats;
+	/* The LB mode this worker runs: written only by the worker (at a
+	 * runtime switch, inside lb_gen odd/even so that other threads read
+	 * the pair whole: rtr_worker_lb_read). */
+	const struct rtr_lb_ops *lb;
 	void *lb_state;
+	_Atomic uint32_t lb_gen;
+	struct rtr_lb_req *_Atomic lb_req; /* a pending runtime switch, or NULL */
 	uint64_t last_rx_tsc;	/* read by the main lcore for --exit-on-idle */
 	_Atomic int stopped;	/* acknowledged RTR_STOP_RX */
 	struct rtr_egress *eg;	/* class queues, scheduler and TX of every port */
@@ -104,8 +132,14 @@ struct rtr_worker {
 
 struct rtr_switch {
 	const struct rtr_config *cfg;
+	/* The LB mode of the switch: what every worker runs once no runtime
+	 * switch is in progress. Workers use their own copy (worker->lb);
+	 * lb and lb_shared change only under lb_lock. */
 	const struct rtr_lb_ops *lb;
 	void *lb_shared;	/* the LB mode's per-switch state (busy paths) */
+	pthread_mutex_t lb_lock; /* held by readers of other workers' LB state */
+	_Atomic int lb_switching; /* a runtime switch is in progress: no STOP_FINAL */
+	_Atomic uint64_t lb_switches; /* runtime LB switches completed */
 	struct rtr_route *route;
 	struct rtr_neigh *neigh;
 	struct rte_mempool *pool;
@@ -115,7 +149,6 @@ struct rtr_switch {
 	struct rtr_worker *workers[RTR_MAX_LCORES];
 	uint32_t hash_seed;
 	unsigned int parse_flags;
-	bool shard_by_flow;
 	struct rtr_egress_shared *egress; /* per-port state all workers share */
 	uint64_t tsc_hz;
 	uint32_t idle_sleep_us;
@@ -157,8 +190,24 @@ void rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io);
 /* LB I/O callbacks for worker w: released and control packets. */
 void rtr_worker_lb_io(struct rtr_worker *w, struct rtr_lb_io *io);
 
+/* Read worker w's LB mode and state as one pair (another thread; the pair
+ * stays valid while the caller holds sw->lb_lock). */
+void rtr_worker_lb_read(const struct rtr_worker *w, const struct rtr_lb_ops **ops, void **state);
+
+/*
+ * Switch every worker to ops, whose per-worker states (states[i] for
+ * worker i) and shared state were created by the caller. Posts the
+ * requests, waits until every worker has taken its own (each releases what
+ * its old mode holds first), then frees the old states and the old shared
+ * state. Control side only, one switch at a time; the workers must be
+ * running (RTR_RUN or RTR_STOP_RX). Returns the packets released by the old
+ * mode, or -errno.
+ */
+int64_t rtr_pipeline_lb_switch(struct rtr_switch *sw, const struct rtr_lb_ops *ops, void *shared,
+		void *const *states);
+
 /* Packets held anywhere in the pipeline right now (rings, egress queues,
- * delay lines). */
+ * delay lines). Takes sw->lb_lock. */
 uint64_t rtr_pipeline_held(const struct rtr_switch *sw);
 
 /* Fill the per-port flow_entries / flow_limit_share / flow_limit_rate of

@@ -85,9 +85,10 @@ struct rtr_port_counters {
 	uint64_t drops;	     /* drops of packets received on this port */
 	uint64_t ecn_marked; /* CE marks applied at this port's egress */
 	uint64_t host_b4_cleared; /* host RoCE packets whose BTH byte 4 was cleared */
-	/* Filled when read from the LB flow tables (rtr_pipeline_flow_counters),
-	 * never by the workers: entries this port's packets created and hold
-	 * now, and new flows refused an entry by its flow_share / flow_rate. */
+	/* Entries this port's packets created and hold now, and new flows
+	 * refused an entry by its flow_share / flow_rate: read from the LB
+	 * flow tables (rtr_pipeline_flow_counters); a worker adds its old
+	 * table's refusals here at a runtime LB switch. */
 	uint64_t flow_entries;
 	uint64_t flow_limit_share;
 	uint64_t flow_limit_rate;
@@ -125,6 +126,7 @@ struct rtr_lcore_stats {
 	uint64_t handoff_tx; /* packets handed to another worker */
 	uint64_t handoff_rx;
 	uint64_t idle_sleeps;
+	uint64_t lb_switch_released; /* packets the old mode held at runtime LB switches */
 	uint64_t lb[RTR_LBC_MAX];
 	uint64_t path_tx[RTR_STATS_GROUPS][RTR_MAX_PATHS];
 	uint64_t busy_cycles; /* TSC cycles spent in bursts that had packets */
@@ -161,6 +163,7 @@ struct rtr_stats_doc {
 	uint64_t mempool_baseline;	 /* in use when forwarding started */
 	int64_t mempool_in_use_stopped;	 /* in use once the workers stopped, before the
 					  * ports closed; -1 while running (null) */
+	uint64_t lb_switches; /* runtime LB switches completed */
 };
 
 /* Write the JSON stats document. Returns 0 or -errno. */

@@ -183,3 +183,40 @@ class Checker:
     def done(self):
         print("%s: %d passed, %d failed" % (self.name, self.passed, self.failed))
         return 0 if self.failed == 0 and self.passed > 0 else 1
+
+
+def telemetry_socket(prefix):
+    """The path of a running rocetor's telemetry socket (run as root)."""
+    return "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
+
+
+class Telemetry:
+    """A connection to a rocetor's telemetry socket kept open between
+    commands (dpdk-telemetry.py starts a python per call: too slow when a
+    command must land within milliseconds)."""
+
+    def __init__(self, prefix, timeout=20):
+        import socket
+        path = telemetry_socket(prefix)
+        deadline = time.time() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.01)
+        self.info = json.loads(self.sock.recv(1 << 16).decode())
+        self.max_len = self.info.get("max_output_len", 16384)
+
+    def cmd(self, command):
+        """The reply's value ({"/a": value}), None when the command failed."""
+        self.sock.send(command.encode())
+        reply = json.loads(self.sock.recv(self.max_len + 1).decode())
+        return next(iter(reply.values())) if reply else None
+
+    def close(self):
+        self.sock.close()

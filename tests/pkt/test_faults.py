@@ -447,7 +447,8 @@ def case_admin_down_midrun(t, lb="conweave"):
            "--vdev", "net_pcap0,rx_pcap=%s,tx_iface=lo,infinite_rx=1" % rx]
     for i in range(4):
         cmd += ["--vdev", "net_null%d,no-rx=1" % (i + 1)]
-    cmd += ["--", "--config", cfg, "--stats-json", stats]
+    # --telemetry-rw: /rocetor/port/admin changes state (read-only by default).
+    cmd += ["--", "--config", cfg, "--stats-json", stats, "--telemetry-rw"]
     name = "%s uplink down and up" % lb
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
