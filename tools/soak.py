@@ -50,12 +50,14 @@ import os
 import random
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "pkt"))
+import harness  # noqa: E402  (the telemetry client)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
@@ -156,34 +158,6 @@ def config(mbufs, start_mode):
 # --------------------------------------------------------------------------
 # Telemetry and /proc
 # --------------------------------------------------------------------------
-
-class Telemetry:
-    """One connection to rocetor's telemetry socket (v2 protocol)."""
-
-    def __init__(self, prefix, timeout=60):
-        path = "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
-        deadline = time.time() + timeout
-        while True:
-            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            try:
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.05)
-        info = json.loads(self.sock.recv(1 << 16).decode())
-        self.max_len = info.get("max_output_len", 16384)
-
-    def cmd(self, c):
-        self.sock.send(c.encode())
-        reply = json.loads(self.sock.recv(self.max_len + 1).decode())
-        return next(iter(reply.values())) if reply else None
-
-    def close(self):
-        self.sock.close()
-
 
 def proc_mem(pid):
     """(VmRSS, VmHWM) in kB."""
@@ -387,7 +361,7 @@ class Soak:
         tel = None
         t0 = None
         try:
-            tel = Telemetry(prefix)
+            tel = harness.Telemetry(prefix, timeout=60)
             while tel.cmd("/rocetor/stats") is None:
                 if proc.poll() is not None:
                     raise RuntimeError("rocetor exited early")
