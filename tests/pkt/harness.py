@@ -34,12 +34,13 @@ SANITIZED = os.environ.get("ROCETOR_SANITIZED", "")
 _seq = [0]
 
 
-def sanitized(what):
-    """True in the sanitizer build: the caller skips the timing assertion
-    `what`, and this prints that it does (never a silent skip)."""
+def sanitized(what, action="skipping"):
+    """True in the sanitizer build: the caller then skips (or, as `action`
+    says, adapts) the timing assertion `what`, and this prints that it
+    does: never a silent skip."""
     if SANITIZED:
-        print("SKIP (sanitizer build, -Dsanitize=%s: ASan slows the data path): %s"
-              % (SANITIZED, what))
+        print("sanitizer build (-Dsanitize=%s, ASan slows the data path): %s: %s"
+              % (SANITIZED, action, what))
         return True
     return False
 
