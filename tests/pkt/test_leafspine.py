@@ -230,11 +230,17 @@ def caver(c, spine_lb="caver"):
     c.eq(b["caver_shims_added"], len(acks), "caver: torb shimmed every ACK")
     c.eq(s["caver_shims_rewritten"], len(acks), "caver: the spine rewrote every shim")
     c.eq(a["caver_shims_stripped"], len(acks), "caver: tora stripped every shim")
-    c.check(a["caver_flows_table"] >= 16, "caver: mice placed from the path table")
     c.check(a["caver_flows_ecmp"] >= 1, "caver: flows before any advertisement went by ECMP")
-    c.eq(mi[1], 0, "caver: no mouse packet on the congested spine link %s" % mi)
-    c.eq(mi[0], len(md), "caver: every mouse packet on the uncongested link")
-    c.check(s["caver_source_routed"] >= len(md), "caver: the spine honoured source routes")
+    # Where the mice go depends on which advertisements reached tora
+    # before they started: a race between two host emulators replaying at
+    # their own pace, lost at ASan speed (placed by ECMP, table 0) in some
+    # runs even with the stretched periods.
+    if not harness.sanitized("caver: the mice's placement (from the table, off the congested "
+                             "link, source-routed)"):
+        c.check(a["caver_flows_table"] >= 16, "caver: mice placed from the path table")
+        c.eq(mi[1], 0, "caver: no mouse packet on the congested spine link %s" % mi)
+        c.eq(mi[0], len(md), "caver: every mouse packet on the uncongested link")
+        c.check(s["caver_source_routed"] >= len(md), "caver: the spine honoured source routes")
     c.eq(s["caver_source_route_bad"], 0, "caver: no unusable source route")
 
 
@@ -252,7 +258,8 @@ def plain_spine(c, res, acks, mode):
     c.eq(a["caver_shims_stripped"], len(acks), "%s: tora stripped every shim" % mode)
     c.eq(s["caver_shims_rewritten"] + s["caver_adverts"] + s["caver_source_routed"], 0,
          "%s: the spine took no part" % mode)
-    c.check(a["caver_flows_table"] >= 16, "%s: mice placed from the DstToR's adverts" % mode)
+    if not harness.sanitized("%s: the mice placed from the DstToR's adverts" % mode):
+        c.check(a["caver_flows_table"] >= 16, "%s: mice placed from the DstToR's adverts" % mode)
 
 
 def main():
