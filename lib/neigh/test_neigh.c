@@ -20,6 +20,7 @@
 #pragma GCC diagnostic ignored "-Wformat-zero-length"
 #include "rtr_test.h"
 
+#undef NS_PER_S /* rte_time.h (if included) has an int one: 16 * it overflows */
 #define NS_PER_S 1000000000ULL
 #define LIFETIME (16 * NS_PER_S) /* 3/4 = 12 s, 1/8 = 2 s */
 #define OUT_LEN  1514

@@ -22,8 +22,27 @@ import rocegen  # noqa: E402
 from scapy.utils import wrpcap
 from scapy.layers.l2 import Ether
 
-ROCETOR = os.environ.get("ROCETOR", "build/app/rocetor")
+# meson test sets ROCETOR (and ROCETOR_BUILD) to the binary of the build
+# directory it runs in (build/, build-san/, ...); run by hand, a test takes
+# $ROCETOR_BUILD/app/rocetor, else build/ of this checkout.
+SRC_ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ROCETOR = os.environ.get("ROCETOR") or os.path.join(
+    os.environ.get("ROCETOR_BUILD") or os.path.join(SRC_ROOT, "build"), "app", "rocetor")
+# Set by meson in a -Dsanitize build (the sanitizer list): tests skip only
+# their timing assertions there, saying so (sanitized()).
+SANITIZED = os.environ.get("ROCETOR_SANITIZED", "")
 _seq = [0]
+
+
+def sanitized(what, action="skipping"):
+    """True in the sanitizer build: the caller then skips (or, as `action`
+    says, adapts) the timing assertion `what`, and this prints that it
+    does: never a silent skip."""
+    if SANITIZED:
+        print("sanitizer build (-Dsanitize=%s, ASan slows the data path): %s: %s"
+              % (SANITIZED, action, what))
+        return True
+    return False
 
 
 def eal_prefix(tag):

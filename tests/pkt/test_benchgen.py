@@ -33,7 +33,7 @@ import rocegen  # noqa: E402
 import benchgen  # noqa: E402
 
 BENCHGEN = os.path.join(SRC_ROOT, "tools", "bench", "benchgen.py")
-ROCETOR = os.environ.get("ROCETOR", os.path.join(SRC_ROOT, "build", "app", "rocetor"))
+ROCETOR = harness.ROCETOR  # this meson build dir's binary
 FRAME = {64: 60, 1024: 1082, 4096: 4154}
 OPCODE = {64: R.SEND_ONLY, 1024: R.WRITE_MIDDLE, 4096: R.WRITE_MIDDLE}
 HOST_NEXTHOP = "02:00:00:00:aa:01"

@@ -258,7 +258,11 @@ def test_ecn(t):
             bits = sum((len(f) + 24) * 8 for _, f in ts[1:])
             gbps = bits / (ts[-1][0] - ts[0][0]) / 1e9
             print("  %s: drained at %.3f Gb/s" % (name, gbps))
-            t.check(0.7 <= gbps <= 1.05, "%s: drained at %.3f Gb/s, shape_gbps 1" % (name, gbps))
+            t.check(gbps <= 1.05, "%s: drained at %.3f Gb/s, shape_gbps 1" % (name, gbps))
+            # The floor is a timing assertion: ASan's worker cannot keep
+            # the shaped uplink busy on a loaded machine (0.45 Gb/s seen).
+            if not harness.sanitized("%s: drain rate >= 0.7 Gb/s" % name):
+                t.check(gbps >= 0.7, "%s: drained at %.3f Gb/s, shape_gbps 1" % (name, gbps))
         if shaped:
             t.check(c0["max_depth"] > KMAX, "%s: max_depth %d not above kmax: no backlog built"
                     % (name, c0["max_depth"]))

@@ -1475,9 +1475,8 @@ def parse_args(argv):
                    help="testpmd forward modes to compare with (default 5tswap,macswap; "
                    "'none' to skip)")
     p.add_argument("--no-testpmd", action="store_true", help="no testpmd runs")
-    p.add_argument("--rocetor", default=os.environ.get("ROCETOR",
-                                                       os.path.join(SRC, "build", "app",
-                                                                    "rocetor")))
+    p.add_argument("--rocetor", default=os.environ.get("ROCETOR") or os.path.join(
+        os.environ.get("ROCETOR_BUILD") or os.path.join(SRC, "build"), "app", "rocetor"))
     p.add_argument("--testpmd", default=shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd")
     p.add_argument("--benchgen", default=os.environ.get("BENCHGEN",
                                                         os.path.join(HERE, "benchgen.py")))
