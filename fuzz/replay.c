@@ -8,15 +8,18 @@
  * on every file of every directory named (in name order, dot files skipped).
  * meson registers it as the unit test fuzz-regress-<target> over the seed
  * and regression corpora, so every build replays what the fuzzers found.
- * A finding aborts; an empty corpus fails too (a path that went missing
- * must not turn the test into a no-op).
+ * Each input sits right before an inaccessible page, so an over-read
+ * faults even without ASan. A finding aborts; an empty corpus fails too
+ * (a path that went missing must not turn the test into a no-op).
  */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 
@@ -29,11 +32,37 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/*
+ * The input's bytes end exactly where an inaccessible page begins, so that
+ * a read past the end faults here too, without a sanitizer (electric-fence
+ * style). Returns the copy; *map and *maplen are what to munmap.
+ */
+static const uint8_t *
+guarded_copy(const uint8_t *src, size_t n, void **map, size_t *maplen)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t body = (n + pg - 1) / pg * pg;
+	uint8_t *p;
+
+	*maplen = body + pg;
+	p = mmap(NULL, *maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || mprotect(p + body, pg, PROT_NONE) != 0) {
+		perror("replay: mmap");
+		exit(1);
+	}
+	*map = p;
+	memcpy(p + body - n, src, n);
+	return p + body - n;
+}
+
 static int
 run_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
+	const uint8_t *in;
 	uint8_t *buf;
+	size_t maplen;
+	void *map;
 	long n;
 
 	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
@@ -43,8 +72,6 @@ run_file(const char *path)
 			fclose(f);
 		return -1;
 	}
-	/* Exactly n bytes (plus one so malloc(0) is not a special case): a
-	 * sanitizer build sees any read past the input. */
 	buf = malloc((size_t)n + 1);
 	if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
 		fprintf(stderr, "replay: cannot read %s\n", path);
@@ -55,8 +82,10 @@ run_file(const char *path)
 	fclose(f);
 	if (getenv("RTR_FUZZ_VERBOSE") != NULL)
 		fprintf(stderr, "replay: %s (%ld bytes)\n", path, n);
-	LLVMFuzzerTestOneInput(buf, (size_t)n);
+	in = guarded_copy(buf, (size_t)n, &map, &maplen);
 	free(buf);
+	LLVMFuzzerTestOneInput(in, (size_t)n);
+	munmap(map, maplen);
 	return 0;
 }
 
