@@ -9,26 +9,35 @@
  * pick / control_rx / deliver / post_route, the io callbacks, tick, flush),
  * without the EAL: fake mbufs (rtr_test_mbuf.h), a virtual clock.
  *
- * The switch has host ports 0 and 1 and fabric ports 2 and 3; one uplink
- * group (paths on ports 2 and 3). "Routing" is a fixed function of the
- * destination address, as an LPM table would be: 10.0.0.x (fd00::x) goes
- * to host port x & 1 ... see route_of(); 10.1/16 (fd01::/16) to the group.
- * What the switch sends to the fabric is kept on a "wire" (a short FIFO)
- * that later operations can play back into a fabric port, so the SrcToR's
- * stamped packets and the DstToR's control packets come back to the other
- * side of the state machine.
+ * Two ToRs, A (index 0) and B (index 1), each with host ports 0 and 1,
+ * fabric ports 2 and 3 and one uplink group (paths on ports 2 and 3), their
+ * fabric ports wired to each other (port 2 to port 2, 3 to 3). "Routing" is
+ * a fixed function of the destination address, as an LPM table would be:
+ * on ToR i, 10.i.0.x (fdi::x) goes to host port x & 1 and 10.(1-i)/16 to
+ * the group (see route_of). What a ToR sends to the fabric waits on a
+ * "wire" (a short FIFO) until an operation plays it into the other ToR, so
+ * ConWeave's stamped data and control packets, SeqBalance's PathTags and
+ * Congestion Packets and CAVER's shims and source routes make the whole
+ * trip.
  *
  * Input: byte 0 picks the mode's parameters (through the real validator),
- * then operations until the input ends:
+ * then operations until the input ends; bit 3 of an operation byte picks
+ * the ToR it acts on:
  *   0..2  a RoCE packet built from ~16 fuzz-chosen fields (address, port,
  *         opcode, BTH byte 4 / Resv7, PSN, ConWeave header or CAVER shim,
  *         a valid or wrong ICRC, CE) on a fuzz-chosen port
  *   3     a raw frame (length, bytes) on a fuzz-chosen port
  *   4     clock advance          5  tick (and a telemetry walk)
- *   6     play a wire packet back into a fabric port (optionally with a
- *         flipped byte)
+ *   6     play a wire packet into the other ToR (optionally with a byte
+ *         changed)
  *   7     events: a path down/up, a host port down (flush that port) /
  *         up, the mbuf pool empty / refilled, flush everything
+ *
+ * Checked on the way: pick returns a live path; deliver only targets host
+ * ports; what the LB stage hands on is a sane single-segment mbuf; and
+ * DESIGN.md B4 end to end: a RoCE frame a host sent with a valid ICRC (and
+ * Resv7 0, as RNICs send them) reaches a host with a valid ICRC, whatever
+ * the LB stages inserted, stamped or held on the way.
  * At the end: flush everything; nothing may still be held; after the
  * state is freed every mbuf must have come back (a leak is a finding).
  */
@@ -60,27 +69,59 @@
 
 #define SEED	   0x5eed1234u
 #define WIRE_MAX   16
+#define N_SW	   2
 #define OPS_MAX	   2048
 #define N_HOST	   2 /* ports 0, 1 */
 #define FABRIC0	   2 /* ports 2, 3 */
 
-struct h {
-	const struct rtr_lb_ops *ops;
+/* One ToR. */
+struct sw {
+	unsigned int idx;
 	void *shared;
 	void *st;
-	struct rtr_lcore_stats *stats;
 	struct rtr_group g;
+	bool host_down[N_HOST];
+};
+
+/* A frame on its way from one ToR to the other. */
+struct wire_pkt {
+	struct rte_mbuf *m;
+	uint8_t from;
+};
+
+struct h {
+	const struct rtr_lb_ops *ops;
+	struct rtr_lcore_stats *stats;
 	uint64_t now;
 	bool alloc_fail;
-	bool host_down[N_HOST];
-	struct rte_mbuf *wire[WIRE_MAX];
+	struct sw sw[N_SW];
+	struct wire_pkt wire[WIRE_MAX];
 	unsigned int nwire;
 	unsigned int depth; /* recursion through io.control */
 };
 
 static struct h H;
+static bool trace; /* RTR_FUZZ_TRACE set: one line per step on stderr */
+
+#define TRACE(...)                                                                                 \
+	do {                                                                                       \
+		if (unlikely(trace))                                                               \
+			fprintf(stderr, __VA_ARGS__);                                              \
+	} while (0)
 static struct rtr_lcore_stats stats_block;
-static struct rtr_config *cfg_cache[256];
+static struct rtr_config *cfg_cache[N_SW][256];
+
+/*
+ * The harness's own mark in each mbuf, after the 24 bytes of struct
+ * rtr_meta in dynfield1: MARK_ICRC = a host sent this RoCE frame with a
+ * valid ICRC, so a host must receive it with one.
+ */
+#define MARK_ICRC 1u
+static inline uint32_t *
+mark(struct rte_mbuf *m)
+{
+	return &m->dynfield1[8];
+}
 
 /* ------------------------------------------------------------ config */
 
@@ -117,31 +158,32 @@ mode_section(uint8_t p, char *buf, size_t n)
 	return buf;
 }
 
-/* The config for parameter byte p, read and validated once. */
+/* The config of ToR i for parameter byte p, read and validated once. */
 static const struct rtr_config *
-config_for(uint8_t p)
+config_for(unsigned int i, uint8_t p)
 {
 	char text[2048], sect[512], err[256];
 	struct rtr_config *cfg;
 
-	if (cfg_cache[p] != NULL)
-		return cfg_cache[p];
+	if (cfg_cache[i][p] != NULL)
+		return cfg_cache[i][p];
 	snprintf(text, sizeof(text),
-		"switch: {name: fz, role: tor, id: 7, lb: %s}\n"
+		"switch: {name: tor%u, role: tor, id: %u, lb: %s}\n"
 		"ports:\n"
 		"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\", l2_filter: false}\n"
 		"  - {port: 1, role: host, mac: \"02:00:00:00:07:01\", l2_filter: false}\n"
 		"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\", speed_gbps: 100}\n"
 		"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\", speed_gbps: 25}\n"
 		"routes:\n"
-		"  - {prefix: \"10.0.0.1/32\", port: 1, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-		"  - {prefix: \"10.0.0.2/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:02\"}\n"
-		"  - prefix: \"10.1.0.0/16\"\n"
+		"  - {prefix: \"10.%u.0.1/32\", port: 1, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+		"  - {prefix: \"10.%u.0.2/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:02\"}\n"
+		"  - prefix: \"10.%u.0.0/16\"\n"
 		"    paths:\n"
 		"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
 		"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
 		"%s",
-		rtr_lb_names[FUZZ_LB_MODE], mode_section(p, sect, sizeof(sect)));
+		i, 7 + i, rtr_lb_names[FUZZ_LB_MODE], i, i, 1 - i,
+		mode_section(p, sect, sizeof(sect)));
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL)
 		abort();
@@ -150,22 +192,47 @@ config_for(uint8_t p)
 		fprintf(stderr, "fuzz_lb: harness config rejected: %s\n%s", err, text);
 		abort();
 	}
-	cfg_cache[p] = cfg;
+	cfg_cache[i][p] = cfg;
 	return cfg;
 }
 
 /* ------------------------------------------------------------ io */
 
-static void route_and_send(struct rte_mbuf *m, uint64_t now);
+static void route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now);
+
+/* A frame leaves on host port `port` of a ToR: the end-to-end check. */
+static void
+to_host(struct rte_mbuf *m)
+{
+	struct rtr_meta rm;
+
+	FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
+	TRACE("  to a host: %u bytes, mark %u\n", m->data_len, *mark(m));
+	if (*mark(m) & MARK_ICRC) {
+		/* As the receiving RNIC sees it. */
+		FZ_CHECK(rtr_parse(mdata(m), m->data_len, SEED, 0, &rm) == RTR_DROP_NONE &&
+				(rm.flags & RTR_MF_ROCE),
+			"a host's RoCE frame reaches a host unparseable (len %u)", m->data_len);
+		FZ_CHECK(rtr_roce_icrc_ok(mdata(m), m->data_len, &rm),
+			"a host's frame with a valid ICRC reaches a host with a wrong one "
+			"(len %u, opcode 0x%02x, byte 8 0x%02x)", m->data_len, rm.bth_opcode,
+			rm.bth_b8);
+	}
+	fake_free(m);
+}
 
 static void
 io_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
 {
-	(void)arg;
+	struct sw *sw = arg;
+
 	(void)held;
 	FZ_CHECK(port < N_HOST, "deliver to port %u, not a host port", port);
-	FZ_CHECK(m != NULL && m->data_len == m->pkt_len && m->data_len <= m->buf_len);
-	fake_free(m); /* sent to the host (or dropped: its link is down) */
+	FZ_CHECK(m != NULL && m->data_len <= m->buf_len);
+	if (sw->host_down[port])
+		fake_free(m); /* the pipeline drops it: port_down */
+	else
+		to_host(m);
 }
 
 static void
@@ -173,16 +240,16 @@ io_control(void *arg, struct rte_mbuf *m)
 {
 	struct rtr_meta *meta = rtr_meta(m);
 
-	(void)arg;
 	/* As the pipeline's lb_control: parsed like any frame, then routed
 	 * (re-entering the LB stage) as a frame the switch built. */
+	*mark(m) = 0;
 	if (rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_CW_HDR, meta) != RTR_DROP_NONE) {
 		fake_free(m);
 		return;
 	}
 	meta->in_port = RTR_PORT_NONE;
 	FZ_CHECK(++H.depth < 8, "control packets recurse");
-	route_and_send(m, H.now);
+	route_and_send(arg, m, H.now);
 	H.depth--;
 }
 
@@ -198,52 +265,56 @@ io_alloc(void *arg)
 #define TO_GROUP (-1)
 #define NO_ROUTE (-2)
 
-/* The fixed routing table of the harness (see the top). */
+/* The fixed routing table of ToR sw (see the top). */
 static int
-route_of(const uint8_t *frame, const struct rtr_meta *meta)
+route_of(const struct sw *sw, const uint8_t *frame, const struct rtr_meta *meta)
 {
 	const uint8_t *l3 = frame + meta->l3_off;
 	const uint8_t *d;
+	unsigned int last;
 
 	if (meta->l3 == RTR_L3_IPV4) {
 		d = l3 + 16;
 		if (d[0] != 10)
 			return NO_ROUTE;
-		if (d[1] == 0)
-			return d[3] & 1;
-		return d[1] == 1 ? TO_GROUP : NO_ROUTE;
-	}
-	if (meta->l3 == RTR_L3_IPV6) {
+		last = d[3];
+	} else if (meta->l3 == RTR_L3_IPV6) {
 		d = l3 + 24;
 		if (d[0] != 0xfd)
 			return NO_ROUTE;
-		if (d[1] == 0)
-			return d[15] & 1;
-		return d[1] == 1 ? TO_GROUP : NO_ROUTE;
+		last = d[15];
+	} else {
+		return NO_ROUTE;
 	}
-	return NO_ROUTE;
+	if (d[1] == sw->idx)
+		return last & 1;
+	return d[1] == 1 - sw->idx ? TO_GROUP : NO_ROUTE;
 }
 
 static void
-wire_put(struct rte_mbuf *m)
+wire_put(struct sw *sw, struct rte_mbuf *m)
 {
 	if (H.nwire == WIRE_MAX) {
-		fake_free(H.wire[0]);
+		fake_free(H.wire[0].m);
 		memmove(H.wire, H.wire + 1, (WIRE_MAX - 1) * sizeof(H.wire[0]));
 		H.nwire--;
 	}
-	H.wire[H.nwire++] = m;
+	H.wire[H.nwire].m = m;
+	H.wire[H.nwire].from = (uint8_t)sw->idx;
+	TRACE("  to the wire: %u bytes, %u on it\n", m->data_len, H.nwire + 1);
+	H.nwire++;
 }
 
 /* forward() of the pipeline from routing on: m parsed, meta->in_port set. */
 static void
-route_and_send(struct rte_mbuf *m, uint64_t now)
+route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 {
 	struct rtr_meta *meta = rtr_meta(m);
 	const struct rtr_lb_ops *ops = H.ops;
-	int r = route_of(mdata(m), meta);
+	int r = route_of(sw, mdata(m), meta);
 	uint16_t in = meta->in_port, out;
 
+	TRACE("  ToR %c: in %u, route %d\n", 'A' + sw->idx, in, r);
 	if (r == NO_ROUTE) {
 		fake_free(m);
 		return;
@@ -252,28 +323,28 @@ route_and_send(struct rte_mbuf *m, uint64_t now)
 		int path;
 
 		if (ops->pick == NULL)
-			path = rtr_group_pick(&H.g, meta->flow_hash);
+			path = rtr_group_pick(&sw->g, meta->flow_hash);
 		else
-			path = ops->pick(H.st, &H.g, 0, m, meta, now, H.stats);
+			path = ops->pick(sw->st, &sw->g, 0, m, meta, now, H.stats);
 		if (path < 0) {
 			fake_free(m);
 			return;
 		}
-		FZ_CHECK(path < H.g.n_paths &&
-				(atomic_load(&H.g.live_mask) & (1ull << path)),
+		FZ_CHECK(path < sw->g.n_paths &&
+				(atomic_load(&sw->g.live_mask) & (1ull << path)),
 			"pick returned path %d (live 0x%llx)", path,
-			(unsigned long long)atomic_load(&H.g.live_mask));
+			(unsigned long long)atomic_load(&sw->g.live_mask));
 		FZ_CHECK(m->data_len == m->pkt_len && m->data_off <= m->buf_len &&
 				m->data_off + m->data_len <= m->buf_len);
-		out = H.g.port[path];
+		out = sw->g.port[path];
 	} else {
 		out = (uint16_t)r;
 		if (rtr_meta_cw_control(meta) && ops->control_rx != NULL) {
-			ops->control_rx(H.st, m, meta, now, H.stats);
+			ops->control_rx(sw->st, m, meta, now, H.stats);
 			fake_free(m);
 			return;
 		}
-		if (H.host_down[out]) {
+		if (sw->host_down[out]) {
 			fake_free(m);
 			return;
 		}
@@ -281,36 +352,48 @@ route_and_send(struct rte_mbuf *m, uint64_t now)
 	meta->out_port = (uint8_t)out;
 	if ((meta->flags & ops->deliver_flags) && r != TO_GROUP && in != RTR_PORT_NONE &&
 			in >= FABRIC0 && ops->deliver != NULL &&
-			ops->deliver(H.st, m, meta, out, now, H.stats) == RTR_LB_TAKEN)
+			ops->deliver(sw->st, m, meta, out, now, H.stats) == RTR_LB_TAKEN)
 		return;
 	if (ops->post_route != NULL)
-		ops->post_route(H.st, m, meta, out, now, H.stats);
+		ops->post_route(sw->st, m, meta, out, now, H.stats);
 	FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
 	if (out >= FABRIC0)
-		wire_put(m);
+		wire_put(sw, m);
 	else
-		fake_free(m);
+		to_host(m);
 }
 
 /* Ingress of the pipeline: parse, the host checks, then route. */
 static void
-receive(struct rte_mbuf *m, uint16_t port)
+receive(struct sw *sw, struct rte_mbuf *m, uint16_t port)
 {
 	const struct rtr_lb_ops *ops = H.ops;
 	struct rtr_meta *meta = rtr_meta(m);
 	uint8_t *frame = mdata(m);
 	unsigned int flags = port < N_HOST ? 0 : ops->fabric_parse_flags;
 
-	if (rtr_parse(frame, m->data_len, SEED, flags, meta) != RTR_DROP_NONE) {
+	enum rtr_drop_reason why;
+
+	why = rtr_parse(frame, m->data_len, SEED, flags, meta);
+	TRACE("ToR %c port %u: %u bytes, parse %d, flags 0x%02x, opcode 0x%02x, b4 0x%02x, "
+	      "b8 0x%02x, now %llu\n", 'A' + sw->idx, port, m->data_len, why, meta->flags,
+		meta->bth_opcode, meta->bth_b4, meta->bth_b8, (unsigned long long)H.now);
+	if (why != RTR_DROP_NONE) {
 		fake_free(m);
 		return;
 	}
 	meta->in_port = (uint8_t)port;
+	if (port < N_HOST) {
+		/* What an RNIC sends: the end-to-end check follows it. */
+		*mark(m) = (meta->flags & RTR_MF_ROCE) && !(meta->bth_b8 & RTR_BTH_RESV7_MASK) &&
+				rtr_roce_icrc_ok(frame, m->data_len, meta) ?
+			MARK_ICRC : 0;
+	}
 	if (rtr_meta_cw_control(meta))
 		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, SEED);
 	if (port < N_HOST) {
 		if (ops->host_check != NULL &&
-				ops->host_check(H.st, frame, m->data_len, meta) != RTR_DROP_NONE) {
+				ops->host_check(sw->st, frame, m->data_len, meta) != RTR_DROP_NONE) {
 			fake_free(m);
 			return;
 		}
@@ -324,10 +407,10 @@ receive(struct rte_mbuf *m, uint16_t port)
 		return;
 	}
 	if (ops->prefetch != NULL) {
-		ops->prefetch(H.st, meta, 0);
-		ops->prefetch(H.st, meta, 1);
+		ops->prefetch(sw->st, meta, 0);
+		ops->prefetch(sw->st, meta, 1);
 	}
-	route_and_send(m, H.now);
+	route_and_send(sw, m, H.now);
 }
 
 /* ------------------------------------------------------------ frames */
@@ -340,8 +423,8 @@ static const uint8_t opcodes[16] = {
 static void
 put_addr(uint8_t *p, bool v6, unsigned int idx)
 {
-	/* 0: 10.0.0.1 (host port 1), 1: 10.0.0.2 (host port 0),
-	 * 2, 3: 10.1.0.1, 10.1.0.2 (behind the group). */
+	/* 0, 1: 10.0.0.1, 10.0.0.2 (ToR A's hosts on ports 1, 0),
+	 * 2, 3: 10.1.0.1, 10.1.0.2 (ToR B's). */
 	static const uint8_t last[4] = {1, 2, 1, 2};
 	uint8_t net = idx >= 2;
 
@@ -529,79 +612,59 @@ flow_cb(void *arg, const struct rtr_lb_flow_info *fi)
 }
 
 static void
-event(struct fz *f)
+event(struct sw *sw, struct fz *f)
 {
 	uint8_t e = fz_u8(f);
 	unsigned int path = e >> 7;
 
 	switch (e & 7) {
 	case 0:
-		atomic_fetch_and(&H.g.live_mask, ~(1ull << path));
+		atomic_fetch_and(&sw->g.live_mask, ~(1ull << path));
 		break;
 	case 1:
-		atomic_fetch_or(&H.g.live_mask, 1ull << path);
+		atomic_fetch_or(&sw->g.live_mask, 1ull << path);
 		break;
 	case 2:
 		/* A host link went down: the pipeline flushes what is held
 		 * for it (delivered packets then drop at the port). */
-		H.host_down[path] = true;
-		if (H.ops->flush != NULL && H.ops->held(H.st) != 0)
-			H.ops->flush(H.st, (int)path, H.now, H.stats);
+		sw->host_down[path] = true;
+		if (H.ops->flush != NULL && H.ops->held(sw->st) != 0)
+			H.ops->flush(sw->st, (int)path, H.now, H.stats);
 		break;
 	case 3:
-		H.host_down[path] = false;
+		sw->host_down[path] = false;
 		break;
 	case 4:
 		H.alloc_fail = !H.alloc_fail;
 		break;
 	case 5:
 		if (H.ops->flush != NULL)
-			H.ops->flush(H.st, -1, H.now, H.stats);
+			H.ops->flush(sw->st, -1, H.now, H.stats);
 		break;
 	default:
 		break;
 	}
 }
 
-int
-LLVMFuzzerInitialize(int *argc, char ***argv)
+static void
+sw_init(struct sw *sw, unsigned int idx, uint8_t p)
 {
-	(void)argc;
-	(void)argv;
-	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
-	return 0;
-}
-
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	struct fz f = {data, size, 0};
-	const struct rtr_config *cfg;
+	const struct rtr_config *cfg = config_for(idx, p);
 	struct rtr_lb_init in;
-	unsigned int ops = 0, nflows;
 
-	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
-	memset(&H, 0, sizeof(H));
-	memset(&stats_block, 0, sizeof(stats_block));
-	H.stats = &stats_block;
-	H.ops = rtr_lb_get(FUZZ_LB_MODE);
-	FZ_CHECK(H.ops != NULL);
-	cfg = config_for(fz_u8(&f));
-	H.g.n_paths = 2;
-	H.g.port[0] = 2, H.g.port[1] = 3;
-	atomic_store(&H.g.live_mask, 3);
-	H.now = 1000000;
-	live_mbufs = 0;
-
+	sw->idx = idx;
+	sw->g.n_paths = 2;
+	sw->g.port[0] = 2, sw->g.port[1] = 3;
+	atomic_store(&sw->g.live_mask, 3);
 	if (FUZZ_LB_MODE == RTR_LB_CAVER) {
 		/* The ops' table holds RTR_CAVER_HOSTS hosts (4 MB to zero per
 		 * input); a small one runs 20 times faster and can fill up. */
-		H.shared = rtr_caver_shared_create(16, (uint64_t)cfg->caver.aging_us * 1000, false,
-			0);
-		FZ_CHECK(H.shared != NULL);
+		sw->shared = rtr_caver_shared_create(16, (uint64_t)cfg->caver.aging_us * 1000,
+			false, 0);
+		FZ_CHECK(sw->shared != NULL);
 	} else if (H.ops->shared_create != NULL) {
-		H.shared = H.ops->shared_create(cfg, 1, false, 0);
-		FZ_CHECK(H.shared != NULL);
+		sw->shared = H.ops->shared_create(cfg, 1, false, 0);
+		FZ_CHECK(sw->shared != NULL);
 	}
 	memset(&in, 0, sizeof(in));
 	in.cfg = cfg;
@@ -611,16 +674,66 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.host_port_mask = (1u << N_HOST) - 1;
 	in.hash_seed = SEED;
 	in.use_rte_malloc = false;
-	in.shared = H.shared;
+	in.shared = sw->shared;
 	in.io.deliver = io_deliver;
 	in.io.control = io_control;
 	in.io.alloc = io_alloc;
-	in.io.arg = &H;
-	H.st = H.ops->init(&in);
-	FZ_CHECK(H.st != NULL);
+	in.io.arg = sw;
+	sw->st = H.ops->init(&in);
+	FZ_CHECK(sw->st != NULL);
+}
+
+/* Shutdown as the pipeline does it: release everything held. */
+static void
+sw_flush(struct sw *sw)
+{
+	if (H.ops->flush != NULL)
+		H.ops->flush(sw->st, -1, H.now, H.stats);
+	if (H.ops->held != NULL)
+		FZ_CHECK(H.ops->held(sw->st) == 0, "%llu packets still held after flush",
+			(unsigned long long)H.ops->held(sw->st));
+}
+
+static void
+sw_fini(struct sw *sw)
+{
+	H.ops->fini(sw->st);
+	if (H.ops->shared_free != NULL)
+		H.ops->shared_free(sw->shared);
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
+	trace = getenv("RTR_FUZZ_TRACE") != NULL;
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz f = {data, size, 0};
+	unsigned int ops = 0, nflows;
+	uint8_t p;
+
+	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
+	memset(&H, 0, sizeof(H));
+	memset(&stats_block, 0, sizeof(stats_block));
+	H.stats = &stats_block;
+	H.ops = rtr_lb_get(FUZZ_LB_MODE);
+	FZ_CHECK(H.ops != NULL);
+	H.now = 1000000;
+	live_mbufs = 0;
+	p = fz_u8(&f);
+	for (unsigned int i = 0; i < N_SW; i++)
+		sw_init(&H.sw[i], i, p);
 
 	while (fz_more(&f) && ops++ < OPS_MAX) {
 		uint8_t op = fz_u8(&f);
+		struct sw *sw = &H.sw[(op >> 3) & 1];
 		struct rte_mbuf *m;
 		uint16_t port;
 
@@ -629,11 +742,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 1:
 		case 2:
 			m = build_frame(&f, &port);
-			receive(m, port);
+			receive(sw, m, port);
 			break;
 		case 3:
 			m = raw_frame(&f, &port);
-			receive(m, port);
+			receive(sw, m, port);
 			break;
 		case 4: {
 			uint8_t v = fz_u8(&f);
@@ -643,46 +756,47 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		case 5:
 			if (H.ops->tick != NULL)
-				H.ops->tick(H.st, H.now, H.stats);
+				H.ops->tick(sw->st, H.now, H.stats);
 			if (H.ops->next_deadline != NULL)
-				(void)H.ops->next_deadline(H.st);
+				(void)H.ops->next_deadline(sw->st);
 			if ((op & 0x80) && H.ops->flows != NULL) {
 				nflows = 0;
-				H.ops->flows(H.st, H.now, op & 0x40 ? 0 : 3, flow_cb, &nflows);
+				H.ops->flows(sw->st, H.now, op & 0x40 ? 0 : 3, flow_cb, &nflows);
 			}
 			break;
 		case 6: {
 			uint8_t k = fz_u8(&f), x = fz_u8(&f);
+			struct wire_pkt w;
+			unsigned int j;
 
 			if (H.nwire == 0)
 				break;
-			m = H.wire[k % H.nwire];
-			memmove(H.wire + k % H.nwire, H.wire + k % H.nwire + 1,
-				(H.nwire - k % H.nwire - 1) * sizeof(H.wire[0]));
+			j = k % H.nwire;
+			w = H.wire[j];
+			memmove(H.wire + j, H.wire + j + 1, (H.nwire - j - 1) * sizeof(H.wire[0]));
 			H.nwire--;
-			if ((x & 1) && m->data_len > 0)
-				mdata(m)[fz_u8(&f) % m->data_len] ^= fz_u8(&f);
-			receive(m, (uint16_t)(FABRIC0 + ((x >> 1) & 1)));
+			if ((x & 1) && w.m->data_len > 0) {
+				mdata(w.m)[fz_u8(&f) % w.m->data_len] ^= fz_u8(&f);
+				*mark(w.m) = 0;
+			}
+			/* Into the other ToR, on the port it left by (the links
+			 * are 2-2 and 3-3). */
+			receive(&H.sw[1 - w.from], w.m, rtr_meta(w.m)->out_port);
 			break;
 		}
 		default:
-			event(&f);
+			event(sw, &f);
 			break;
 		}
 	}
 
-	/* Shutdown as the pipeline does it: release everything held. */
 	H.now += 1000;
-	if (H.ops->flush != NULL)
-		H.ops->flush(H.st, -1, H.now, H.stats);
-	if (H.ops->held != NULL)
-		FZ_CHECK(H.ops->held(H.st) == 0, "%llu packets still held after flush",
-			(unsigned long long)H.ops->held(H.st));
+	for (unsigned int i = 0; i < N_SW; i++)
+		sw_flush(&H.sw[i]);
 	while (H.nwire > 0)
-		fake_free(H.wire[--H.nwire]);
-	H.ops->fini(H.st);
-	if (H.ops->shared_free != NULL)
-		H.ops->shared_free(H.shared);
+		fake_free(H.wire[--H.nwire].m);
+	for (unsigned int i = 0; i < N_SW; i++)
+		sw_fini(&H.sw[i]);
 	FZ_CHECK(live_mbufs == 0, "%u mbufs leaked", live_mbufs);
 	return 0;
 }

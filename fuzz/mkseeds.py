@@ -195,6 +195,23 @@ def lb_seeds(out):
     for fr, port in ((f, 0), (d, 2), (c, 3)):
         p += bytes([3, (port << 1) | (len(fr) >> 8), len(fr) & 0xff]) + fr
     progs["raw"] = p
+    # End to end: host 10.0.0.2 behind ToR A sends to 10.1.0.1 behind ToR B
+    # (bit 3 of an operation byte = ToR B), the wire carries it over, B's
+    # host answers with ACKs; timers on both; some CE marks.
+    for name, param, ce_every in (("e2e", 0x25, 0), ("e2e-ce", 0x03, 3), ("e2e-slow", 0x80, 0)):
+        p = bytes([param])
+        for i in range(32):
+            p += pkt(0, 1, 2, psn=i, ce=ce_every and i % ce_every == 0)
+            if i % 3 == 2:
+                p += replay(0) + clock(0x41)
+            if i % 4 == 3:
+                p += pkt(1, 2, 1, opcode_idx=8, psn=i, op=8) + replay(0)
+            if i % 8 == 7:
+                p += tick() + bytes([5 | 8]) + clock(0x62) + replay(1)
+        while len(p) < 2000 and p.count(bytes([6])) < 40:
+            p += replay(0)
+        p += clock(0xff) + tick(True) + bytes([5 | 8 | 0x80])
+        progs[name] = p
     for t in ("lb_conweave", "lb_seqbalance", "lb_caver"):
         for name, data in progs.items():
             put(out, t, name, data)
