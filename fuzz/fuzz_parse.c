@@ -5,21 +5,30 @@
 /*
  * Fuzz target "parse": rtr_parse on any frame, then what the data path runs
  * on what it accepts (rtr_meta_dqp, rtr_flow_hash_reverse, rtr_roce_icrc_ok,
- * rtr_bth_ext_len). Input: byte 0 = parser flags (bits 0..1) and the hash
+ * rtr_bth_ext_len, the LB host checks rtr_lb_ctrl_host_check and
+ * rtr_caver_host_check, CAVER's shim reader, and rtr_lb_ctrl_build). Input: byte 0 = parser flags (bits 0..1) and the hash
  * seed's low byte (bits 2..7), the rest is the frame, which libFuzzer keeps
  * in a buffer of exactly that size (ASan sees one byte too far).
  *
  * Checked besides memory safety: the result is one of the parser's reasons;
  * a drop leaves flow_hash 0; every offset the metadata gives lies inside the
- * frame; flags agree with each other; and the reverse hash of a frame is the
- * hash of the same frame with its addresses swapped.
+ * frame; flags agree with each other; the reverse hash of a frame is the
+ * hash of the same frame with its addresses swapped; and the control packet
+ * rtr_lb_ctrl_build makes of a RoCE frame parses as one (ConWeave layout)
+ * and leads back to the frame's flow (its reverse hash is the frame's hash:
+ * how a SrcToR finds the flow of a REPLY / NOTIFY).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_mbuf.h>
+
 #include "fuzz.h"
+#include "rtr_caver.h"
+#include "rtr_lb_ctrl.h"
 #include "rtr_parse.h"
+#include "rtr_test_mbuf.h"
 
 static void
 check_meta(const uint8_t *frame, uint32_t len, unsigned int flags, const struct rtr_meta *m)
@@ -91,6 +100,42 @@ check_reverse(const uint8_t *frame, uint32_t len, uint32_t seed, unsigned int fl
 	free(copy);
 }
 
+/* The LB stages' readers of a parsed frame. */
+static void
+check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_meta *m)
+{
+	static const uint8_t hdr[RTR_CW_HDR_LEN] = {0x12, 0x34, 0x56, 0x78};
+	enum rtr_drop_reason why;
+	struct rte_mbuf *c;
+	struct rtr_meta cm;
+
+	why = rtr_lb_ctrl_host_check(NULL, frame, len, m);
+	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
+	why = rtr_caver_host_check(NULL, frame, len, m);
+	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
+	if (rtr_caver_is_shimmed(frame, len, m)) {
+		struct rtr_caver_shim sh;
+
+		rtr_caver_shim_read(frame, m, &sh);
+	}
+	if (!(m->flags & RTR_MF_ROCE))
+		return;
+	/* A RTT_REPLY answering this frame, as a ConWeave DstToR builds it. */
+	c = fake_mbuf();
+	FZ_CHECK(rtr_lb_ctrl_build(c, frame, m, m->bth_b4,
+			 (uint8_t)(RTR_CW_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
+	FZ_CHECK(c->data_len == rtr_lb_ctrl_len(m));
+	why = rtr_parse(mdata(c), c->data_len, seed, RTR_PARSE_CW_HDR, &cm);
+	FZ_CHECK(why == RTR_DROP_NONE, "control packet does not parse (%d)", why);
+	FZ_CHECK(rtr_meta_cw_control(&cm), "control packet not read as one (flags 0x%x)",
+		cm.flags);
+	FZ_CHECK(rtr_flow_hash_reverse(mdata(c), &cm, seed) == m->flow_hash,
+		"control packet leads to flow 0x%08x, not 0x%08x",
+		rtr_flow_hash_reverse(mdata(c), &cm, seed), m->flow_hash);
+	fake_free(c);
+	FZ_CHECK(live_mbufs == 0);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -119,5 +164,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_meta(frame, len, flags, &m);
 	if (m.l3 == RTR_L3_IPV4 || m.l3 == RTR_L3_IPV6)
 		check_reverse(frame, len, seed, flags, &m);
+	check_lb(frame, len, seed, &m);
 	return 0;
 }
