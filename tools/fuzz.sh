@@ -76,7 +76,7 @@ for t in "${targets[@]}"; do
 	el=$(( $(date +%s) - t0 ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 	eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-	last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+	last=$(grep -aE '^#[0-9]+' "$log" | tail -1)
 	[ -z "$execs" ] && execs=$(echo "$last" | sed -n 's/^#\([0-9]*\).*/\1/p')
 	cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
@@ -85,7 +85,7 @@ for t in "${targets[@]}"; do
 	what=$new
 	if [ $frc -ne 0 ] || [ $new -gt 0 ]; then
 		rc=1
-		what="$new FAILED (exit $frc): $(grep -m1 -E 'ERROR: |runtime error|FUZZ FINDING|ERROR: libFuzzer' "$log" | cut -c1-120); log $log, inputs in $finds/"
+		what="$new FAILED (exit $frc): $(grep -a -m1 -E 'ERROR: |runtime error|FUZZ FINDING|ERROR: libFuzzer' "$log" | cut -c1-120); log $log, inputs in $finds/"
 	fi
 	printf "%-14s %6s %11s %8s %6s %7s %6s %s\n" "$t" "$el" "${execs:-?}" "${eps:-?}" \
 		"${cov:-?}" "${ft:-?}" "${corp:-?}" "$what"
