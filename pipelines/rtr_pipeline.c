@@ -453,26 +453,17 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	if (ip->role == RTR_PORT_HOST) {
 		/* LB fields a host must not send, in every LB mode (another
 		 * switch may act on them): control packets and shims are
-		 * dropped, BTH byte 4 (ICRC-masked; PathTag, source route,
-		 * ConWeave bits) is cleared but for a CNP's BECN bit, which
-		 * the RoCEv2 spec sets in every CNP and no LB mode reads.
-		 * doc/security.md. */
-		if (unlikely(meta->bth_b8 & RTR_BTH_RESV7_MASK) &&
-				(why = rtr_lb_host_check(frame, rte_pktmbuf_data_len(m), meta)) !=
-					RTR_DROP_NONE) {
+		 * dropped, BTH byte 4 is cleared. doc/security.md. */
+		bool cleared;
+
+		why = rtr_lb_host_ingress((uint8_t *)(uintptr_t)frame, rte_pktmbuf_data_len(m), meta,
+			&cleared);
+		if (unlikely(why != RTR_DROP_NONE)) {
 			drop(w, m, port, why);
 			return ING_DONE;
 		}
-		if (meta->flags & RTR_MF_ROCE) {
-			uint8_t b4 = meta->bth_opcode == RTR_BTH_OP_CNP ?
-				meta->bth_b4 & RTR_BTH_B4_BECN : 0;
-
-			if (unlikely(meta->bth_b4 != b4)) {
-				w->stats->port[port].host_b4_cleared++;
-				((uint8_t *)(uintptr_t)frame)[rtr_meta_bth_off(meta) + 4] = b4;
-				meta->bth_b4 = b4;
-			}
-		}
+		if (unlikely(cleared))
+			w->stats->port[port].host_b4_cleared++;
 	}
 	if (unlikely(ip->source_check) && !source_ok(w, frame, meta, port)) {
 		drop(w, m, port, RTR_DROP_SOURCE_CHECK);

@@ -12,6 +12,7 @@
 #ifndef RTR_LB_CTRL_H
 #define RTR_LB_CTRL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rtr_drop.h"
@@ -64,5 +65,35 @@ enum rtr_drop_reason rtr_lb_ctrl_host_check(const void *state, const uint8_t *fr
  */
 enum rtr_drop_reason rtr_lb_host_check(const uint8_t *frame, uint32_t len,
 		const struct rtr_meta *meta);
+
+/*
+ * Everything a host port does to a parsed frame before routing, in every LB
+ * mode (doc/security.md): rtr_lb_host_check, then BTH byte 4 of a RoCE
+ * packet cleared (ICRC-masked) but for a CNP's BECN bit, which the RoCEv2
+ * spec sets in every CNP and no LB mode reads. Returns the drop reason or
+ * RTR_DROP_NONE; *b4_cleared tells whether byte 4 changed.
+ */
+static inline enum rtr_drop_reason
+rtr_lb_host_ingress(uint8_t *frame, uint32_t len, struct rtr_meta *meta, bool *b4_cleared)
+{
+	enum rtr_drop_reason why;
+
+	*b4_cleared = false;
+	if (!(meta->flags & RTR_MF_ROCE))
+		return RTR_DROP_NONE;
+	if (meta->bth_b8 & RTR_BTH_RESV7_MASK) {
+		why = rtr_lb_host_check(frame, len, meta);
+		if (why != RTR_DROP_NONE)
+			return why;
+	}
+	uint8_t b4 = meta->bth_opcode == RTR_BTH_OP_CNP ? meta->bth_b4 & RTR_BTH_B4_BECN : 0;
+
+	if (meta->bth_b4 != b4) {
+		frame[rtr_meta_bth_off(meta) + 4] = b4;
+		meta->bth_b4 = b4;
+		*b4_cleared = true;
+	}
+	return RTR_DROP_NONE;
+}
 
 #endif /* RTR_LB_CTRL_H */

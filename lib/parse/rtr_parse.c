@@ -451,9 +451,10 @@ rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, uint32_t h
 	} else {
 		return m->flow_hash;
 	}
-	ports = ld_raw32(l3 + (m->l4_off - m->l3_off));
-	if (!(m->flags & RTR_MF_L4))
-		ports = 0;
+	/* Only read when rtr_parse did: without an L4 header (not TCP/UDP,
+	 * a later fragment, an IP packet that ends at its header) the four
+	 * bytes may lie past the frame. */
+	ports = (m->flags & RTR_MF_L4) ? ld_raw32(l3 + (m->l4_off - m->l3_off)) : 0;
 	crc = rte_hash_crc_4byte(ports, crc);
 	return rtr_hash_mix(rte_hash_crc_1byte(m->l4_proto, crc));
 }

@@ -1,0 +1,801 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Fuzz targets "lb_conweave", "lb_seqbalance", "lb_caver" (FUZZ_LB_MODE):
+ * one worker's LB stage driven through its ops table (rtr_lb_get) exactly
+ * as the pipeline drives it (pipelines/rtr_pipeline.c: ingress checks,
+ * pick / control_rx / deliver / post_route, the io callbacks, tick, flush),
+ * without the EAL: fake mbufs (rtr_test_mbuf.h), a virtual clock.
+ *
+ * Two ToRs, A (index 0) and B (index 1), each with host ports 0 and 1,
+ * fabric ports 2 and 3 and one uplink group (paths on ports 2 and 3), their
+ * fabric ports wired to each other (port 2 to port 2, 3 to 3). "Routing" is
+ * a fixed function of the destination address, as an LPM table would be:
+ * on ToR i, 10.i.0.x (fdi::x) goes to host port x & 1 and 10.(1-i)/16 to
+ * the group (see route_of). What a ToR sends to the fabric waits on a
+ * "wire" (a short FIFO) until an operation plays it into the other ToR, so
+ * ConWeave's stamped data and control packets, SeqBalance's PathTags and
+ * Congestion Packets and CAVER's shims and source routes make the whole
+ * trip.
+ *
+ * Input: byte 0 picks the mode's parameters (through the real validator),
+ * then operations until the input ends; bit 3 of an operation byte picks
+ * the ToR it acts on:
+ *   0..2  a RoCE packet built from ~16 fuzz-chosen fields (address, port,
+ *         opcode, BTH byte 4 / Resv7, PSN, ConWeave header or CAVER shim,
+ *         a valid or wrong ICRC, CE) on a fuzz-chosen port
+ *   3     a raw frame (length, bytes) on a fuzz-chosen port
+ *   4     clock advance          5  tick (and a telemetry walk)
+ *   6     play a wire packet into the other ToR (optionally with a byte
+ *         changed)
+ *   7     events: a path down/up, a host port down (flush that port) /
+ *         up, the mbuf pool empty / refilled, flush everything
+ *
+ * Checked on the way: pick returns a live path; deliver only targets host
+ * ports; what the LB stage hands on is a sane single-segment mbuf; and
+ * DESIGN.md B4 end to end: a RoCE frame a host sent with a valid ICRC (and
+ * Resv7 0, as RNICs send them) reaches a host with a valid ICRC, whatever
+ * the LB stages inserted, stamped or held on the way.
+ * At the end: flush everything; nothing may still be held; after the
+ * state is freed every mbuf must have come back (a leak is a finding).
+ */
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_net_crc.h>
+
+#include "fuzz.h"
+#include "rtr_caver.h"
+#include "rtr_config.h"
+#include "rtr_lb.h"
+#include "rtr_lb_ctrl.h"
+#include "rtr_mbuf.h"
+#include "rtr_parse.h"
+#include "rtr_route.h"
+#include "rtr_stats.h"
+#include "rtr_test_mbuf.h"
+
+#ifndef FUZZ_LB_MODE
+#error "FUZZ_LB_MODE must be an enum rtr_lb_mode value"
+#endif
+
+#define SEED	   0x5eed1234u
+#define WIRE_MAX   16
+#define N_SW	   2
+#define OPS_MAX	   2048
+#define N_HOST	   2 /* ports 0, 1 */
+#define FABRIC0	   2 /* ports 2, 3 */
+
+/* One ToR. */
+struct sw {
+	unsigned int idx;
+	void *shared;
+	void *st;
+	struct rtr_group g;
+	bool host_down[N_HOST];
+};
+
+/* A frame on its way from one ToR to the other. */
+struct wire_pkt {
+	struct rte_mbuf *m;
+	uint8_t from;
+};
+
+struct h {
+	const struct rtr_lb_ops *ops;
+	struct rtr_lcore_stats *stats;
+	uint64_t now;
+	bool alloc_fail;
+	struct sw sw[N_SW];
+	struct wire_pkt wire[WIRE_MAX];
+	unsigned int nwire;
+	unsigned int depth; /* recursion through io.control */
+};
+
+static struct h H;
+static bool trace; /* RTR_FUZZ_TRACE set: one line per step on stderr */
+
+#define TRACE(...)                                                                                 \
+	do {                                                                                       \
+		if (unlikely(trace))                                                               \
+			fprintf(stderr, __VA_ARGS__);                                              \
+	} while (0)
+static struct rtr_lcore_stats stats_block;
+static struct rtr_config *cfg_cache[N_SW][256];
+
+/*
+ * The harness's own mark in each mbuf, after the 24 bytes of struct
+ * rtr_meta in dynfield1: MARK_ICRC = a host sent this RoCE frame with a
+ * valid ICRC, so a host must receive it with one.
+ */
+#define MARK_ICRC 1u
+static inline uint32_t *
+mark(struct rte_mbuf *m)
+{
+	return &m->dynfield1[8];
+}
+
+/* ------------------------------------------------------------ config */
+
+static const char *
+mode_section(uint8_t p, char *buf, size_t n)
+{
+	switch (FUZZ_LB_MODE) {
+	case RTR_LB_CONWEAVE:
+		/* Few, shallow rings so overflow and reuse are reached;
+		 * short or default thresholds. */
+		snprintf(buf, n,
+			"conweave: {reorder_queues_per_port: %u, reorder_queue_depth: %u, "
+			"flow_table_size: 1024%s}\n",
+			1 + (p & 3), 1 + ((p >> 2) & 7),
+			(p & 0x20) ? ", base_rtt_us: 2, theta_reply_us: 2, theta_path_busy_us: 4, "
+				     "theta_inactive_us: 50, resume_extra_us: 2, resume_default_us: 20" :
+				     "");
+		break;
+	case RTR_LB_SEQBALANCE:
+		snprintf(buf, n,
+			"seqbalance: {phi_us: %u, subflow_idle_us: %u, flow_table_size: 1024}\n",
+			1 + (p & 63), 1 + (p >> 6) * 200);
+		break;
+	case RTR_LB_CAVER:
+		snprintf(buf, n,
+			"caver: {dre_period_us: %u, q: %u, alpha: %s, aging_us: %u, flow_idle_us: "
+			"%u, flow_table_size: 1024}\n",
+			1 + (p & 7) * 10, 1 + ((p >> 3) & 15), (p & 0x80) ? "1.0" : "0.2",
+			(p & 0x80) ? 20 : 500, (p & 0x40) ? 5 : 1000);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+	return buf;
+}
+
+/* The config of ToR i for parameter byte p, read and validated once. */
+static const struct rtr_config *
+config_for(unsigned int i, uint8_t p)
+{
+	char text[2048], sect[512], err[256];
+	struct rtr_config *cfg;
+
+	if (cfg_cache[i][p] != NULL)
+		return cfg_cache[i][p];
+	snprintf(text, sizeof(text),
+		"switch: {name: tor%u, role: tor, id: %u, lb: %s}\n"
+		"ports:\n"
+		"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\", l2_filter: false}\n"
+		"  - {port: 1, role: host, mac: \"02:00:00:00:07:01\", l2_filter: false}\n"
+		"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\", speed_gbps: 100}\n"
+		"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\", speed_gbps: 25}\n"
+		"routes:\n"
+		"  - {prefix: \"10.%u.0.1/32\", port: 1, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+		"  - {prefix: \"10.%u.0.2/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:02\"}\n"
+		"  - prefix: \"10.%u.0.0/16\"\n"
+		"    paths:\n"
+		"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
+		"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
+		"%s",
+		i, 7 + i, rtr_lb_names[FUZZ_LB_MODE], i, i, 1 - i,
+		mode_section(p, sect, sizeof(sect)));
+	cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		abort();
+	if (rtr_config_load_buf("fuzz_lb.yaml", "yaml", text, strlen(text), cfg, err,
+			    sizeof(err)) != 0) {
+		fprintf(stderr, "fuzz_lb: harness config rejected: %s\n%s", err, text);
+		abort();
+	}
+	cfg_cache[i][p] = cfg;
+	return cfg;
+}
+
+/* ------------------------------------------------------------ io */
+
+static void route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now);
+
+/* A frame leaves on host port `port` of a ToR: the end-to-end check. */
+static void
+to_host(struct rte_mbuf *m)
+{
+	struct rtr_meta rm;
+
+	FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
+	TRACE("  to a host: %u bytes, mark %u\n", m->data_len, *mark(m));
+	if (*mark(m) & MARK_ICRC) {
+		/* As the receiving RNIC sees it. */
+		FZ_CHECK(rtr_parse(mdata(m), m->data_len, SEED, 0, &rm) == RTR_DROP_NONE &&
+				(rm.flags & RTR_MF_ROCE),
+			"a host's RoCE frame reaches a host unparseable (len %u)", m->data_len);
+		FZ_CHECK(rtr_roce_icrc_ok(mdata(m), m->data_len, &rm),
+			"a host's frame with a valid ICRC reaches a host with a wrong one "
+			"(len %u, opcode 0x%02x, byte 8 0x%02x)", m->data_len, rm.bth_opcode,
+			rm.bth_b8);
+	}
+	fake_free(m);
+}
+
+static void
+io_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
+{
+	struct sw *sw = arg;
+
+	(void)held;
+	FZ_CHECK(port < N_HOST, "deliver to port %u, not a host port", port);
+	FZ_CHECK(m != NULL && m->data_len <= m->buf_len);
+	if (sw->host_down[port])
+		fake_free(m); /* the pipeline drops it: port_down */
+	else
+		to_host(m);
+}
+
+static void
+io_control(void *arg, struct rte_mbuf *m)
+{
+	struct rtr_meta *meta = rtr_meta(m);
+
+	/* As the pipeline's lb_control: parsed like any frame, then routed
+	 * (re-entering the LB stage) as a frame the switch built. */
+	*mark(m) = 0;
+	if (rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_CW_HDR, meta) != RTR_DROP_NONE) {
+		fake_free(m);
+		return;
+	}
+	meta->in_port = RTR_PORT_NONE;
+	FZ_CHECK(++H.depth < 8, "control packets recurse");
+	route_and_send(arg, m, H.now);
+	H.depth--;
+}
+
+static struct rte_mbuf *
+io_alloc(void *arg)
+{
+	(void)arg;
+	return H.alloc_fail ? NULL : fake_mbuf();
+}
+
+/* ------------------------------------------------------------ the path */
+
+#define TO_GROUP (-1)
+#define NO_ROUTE (-2)
+
+/* The fixed routing table of ToR sw (see the top). */
+static int
+route_of(const struct sw *sw, const uint8_t *frame, const struct rtr_meta *meta)
+{
+	const uint8_t *l3 = frame + meta->l3_off;
+	const uint8_t *d;
+	unsigned int last;
+
+	if (meta->l3 == RTR_L3_IPV4) {
+		d = l3 + 16;
+		if (d[0] != 10)
+			return NO_ROUTE;
+		last = d[3];
+	} else if (meta->l3 == RTR_L3_IPV6) {
+		d = l3 + 24;
+		if (d[0] != 0xfd)
+			return NO_ROUTE;
+		last = d[15];
+	} else {
+		return NO_ROUTE;
+	}
+	if (d[1] == sw->idx)
+		return last & 1;
+	return d[1] == 1 - sw->idx ? TO_GROUP : NO_ROUTE;
+}
+
+static void
+wire_put(struct sw *sw, struct rte_mbuf *m)
+{
+	if (H.nwire == WIRE_MAX) {
+		fake_free(H.wire[0].m);
+		memmove(H.wire, H.wire + 1, (WIRE_MAX - 1) * sizeof(H.wire[0]));
+		H.nwire--;
+	}
+	H.wire[H.nwire].m = m;
+	H.wire[H.nwire].from = (uint8_t)sw->idx;
+	TRACE("  to the wire: %u bytes, %u on it\n", m->data_len, H.nwire + 1);
+	H.nwire++;
+}
+
+/* forward() of the pipeline from routing on: m parsed, meta->in_port set. */
+static void
+route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
+{
+	struct rtr_meta *meta = rtr_meta(m);
+	const struct rtr_lb_ops *ops = H.ops;
+	int r = route_of(sw, mdata(m), meta);
+	uint16_t in = meta->in_port, out;
+
+	TRACE("  ToR %c: in %u, route %d\n", 'A' + sw->idx, in, r);
+	if (r == NO_ROUTE) {
+		fake_free(m);
+		return;
+	}
+	if (r == TO_GROUP) {
+		int path;
+
+		if (ops->pick == NULL)
+			path = rtr_group_pick(&sw->g, meta->flow_hash);
+		else
+			path = ops->pick(sw->st, &sw->g, 0, m, meta, now, H.stats);
+		if (path < 0) {
+			fake_free(m);
+			return;
+		}
+		FZ_CHECK(path < sw->g.n_paths &&
+				(atomic_load(&sw->g.live_mask) & (1ull << path)),
+			"pick returned path %d (live 0x%llx)", path,
+			(unsigned long long)atomic_load(&sw->g.live_mask));
+		FZ_CHECK(m->data_len == m->pkt_len && m->data_off <= m->buf_len &&
+				m->data_off + m->data_len <= m->buf_len);
+		out = sw->g.port[path];
+	} else {
+		out = (uint16_t)r;
+		if (rtr_meta_cw_control(meta) && ops->control_rx != NULL) {
+			ops->control_rx(sw->st, m, meta, now, H.stats);
+			fake_free(m);
+			return;
+		}
+		if (sw->host_down[out]) {
+			fake_free(m);
+			return;
+		}
+	}
+	meta->out_port = (uint8_t)out;
+	if ((meta->flags & ops->deliver_flags) && r != TO_GROUP && in != RTR_PORT_NONE &&
+			in >= FABRIC0 && ops->deliver != NULL &&
+			ops->deliver(sw->st, m, meta, out, now, H.stats) == RTR_LB_TAKEN)
+		return;
+	if (ops->post_route != NULL)
+		ops->post_route(sw->st, m, meta, out, now, H.stats);
+	FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
+	if (out >= FABRIC0)
+		wire_put(sw, m);
+	else
+		to_host(m);
+}
+
+/* Ingress of the pipeline: parse, the host checks, then route. */
+static void
+receive(struct sw *sw, struct rte_mbuf *m, uint16_t port)
+{
+	const struct rtr_lb_ops *ops = H.ops;
+	struct rtr_meta *meta = rtr_meta(m);
+	uint8_t *frame = mdata(m);
+	unsigned int flags = port < N_HOST ? 0 : ops->fabric_parse_flags;
+
+	enum rtr_drop_reason why;
+
+	why = rtr_parse(frame, m->data_len, SEED, flags, meta);
+	TRACE("ToR %c port %u: %u bytes, parse %d, flags 0x%02x, opcode 0x%02x, b4 0x%02x, "
+	      "b8 0x%02x, now %llu\n", 'A' + sw->idx, port, m->data_len, why, meta->flags,
+		meta->bth_opcode, meta->bth_b4, meta->bth_b8, (unsigned long long)H.now);
+	if (why != RTR_DROP_NONE) {
+		fake_free(m);
+		return;
+	}
+	meta->in_port = (uint8_t)port;
+	if (port < N_HOST) {
+		/* What an RNIC sends: the end-to-end check follows it. */
+		*mark(m) = (meta->flags & RTR_MF_ROCE) && !(meta->bth_b8 & RTR_BTH_RESV7_MASK) &&
+				rtr_roce_icrc_ok(frame, m->data_len, meta) ?
+			MARK_ICRC : 0;
+	}
+	if (rtr_meta_cw_control(meta))
+		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, SEED);
+	if (port < N_HOST) {
+		bool cleared;
+
+		/* The pipeline's host-port ingress, every mode. */
+		if (rtr_lb_host_ingress(frame, m->data_len, meta, &cleared) != RTR_DROP_NONE) {
+			fake_free(m);
+			return;
+		}
+	}
+	if (meta->l3 == RTR_L3_ARP) {
+		fake_free(m);
+		return;
+	}
+	if (ops->prefetch != NULL) {
+		ops->prefetch(sw->st, meta, 0);
+		ops->prefetch(sw->st, meta, 1);
+	}
+	route_and_send(sw, m, H.now);
+}
+
+/* ------------------------------------------------------------ frames */
+
+static const uint8_t opcodes[16] = {
+	0x04, 0x00, 0x01, 0x02, 0x0a, 0x06, 0x07, 0x08,
+	0x11, 0x11, 0x81, 0x0c, 0x10, 0x12, 0x64, 0x05,
+};
+
+static void
+put_addr(uint8_t *p, bool v6, unsigned int idx)
+{
+	/* 0, 1: 10.0.0.1, 10.0.0.2 (ToR A's hosts on ports 1, 0),
+	 * 2, 3: 10.1.0.1, 10.1.0.2 (ToR B's). */
+	static const uint8_t last[4] = {1, 2, 1, 2};
+	uint8_t net = idx >= 2;
+
+	if (!v6) {
+		p[0] = 10, p[1] = net, p[2] = 0, p[3] = last[idx & 3];
+	} else {
+		memset(p, 0, 16);
+		p[0] = 0xfd, p[1] = net, p[15] = last[idx & 3];
+	}
+}
+
+static uint32_t
+icrc_of(const uint8_t *frame, unsigned int l3, unsigned int l4, bool v6, unsigned int udp_len)
+{
+	uint8_t buf[8 + 40 + 2048];
+	unsigned int ip_len = l4 - l3, n = ip_len + udp_len - RTR_ICRC_LEN;
+	uint8_t *p = buf + 8;
+
+	memset(buf, 0xff, 8);
+	memcpy(p, frame + l3, n);
+	if (!v6) {
+		p[1] = p[8] = p[10] = p[11] = 0xff;
+	} else {
+		p[0] |= 0x0f;
+		p[1] = p[2] = p[3] = p[7] = 0xff;
+	}
+	p[ip_len + 6] = p[ip_len + 7] = 0xff;
+	p[ip_len + 8 + 4] = 0xff;
+	return rte_net_crc_calc(buf, 8 + n, RTE_NET_CRC32_ETH);
+}
+
+/*
+ * A RoCE frame from fuzz-chosen fields. layout: 0 plain, 1 ConWeave DATA
+ * (4 bytes after the BTH that the lengths do not count), 2 ConWeave
+ * control (BTH + 4, counted, nothing after), 3 CAVER shim after the AETH.
+ */
+static struct rte_mbuf *
+build_frame(struct fz *f, uint16_t *port)
+{
+	static const unsigned int payloads[4] = {0, 16, 64, 256};
+	uint8_t f0 = fz_u8(f), f1 = fz_u8(f), f2 = fz_u8(f);
+	bool v6 = f0 & 1, vlan = f0 & 2, icrc = f0 & 0x10, ce = f0 & 0x80;
+	unsigned int layout = (f0 >> 2) & 3;
+	uint8_t opcode = f2 < 0xc0 ? opcodes[f2 & 15] : f2;
+	uint8_t b4 = fz_u8(f), b8 = fz_u8(f);
+	uint32_t psn = fz_u16(f);
+	uint8_t hdr[4], shim[RTR_CAVER_SHIM_LEN];
+	unsigned int payload = payloads[f1 >> 6], l3, l4, bth, n, ulen, ext = 0;
+	struct rte_mbuf *m;
+	uint8_t *p;
+	int el;
+
+	*port = (f0 >> 5) & 3;
+	for (unsigned int i = 0; i < 4; i++)
+		hdr[i] = fz_u8(f);
+	memset(shim, 0, sizeof(shim));
+	if (layout == 3) {
+		put_addr(shim, false, fz_u8(f) & 3);
+		shim[4] = fz_u8(f);
+		shim[5] = fz_u8(f);
+		shim[8] = fz_u8(f);
+		shim[9] = fz_u8(f) & 7;
+		shim[11] = fz_u8(f);
+		opcode = RTR_BTH_OP_RC_ACK;
+		b8 = (b8 & RTR_BTH_ACKREQ) | RTR_CAVER_RESV7;
+	}
+	el = rtr_bth_ext_len(opcode, NULL);
+	if (el > 0)
+		ext = (unsigned int)el;
+	if (layout == 2)
+		payload = ext = 0;
+
+	m = fake_mbuf();
+	p = mdata(m);
+	memset(p, 0, 600);
+	p[0] = 0x02, p[5] = 0x07; /* dst MAC */
+	p[6] = 0x02, p[11] = 0x42; /* src MAC */
+	l3 = 14;
+	if (vlan) {
+		p[12] = 0x81, p[13] = 0x00;
+		p[14] = (uint8_t)(f1 & 0xe0), p[15] = 5;
+		l3 += 4;
+	}
+	p[l3 - 2] = v6 ? 0x86 : 0x08;
+	p[l3 - 1] = v6 ? 0xdd : 0x00;
+	l4 = l3 + (v6 ? 40 : 20);
+	bth = l4 + 8;
+	if (layout == 2)
+		ulen = 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN;
+	else
+		ulen = 8 + RTR_BTH_LEN + ext + (layout == 3 ? RTR_CAVER_SHIM_LEN : 0) + payload +
+			RTR_ICRC_LEN;
+	if (!v6) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + l3);
+
+		ip->version_ihl = 0x45;
+		ip->type_of_service = (uint8_t)(0x68 | (ce ? 3 : (f1 >> 4) & 2));
+		ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + ulen));
+		ip->time_to_live = 64;
+		ip->next_proto_id = 17;
+		put_addr(p + l3 + 12, false, f1 & 3);
+		put_addr(p + l3 + 16, false, (f1 >> 2) & 3);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	} else {
+		uint8_t tc = (uint8_t)(0x68 | (ce ? 3 : (f1 >> 4) & 2));
+
+		p[l3] = (uint8_t)(0x60 | tc >> 4);
+		p[l3 + 1] = (uint8_t)(tc << 4);
+		p[l3 + 4] = (uint8_t)(ulen >> 8);
+		p[l3 + 5] = (uint8_t)ulen;
+		p[l3 + 6] = 17;
+		p[l3 + 7] = 64;
+		put_addr(p + l3 + 8, true, f1 & 3);
+		put_addr(p + l3 + 24, true, (f1 >> 2) & 3);
+	}
+	p[l4 + 0] = 0xc0;
+	p[l4 + 1] = (uint8_t)(f1 & 0x30); /* three source ports */
+	p[l4 + 2] = 4791 >> 8;
+	p[l4 + 3] = 4791 & 0xff;
+	p[l4 + 4] = (uint8_t)(ulen >> 8);
+	p[l4 + 5] = (uint8_t)ulen;
+	p[bth + 0] = opcode;
+	p[bth + 1] = 0x40;
+	p[bth + 2] = p[bth + 3] = 0xff;
+	p[bth + 4] = b4;
+	p[bth + 6] = 0x01, p[bth + 7] = (uint8_t)(f2 & 3); /* DestQP */
+	p[bth + 8] = b8;
+	p[bth + 9] = 0;
+	p[bth + 10] = (uint8_t)(psn >> 8);
+	p[bth + 11] = (uint8_t)psn;
+	n = bth + RTR_BTH_LEN;
+	if (layout == 2) {
+		memcpy(p + n, hdr, 4);
+		n += 4;
+	} else {
+		n += ext;
+		if (layout == 3) {
+			memcpy(p + n, shim, sizeof(shim));
+			n += sizeof(shim);
+		}
+		for (unsigned int i = 0; i < payload; i++)
+			p[n + i] = (uint8_t)(psn + i);
+		n += payload;
+		if (icrc) {
+			uint32_t c = icrc_of(p, l3, l4, v6, ulen);
+
+			p[n] = (uint8_t)c, p[n + 1] = (uint8_t)(c >> 8);
+			p[n + 2] = (uint8_t)(c >> 16), p[n + 3] = (uint8_t)(c >> 24);
+		} else {
+			p[n] = 0xde, p[n + 1] = 0xad;
+		}
+		n += RTR_ICRC_LEN;
+		if (layout == 1) {
+			/* ConWeave DATA: the 4 bytes go in after the BTH. */
+			memmove(p + bth + 16, p + bth + 12, n - bth - 12);
+			memcpy(p + bth + 12, hdr, 4);
+			n += 4;
+		}
+	}
+	m->data_len = (uint16_t)n;
+	m->pkt_len = n;
+	return m;
+}
+
+static struct rte_mbuf *
+raw_frame(struct fz *f, uint16_t *port)
+{
+	uint8_t a = fz_u8(f);
+	unsigned int n = fz_u8(f) + ((a & 1) ? 256u : 0u);
+	struct rte_mbuf *m = fake_mbuf();
+
+	*port = (a >> 1) & 3;
+	for (unsigned int i = 0; i < n; i++)
+		mdata(m)[i] = fz_u8(f);
+	m->data_len = (uint16_t)n;
+	m->pkt_len = n;
+	return m;
+}
+
+static void
+flow_cb(void *arg, const struct rtr_lb_flow_info *fi)
+{
+	(void)fi;
+	(*(unsigned int *)arg)++;
+}
+
+static void
+event(struct sw *sw, struct fz *f)
+{
+	uint8_t e = fz_u8(f);
+	unsigned int path = e >> 7;
+
+	switch (e & 7) {
+	case 0:
+		atomic_fetch_and(&sw->g.live_mask, ~(1ull << path));
+		break;
+	case 1:
+		atomic_fetch_or(&sw->g.live_mask, 1ull << path);
+		break;
+	case 2:
+		/* A host link went down: the pipeline flushes what is held
+		 * for it (delivered packets then drop at the port). */
+		sw->host_down[path] = true;
+		if (H.ops->flush != NULL && H.ops->held(sw->st) != 0)
+			H.ops->flush(sw->st, (int)path, H.now, H.stats);
+		break;
+	case 3:
+		sw->host_down[path] = false;
+		break;
+	case 4:
+		H.alloc_fail = !H.alloc_fail;
+		break;
+	case 5:
+		if (H.ops->flush != NULL)
+			H.ops->flush(sw->st, -1, H.now, H.stats);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+sw_init(struct sw *sw, unsigned int idx, uint8_t p)
+{
+	const struct rtr_config *cfg = config_for(idx, p);
+	struct rtr_lb_init in;
+
+	sw->idx = idx;
+	sw->g.n_paths = 2;
+	sw->g.port[0] = 2, sw->g.port[1] = 3;
+	atomic_store(&sw->g.live_mask, 3);
+	if (FUZZ_LB_MODE == RTR_LB_CAVER) {
+		/* The ops' table holds RTR_CAVER_HOSTS hosts (4 MB to zero per
+		 * input); a small one runs 20 times faster and can fill up. */
+		sw->shared = rtr_caver_shared_create(16, (uint64_t)cfg->caver.aging_us * 1000,
+			false, 0);
+		FZ_CHECK(sw->shared != NULL);
+	} else if (H.ops->shared_create != NULL) {
+		sw->shared = H.ops->shared_create(cfg, 1, false, 0);
+		FZ_CHECK(sw->shared != NULL);
+	}
+	memset(&in, 0, sizeof(in));
+	in.cfg = cfg;
+	in.worker = 0;
+	in.n_workers = 1;
+	in.n_groups = 1;
+	in.host_port_mask = (1u << N_HOST) - 1;
+	in.hash_seed = SEED;
+	in.use_rte_malloc = false;
+	in.shared = sw->shared;
+	in.io.deliver = io_deliver;
+	in.io.control = io_control;
+	in.io.alloc = io_alloc;
+	in.io.arg = sw;
+	sw->st = H.ops->init(&in);
+	FZ_CHECK(sw->st != NULL);
+}
+
+/* Shutdown as the pipeline does it: release everything held. */
+static void
+sw_flush(struct sw *sw)
+{
+	if (H.ops->flush != NULL)
+		H.ops->flush(sw->st, -1, H.now, H.stats);
+	if (H.ops->held != NULL)
+		FZ_CHECK(H.ops->held(sw->st) == 0, "%llu packets still held after flush",
+			(unsigned long long)H.ops->held(sw->st));
+}
+
+static void
+sw_fini(struct sw *sw)
+{
+	H.ops->fini(sw->st);
+	if (H.ops->shared_free != NULL)
+		H.ops->shared_free(sw->shared);
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
+	trace = getenv("RTR_FUZZ_TRACE") != NULL;
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz f = {data, size, 0};
+	unsigned int ops = 0, nflows;
+	uint8_t p;
+
+	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
+	memset(&H, 0, sizeof(H));
+	memset(&stats_block, 0, sizeof(stats_block));
+	H.stats = &stats_block;
+	H.ops = rtr_lb_get(FUZZ_LB_MODE);
+	FZ_CHECK(H.ops != NULL);
+	H.now = 1000000;
+	live_mbufs = 0;
+	p = fz_u8(&f);
+	for (unsigned int i = 0; i < N_SW; i++)
+		sw_init(&H.sw[i], i, p);
+
+	while (fz_more(&f) && ops++ < OPS_MAX) {
+		uint8_t op = fz_u8(&f);
+		struct sw *sw = &H.sw[(op >> 3) & 1];
+		struct rte_mbuf *m;
+		uint16_t port;
+
+		switch (op & 7) {
+		case 0:
+		case 1:
+		case 2:
+			m = build_frame(&f, &port);
+			receive(sw, m, port);
+			break;
+		case 3:
+			m = raw_frame(&f, &port);
+			receive(sw, m, port);
+			break;
+		case 4: {
+			uint8_t v = fz_u8(&f);
+
+			H.now += v == 0xff ? 1000000000ull : (uint64_t)(v & 31) << ((v >> 5) * 3);
+			break;
+		}
+		case 5:
+			if (H.ops->tick != NULL)
+				H.ops->tick(sw->st, H.now, H.stats);
+			if (H.ops->next_deadline != NULL)
+				(void)H.ops->next_deadline(sw->st);
+			if ((op & 0x80) && H.ops->flows != NULL) {
+				nflows = 0;
+				H.ops->flows(sw->st, H.now, op & 0x40 ? 0 : 3, flow_cb, &nflows);
+			}
+			break;
+		case 6: {
+			uint8_t k = fz_u8(&f), x = fz_u8(&f);
+			struct wire_pkt w;
+			unsigned int j;
+
+			if (H.nwire == 0)
+				break;
+			j = k % H.nwire;
+			w = H.wire[j];
+			memmove(H.wire + j, H.wire + j + 1, (H.nwire - j - 1) * sizeof(H.wire[0]));
+			H.nwire--;
+			if ((x & 1) && w.m->data_len > 0) {
+				mdata(w.m)[fz_u8(&f) % w.m->data_len] ^= fz_u8(&f);
+				*mark(w.m) = 0;
+			}
+			/* Into the other ToR, on the port it left by (the links
+			 * are 2-2 and 3-3). */
+			receive(&H.sw[1 - w.from], w.m, rtr_meta(w.m)->out_port);
+			break;
+		}
+		default:
+			event(sw, &f);
+			break;
+		}
+	}
+
+	H.now += 1000;
+	for (unsigned int i = 0; i < N_SW; i++)
+		sw_flush(&H.sw[i]);
+	while (H.nwire > 0)
+		fake_free(H.wire[--H.nwire].m);
+	for (unsigned int i = 0; i < N_SW; i++)
+		sw_fini(&H.sw[i]);
+	FZ_CHECK(live_mbufs == 0, "%u mbufs leaked", live_mbufs);
+	return 0;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Fuzz target "parse": rtr_parse on any frame, then what the data path runs
+ * on what it accepts (rtr_meta_dqp, rtr_flow_hash_reverse, rtr_roce_icrc_ok,
+ * rtr_bth_ext_len, the LB host checks rtr_lb_ctrl_host_check and
+ * rtr_caver_host_check, CAVER's shim reader, and rtr_lb_ctrl_build). Input: byte 0 = parser flags (bits 0..1) and the hash
+ * seed's low byte (bits 2..7), the rest is the frame, which libFuzzer keeps
+ * in a buffer of exactly that size (ASan sees one byte too far).
+ *
+ * Checked besides memory safety: the result is one of the parser's reasons;
+ * a drop leaves flow_hash 0; every offset the metadata gives lies inside the
+ * frame; flags agree with each other; the reverse hash of a frame is the
+ * hash of the same frame with its addresses swapped; and the control packet
+ * rtr_lb_ctrl_build makes of a RoCE frame parses as one (ConWeave layout)
+ * and leads back to the frame's flow (its reverse hash is the frame's hash:
+ * how a SrcToR finds the flow of a REPLY / NOTIFY).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "fuzz.h"
+#include "rtr_caver.h"
+#include "rtr_lb_ctrl.h"
+#include "rtr_parse.h"
+#include "rtr_test_mbuf.h"
+
+static void
+check_meta(const uint8_t *frame, uint32_t len, unsigned int flags, const struct rtr_meta *m)
+{
+	uint8_t ext;
+	int el;
+
+	FZ_CHECK(m->l3_off <= len, "l3_off %u len %u", m->l3_off, len);
+	if (m->l3 == RTR_L3_ARP) {
+		FZ_CHECK(m->l4_off <= len && m->flow_hash == 0);
+		return;
+	}
+	FZ_CHECK(m->l3 == RTR_L3_IPV4 || m->l3 == RTR_L3_IPV6, "l3 %u", m->l3);
+	FZ_CHECK(m->l4_off >= m->l3_off + 20 && m->l4_off <= len, "l4_off %u len %u", m->l4_off,
+		len);
+	if (m->flags & RTR_MF_L4)
+		FZ_CHECK(m->l4_off + 4u <= len);
+	if (!(m->flags & RTR_MF_ROCE)) {
+		FZ_CHECK(!(m->flags & (RTR_MF_CW_HDR | RTR_MF_TRIMMED)), "flags 0x%x", m->flags);
+		return;
+	}
+	FZ_CHECK((m->flags & RTR_MF_L4) && m->l4_proto == 17 && m->dport == 4791);
+	FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN <= len);
+	if (m->flags & RTR_MF_CW_HDR) {
+		FZ_CHECK(flags != 0, "ConWeave header without a CW parse flag");
+		FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN + RTR_CW_HDR_LEN <= len);
+	}
+	/* What the BTH fields say must be what the frame holds. */
+	FZ_CHECK(frame[rtr_meta_bth_off(m)] == m->bth_opcode);
+	FZ_CHECK(frame[rtr_meta_bth_off(m) + 4] == m->bth_b4);
+	FZ_CHECK(frame[rtr_meta_bth_off(m) + 8] == m->bth_b8);
+	(void)rtr_meta_dqp(frame, m);
+	(void)rtr_meta_pcp(frame, m);
+	(void)rtr_meta_is_roce_data(m);
+	(void)rtr_meta_cw_control(m);
+	el = rtr_bth_ext_len(m->bth_opcode, &ext);
+	FZ_CHECK(el >= -1 && el <= 64);
+	/* The extended headers counted are the opcode's (none for control
+	 * packets and trimmed headers). */
+	FZ_CHECK(m->ext == 0 || m->ext == ext, "ext 0x%x, opcode says 0x%x", m->ext, ext);
+	(void)rtr_roce_icrc_ok(frame, len, m);
+}
+
+/* The same frame with source and destination addresses swapped parses the
+ * same way, and its hash is what rtr_flow_hash_reverse predicted. */
+static void
+check_reverse(const uint8_t *frame, uint32_t len, uint32_t seed, unsigned int flags,
+		const struct rtr_meta *m)
+{
+	unsigned int a = m->l3 == RTR_L3_IPV4 ? 12 : 8, w = m->l3 == RTR_L3_IPV4 ? 4 : 16;
+	uint32_t rev = rtr_flow_hash_reverse(frame, m, seed);
+	struct rtr_meta m2;
+	uint8_t tmp[16], *copy;
+
+	copy = malloc(len);
+	if (copy == NULL)
+		abort();
+	memcpy(copy, frame, len);
+	memcpy(tmp, copy + m->l3_off + a, w);
+	memmove(copy + m->l3_off + a, copy + m->l3_off + a + w, w);
+	memcpy(copy + m->l3_off + a + w, tmp, w);
+	/* The ICRC covers the addresses: a control-length packet that had a
+	 * valid one may parse differently once swapped; compare only when the
+	 * swap changed nothing else. */
+	if (rtr_parse(copy, len, seed, flags, &m2) == RTR_DROP_NONE && m2.flags == m->flags &&
+			m2.l4_off == m->l4_off)
+		FZ_CHECK(m2.flow_hash == rev, "reverse hash 0x%08x, swapped frame hashes 0x%08x",
+			rev, m2.flow_hash);
+	free(copy);
+}
+
+/* The LB stages' readers of a parsed frame. */
+static void
+check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_meta *m)
+{
+	static const uint8_t hdr[RTR_CW_HDR_LEN] = {0x12, 0x34, 0x56, 0x78};
+	enum rtr_drop_reason why;
+	struct rte_mbuf *c;
+	struct rtr_meta cm;
+
+	why = rtr_lb_ctrl_host_check(NULL, frame, len, m);
+	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
+	why = rtr_caver_host_check(NULL, frame, len, m);
+	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
+	if (rtr_caver_is_shimmed(frame, len, m)) {
+		struct rtr_caver_shim sh;
+
+		rtr_caver_shim_read(frame, m, &sh);
+	}
+	if (!(m->flags & RTR_MF_ROCE))
+		return;
+	/* A RTT_REPLY answering this frame, as a ConWeave DstToR builds it. */
+	c = fake_mbuf();
+	FZ_CHECK(rtr_lb_ctrl_build(c, frame, m, m->bth_b4,
+			 (uint8_t)(RTR_CW_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
+	FZ_CHECK(c->data_len == rtr_lb_ctrl_len(m));
+	why = rtr_parse(mdata(c), c->data_len, seed, RTR_PARSE_CW_HDR, &cm);
+	FZ_CHECK(why == RTR_DROP_NONE, "control packet does not parse (%d)", why);
+	FZ_CHECK(rtr_meta_cw_control(&cm), "control packet not read as one (flags 0x%x)",
+		cm.flags);
+	FZ_CHECK(rtr_flow_hash_reverse(mdata(c), &cm, seed) == m->flow_hash,
+		"control packet leads to flow 0x%08x, not 0x%08x",
+		rtr_flow_hash_reverse(mdata(c), &cm, seed), m->flow_hash);
+	fake_free(c);
+	FZ_CHECK(live_mbufs == 0);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const unsigned int pflags[4] = {0, RTR_PARSE_CW_HDR, RTR_PARSE_CW_CTRL,
+		RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL};
+	const uint8_t *frame;
+	struct rtr_meta m;
+	enum rtr_drop_reason why;
+	unsigned int flags;
+	uint32_t seed, len;
+
+	if (size < 1 || size > 65536)
+		return 0;
+	flags = pflags[data[0] & 3];
+	seed = 0x9e3779b9u ^ (uint32_t)(data[0] >> 2);
+	frame = data + 1;
+	len = (uint32_t)size - 1;
+
+	why = rtr_parse(frame, len, seed, flags, &m);
+	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_MALFORMED || why == RTR_DROP_NOT_IP,
+		"reason %d", why);
+	if (why != RTR_DROP_NONE) {
+		FZ_CHECK(m.flow_hash == 0, "dropped with flow_hash 0x%08x", m.flow_hash);
+		return 0;
+	}
+	check_meta(frame, len, flags, &m);
+	if (m.l3 == RTR_L3_IPV4 || m.l3 == RTR_L3_IPV6)
+		check_reverse(frame, len, seed, flags, &m);
+	check_lb(frame, len, seed, &m);
+	return 0;
+}
