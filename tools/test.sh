@@ -17,20 +17,7 @@ if [ "$(id -u)" = 0 ] && [ -w /proc/sys/vm/nr_hugepages ]; then
 fi
 meson test -C build --num-processes 1 --print-errorlogs "$@"
 rc=$?
-/usr/bin/python3 - <<'PY'
-import json
-passed = failed = skipped = 0
-with open("build/meson-logs/testlog.json") as f:
-    for line in f:
-        r = json.loads(line)
-        if r["result"] in ("OK", "EXPECTEDFAIL"):
-            passed += 1
-        elif r["result"] == "SKIP":
-            skipped += 1
-        else:
-            failed += 1
-print("tests: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
-PY
+/usr/bin/python3 tools/testlog_summary.py tests build/meson-logs/testlog.json
 # Further CI stages, each its own script and build directory (the
 # sanitizer build of the whole suite, the fuzzers' short runs): run in name
 # order when the main suite ran in full (no meson test arguments given) and

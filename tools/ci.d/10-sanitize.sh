@@ -55,20 +55,6 @@ t0=$(date +%s)
 # Timeouts doubled: ASan makes everything slower (most tests by 1.5-3x).
 meson test -C "$BUILD" --num-processes 1 --print-errorlogs --timeout-multiplier 2 "$@"
 rc=$?
-/usr/bin/python3 - "$BUILD/meson-logs/testlog.json" "$(( $(date +%s) - t0 ))" <<'PY'
-import json, sys
-passed, failed, skipped = 0, [], 0
-with open(sys.argv[1]) as f:
-    for line in f:
-        r = json.loads(line)
-        if r["result"] in ("OK", "EXPECTEDFAIL"):
-            passed += 1
-        elif r["result"] == "SKIP":
-            skipped += 1
-        else:
-            failed.append("%s (%s)" % (r["name"], r["result"]))
-print("sanitize: %d passed, %d failed, %d skipped in %s s%s"
-      % (passed, len(failed), skipped, sys.argv[2],
-         (": FAILED: " + ", ".join(failed)) if failed else ""))
-PY
+/usr/bin/python3 tools/testlog_summary.py sanitize "$BUILD/meson-logs/testlog.json" \
+	"$(( $(date +%s) - t0 ))"
 exit $rc
