@@ -614,9 +614,6 @@ setup_switch(struct rtr_app *app)
 	}
 	if (setup_egress(app) < 0)
 		return -ENOMEM;
-	/* Fabric ports parse the fields of each worker's LB mode (ingress);
-	 * nothing else is port-specific. */
-	sw->parse_flags = 0;
 	sw->tsc_hz = rte_get_tsc_hz();
 	sw->idle_sleep_us = cfg->sw.idle_sleep_us;
 	sw->idle_threshold = cfg->sw.idle_threshold;

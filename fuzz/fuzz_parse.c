@@ -109,9 +109,9 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	struct rte_mbuf *c;
 	struct rtr_meta cm;
 
-	why = rtr_lb_ctrl_host_check(NULL, frame, len, m);
+	why = rtr_lb_ctrl_host_check(frame, len, m);
 	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
-	why = rtr_caver_host_check(NULL, frame, len, m);
+	why = rtr_caver_host_check(m);
 	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
 	if (rtr_caver_is_shimmed(frame, len, m)) {
 		struct rtr_caver_shim sh;

@@ -437,8 +437,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	}
 	/* Fabric ports parse the fields of the LB mode this worker runs. */
 	why = rtr_parse(frame, rte_pktmbuf_data_len(m), sw->hash_seed,
-		sw->parse_flags | ip->parse_flags |
-			(ip->role == RTR_PORT_FABRIC ? w->lb->fabric_parse_flags : 0),
+		ip->role == RTR_PORT_FABRIC ? w->lb->fabric_parse_flags : 0,
 		meta);
 	meta->in_port = (uint8_t)port;
 	if (unlikely(why != RTR_DROP_NONE)) {

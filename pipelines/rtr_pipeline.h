@@ -72,7 +72,6 @@ struct rtr_port_rt {
 	_Atomic uint8_t admin_down; /* config, or telemetry /rocetor/port/admin (rw) */
 	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
 	uint8_t link_known;	   /* control plane: link_up has been set once */
-	uint8_t parse_flags;	   /* rtr_parse flags for frames from this port */
 	uint8_t source_check;	   /* host port: sources must route back here */
 };
 
@@ -148,7 +147,6 @@ struct rtr_switch {
 	unsigned int n_workers;
 	struct rtr_worker *workers[RTR_MAX_LCORES];
 	uint32_t hash_seed;
-	unsigned int parse_flags;
 	struct rtr_egress_shared *egress; /* per-port state all workers share */
 	uint64_t tsc_hz;
 	uint32_t idle_sleep_us;

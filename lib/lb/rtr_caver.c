@@ -886,12 +886,8 @@ rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *
 }
 
 enum rtr_drop_reason
-rtr_caver_host_check(const struct rtr_caver *cv, const uint8_t *frame, uint32_t len,
-		const struct rtr_meta *meta)
+rtr_caver_host_check(const struct rtr_meta *meta)
 {
-	(void)cv;
-	(void)frame;
-	(void)len;
 	/* The next switch would take it for a shim (and a host must not
 	 * write the path table). */
 	if ((meta->flags & RTR_MF_ROCE) && meta->bth_opcode == RTR_BTH_OP_RC_ACK &&

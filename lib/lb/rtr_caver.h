@@ -156,9 +156,8 @@ void rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_m
 		uint16_t out_port, uint64_t now_ns, uint64_t *c);
 
 /* A parsed packet from a host port: an RC ACK with Resv7 = 0x7F is a forged
- * shim (RTR_DROP_HOST_LB_PACKET). */
-enum rtr_drop_reason rtr_caver_host_check(const struct rtr_caver *cv, const uint8_t *frame,
-		uint32_t len, const struct rtr_meta *meta);
+ * shim (RTR_DROP_HOST_LB_PACKET). Part of rtr_lb_host_check. */
+enum rtr_drop_reason rtr_caver_host_check(const struct rtr_meta *meta);
 
 /* Timers: DRE decay at period boundaries (late ticks apply every period
  * that passed), a step of flow aging, a slice of the path-table sweep. */

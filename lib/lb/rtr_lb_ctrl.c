@@ -64,10 +64,8 @@ rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame, const struct rtr_met
 }
 
 enum rtr_drop_reason
-rtr_lb_ctrl_host_check(const void *state, const uint8_t *frame, uint32_t len,
-		const struct rtr_meta *meta)
+rtr_lb_ctrl_host_check(const uint8_t *frame, uint32_t len, const struct rtr_meta *meta)
 {
-	(void)state;
 	if (likely(!(meta->flags & RTR_MF_ROCE) || rtr_cw_op(meta->bth_b8) < RTR_CW_OP_REPLY))
 		return RTR_DROP_NONE;
 	if ((frame[meta->l4_off + 4] << 8 | frame[meta->l4_off + 5]) !=
@@ -81,7 +79,7 @@ rtr_lb_host_check(const uint8_t *frame, uint32_t len, const struct rtr_meta *met
 {
 	if (likely(!(meta->flags & RTR_MF_ROCE) || (meta->bth_b8 & RTR_BTH_RESV7_MASK) == 0))
 		return RTR_DROP_NONE;
-	if (rtr_caver_host_check(NULL, frame, len, meta) != RTR_DROP_NONE)
+	if (rtr_caver_host_check(meta) != RTR_DROP_NONE)
 		return RTR_DROP_HOST_LB_PACKET;
-	return rtr_lb_ctrl_host_check(NULL, frame, len, meta);
+	return rtr_lb_ctrl_host_check(frame, len, meta);
 }

@@ -45,13 +45,14 @@ struct rte_mbuf *rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame,
 		const struct rtr_meta *meta, uint8_t b4, uint8_t b8, const uint8_t hdr[4]);
 
 /*
- * host_check of the modes that use this layout (ConWeave, SeqBalance): a
+ * Part of rtr_lb_host_check, for the modes that use this layout (ConWeave,
+ * SeqBalance): a
  * control packet from a host port (cw_op 2/3, UDP length 24, and the 4 bytes
  * after the BTH are not an ICRC) is RTR_DROP_HOST_LB_PACKET: hosts never
  * send those (DESIGN.md A3). A host's own zero-payload packet with such
  * Resv7 bits has a valid ICRC and goes on (RTR_DROP_NONE).
  */
-enum rtr_drop_reason rtr_lb_ctrl_host_check(const void *state, const uint8_t *frame, uint32_t len,
+enum rtr_drop_reason rtr_lb_ctrl_host_check(const uint8_t *frame, uint32_t len,
 		const struct rtr_meta *meta);
 
 /*

@@ -1197,7 +1197,7 @@ test_three_switches(void)
 	/* The ACK from h2 at B. */
 	m = mk(&k, 0, orig, &len);
 	CHECK(icrc_ok(m));
-	CHECK_EQ(rtr_caver_host_check(b.cv[0], mdata(m), m->data_len, rtr_meta(m)), RTR_DROP_NONE);
+	CHECK_EQ(rtr_caver_host_check(rtr_meta(m)), RTR_DROP_NONE);
 	rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 100, b.c);
 	shim_at(m, &s);
 	CHECK_EQ(s.ce, ce_b);
@@ -1341,13 +1341,13 @@ test_host_check(void)
 		k.v6 = cases[i].v6;
 		k.payload = k.opcode == RTR_BTH_OP_RC_ACK ? 0 : 16;
 		m = mk(&k, 0, NULL, NULL);
-		CHECK_EQ(rtr_caver_host_check(s.cv[0], mdata(m), m->data_len, rtr_meta(m)),
+		CHECK_EQ(rtr_caver_host_check(rtr_meta(m)),
 				cases[i].want);
 		fake_free(m);
 	}
 	/* Non-RoCE. */
 	m = mk(&(struct pkt){.src = h1, .dst = h2, .payload = 12, .ttl = 5}, 0, NULL, NULL);
-	CHECK_EQ(rtr_caver_host_check(s.cv[0], mdata(m), m->data_len, rtr_meta(m)), RTR_DROP_NONE);
+	CHECK_EQ(rtr_caver_host_check(rtr_meta(m)), RTR_DROP_NONE);
 	fake_free(m);
 	sw_fini(&s);
 }
