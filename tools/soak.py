@@ -49,7 +49,6 @@ import json
 import os
 import random
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -377,12 +376,7 @@ class Soak:
             proc.wait(timeout=a.duration + 120)
         except subprocess.TimeoutExpired:
             self.fail("rocetor did not exit at --duration")
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            harness.interrupt(proc)
         outf.close()
         with open(out_path) as f:
             out = f.read()
