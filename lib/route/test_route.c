@@ -179,6 +179,230 @@ test_ecmp(struct rtr_route *r)
 	CHECK_EQ(rtr_group_pick(g, 12345), -1);
 }
 
+/*
+ * Resilient groups (ALGORITHMS.md 1), through the control path the app uses
+ * (rtr_route_port_state): a group of n paths on ports 1..n, N_RES flows with
+ * real parser hashes. One path down: no flow whose path stayed up moves, and
+ * the down path's flows spread over the live paths; back up: the flows that
+ * move are exactly the ones that were on it. Then two down in sequence, a
+ * path up while another stays down, all down and back. Prints the figures
+ * the issue asks for (flows moved with 4 and 8 uplinks).
+ */
+#define N_RES 24000
+
+static struct rtr_route *
+res_route(unsigned int n, const char *name)
+{
+	static struct rtr_config cfg;
+	static struct rtr_route_cfg rt;
+	char err[256];
+	struct rtr_route *r;
+
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&rt, 0, sizeof(rt));
+	cfg.n_ports = n + 1;
+	for (unsigned int i = 0; i <= n; i++) {
+		cfg.ports[i].port = (uint16_t)i;
+		cfg.ports[i].role = i ? RTR_PORT_FABRIC : RTR_PORT_HOST;
+	}
+	pfx(&rt.prefix, "10.2.0.0", 16);
+	rt.is_group = true;
+	rt.n_paths = (uint8_t)n;
+	for (unsigned int i = 0; i < n; i++)
+		rt.paths[i].port = (uint16_t)(i + 1);
+	cfg.routes = &rt;
+	cfg.n_routes = 1;
+	r = rtr_route_create(name, &cfg, 0, fake_nh, NULL, err, sizeof(err));
+	CHECK(r != NULL, "%s", err);
+	return r;
+}
+
+static uint32_t res_hash[N_RES];
+
+static void
+res_map(const struct rtr_group *g, int *map)
+{
+	for (unsigned int i = 0; i < N_RES; i++)
+		map[i] = rtr_group_pick(g, res_hash[i]);
+}
+
+static unsigned int
+res_differ(const int *a, const int *b)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < N_RES; i++)
+		n += a[i] != b[i];
+	return n;
+}
+
+/* Flows that changed path from a to b: moved_live counts those whose path in
+ * a is still live (they had no reason to move), moved those that changed. */
+static void
+res_diff(const struct rtr_group *g, const int *a, const int *b, unsigned int *moved,
+		unsigned int *moved_live)
+{
+	uint64_t live = atomic_load(&g->live_mask);
+
+	*moved = *moved_live = 0;
+	for (unsigned int i = 0; i < N_RES; i++) {
+		if (a[i] == b[i])
+			continue;
+		(*moved)++;
+		if (a[i] >= 0 && ((live >> a[i]) & 1))
+			(*moved_live)++;
+	}
+}
+
+/* Every flow on a live path, and each live path's load within tol of even. */
+static void
+res_balanced(const struct rtr_group *g, const int *map, double tol, const char *what)
+{
+	uint64_t live = atomic_load(&g->live_mask);
+	unsigned int count[RTR_MAX_PATHS] = {0}, n_live = (unsigned int)__builtin_popcountll(live);
+	unsigned int bad = 0;
+
+	for (unsigned int i = 0; i < N_RES; i++) {
+		if (map[i] < 0 || !((live >> map[i]) & 1))
+			bad++;
+		else
+			count[map[i]]++;
+	}
+	CHECK_EQ(bad, 0);
+	for (unsigned int p = 0; p < g->n_paths; p++) {
+		double even = (double)N_RES / n_live;
+
+		if (!((live >> p) & 1))
+			continue;
+		CHECK(count[p] >= even * (1 - tol) && count[p] <= even * (1 + tol),
+			"%s: path %u carries %u flows, %.0f +- %.0f%% expected", what, p, count[p],
+			even, tol * 100);
+	}
+}
+
+static void
+test_resilient(unsigned int n)
+{
+	static int base[N_RES], down[N_RES], map[N_RES], prev[N_RES];
+	unsigned int on_down = 0, moved, moved_live, spread[RTR_MAX_PATHS] = {0};
+	const unsigned int d = 1, d2 = n - 1; /* paths taken down (ports d+1, d2+1) */
+	char name[16];
+	struct rtr_route *r;
+	struct rtr_group *g;
+
+	snprintf(name, sizeof(name), "trs%u", n);
+	r = res_route(n, name);
+	if (r == NULL)
+		return;
+	g = &r->groups[0];
+	for (unsigned int i = 0; i < N_RES; i++) {
+		uint32_t src = 0x0a010000 + (i % 250) + 1, dst = 0x0a020000 + (i * 7919) % 65536;
+
+		res_hash[i] = flow_hash(src, dst, (uint16_t)(49152 + (i * 31) % 16384), 0x77);
+	}
+	res_map(g, base);
+	moved = 0;
+	for (unsigned int i = 0; i < N_RES; i++)
+		moved += base[i] != (int)(res_hash[i] % n); /* all live: exactly hash mod n */
+	CHECK_EQ(moved, 0);
+
+	/* One path down: only its flows move, spread over the live paths. */
+	CHECK_EQ(rtr_route_port_state(r, (uint16_t)(d + 1), false), 1);
+	res_map(g, down);
+	res_diff(g, base, down, &moved, &moved_live);
+	for (unsigned int i = 0; i < N_RES; i++) {
+		if (base[i] == (int)d) {
+			on_down++;
+			if (down[i] >= 0)
+				spread[down[i]]++;
+		}
+	}
+	printf("resilient n=%u: path %u down: %u of %u flows on live paths moved "
+	       "(%u flows were on it)\n", n, d, moved_live, N_RES - on_down, on_down);
+	CHECK_EQ(moved_live, 0);
+	CHECK_EQ(moved, on_down);
+	CHECK_EQ(spread[d], 0);
+	for (unsigned int p = 0; p < n; p++) {
+		double even = (double)on_down / (n - 1);
+
+		if (p != d)
+			CHECK(spread[p] >= even * 0.75 && spread[p] <= even * 1.25,
+				"n=%u: path %u took %u of the %u flows of path %u, %.0f +- 25%% "
+				"expected", n, p, spread[p], on_down, d, even);
+	}
+	res_balanced(g, down, 0.1, "one down");
+
+	/* Back up: the flows that move are exactly the ones that were on it,
+	 * and they go home. */
+	CHECK_EQ(rtr_route_port_state(r, (uint16_t)(d + 1), true), 1);
+	res_map(g, map);
+	res_diff(g, down, map, &moved, &moved_live);
+	printf("resilient n=%u: path %u up: %u flows moved (%u were on it)\n", n, d, moved,
+		on_down);
+	CHECK_EQ(moved, on_down);
+	CHECK_EQ(res_differ(map, base), 0);
+
+	/* Two down in sequence: the second moves only the flows on it (its own
+	 * and those the first one sent there). */
+	rtr_route_port_state(r, (uint16_t)(d + 1), false);
+	res_map(g, prev);
+	CHECK_EQ(rtr_route_port_state(r, (uint16_t)(d2 + 1), false), 1);
+	res_map(g, map);
+	res_diff(g, prev, map, &moved, &moved_live);
+	printf("resilient n=%u: then path %u down: %u flows on live paths moved\n", n, d2,
+		moved_live);
+	CHECK_EQ(moved_live, 0);
+	res_balanced(g, map, 0.1, "two down");
+	/* The first comes back while the second stays down: only its own
+	 * flows move (back to it); the second's stay where they went. */
+	memcpy(prev, map, sizeof(prev));
+	rtr_route_port_state(r, (uint16_t)(d + 1), true);
+	res_map(g, map);
+	moved = moved_live = 0;
+	for (unsigned int i = 0; i < N_RES; i++) {
+		if (map[i] == prev[i])
+			continue;
+		moved++;
+		if (base[i] != (int)d || map[i] != (int)d)
+			moved_live++; /* moved, but not home to path d */
+	}
+	printf("resilient n=%u: path %u up, %u still down: %u flows moved, %u of them not "
+	       "home to it (%u were on it)\n", n, d, d2, moved, moved_live, on_down);
+	CHECK_EQ(moved, on_down);
+	CHECK_EQ(moved_live, 0);
+	CHECK_EQ(rtr_route_port_state(r, (uint16_t)(d2 + 1), true), 1);
+	res_map(g, map);
+	CHECK_EQ(res_differ(map, base), 0);
+
+	/* All down: no path; one back: it takes everything; all back: the
+	 * original mapping. */
+	for (unsigned int p = 1; p <= n; p++)
+		rtr_route_port_state(r, (uint16_t)p, false);
+	res_map(g, map);
+	moved = 0;
+	for (unsigned int i = 0; i < N_RES; i++)
+		moved += map[i] != -1;
+	CHECK_EQ(moved, 0);
+	rtr_route_port_state(r, (uint16_t)(d2 + 1), true);
+	res_map(g, map);
+	moved = 0;
+	for (unsigned int i = 0; i < N_RES; i++)
+		moved += map[i] != (int)d2;
+	CHECK_EQ(moved, 0);
+	/* A second one back takes its own flows and nothing else. */
+	rtr_route_port_state(r, (uint16_t)(d + 1), true);
+	res_map(g, prev);
+	moved = 0;
+	for (unsigned int i = 0; i < N_RES; i++)
+		moved += prev[i] != (base[i] == (int)d ? (int)d : (int)d2);
+	CHECK_EQ(moved, 0);
+	for (unsigned int p = 1; p <= n; p++)
+		rtr_route_port_state(r, (uint16_t)p, true);
+	res_map(g, map);
+	CHECK_EQ(res_differ(map, base), 0);
+	rtr_route_free(r);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -234,6 +458,8 @@ main(int argc, char **argv)
 		test_ecmp(r);
 		rtr_route_free(r);
 	}
+	test_resilient(4);
+	test_resilient(8);
 	rte_eal_cleanup();
 	return rtr_test_done("route");
 }
