@@ -93,7 +93,8 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
 		if (rc->is_group) {
 			struct rtr_group *grp = &r->groups[g];
 
-			grp->n_paths = rc->n_paths;
+			if (rtr_group_init(grp, rc->n_paths) < 0)
+				goto nomem;
 			grp->prefix = rc->prefix;
 			addr_str(&rc->prefix, grp->name, sizeof(grp->name));
 			for (j = 0; j < rc->n_paths; j++) {
@@ -108,8 +109,6 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
 				grp->nh[j] = (uint16_t)nh;
 				grp->port[j] = p->port;
 			}
-			atomic_store(&grp->live_mask,
-				rc->n_paths == 64 ? ~0ULL : (1ULL << rc->n_paths) - 1);
 			val = RTR_RT_GROUP | g++;
 		} else {
 			const struct rtr_nexthop_cfg *p = &rc->paths[0];
@@ -152,8 +151,113 @@ rtr_route_free(struct rtr_route *r)
 		return;
 	rte_lpm_free(r->lpm4);
 	rte_lpm6_free(r->lpm6);
+	for (unsigned int g = 0; r->groups != NULL && g < r->n_groups; g++)
+		rtr_group_fini(&r->groups[g]);
 	free(r->groups);
 	free(r);
+}
+
+static inline uint64_t
+all_paths(const struct rtr_group *g)
+{
+	return g->n_paths == 64 ? ~0ULL : (1ULL << g->n_paths) - 1;
+}
+
+int
+rtr_group_init(struct rtr_group *g, unsigned int n_paths)
+{
+	unsigned int nb;
+
+	if (n_paths == 0 || n_paths > RTR_MAX_PATHS)
+		return -EINVAL;
+	nb = n_paths * (RTR_GROUP_BUCKETS / n_paths);
+	g->bucket = calloc(nb, sizeof(*g->bucket));
+	if (g->bucket == NULL)
+		return -ENOMEM;
+	g->n_paths = (uint16_t)n_paths;
+	g->n_buckets = (uint16_t)nb;
+	for (unsigned int b = 0; b < nb; b++)
+		atomic_init(&g->bucket[b], (uint8_t)(b % n_paths));
+	atomic_store(&g->live_mask, all_paths(g));
+	return 0;
+}
+
+void
+rtr_group_fini(struct rtr_group *g)
+{
+	free((void *)(uintptr_t)g->bucket); /* once no worker reads g */
+	g->bucket = NULL;
+	g->n_buckets = 0;
+}
+
+void
+rtr_group_bucket_counts(const struct rtr_group *g, unsigned int count[RTR_MAX_PATHS])
+{
+	memset(count, 0, RTR_MAX_PATHS * sizeof(count[0]));
+	for (unsigned int b = 0; b < g->n_buckets; b++)
+		count[atomic_load_explicit(&g->bucket[b], memory_order_relaxed)]++;
+}
+
+/* The live path carrying the fewest buckets (the lowest index on a tie, so
+ * the buckets of a down path are dealt round the live ones in turn). */
+static unsigned int
+least_loaded(const unsigned int *load, uint64_t live)
+{
+	unsigned int best = (unsigned int)__builtin_ctzll(live);
+
+	for (live &= live - 1; live != 0; live &= live - 1) {
+		unsigned int p = (unsigned int)__builtin_ctzll(live);
+
+		if (load[p] < load[best])
+			best = p;
+	}
+	return best;
+}
+
+/*
+ * Readers take the home path when it is live and the bucket otherwise, and
+ * ignore a bucket whose path their mask has down. So:
+ *   - paths coming back are published first: their flows go home at that
+ *     store; their buckets follow home (for the loads of later failures);
+ *   - buckets on paths that are not live are then moved, one byte store each,
+ *     before the mask that takes those paths down is published (release), so
+ *     a reader that sees a path down sees where its buckets went.
+ * Nothing else is written: a bucket on a live path never moves.
+ */
+unsigned int
+rtr_group_set_live(struct rtr_group *g, uint64_t live)
+{
+	const unsigned int n = g->n_paths, nb = g->n_buckets;
+	uint64_t old = atomic_load_explicit(&g->live_mask, memory_order_relaxed), up;
+	unsigned int load[RTR_MAX_PATHS] = {0};
+
+	live &= all_paths(g);
+	if (live == old)
+		return 0;
+	up = live & ~old;
+	if (g->bucket != NULL && up != 0) {
+		atomic_store_explicit(&g->live_mask, old | up, memory_order_release);
+		for (unsigned int b = 0; b < nb; b++) {
+			if ((up >> (b % n)) & 1)
+				atomic_store_explicit(&g->bucket[b], (uint8_t)(b % n),
+					memory_order_relaxed);
+		}
+	}
+	if (g->bucket != NULL && live != 0) {
+		for (unsigned int b = 0; b < nb; b++)
+			load[atomic_load_explicit(&g->bucket[b], memory_order_relaxed)]++;
+		for (unsigned int b = 0; b < nb; b++) {
+			unsigned int p = atomic_load_explicit(&g->bucket[b], memory_order_relaxed);
+
+			if ((live >> p) & 1)
+				continue;
+			p = least_loaded(load, live);
+			atomic_store_explicit(&g->bucket[b], (uint8_t)p, memory_order_relaxed);
+			load[p]++;
+		}
+	}
+	atomic_store_explicit(&g->live_mask, live, memory_order_release);
+	return (unsigned int)__builtin_popcountll(live ^ old);
 }
 
 unsigned int
@@ -173,10 +277,8 @@ rtr_route_port_state(struct rtr_route *r, uint16_t port, bool up)
 			else
 				mask &= ~(1ULL << p);
 		}
-		if (mask != old) {
-			changed += (unsigned int)__builtin_popcountll(mask ^ old);
-			atomic_store_explicit(&grp->live_mask, mask, memory_order_release);
-		}
+		if (mask != old)
+			changed += rtr_group_set_live(grp, mask);
 	}
 	return changed;
 }

@@ -14,6 +14,18 @@
  * time: each group keeps a 64-bit mask of live paths, updated with a single
  * atomic store by the control lcore when a port goes down or comes back, and
  * read with one atomic load by workers (DESIGN.md A: single-word updates).
+ *
+ * Groups are resilient (ALGORITHMS.md 1): each has a table of n_paths x K
+ * buckets, bucket b's home path being b mod n_paths, so while every path is
+ * live the table is not read and a flow takes hash mod n_paths. When a path
+ * goes down, the control lcore moves only the buckets that were on it, each
+ * to the least-loaded live path; when it comes back, the buckets whose home
+ * it is move back and nothing else. A flow whose home path is live takes it;
+ * a flow whose home is down takes its bucket's path. Every bucket is one byte
+ * (a single-byte store is atomic for readers), written before the mask that
+ * makes readers look at it is published, and the live mask stays the
+ * authority: a bucket read mid-update that names a path the reader's mask
+ * has down is ignored for a path that is live in that mask.
  */
 #ifndef RTR_ROUTE_H
 #define RTR_ROUTE_H
@@ -36,9 +48,16 @@
 #define RTR_RT_GROUP	  (1u << RTR_RT_KIND_SHIFT)
 #define RTR_RT_LOCAL	  (2u << RTR_RT_KIND_SHIFT)
 
+/* Bytes of bucket table per group at most: K = RTR_GROUP_BUCKETS / n_paths
+ * buckets per path (64 with 64 paths, 1024 with 4), so the buckets of a down
+ * path spread over the live ones within a bucket of even. */
+#define RTR_GROUP_BUCKETS 4096
+
 struct rtr_group {
 	_Atomic uint64_t live_mask; /* bit i set: path i may be used */
 	uint16_t n_paths;
+	uint16_t n_buckets;	  /* n_paths x K; 0: no table (see rtr_group_pick_live) */
+	_Atomic uint8_t *bucket;  /* n_buckets: each bucket's path; control-written */
 	uint16_t nh[RTR_MAX_PATHS];   /* next-hop index of each path */
 	uint16_t port[RTR_MAX_PATHS]; /* egress port of each path */
 	struct rtr_addr prefix;	      /* for stats and telemetry */
@@ -69,9 +88,30 @@ struct rtr_route *rtr_route_create(const char *name, const struct rtr_config *cf
 		rtr_route_nh_fn nh_fn, void *nh_arg, char *err, size_t errlen);
 void rtr_route_free(struct rtr_route *r);
 
-/* Control lcore: a port changed state; every group using it is updated.
- * Returns how many paths changed. */
+/* Control lcore: a port changed state; every group using it is updated
+ * (rtr_group_set_live). Returns how many paths changed. */
 unsigned int rtr_route_port_state(struct rtr_route *r, uint16_t port, bool up);
+
+/*
+ * A group's bucket table (rtr_route_create does this for its groups; a test
+ * building a group by hand may too): n_paths is set, every path live, every
+ * bucket on its home path. Returns 0 or -ENOMEM. rtr_group_fini frees it.
+ */
+int rtr_group_init(struct rtr_group *g, unsigned int n_paths);
+void rtr_group_fini(struct rtr_group *g);
+
+/*
+ * Control lcore (one writer): make live (bits >= n_paths ignored) the
+ * group's live paths, moving as few buckets as possible: the buckets of
+ * paths going down go to the least-loaded live paths, those whose home comes
+ * back go home, nothing else moves. With no path live the buckets stay where
+ * they are (readers see mask 0 and find no path); the first path back takes
+ * every bucket that has nowhere else to go. Returns how many paths changed.
+ */
+unsigned int rtr_group_set_live(struct rtr_group *g, uint64_t live);
+
+/* Buckets per path: count[p] for p < n_paths (telemetry). */
+void rtr_group_bucket_counts(const struct rtr_group *g, unsigned int count[RTR_MAX_PATHS]);
 
 /* Look up; returns the LPM result or -1 when no route matches. */
 static inline int64_t
@@ -95,25 +135,51 @@ rtr_route_lookup6(const struct rtr_route *r, const uint8_t dst[16])
 }
 
 /*
- * ECMP (ALGORITHMS.md 1): path = hash mod n_paths over the live paths. When
- * every path is live this is exactly hash % n_paths; when some are down, the
- * hash picks among the live ones only (k-th set bit of the live mask), so a
- * failed uplink takes no traffic. Returns the path index, or -1 if none is live.
+ * The path of hash in g given a snapshot live (nonzero or -1) of its mask
+ * taken with one load, for callers that test the snapshot first (LB modes'
+ * fallbacks): the home path hash mod n_paths if live, else the path of the
+ * flow's bucket. The bucket is a single byte, so the table costs one load and
+ * only for flows whose home is down. A bucket that names a path down in this
+ * snapshot (an update in progress), or no table at all (a group built by hand
+ * in a test), falls back to the (hash mod n_live)-th live path: never a dead
+ * one.
+ */
+static inline int
+rtr_group_pick_live(const struct rtr_group *g, uint64_t live, uint32_t hash)
+{
+	unsigned int p = hash % g->n_paths, k;
+
+	if ((live >> p) & 1)
+		return (int)p;
+	if (unlikely(live == 0))
+		return -1;
+	if (likely(g->bucket != NULL)) {
+		/* Pairs with the release store of the mask: the buckets
+		 * written before it are seen with it. */
+		atomic_thread_fence(memory_order_acquire);
+		p = atomic_load_explicit(&g->bucket[hash % g->n_buckets], memory_order_relaxed);
+		if (likely((live >> p) & 1))
+			return (int)p;
+	}
+	for (k = hash % (unsigned int)__builtin_popcountll(live); k > 0; k--)
+		live &= live - 1; /* drop the lowest set bit k times */
+	return __builtin_ctzll(live);
+}
+
+/*
+ * ECMP (ALGORITHMS.md 1): path = hash mod n_paths while every path is live
+ * (one load and a compare: the table is not read); with some down, the
+ * resilient rule of rtr_group_pick_live. Returns the path index, or -1 if
+ * none is live.
  */
 static inline int
 rtr_group_pick(const struct rtr_group *g, uint32_t hash)
 {
 	uint64_t live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
-	unsigned int n_live, k;
 
 	if (likely(live == (g->n_paths == 64 ? ~0ULL : ((1ULL << g->n_paths) - 1))))
 		return (int)(hash % g->n_paths);
-	n_live = (unsigned int)__builtin_popcountll(live);
-	if (n_live == 0)
-		return -1;
-	for (k = hash % n_live; k > 0; k--)
-		live &= live - 1; /* drop the lowest set bit k times */
-	return __builtin_ctzll(live);
+	return rtr_group_pick_live(g, live, hash);
 }
 
 #endif /* RTR_ROUTE_H */

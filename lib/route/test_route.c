@@ -330,6 +330,11 @@ test_resilient(unsigned int n)
 				"n=%u: path %u took %u of the %u flows of path %u, %.0f +- 25%% "
 				"expected", n, p, spread[p], on_down, d, even);
 	}
+	printf("resilient n=%u: its flows went to", n);
+	for (unsigned int p = 0; p < n; p++)
+		if (p != d)
+			printf(" path %u: %u", p, spread[p]);
+	printf(" (%.0f each if even)\n", (double)on_down / (n - 1));
 	res_balanced(g, down, 0.1, "one down");
 
 	/* Back up: the flows that move are exactly the ones that were on it,
@@ -403,6 +408,155 @@ test_resilient(unsigned int n)
 	rtr_route_free(r);
 }
 
+static uint64_t walk_rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t
+walk_next(void)
+{
+	walk_rng ^= walk_rng << 13;
+	walk_rng ^= walk_rng >> 7;
+	walk_rng ^= walk_rng << 17;
+	return walk_rng;
+}
+
+/* Buckets on the most and the least loaded live path. */
+static unsigned int
+bucket_spread(const struct rtr_group *g)
+{
+	uint64_t live = atomic_load(&g->live_mask);
+	unsigned int count[RTR_MAX_PATHS], lo = ~0u, hi = 0;
+
+	rtr_group_bucket_counts(g, count);
+	for (unsigned int p = 0; p < g->n_paths; p++) {
+		if (!((live >> p) & 1)) {
+			CHECK_EQ(count[p], 0);
+			continue;
+		}
+		lo = count[p] < lo ? count[p] : lo;
+		hi = count[p] > hi ? count[p] : hi;
+	}
+	return hi - lo;
+}
+
+/*
+ * rtr_group_set_live on random sequences of masks (several paths at once,
+ * all down, all up) for groups of 1 to 64 paths, checking after each step:
+ * every flow is on a live path (-1 only with none live); a flow whose home
+ * is live is on it; a flow that was on a path still live either stayed or
+ * went home to a path that came back. Taking paths down one by one from all
+ * live keeps the live paths' bucket counts within one of each other.
+ */
+#define N_WALK 4096
+
+static void
+test_resilient_walk(void)
+{
+	static const unsigned int sizes[] = {1, 2, 3, 5, 8, 12, 33, 64};
+	static uint32_t h[N_WALK];
+	static int prev[N_WALK], cur[N_WALK];
+
+	for (unsigned int i = 0; i < N_WALK; i++)
+		h[i] = (uint32_t)walk_next();
+	for (unsigned int si = 0; si < RTR_ARRAY_SIZE(sizes); si++) {
+		const unsigned int n = sizes[si];
+		const uint64_t all = n == 64 ? ~0ULL : (1ULL << n) - 1;
+		unsigned int bad_dead = 0, bad_home = 0, bad_moved = 0, worst = 0;
+		struct rtr_group g;
+
+		memset(&g, 0, sizeof(g));
+		CHECK_EQ(rtr_group_init(&g, n), 0);
+		CHECK_EQ(g.n_buckets % n, 0);
+		CHECK(g.n_buckets >= 64 * n && g.n_buckets <= RTR_GROUP_BUCKETS);
+		for (unsigned int i = 0; i < N_WALK; i++)
+			prev[i] = rtr_group_pick(&g, h[i]);
+		for (unsigned int step = 0; step < 1500; step++) {
+			uint64_t old = atomic_load(&g.live_mask), live = old, up;
+			unsigned int r = (unsigned int)(walk_next() % 20);
+
+			if (r == 0)
+				live = 0;
+			else if (r == 1)
+				live = all;
+			else
+				for (unsigned int k = 0; k <= r % 3; k++)
+					live ^= 1ULL << (walk_next() % n);
+			CHECK_EQ(rtr_group_set_live(&g, live),
+				__builtin_popcountll((live ^ old) & all));
+			live &= all;
+			CHECK_EQ(atomic_load(&g.live_mask), live);
+			up = live & ~old;
+			for (unsigned int i = 0; i < N_WALK; i++) {
+				int p = rtr_group_pick(&g, h[i]), home = (int)(h[i] % n);
+
+				cur[i] = p;
+				if (live == 0 ? p != -1 : p < 0 || !((live >> p) & 1))
+					bad_dead++;
+				if (((live >> home) & 1) && p != home)
+					bad_home++;
+				if (prev[i] >= 0 && ((live >> prev[i]) & 1) && p != prev[i] &&
+						!(p == home && ((up >> home) & 1)))
+					bad_moved++;
+			}
+			memcpy(prev, cur, sizeof(prev));
+		}
+		CHECK(bad_dead == 0, "n=%u: %u picks of a dead path", n, bad_dead);
+		CHECK(bad_home == 0, "n=%u: %u flows off their live home", n, bad_home);
+		CHECK(bad_moved == 0, "n=%u: %u flows moved off a live path", n, bad_moved);
+
+		/* Down one at a time from all live: balanced to a bucket. */
+		rtr_group_set_live(&g, all);
+		for (uint64_t live = all; __builtin_popcountll(live) > 1;) {
+			unsigned int p = (unsigned int)(walk_next() % n);
+
+			if (!((live >> p) & 1))
+				continue;
+			live &= ~(1ULL << p);
+			rtr_group_set_live(&g, live);
+			worst = RTE_MAX(worst, bucket_spread(&g));
+		}
+		CHECK(worst <= 1, "n=%u: live paths' bucket counts %u apart", n, worst);
+		rtr_group_fini(&g);
+	}
+}
+
+/*
+ * The live mask is the authority: a bucket naming a path the reader's mask
+ * has down (an update in progress) and a group with no table (built by hand)
+ * both give a live path: the home if live, else the (hash mod n_live)-th.
+ */
+static void
+test_resilient_fallback(void)
+{
+	struct rtr_group g;
+	unsigned int bad = 0;
+
+	memset(&g, 0, sizeof(g));
+	CHECK_EQ(rtr_group_init(&g, 4), 0);
+	rtr_group_set_live(&g, 0xb); /* path 2 down */
+	/* Point every bucket at path 2 behind the control's back. */
+	for (unsigned int b = 0; b < g.n_buckets; b++)
+		atomic_store(&g.bucket[b], 2);
+	for (uint32_t hash = 0; hash < 4000; hash++) {
+		int p = rtr_group_pick(&g, hash);
+
+		bad += p < 0 || p == 2 || (hash % 4 != 2 && p != (int)(hash % 4));
+	}
+	CHECK_EQ(bad, 0);
+	rtr_group_fini(&g);
+
+	/* No table: the live mask alone. */
+	memset(&g, 0, sizeof(g));
+	g.n_paths = 4;
+	atomic_store(&g.live_mask, 0x6);
+	CHECK_EQ(rtr_group_pick(&g, 5), 1);  /* home 1 live */
+	CHECK_EQ(rtr_group_pick(&g, 6), 2);  /* home 2 live */
+	CHECK_EQ(rtr_group_pick(&g, 4), 1);  /* home 0 down: 4 mod 2 = 0th live */
+	CHECK_EQ(rtr_group_pick(&g, 7), 2);  /* home 3 down: 7 mod 2 = 1st live */
+	atomic_store(&g.live_mask, 0);
+	CHECK_EQ(rtr_group_pick(&g, 7), -1);
+	CHECK_EQ(rtr_group_pick_live(&g, 0x8, 5), 3);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -460,6 +614,8 @@ main(int argc, char **argv)
 	}
 	test_resilient(4);
 	test_resilient(8);
+	test_resilient_walk();
+	test_resilient_fallback();
 	rte_eal_cleanup();
 	return rtr_test_done("route");
 }
