@@ -188,16 +188,14 @@ choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_i
 			p -= n;
 	}
 	/* Everything inactive (or down): the paper's h1 mod n, which spreads
-	 * such sub-flows like ECMP; a dead first choice goes by ECMP over the
-	 * live paths (rtr_group_pick's rule, on the same snapshot of the mask:
-	 * a second load could find every path down, and the caller has
-	 * checked that one is live). */
+	 * such sub-flows like ECMP; a dead first choice goes where the group's
+	 * resilient table sends h1 (ALGORITHMS.md 1: rtr_group_pick's rule, on
+	 * the same snapshot of the mask: a second load could find every path
+	 * down, and the caller has checked that one is live). */
 	c[RTR_LBC_sb_all_inactive]++;
 	if ((live >> first) & 1)
 		return (int)first;
-	for (unsigned int k = h1 % (unsigned int)__builtin_popcountll(live); k > 0; k--)
-		live &= live - 1;
-	return __builtin_ctzll(live);
+	return rtr_group_pick_live(g, live, h1);
 }
 
 int

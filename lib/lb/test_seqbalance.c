@@ -1505,6 +1505,74 @@ test_e2e(void)
 	rtr_sb_shared_free(dsh);
 }
 
+/* ------------------------------------------------------------ resilient fallback */
+
+/*
+ * ALGORITHMS.md 1, resilient groups: with every path inactive a new
+ * sub-flow takes h1's ECMP path, and that path follows the group's resilient
+ * table when h1's first choice is down. So a second path going down changes
+ * nothing for the new sub-flows whose path stayed up (with "the k-th live
+ * path", most of those whose first choice was the first down path moved: a
+ * new sub-flow may start anywhere in SeqBalance, but the fallback is the
+ * group's ECMP and must follow the same rule).
+ */
+static void
+test_resilient_fallback(void)
+{
+	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_sb_params p = def_params(sh, 0);
+	struct rtr_sb *sb = mk_inst(&p, &src_sink);
+	const unsigned int gi = 11, nf = 400;
+	const uint64_t all = all_live(8), live1 = all & ~(1ULL << 2), live2 = live1 & ~(1ULL << 5);
+	struct rtr_group *g = &GR[gi];
+	unsigned int moved = 0, on_live = 0, dead = 0, displaced = 0, not_ecmp = 0;
+	uint64_t now = T0, before;
+	static int first[400];
+
+	printf("resilient fallback: 8 paths all inactive, path 2 then path 5 down\n");
+	zero_counters();
+	CHECK_EQ(rtr_group_init(g, 8), 0);
+	rtr_group_set_live(g, live1);
+	mark_paths(sb, gi, live1, now);
+	before = cs[RTR_LBC_sb_all_inactive];
+	for (unsigned int i = 0; i < nf; i++) {
+		struct flow f = flow4((uint8_t)(i % 200 + 1), 9, (uint16_t)(30000 + i));
+
+		first[i] = send_pkt(sb, gi, &f, now, cs);
+		dead += first[i] < 0 || !((live1 >> first[i]) & 1);
+	}
+	CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before, nf);
+	/* Later: the sub-flows have gone idle, path 5 is down, every live
+	 * path is inactive again. */
+	now += IDLE + 1;
+	rtr_group_set_live(g, live2);
+	mark_paths(sb, gi, live2, now);
+	before = cs[RTR_LBC_sb_all_inactive];
+	for (unsigned int i = 0; i < nf; i++) {
+		struct flow f = flow4((uint8_t)(i % 200 + 1), 9, (uint16_t)(30000 + i));
+		int path = send_pkt(sb, gi, &f, now, cs);
+
+		dead += path < 0 || !((live2 >> path) & 1);
+		not_ecmp += path != rtr_group_pick(g, hash_of(&f));
+		if (first[i] == 5)
+			continue;
+		on_live++;
+		displaced += hash_of(&f) % 8 == 2;
+		moved += path != first[i];
+	}
+	CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before, nf);
+	printf("   path 5 down: %u of %u new sub-flows whose path stayed up took another "
+	       "(%u of them had path 2 first)\n", moved, on_live, displaced);
+	CHECK_EQ(dead, 0);
+	CHECK_EQ(not_ecmp, 0);
+	CHECK(on_live > nf / 2);
+	CHECK_EQ(moved, 0);
+	rtr_group_fini(g);
+	set_group(gi, 8, all);
+	rtr_sb_free(sb);
+	rtr_sb_shared_free(sh);
+}
+
 int
 main(void)
 {
@@ -1521,6 +1589,7 @@ main(void)
 	test_shared();
 	test_flows_full_aging();
 	test_e2e();
+	test_resilient_fallback();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
