@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The rocetor authors
 """A port that is down leaves every uplink group: ports[].admin_down on one
-of four uplinks. Flows hash over the three live paths only, the down port
-sends nothing, the route to a single next hop behind it drops as port_down,
-and the same traffic with all four up uses all four (so the test can fail)."""
+of four uplinks. The down port sends nothing, the route to a single next hop
+behind it drops as port_down, and the same traffic with all four up uses all
+four (so the test can fail). The group is resilient (ALGORITHMS.md 1): every
+flow that the all-up run sent to a live uplink keeps that uplink, and only
+the flows of the down port move, spread over the three live ones."""
 import os
 import sys
 
@@ -34,6 +36,8 @@ def main():
         return t.done()
     used = paths_used(up)
     t.eq(set().union(*used.values()), {1, 2, 3, 4}, "(all four paths used when up)")
+    t.check(all(len(v) == 1 for v in used.values()), "a flow on two paths (all up)")
+    home = {k: min(v) for k, v in used.items()}
     ok, why = harness.accounted(up.stats)
     t.check(ok, "accounting (all up): " + why)
 
@@ -53,6 +57,18 @@ def main():
     t.eq(len(used), 256, "(flows seen)")
     t.eq(s["forwarded"], 2048)
     t.eq(s["drops"]["port_down"], 10, "(single next hop behind the down port)")
+    # Resilience: flows of live uplinks stay; those of port 2 spread.
+    now = {k: min(v) for k, v in used.items()}
+    kept = [k for k in home if home[k] != 2]
+    moved = [k for k in kept if now.get(k) != home[k]]
+    spread = {p: sum(1 for k in home if home[k] == 2 and now.get(k) == p) for p in (1, 3, 4)}
+    print("linkdown: port 2 down: %d of %d flows on live uplinks moved; its %d flows went "
+          "to %s" % (len(moved), len(kept), len(home) - len(kept), spread))
+    t.eq(len(moved), 0, "(flows on live uplinks that moved when port 2 went down)")
+    t.check(len(home) - len(kept) >= 30, "too few flows on port 2 to judge: %d"
+            % (len(home) - len(kept)))
+    t.check(min(spread.values()) >= (len(home) - len(kept)) / 3 * 0.4,
+            "port 2's flows unevenly spread: %s" % spread)
     counts = [sum(1 for f in res.outputs[p]) for p in (1, 3, 4)]
     t.check(min(counts) > 2048 / 3 * 0.6, "live paths unevenly loaded: %s" % counts)
     ok, why = harness.accounted(s)
