@@ -401,6 +401,53 @@ tel_egress(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /rocetor/lb/buckets,G: the resilient bucket table of uplink group G
+ * (default 0): how many buckets each path carries (n_buckets / n_paths each
+ * while every path is live) and how many are off their home path (the flows
+ * of down paths, ALGORITHMS.md 1). Read while the control lcore may update
+ * it: a racy snapshot. */
+static int
+tel_lb_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rtr_route *r = rtr_app.sw.route;
+	unsigned int count[RTR_MAX_PATHS], moved = 0, g = 0;
+	const struct rtr_group *grp;
+	struct rte_tel_data *a;
+	char *end;
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	if (params != NULL && *params != '\0') {
+		unsigned long v = strtoul(params, &end, 10);
+
+		if (*end != '\0' || v >= r->n_groups)
+			return -EINVAL;
+		g = (unsigned int)v;
+	} else if (r->n_groups == 0) {
+		return -EINVAL;
+	}
+	grp = &r->groups[g];
+	a = rte_tel_data_alloc();
+	if (a == NULL)
+		return -ENOMEM;
+	rtr_group_bucket_counts(grp, count);
+	for (unsigned int b = 0; b < grp->n_buckets; b++)
+		moved += atomic_load_explicit(&grp->bucket[b], memory_order_relaxed) !=
+			b % grp->n_paths;
+	rte_tel_data_start_dict(d);
+	add_u64(d, "group", g);
+	rte_tel_data_add_dict_string(d, "prefix", grp->name);
+	add_u64(d, "live_mask", atomic_load(&grp->live_mask));
+	add_u64(d, "n_buckets", grp->n_buckets);
+	add_u64(d, "moved", moved);
+	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+	for (unsigned int p = 0; p < grp->n_paths; p++)
+		rte_tel_data_add_array_u64(a, count[p]);
+	rte_tel_data_add_dict_container(d, "buckets", a, 0);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ rw commands */
 
 /* The answer of a command that changes state: {"ok": 1, ...} or
@@ -564,6 +611,9 @@ static const struct tel_cmd {
 	{"/rocetor/lb/flows", tel_lb_flows,
 		"Per-flow LB state (path; ConWeave epoch/phase/held, CAVER next hop/cost). "
 		"Parameter: max flows (default 16, at most 64)."},
+	{"/rocetor/lb/buckets", tel_lb_buckets,
+		"Resilient bucket table of an uplink group: buckets per path, buckets off home. "
+		"Parameter: group (default 0)."},
 	{"/rocetor/config", tel_config, "The running configuration (summary)."},
 	{"/rocetor/egress", tel_egress,
 		"Egress of one port: per-class counters, depth, PFC. Parameter: port id."},

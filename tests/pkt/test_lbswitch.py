@@ -108,6 +108,17 @@ def test_readonly(t):
         t.eq(s["lb_switches"], 0)
 
 
+def buckets_when(tel, cond, timeout=3.0):
+    """/rocetor/lb/buckets,0 once cond holds (the control lcore updates the
+    table just after the port's link_up), or the last answer."""
+    deadline = time.time() + timeout
+    while True:
+        b = tel.cmd("/rocetor/lb/buckets,0") or {}
+        if cond(b) or time.time() > deadline:
+            return b
+        time.sleep(0.02)
+
+
 def held_switch_once(t, attempt):
     """Returns True when the switch landed while the packets were held."""
     seq = held_sequence()
@@ -165,6 +176,18 @@ def held_switch_once(t, attempt):
                 break
             time.sleep(0.02)
         t.eq(((tel.cmd("/rocetor/ports") or {}).get("2") or {}).get("link_up"), 0, "(port 2 down)")
+        # The group's resilient table (ALGORITHMS.md 1): port 2's buckets,
+        # and only they, moved to the live paths, evenly.
+        bk = buckets_when(tel, lambda b: b.get("moved", 0) > 0)
+        n, nb, cnt = len(bk.get("buckets", [])), bk.get("n_buckets", 0), bk.get("buckets", [])
+        dead = [i for i in range(n) if not (bk.get("live_mask", 0) >> i) & 1]
+        t.eq(len(dead), 1, "(one path of group 0 down) %r" % bk)
+        if n > 1 and len(dead) == 1:
+            t.eq(bk["moved"], nb // n, "(buckets off home = those of the down path) %r" % bk)
+            t.eq(cnt[dead[0]], 0, "(none left on the down path) %r" % bk)
+            live = [c for i, c in enumerate(cnt) if i != dead[0]]
+            t.check(max(live) - min(live) <= 1 and sum(cnt) == nb,
+                    "live paths' buckets within one of each other: %r" % bk)
         r = tel.cmd("/rocetor/port/admin,2,up") or {}
         t.eq(r.get("ok"), 1)
         for _ in range(100):
@@ -172,6 +195,10 @@ def held_switch_once(t, attempt):
                 break
             time.sleep(0.02)
         t.eq(((tel.cmd("/rocetor/ports") or {}).get("2") or {}).get("link_up"), 1, "(port 2 up)")
+        bk = buckets_when(tel, lambda b: b.get("moved") == 0)
+        t.eq((bk.get("moved"), bk.get("buckets")), (0, [nb // max(n, 1)] * n),
+             "(every bucket home once port 2 is back) %r" % bk)
+        t.eq((tel.cmd("/rocetor/lb/buckets,99") or {}).get("group"), None, "(no group 99)")
         r = tel.cmd("/rocetor/port/admin,9,down") or {}
         t.eq(r.get("ok"), 0, "(unknown port refused)")
     finally:
