@@ -3,9 +3,10 @@
  */
 
 /*
- * ECMP (ALGORITHMS.md 1): stateless, per packet, path = hash mod n_paths over
- * the live paths, where the hash is the parser's seeded CRC32C of the
- * 5-tuple (src IP, dst IP, L4 sport, L4 dport, IP proto). A flow sticks to one
+ * ECMP (ALGORITHMS.md 1): per packet, path = hash mod n_paths, where the hash
+ * is the parser's seeded CRC32C of the 5-tuple (src IP, dst IP, L4 sport,
+ * L4 dport, IP proto); with a path down, the group's resilient table
+ * (rtr_group_pick: only the down path's flows move). A flow sticks to one
  * path; a sender that changes its UDP source port per packet is sprayed.
  */
 
