@@ -92,11 +92,17 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
 
 		if (rc->is_group) {
 			struct rtr_group *grp = &r->groups[g];
+			int irc = rtr_group_init(grp, rc->n_paths);
 
-			if (rtr_group_init(grp, rc->n_paths) < 0)
-				goto nomem;
 			grp->prefix = rc->prefix;
 			addr_str(&rc->prefix, grp->name, sizeof(grp->name));
+			if (irc == -ENOMEM)
+				goto nomem;
+			if (irc < 0) {
+				snprintf(err, errlen, "route %s: %u paths (1 to %u)", grp->name,
+					rc->n_paths, RTR_MAX_PATHS);
+				goto fail;
+			}
 			for (j = 0; j < rc->n_paths; j++) {
 				const struct rtr_nexthop_cfg *p = &rc->paths[j];
 				int nh = nh_fn(nh_arg, p->port, &p->ip, p->mac_set ? p->mac : NULL);
@@ -218,7 +224,9 @@ least_loaded(const unsigned int *load, uint64_t live)
  * Readers take the home path when it is live and the bucket otherwise, and
  * ignore a bucket whose path their mask has down. So:
  *   - paths coming back are published first: their flows go home at that
- *     store; their buckets follow home (for the loads of later failures);
+ *     store; their buckets follow home (for the loads of later failures).
+ *     Not when no path was live: readers find no path until the end, so
+ *     every bucket is in place before any reader uses the table;
  *   - buckets on paths that are not live are then moved, one byte store each,
  *     before the mask that takes those paths down is published (release), so
  *     a reader that sees a path down sees where its buckets went.
@@ -236,7 +244,8 @@ rtr_group_set_live(struct rtr_group *g, uint64_t live)
 		return 0;
 	up = live & ~old;
 	if (g->bucket != NULL && up != 0) {
-		atomic_store_explicit(&g->live_mask, old | up, memory_order_release);
+		if (old != 0)
+			atomic_store_explicit(&g->live_mask, old | up, memory_order_release);
 		for (unsigned int b = 0; b < nb; b++) {
 			if ((up >> (b % n)) & 1)
 				atomic_store_explicit(&g->bucket[b], (uint8_t)(b % n),

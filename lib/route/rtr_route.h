@@ -95,7 +95,8 @@ unsigned int rtr_route_port_state(struct rtr_route *r, uint16_t port, bool up);
 /*
  * A group's bucket table (rtr_route_create does this for its groups; a test
  * building a group by hand may too): n_paths is set, every path live, every
- * bucket on its home path. Returns 0 or -ENOMEM. rtr_group_fini frees it.
+ * bucket on its home path. Returns 0, -EINVAL (n_paths not 1..RTR_MAX_PATHS)
+ * or -ENOMEM. rtr_group_fini frees it.
  */
 int rtr_group_init(struct rtr_group *g, unsigned int n_paths);
 void rtr_group_fini(struct rtr_group *g);
@@ -135,10 +136,10 @@ rtr_route_lookup6(const struct rtr_route *r, const uint8_t dst[16])
 }
 
 /*
- * The path of hash in g given a snapshot live (nonzero or -1) of its mask
- * taken with one load, for callers that test the snapshot first (LB modes'
- * fallbacks): the home path hash mod n_paths if live, else the path of the
- * flow's bucket. The bucket is a single byte, so the table costs one load and
+ * The path of hash in g under live, a snapshot of g's mask taken with one
+ * load (the LB modes' fallbacks pass the snapshot they tested; -1 when it is
+ * 0): the home path hash mod n_paths if live, else the path of the flow's
+ * bucket. The bucket is a single byte, so the table costs one load and
  * only for flows whose home is down. A bucket that names a path down in this
  * snapshot (an update in progress), or no table at all (a group built by hand
  * in a test), falls back to the (hash mod n_live)-th live path: never a dead

@@ -149,8 +149,8 @@ test_ecmp(struct rtr_route *r)
 	printf("ecmp: seed change moved %u of 1000 flows\n", moved_seed);
 	CHECK(moved_seed > 650 && moved_seed < 850);
 
-	/* Port 2 (path 1) goes down: nothing lands on it; flows of other
-	 * paths may move (hash mod n_live), but all land on live paths. */
+	/* Port 2 (path 1) goes down: nothing lands on it, every flow lands on
+	 * a live path (test_resilient checks that the others do not move). */
 	/* Port 2 is path 1 of the IPv4 group and path 1 of the IPv6 group. */
 	CHECK_EQ(rtr_route_port_state(r, 2, false), 2);
 	memset(count, 0, sizeof(count));
