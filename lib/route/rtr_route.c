@@ -100,7 +100,7 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
 				goto nomem;
 			if (irc < 0) {
 				snprintf(err, errlen, "route %s: %u paths (1 to %u)", grp->name,
-					rc->n_paths, RTR_MAX_PATHS);
+						rc->n_paths, RTR_MAX_PATHS);
 				goto fail;
 			}
 			for (j = 0; j < rc->n_paths; j++) {
@@ -249,7 +249,7 @@ rtr_group_set_live(struct rtr_group *g, uint64_t live)
 		for (unsigned int b = 0; b < nb; b++) {
 			if ((up >> (b % n)) & 1)
 				atomic_store_explicit(&g->bucket[b], (uint8_t)(b % n),
-					memory_order_relaxed);
+						memory_order_relaxed);
 		}
 	}
 	if (g->bucket != NULL && live != 0) {

@@ -56,8 +56,8 @@
 struct rtr_group {
 	_Atomic uint64_t live_mask; /* bit i set: path i may be used */
 	uint16_t n_paths;
-	uint16_t n_buckets;	  /* n_paths x K; 0: no table (see rtr_group_pick_live) */
-	_Atomic uint8_t *bucket;  /* n_buckets: each bucket's path; control-written */
+	uint16_t n_buckets;           /* n_paths x K; 0: no table (see rtr_group_pick_live) */
+	_Atomic uint8_t *bucket;      /* n_buckets: each bucket's path; control-written */
 	uint16_t nh[RTR_MAX_PATHS];   /* next-hop index of each path */
 	uint16_t port[RTR_MAX_PATHS]; /* egress port of each path */
 	struct rtr_addr prefix;	      /* for stats and telemetry */

@@ -548,10 +548,10 @@ test_resilient_fallback(void)
 	memset(&g, 0, sizeof(g));
 	g.n_paths = 4;
 	atomic_store(&g.live_mask, 0x6);
-	CHECK_EQ(rtr_group_pick(&g, 5), 1);  /* home 1 live */
-	CHECK_EQ(rtr_group_pick(&g, 6), 2);  /* home 2 live */
-	CHECK_EQ(rtr_group_pick(&g, 4), 1);  /* home 0 down: 4 mod 2 = 0th live */
-	CHECK_EQ(rtr_group_pick(&g, 7), 2);  /* home 3 down: 7 mod 2 = 1st live */
+	CHECK_EQ(rtr_group_pick(&g, 5), 1); /* home 1 live */
+	CHECK_EQ(rtr_group_pick(&g, 6), 2); /* home 2 live */
+	CHECK_EQ(rtr_group_pick(&g, 4), 1); /* home 0 down: 4 mod 2 = 0th live */
+	CHECK_EQ(rtr_group_pick(&g, 7), 2); /* home 3 down: 7 mod 2 = 1st live */
 	atomic_store(&g.live_mask, 0);
 	CHECK_EQ(rtr_group_pick(&g, 7), -1);
 	CHECK_EQ(rtr_group_pick_live(&g, 0x8, 5), 3);
