@@ -779,6 +779,129 @@ test_double_hash(void)
 	rtr_sb_shared_free(sh);
 }
 
+/* ------------------------------------------------------------ 3b. every path reachable */
+
+/*
+ * For every group size 1..64 and many hashes, the probe sequence of a new
+ * sub-flow reaches every path: with all paths but one (q) inactive, each
+ * new sub-flow must find q, and none may count sb_all_inactive. A stride
+ * sharing a factor with n (or 0) would skip q for a share of the hashes.
+ */
+static void
+test_probe_all_paths(void)
+{
+	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_sb_params p = def_params(sh, 0);
+	const unsigned int gi = 10, per_q = 8;
+	unsigned int flows = 0, missed = 0, all = 0, sizes_missed = 0, sport = 0;
+	uint64_t now = T0;
+	struct rtr_sb *sb;
+
+	printf("3b. the probe sequence reaches every path, n = 1..64\n");
+	zero_counters();
+	p.flow_entries = 1 << 16;
+	sb = mk_inst(&p, &src_sink);
+	for (unsigned int n = 1; n <= 64; n++) {
+		unsigned int missed_n = 0, all_n = 0;
+
+		set_group(gi, n, all_live(n));
+		for (unsigned int q = 0; q < n; q++) {
+			uint64_t before = cs[RTR_LBC_sb_all_inactive];
+
+			now += PHI + 1; /* the marks of the round before have expired */
+			mark_paths(sb, gi, all_live(n) & ~(1ULL << q), now);
+			for (unsigned int k = 0; k < per_q; k++) {
+				struct flow f = flow4((uint8_t)(1 + sport % 250), (uint8_t)(sport / 250),
+						(uint16_t)(10000 + sport));
+				int path;
+
+				sport++;
+				path = send_pkt(sb, gi, &f, now, cs);
+				missed_n += path != (int)q;
+				flows++;
+			}
+			all_n += (unsigned int)(cs[RTR_LBC_sb_all_inactive] - before);
+		}
+		if (missed_n || all_n)
+			printf("   n %2u: %u of %u new sub-flows missed the one free path, "
+			       "%u counted sb_all_inactive\n", n, missed_n, n * per_q, all_n);
+		CHECK(missed_n == 0, "n %u: %u sub-flows missed the free path", n, missed_n);
+		CHECK(all_n == 0, "n %u: %u sub-flows counted all inactive", n, all_n);
+		missed += missed_n;
+		all += all_n;
+		sizes_missed += missed_n != 0;
+	}
+	printf("   %u new sub-flows over n = 1..64: %u missed the one free path "
+	       "(%u group sizes), %u counted sb_all_inactive\n", flows, missed, sizes_missed, all);
+	CHECK_EQ(cs[RTR_LBC_sb_subflows], flows + 64); /* + the marker's, once per n */
+	set_group(gi, 4, 0xf);
+	rtr_sb_free(sb);
+	rtr_sb_shared_free(sh);
+}
+
+/*
+ * The issue's scenario: 3, 5, 6 and 12 uplinks, one Congestion Packet marks
+ * path 1 inactive (phi 1 s), then 300 new sub-flows. None may start on the
+ * inactive path, none may count sb_all_inactive (the other paths are free).
+ */
+static void
+test_one_inactive(void)
+{
+	const unsigned int sizes[] = {3, 5, 6, 12};
+	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_sb_params p = def_params(sh, 0);
+	const uint64_t now = T0 + 1000;
+	struct rtr_sb *sb;
+
+	printf("3c. one path inactive, 300 new sub-flows (3, 5, 6, 12 uplinks)\n");
+	zero_counters();
+	p.phi_ns = 1000000000ULL;
+	sb = mk_inst(&p, &src_sink);
+	for (unsigned int si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		unsigned int n = sizes[si], gi = 11 + si, on_inactive = 0, rehashed = 0;
+		uint64_t before[RTR_LBC_MAX];
+
+		set_group(gi, n, all_live(n));
+		mark_paths(sb, gi, 1ULL << 1, now);
+		CHECK(rtr_sb_path_inactive(sh, gi, 1, now + 500));
+		memcpy(before, cs, sizeof(cs));
+		for (unsigned int t = 0; t < 300; t++) {
+			struct flow f = flow6((uint8_t)t, (uint8_t)(40 + si), (uint16_t)(40000 + t));
+			int path = send_pkt(sb, gi, &f, now + 500 + t, cs);
+
+			on_inactive += path == 1;
+			rehashed += hash_of(&f) % n == 1;
+		}
+		printf("   %2u uplinks: %u of 300 new sub-flows started on the inactive path, "
+		       "%u counted sb_all_inactive (%u had it as first choice)\n", n, on_inactive,
+		       (unsigned int)(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive]),
+		       rehashed);
+		CHECK_EQ(on_inactive, 0);
+		CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive], 0);
+		CHECK_EQ(cs[RTR_LBC_sb_rehashes] - before[RTR_LBC_sb_rehashes], rehashed);
+		CHECK_EQ(cs[RTR_LBC_sb_subflows] - before[RTR_LBC_sb_subflows], 300);
+		CHECK(rehashed > 0);
+		/* Then every path but 0: 300 more new sub-flows must all find
+		 * path 0 (an even n never repeats a candidate at i = 1, so one
+		 * inactive path cannot show a short sequence there; this can). */
+		mark_paths(sb, gi, all_live(n) & ~1ULL, now + 1000);
+		memcpy(before, cs, sizeof(cs));
+		on_inactive = 0;
+		for (unsigned int t = 0; t < 300; t++) {
+			struct flow f = flow6((uint8_t)t, (uint8_t)(40 + si), (uint16_t)(41000 + t));
+
+			on_inactive += send_pkt(sb, gi, &f, now + 1500 + t, cs) != 0;
+		}
+		printf("   %2u uplinks, all but path 0 inactive: %u of 300 new sub-flows started "
+		       "on an inactive path, %u counted sb_all_inactive\n", n, on_inactive,
+		       (unsigned int)(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive]));
+		CHECK_EQ(on_inactive, 0);
+		CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive], 0);
+	}
+	rtr_sb_free(sb);
+	rtr_sb_shared_free(sh);
+}
+
 /* ------------------------------------------------------------ 4. sub-flows */
 
 static void
@@ -1582,6 +1705,8 @@ main(void)
 	test_ecmp_rest();
 	test_tag();
 	test_double_hash();
+	test_probe_all_paths();
+	test_one_inactive();
 	test_subflows();
 	test_phi();
 	test_control_rx();
