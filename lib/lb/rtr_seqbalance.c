@@ -48,11 +48,20 @@ struct sb_flow {
 	uint8_t n_paths; /* of the group, for Congestion Packets (bound check) */
 };
 
+/* Numbers in 1..n coprime to n, summed over n = 1..RTR_MAX_PATHS. */
+#define SB_STRIDES 1260
+_Static_assert(RTR_MAX_PATHS == 64, "SB_STRIDES counts the strides of 1..64 paths");
+
 struct rtr_sb {
 	struct rtr_sb_params p;
 	struct rtr_sb_io io;
 	struct rtr_ft *ft;
 	uint64_t aging_ns;
+	/* The strides a group of n paths may use: stride[stride_off[n] + k]
+	 * for k < stride_n[n], the numbers in 1..n coprime to n, ascending. */
+	uint16_t stride_off[RTR_MAX_PATHS + 1];
+	uint8_t stride_n[RTR_MAX_PATHS + 1];
+	uint8_t stride[SB_STRIDES];
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -110,6 +119,32 @@ rtr_sb_aging_ns(const struct rtr_sb_params *p)
 	return RTE_MAX(100000000ULL, 4 * p->subflow_idle_ns);
 }
 
+static unsigned int
+gcd(unsigned int a, unsigned int b)
+{
+	while (b != 0) {
+		unsigned int t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void
+strides_init(struct rtr_sb *sb)
+{
+	unsigned int k = 0;
+
+	for (unsigned int n = 1; n <= RTR_MAX_PATHS; n++) {
+		sb->stride_off[n] = (uint16_t)k;
+		for (unsigned int s = 1; s <= n; s++)
+			if (gcd(s, n) == 1)
+				sb->stride[k++] = (uint8_t)s;
+		sb->stride_n[n] = (uint8_t)(k - sb->stride_off[n]);
+	}
+}
+
 struct rtr_sb *
 rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io)
 {
@@ -119,6 +154,7 @@ rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io)
 
 	if (sb == NULL)
 		return NULL;
+	strides_init(sb);
 	sb->p = *p;
 	sb->io = *io;
 	sb->aging_ns = rtr_sb_aging_ns(p);
@@ -160,13 +196,17 @@ inactive(const struct rtr_sb *sb, unsigned int g_idx, unsigned int path, uint64_
 }
 
 /*
- * The path of a new sub-flow: candidates (h1 + i * h2) mod n for i = 0..n-1,
- * the first live one that is not inactive. h2 is odd, so for a power-of-two
- * n the candidates are every path once; for other n they may repeat (the
- * paper's rule, kept as it is: a stride sharing a factor with n visits only
- * n / gcd paths, and the fallback below takes over when those are all
- * inactive). Computed incrementally: (h1 mod n + i * (h2 mod n)) mod n is
- * the same number without a 64-bit multiply and division per candidate.
+ * The path of a new sub-flow: candidates (h1 + i * step) mod n for
+ * i = 0..n-1, the first live one that is not inactive. The paper's stride
+ * is h2 mod n, which for an n that is not a power of two can be 0 or share
+ * a factor with n: the sequence then repeats after n / gcd candidates and
+ * never reaches the other paths (3 uplinks, one inactive: 1 sub-flow in 9
+ * started on it). Here the stride is drawn from the numbers coprime to n,
+ * indexed by h2 (its low bit is always 1, so h2 >> 1): every sequence is a
+ * permutation of the n paths, h1 mod n still comes first (SeqBalance
+ * places sub-flows where ECMP would while nothing is inactive), and for a
+ * power-of-two n the stride is h2 mod n, as before. Computed incrementally:
+ * no multiply or division per candidate.
  */
 static int
 choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, uint64_t live,
@@ -174,7 +214,8 @@ choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_i
 {
 	const unsigned int n = g->n_paths;
 	const uint32_t h2 = rtr_hash_mix(h1 ^ RTR_SB_H2_SALT) | 1;
-	const unsigned int first = h1 % n, step = h2 % n;
+	const unsigned int first = h1 % n;
+	const unsigned int step = sb->stride[sb->stride_off[n] + (h2 >> 1) % sb->stride_n[n]];
 	unsigned int p = first;
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -187,11 +228,12 @@ choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_i
 		if (p >= n)
 			p -= n;
 	}
-	/* Everything inactive (or down): the paper's h1 mod n, which spreads
-	 * such sub-flows like ECMP; a dead first choice goes where the group's
-	 * resilient table sends h1 (ALGORITHMS.md 1: rtr_group_pick's rule, on
-	 * the same snapshot of the mask: a second load could find every path
-	 * down, and the caller has checked that one is live). */
+	/* Every live path inactive (the sequence saw them all): the paper's
+	 * h1 mod n, which spreads such sub-flows like ECMP; a dead first
+	 * choice goes where the group's resilient table sends h1
+	 * (ALGORITHMS.md 1: rtr_group_pick's rule, on the same snapshot of the
+	 * mask: a second load could find every path down, and the caller has
+	 * checked that one is live). */
 	c[RTR_LBC_sb_all_inactive]++;
 	if ((live >> first) & 1)
 		return (int)first;

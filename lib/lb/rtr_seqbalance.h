@@ -36,9 +36,13 @@ struct rtr_ft_limit;
 struct rte_mbuf;
 
 /*
- * The double-hashing stride of a sub-flow whose flow hash is h1:
- * h2 = rtr_hash_mix(h1 ^ RTR_SB_H2_SALT) | 1. Part of the contract (tests
- * and tools predict paths with it): candidate i is (h1 + i * h2) mod n.
+ * The double-hashing sequence of a sub-flow whose flow hash is h1, over a
+ * group of n paths: h2 = rtr_hash_mix(h1 ^ RTR_SB_H2_SALT) | 1, step = the
+ * ((h2 >> 1) mod phi(n))-th number (from 0, ascending) among those in 1..n
+ * that are coprime to n, candidate i = (h1 + i * step) mod n for i < n:
+ * every path exactly once, h1 mod n first. For a power-of-two n the step is
+ * h2 mod n (the paper's). Part of the contract: tests and tools predict
+ * paths with it.
  */
 #define RTR_SB_H2_SALT 0x9e3779b9u
 

@@ -343,6 +343,38 @@ t_h2(uint32_t h1)
 	return t_fmix(h1 ^ 0x9e3779b9u) | 1;
 }
 
+/*
+ * The stride of the probe sequence: the paper's h2 mod n can be 0 or share
+ * a factor with n, so rocetor takes the ((h2 >> 1) mod phi(n))-th number in
+ * 1..n coprime to n (ascending); for a power-of-two n that is h2 mod n.
+ */
+static unsigned int
+t_step(uint32_t h1, unsigned int n)
+{
+	unsigned int cop[64], k = 0;
+
+	for (unsigned int s = 1; s <= n; s++) {
+		unsigned int a = s, b = n;
+
+		while (b != 0) {
+			unsigned int t = a % b;
+
+			a = b;
+			b = t;
+		}
+		if (a == 1)
+			cop[k++] = s;
+	}
+	return cop[(t_h2(h1) >> 1) % k];
+}
+
+/* Candidate i of the probe sequence of h1 over n paths. */
+static unsigned int
+t_cand(uint32_t h1, unsigned int n, unsigned int i)
+{
+	return (unsigned int)(((uint64_t)h1 + (uint64_t)i * t_step(h1, n)) % n);
+}
+
 struct choice {
 	int path;
 	bool rehash;
@@ -353,12 +385,11 @@ struct choice {
 static struct choice
 expect_choice(uint32_t h1, unsigned int n, uint64_t live, uint64_t inact)
 {
-	uint64_t h2 = t_h2(h1);
 	struct choice c = {-1, false, false};
 	unsigned int k, cnt;
 
-	for (uint64_t i = 0; i < n; i++) {
-		unsigned int p = (unsigned int)(((uint64_t)h1 + i * h2) % n);
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int p = t_cand(h1, n, i);
 
 		if (((live >> p) & 1) && !((inact >> p) & 1)) {
 			c.path = (int)p;
@@ -686,11 +717,10 @@ test_double_hash(void)
 				inact = all_live(n);
 			} else if (mode == 5) {
 				/* Exactly the first candidates inactive: k of them. */
-				uint64_t h2 = t_h2(h1);
 				unsigned int k = (unsigned int)(rng() % n);
 
 				for (unsigned int i = 0; i < k; i++)
-					inact |= 1ULL << (((uint64_t)h1 + i * h2) % n);
+					inact |= 1ULL << t_cand(h1, n, i);
 			}
 			if (mode == 4 && n > 1) {
 				/* Some paths down (at least one live). */
@@ -722,14 +752,16 @@ test_double_hash(void)
 		set_group(gi, n, all_live(n));
 	}
 	printf("   %u new sub-flows: %u rehashed, %u all inactive, %u with paths down, "
-	       "%u with a stride not coprime to n\n", trials, rehashes, all, downs, noncoprime);
+	       "%u whose paper stride (h2 mod n) is not coprime to n\n", trials, rehashes, all,
+	       downs, noncoprime);
 	CHECK(rehashes > 100);
 	CHECK(all > 100);
 	CHECK(noncoprime > 50);
 
-	/* A stride sharing a factor with n visits n / gcd paths only: those
-	 * inactive, the others free -> all inactive, h1 mod n (the rule as
-	 * the paper gives it). */
+	/* The paper's stride h2 mod n sharing a factor with n would visit
+	 * n / gcd paths only: with those inactive and the others free, the
+	 * sub-flow takes a free path (rehashed), never the all-inactive
+	 * fallback. And for a power-of-two n the stride is the paper's. */
 	{
 		unsigned int found = 0;
 
@@ -750,13 +782,17 @@ test_double_hash(void)
 			mark_paths(sb, 8, visited, now);
 			memcpy(before, cs, sizeof(cs));
 			path = send_pkt(sb, 8, &f, now, cs);
-			CHECK_EQ(path, h1 % 6);
-			CHECK(rtr_sb_path_inactive(sh, 8, (unsigned int)path, now));
-			CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive], 1);
-			CHECK_EQ(cs[RTR_LBC_sb_rehashes] - before[RTR_LBC_sb_rehashes], 0);
+			CHECK_EQ(path, expect_choice(h1, 6, all_live(6), visited).path);
+			CHECK(path >= 0 && !((visited >> path) & 1));
+			CHECK(!rtr_sb_path_inactive(sh, 8, (unsigned int)path, now));
+			CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive], 0);
+			CHECK_EQ(cs[RTR_LBC_sb_rehashes] - before[RTR_LBC_sb_rehashes], 1);
 			found++;
 		}
 		CHECK_EQ(found, 5);
+		for (unsigned int n = 2; n <= 64; n *= 2)
+			for (uint32_t h1 = 0; h1 < 1000; h1++)
+				CHECK_EQ(t_step(h1 * 2654435761u, n), t_h2(h1 * 2654435761u) % n);
 	}
 	/* The fallback's first choice down: ECMP over the live paths. */
 	{
@@ -804,6 +840,9 @@ test_probe_all_paths(void)
 	for (unsigned int n = 1; n <= 64; n++) {
 		unsigned int missed_n = 0, all_n = 0;
 
+		/* The flows of the size before may all be evicted (aged): no
+		 * bucket of the table fills up. */
+		now += rtr_sb_aging_ns(&p) + 1;
 		set_group(gi, n, all_live(n));
 		for (unsigned int q = 0; q < n; q++) {
 			uint64_t before = cs[RTR_LBC_sb_all_inactive];
@@ -833,7 +872,8 @@ test_probe_all_paths(void)
 	}
 	printf("   %u new sub-flows over n = 1..64: %u missed the one free path "
 	       "(%u group sizes), %u counted sb_all_inactive\n", flows, missed, sizes_missed, all);
-	CHECK_EQ(cs[RTR_LBC_sb_subflows], flows + 64); /* + the marker's, once per n */
+	CHECK_EQ(cs[RTR_LBC_sb_subflows], flows);
+	CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
 	set_group(gi, 4, 0xf);
 	rtr_sb_free(sb);
 	rtr_sb_shared_free(sh);
@@ -856,6 +896,7 @@ test_one_inactive(void)
 	printf("3c. one path inactive, 300 new sub-flows (3, 5, 6, 12 uplinks)\n");
 	zero_counters();
 	p.phi_ns = 1000000000ULL;
+	p.flow_entries = 1 << 16;
 	sb = mk_inst(&p, &src_sink);
 	for (unsigned int si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
 		unsigned int n = sizes[si], gi = 11 + si, on_inactive = 0, rehashed = 0;
@@ -898,6 +939,7 @@ test_one_inactive(void)
 		CHECK_EQ(on_inactive, 0);
 		CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive], 0);
 	}
+	CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
 	rtr_sb_free(sb);
 	rtr_sb_shared_free(sh);
 }

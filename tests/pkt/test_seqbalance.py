@@ -22,7 +22,7 @@
    before the new sub-flows that must avoid the marked paths (host port);
    phi and subflow_idle are set to seconds, so the run's timing does not
    matter. The new sub-flows' paths are predicted from the double-hash
-   sequence (h1 + i*h2) mod n with the model. What this cannot show
+   sequence (h1 + i*step) mod n with the model. What this cannot show
    deterministically (phi expiring, a new sub-flow after an idle gap) is
    left to lib/lb/test_seqbalance.c (virtual clock) and
    tests/pkt/test_leafspine.py (end to end).
@@ -38,6 +38,7 @@
 import contextlib
 import io
 import ipaddress
+import math
 import os
 import struct
 import sys
@@ -101,10 +102,14 @@ def flow_hash(f):
 
 
 def candidates(f, n):
-    """The double-hash sequence of a new sub-flow (ALGORITHMS.md 3)."""
+    """The double-hash sequence of a new sub-flow (ALGORITHMS.md 3, with the
+    stride taken among the numbers coprime to n, rtr_seqbalance.h): every
+    path once, h1 mod n first."""
     h1 = flow_hash(f)
     h2 = M.mix(h1 ^ SB_H2_SALT) | 1
-    return [(h1 + i * h2) % n for i in range(n)]
+    coprime = [s for s in range(1, n + 1) if math.gcd(s, n) == 1]
+    step = coprime[(h2 >> 1) % len(coprime)]
+    return [(h1 + i * step) % n for i in range(n)]
 
 
 def choose(f, n, inactive):
