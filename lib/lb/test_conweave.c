@@ -17,8 +17,10 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "rtr_config.h"
 #include "rtr_conweave.h"
 #include "rtr_flowtab.h"
+#include "rtr_lb.h"
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -981,6 +983,191 @@ test_src_busy(void)
 	rtr_cw_free(src);
 	rtr_cw_free(dst);
 	rtr_cw_shared_free(sh);
+}
+
+/* ------------------------------------------------------------ 6b. busy per destination ToR */
+
+/*
+ * One aggregate route (10.0.0.0/8 and fd00::/16 over the 4 uplinks, as
+ * conf/tor-100g.yaml routes the fabric) carries the flows to two ToRs:
+ * X (10.2.0.0/24, fd00:2::/64) and Y (10.3.0.0/24, fd00:3::/64). A NOTIFY
+ * answering a flow to X says that the path toward X is congested: flows to
+ * X must avoid it, flows to Y must not notice it. Run twice on the same
+ * random sequence, without and with X's NOTIFY, through the ops table and
+ * a config read as the router reads it (default dst_prefix_len 24 / 64):
+ * every new flow to Y must take the same path in both runs.
+ */
+static const char AGG_CFG[] =
+	"switch: {name: tor1, role: tor, id: 1, lb: conweave}\n"
+	"ports:\n"
+	"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\"}\n"
+	"  - {port: 1, role: fabric, mac: \"02:00:00:00:07:01\"}\n"
+	"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\"}\n"
+	"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\"}\n"
+	"  - {port: 4, role: fabric, mac: \"02:00:00:00:07:04\"}\n"
+	"routes:\n"
+	"  - {prefix: \"10.1.0.0/24\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+	"  - {prefix: \"fd00:1::/64\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+	"  - prefix: \"10.0.0.0/8\"\n"
+	"    paths:\n"
+	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
+	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
+	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
+	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
+	"  - prefix: \"fd00::/16\"\n"
+	"    paths:\n"
+	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
+	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
+	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
+	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
+	"conweave: {reorder_queues_per_port: 4, reorder_queue_depth: 16, flow_table_size: 65536}\n";
+
+#define AGG_N 400 /* new flows per destination ToR and family */
+
+/* A flow from host 10.1.0.h / fd00:1::h to host 5 of ToR tor. */
+static struct flow
+agg_flow(bool v6, uint8_t tor, uint8_t h, uint16_t sport)
+{
+	struct flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.v6 = v6;
+	if (!v6) {
+		f.src[0] = 10, f.src[1] = 1, f.src[3] = h;
+		f.dst[0] = 10, f.dst[1] = tor, f.dst[3] = 5;
+	} else {
+		f.src[0] = 0xfd, f.src[3] = 1, f.src[15] = h;
+		f.dst[0] = 0xfd, f.dst[3] = tor, f.dst[15] = 5;
+	}
+	f.sport = sport;
+	return f;
+}
+
+struct agg_paths {
+	int y[2][AGG_N]; /* [v6][i]: new flows to Y */
+	int x[2][AGG_N]; /* new flows to X */
+	uint64_t busy_paths;
+};
+
+static void
+agg_run(const struct rtr_config *cfg, bool notify, struct agg_paths *out)
+{
+	const struct rtr_lb_ops *ops = &rtr_lb_conweave;
+	struct rtr_cw_params dp = def_params(NULL);
+	struct rtr_cw *dst = mk_inst(&dp, &dst_sink);
+	struct rtr_lcore_stats *st = aligned_alloc(64, sizeof(*st));
+	struct rtr_group grp[2];
+	struct rtr_lb_init in;
+	const uint64_t T = T0 + 7000000;
+	void *sh, *state;
+
+	memset(st, 0, sizeof(*st));
+	memset(grp, 0, sizeof(grp));
+	for (unsigned int g = 0; g < 2; g++) {
+		grp[g].n_paths = 4;
+		atomic_store(&grp[g].live_mask, 0xf);
+	}
+	sh = ops->shared_create(cfg, 2, false, 0);
+	CHECK(sh != NULL);
+	memset(&in, 0, sizeof(in));
+	in.cfg = cfg;
+	in.n_workers = 1;
+	in.n_groups = 2;
+	in.host_port_mask = 0x1;
+	in.hash_seed = SEED;
+	in.shared = sh;
+	in.io = (struct rtr_lb_io){io_deliver, io_control, io_alloc, &src_sink};
+	sink_clear(&src_sink);
+	state = ops->init(&in);
+	CHECK(state != NULL);
+	/* A flow to X of each family; the fabric CE-marks its first packet,
+	 * X's DstToR answers with a NOTIFY, made to name path 0. */
+	for (unsigned int v6 = 0; v6 < 2; v6++) {
+		struct flow f = agg_flow(v6, 2, 1, 4000);
+		struct rte_mbuf *m = mk_host(&f, 1, 4, 0, 0x02), *nt = NULL;
+		int path = ops->pick(state, &grp[v6], v6, m, rtr_meta(m), T, st);
+
+		CHECK(path >= 0 && (rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		to_fabric(m);
+		mark_ce(m, RTR_PARSE_CW_HDR);
+		CHECK_EQ(dst_rx(dst, &dst_sink, m, 0, T + 10, cd), RTR_CW_FORWARD);
+		for (unsigned int i = 0; i < dst_sink.nc; i++) {
+			CHECK_EQ(reparse(dst_sink.cm[i], RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+			if (rtr_cw_op(rtr_meta(dst_sink.cm[i])->bth_b8) == RTR_CW_OP_NOTIFY)
+				nt = dst_sink.cm[i];
+		}
+		CHECK(nt != NULL);
+		if (nt != NULL && notify) {
+			struct rte_mbuf *x = ctrl_copy(nt, 0, rtr_meta(nt)->bth_b8);
+
+			/* Addresses swapped: the NOTIFY comes from X's host. */
+			CHECK(memcmp(mdata(x) + rtr_meta(x)->l3_off + (v6 ? 8 : 12), f.dst,
+					v6 ? 16 : 4) == 0);
+			ops->control_rx(state, x, rtr_meta(x), T + 20, st);
+			fake_free(x);
+		}
+		sink_clear(&dst_sink);
+	}
+	out->busy_paths = st->lb[RTR_LBC_busy_paths];
+	/* New flows to Y first (so the random samples they draw do not
+	 * depend on what X's flows drew), then to X. */
+	for (unsigned int tor = 3; tor >= 2; tor--) {
+		for (unsigned int v6 = 0; v6 < 2; v6++) {
+			for (unsigned int i = 0; i < AGG_N; i++) {
+				struct flow f = agg_flow(v6, (uint8_t)tor, (uint8_t)(2 + i % 200),
+						(uint16_t)(5000 + i));
+				struct rte_mbuf *m = mk_host(&f, 1, 4, 0, 0x02);
+				int path = ops->pick(state, &grp[v6], v6, m, rtr_meta(m), T + 30, st);
+
+				(tor == 3 ? out->y : out->x)[v6][i] = path;
+				fake_free(m);
+			}
+		}
+	}
+	CHECK_EQ(st->lb[RTR_LBC_flow_table_full], 0);
+	sink_clear(&src_sink);
+	ops->fini(state);
+	ops->shared_free(sh);
+	rtr_cw_free(dst);
+	free(st);
+}
+
+static void
+test_src_busy_per_dst(void)
+{
+	static struct agg_paths a, b;
+	struct rtr_config cfg;
+	char err[256];
+
+	printf("6b. NOTIFY for ToR X, one aggregate route: busy toward X only\n");
+	memset(&cfg, 0, sizeof(cfg));
+	CHECK(rtr_config_load_buf("agg.yaml", "yaml", AGG_CFG, strlen(AGG_CFG), &cfg, err,
+			sizeof(err)) == 0, "%s", err);
+	zero_counters();
+	agg_run(&cfg, false, &a);
+	agg_run(&cfg, true, &b);
+	CHECK_EQ(a.busy_paths, 0);
+	CHECK_EQ(b.busy_paths, 2);
+	for (unsigned int v6 = 0; v6 < 2; v6++) {
+		unsigned int y_changed = 0, y0a = 0, y0b = 0, x0a = 0, x0b = 0;
+
+		for (unsigned int i = 0; i < AGG_N; i++) {
+			y_changed += a.y[v6][i] != b.y[v6][i];
+			y0a += a.y[v6][i] == 0;
+			y0b += b.y[v6][i] == 0;
+			x0a += a.x[v6][i] == 0;
+			x0b += b.x[v6][i] == 0;
+		}
+		printf("   IPv%c: new flows to Y whose path X's NOTIFY changed: %u of %u "
+		       "(on path 0: %u without, %u with it);\n"
+		       "         new flows to X on path 0: %u without, %u with it\n",
+		       v6 ? '6' : '4', y_changed, AGG_N, y0a, y0b, x0a, x0b);
+		CHECK_EQ(y_changed, 0);
+		/* X's flows do avoid the path (both samples must hit it to
+		 * stay there: 1 in 16, times the 1 in 4 that start on it). */
+		CHECK(x0a > AGG_N / 6 && x0b < AGG_N / 20, "X on path 0: %u, %u", x0a, x0b);
+	}
+	rtr_config_free(&cfg);
 }
 
 /* ------------------------------------------------------------ 6. bypass */
@@ -2384,6 +2571,7 @@ main(void)
 	test_src_timeout();
 	test_src_clear_inactive();
 	test_src_busy();
+	test_src_busy_per_dst();
 	test_src_bypass();
 	test_dst_epochs();
 	test_dst_control();

@@ -18,6 +18,8 @@
 #include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
+#include "rtr_config.h"
+#include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
@@ -1173,6 +1175,151 @@ test_control_rx(void)
 	rtr_sb_shared_free(sh);
 }
 
+/* ------------------------------------------------------------ 6b. inactive per destination ToR */
+
+/*
+ * One aggregate route (10.0.0.0/8 and fd00::/16 over the 4 uplinks, as
+ * conf/tor-100g.yaml routes the fabric) carries the sub-flows to two ToRs:
+ * X (10.2.0.0/24, fd00:2::/64) and Y (10.3.0.0/24, fd00:3::/64). A
+ * Congestion Packet answering a sub-flow to X says that the path toward X
+ * is congested: new sub-flows to X must avoid it, those to Y must not
+ * notice it (no rehash). Through the ops table and a config read as the
+ * router reads it (default dst_prefix_len 24 / 64).
+ */
+static const char AGG_CFG[] =
+	"switch: {name: tor1, role: tor, id: 1, lb: seqbalance}\n"
+	"ports:\n"
+	"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\"}\n"
+	"  - {port: 1, role: fabric, mac: \"02:00:00:00:07:01\"}\n"
+	"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\"}\n"
+	"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\"}\n"
+	"  - {port: 4, role: fabric, mac: \"02:00:00:00:07:04\"}\n"
+	"routes:\n"
+	"  - {prefix: \"10.1.0.0/24\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+	"  - {prefix: \"fd00:1::/64\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+	"  - prefix: \"10.0.0.0/8\"\n"
+	"    paths:\n"
+	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
+	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
+	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
+	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
+	"  - prefix: \"fd00::/16\"\n"
+	"    paths:\n"
+	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
+	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
+	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
+	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
+	"seqbalance: {phi_us: 1000000, flow_table_size: 65536}\n";
+
+#define AGG_N 400 /* new sub-flows per destination ToR and family */
+
+/* A flow from host 10.1.0.h / fd00:1::h to host 5 of ToR tor. */
+static struct flow
+agg_flow(bool v6, uint8_t tor, uint8_t h, uint16_t sport)
+{
+	struct flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.v6 = v6;
+	if (!v6) {
+		f.src[0] = 10, f.src[1] = 1, f.src[3] = h;
+		f.dst[0] = 10, f.dst[1] = tor, f.dst[3] = 5;
+	} else {
+		f.src[0] = 0xfd, f.src[3] = 1, f.src[15] = h;
+		f.dst[0] = 0xfd, f.dst[3] = tor, f.dst[15] = 5;
+	}
+	f.sport = sport;
+	return f;
+}
+
+static void
+test_inactive_per_dst(void)
+{
+	const struct rtr_lb_ops *ops = &rtr_lb_seqbalance;
+	struct rtr_lcore_stats *st = aligned_alloc(64, sizeof(*st));
+	const uint64_t T = T0 + 7000000;
+	struct rtr_group grp[2];
+	struct rtr_config cfg;
+	struct rtr_lb_init in;
+	void *sh, *state;
+	char err[256];
+
+	printf("6b. Congestion Packet for ToR X, one aggregate route: inactive toward X only\n");
+	memset(&cfg, 0, sizeof(cfg));
+	CHECK(rtr_config_load_buf("agg.yaml", "yaml", AGG_CFG, strlen(AGG_CFG), &cfg, err,
+			sizeof(err)) == 0, "%s", err);
+	memset(st, 0, sizeof(*st));
+	memset(grp, 0, sizeof(grp));
+	for (unsigned int g = 0; g < 2; g++) {
+		grp[g].n_paths = 4;
+		atomic_store(&grp[g].live_mask, 0xf);
+	}
+	sh = ops->shared_create(&cfg, 2, false, 0);
+	CHECK(sh != NULL);
+	memset(&in, 0, sizeof(in));
+	in.cfg = &cfg;
+	in.n_workers = 1;
+	in.n_groups = 2;
+	in.host_port_mask = 0x1;
+	in.hash_seed = SEED;
+	in.shared = sh;
+	in.io = (struct rtr_lb_io){NULL, io_control, io_alloc, &src_sink};
+	sink_clear(&src_sink);
+	state = ops->init(&in);
+	CHECK(state != NULL);
+	for (unsigned int v6 = 0; v6 < 2; v6++) {
+		struct flow f = agg_flow(v6, 2, 1, 4000);
+		struct rte_mbuf *m = mk_pkt(&f, 1, 4, 0, 0, 0x02, HOST, 0), *cp;
+		unsigned int on1[2] = {0, 0}, first1[2] = {0, 0}, rehashed[2] = {0, 0};
+
+		/* A sub-flow to X; X's DstToR answers it with a Congestion
+		 * Packet for path 1 (addresses swapped: it comes from X). */
+		CHECK(ops->pick(state, &grp[v6], v6, m, rtr_meta(m), T, st) >= 0);
+		fake_free(m);
+		cp = mk_cp(&f, 1, RTR_SB_CP_B8);
+		ops->control_rx(state, cp, rtr_meta(cp), T + 10, st);
+		fake_free(cp);
+		CHECK_EQ(st->lb[RTR_LBC_busy_paths], v6 + 1);
+		/* New sub-flows to Y, then to X. */
+		for (unsigned int k = 0; k < 2; k++) {
+			uint8_t tor = k == 0 ? 3 : 2;
+
+			for (unsigned int i = 0; i < AGG_N; i++) {
+				struct flow g = agg_flow(v6, tor, (uint8_t)(2 + i % 200),
+						(uint16_t)(5000 + i));
+				uint64_t before = st->lb[RTR_LBC_sb_rehashes];
+				int path;
+
+				m = mk_pkt(&g, 1, 4, 0, 0, 0x02, HOST, 0);
+				path = ops->pick(state, &grp[v6], v6, m, rtr_meta(m), T + 20, st);
+				fake_free(m);
+				on1[k] += path == 1;
+				first1[k] += hash_of(&g) % 4 == 1;
+				rehashed[k] += (unsigned int)(st->lb[RTR_LBC_sb_rehashes] - before);
+				/* Y: the first choice (h1 mod 4) whatever it is. */
+				if (k == 0)
+					CHECK_EQ(path, hash_of(&g) % 4);
+			}
+		}
+		printf("   IPv%c: new sub-flows to Y moved off path 1 (rehashed): %u of %u with "
+		       "it as first choice; to X: %u of %u; on path 1: Y %u, X %u\n",
+		       v6 ? '6' : '4', rehashed[0], first1[0], rehashed[1], first1[1], on1[0],
+		       on1[1]);
+		CHECK_EQ(rehashed[0], 0);
+		CHECK_EQ(on1[0], first1[0]);
+		CHECK(first1[0] > AGG_N / 8);
+		CHECK_EQ(rehashed[1], first1[1]);
+		CHECK_EQ(on1[1], 0);
+	}
+	CHECK_EQ(st->lb[RTR_LBC_sb_all_inactive], 0);
+	CHECK_EQ(st->lb[RTR_LBC_flow_table_full], 0);
+	sink_clear(&src_sink);
+	ops->fini(state);
+	ops->shared_free(sh);
+	free(st);
+	rtr_config_free(&cfg);
+}
+
 /* ------------------------------------------------------------ 7. DstToR */
 
 static void
@@ -1752,6 +1899,7 @@ main(void)
 	test_subflows();
 	test_phi();
 	test_control_rx();
+	test_inactive_per_dst();
 	test_dst();
 	test_shared();
 	test_flows_full_aging();
