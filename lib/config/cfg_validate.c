@@ -1717,6 +1717,8 @@ static const struct vfield conweave_fields[] = {
 				65535, 2048),
 		F_UINT("flow_table_size", struct rtr_conweave_cfg, flow_table_size, 1024, 16777216,
 				1048576),
+		F_UINT("dst_prefix_len", struct rtr_conweave_cfg, dst_prefix_len, 0, 32, 24),
+		F_UINT("dst_prefix_len6", struct rtr_conweave_cfg, dst_prefix_len6, 0, 128, 64),
 };
 static const struct vmap conweave_map = {
 		conweave_fields, RTR_ARRAY_SIZE(conweave_fields), conweave_check};
@@ -1727,6 +1729,8 @@ static const struct vfield seqbalance_fields[] = {
 				1000),
 		F_UINT("flow_table_size", struct rtr_seqbalance_cfg, flow_table_size, 1024,
 				16777216, 1048576),
+		F_UINT("dst_prefix_len", struct rtr_seqbalance_cfg, dst_prefix_len, 0, 32, 24),
+		F_UINT("dst_prefix_len6", struct rtr_seqbalance_cfg, dst_prefix_len6, 0, 128, 64),
 };
 static const struct vmap seqbalance_map = {
 		seqbalance_fields, RTR_ARRAY_SIZE(seqbalance_fields), NULL};

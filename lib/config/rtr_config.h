@@ -160,6 +160,8 @@ struct rtr_conweave_cfg {
 	uint32_t reorder_queues_per_port;
 	uint32_t reorder_queue_depth;
 	uint32_t flow_table_size;
+	uint32_t dst_prefix_len;  /* busy paths are per destination masked to this (IPv4) */
+	uint32_t dst_prefix_len6; /* ... and this (IPv6) */
 };
 
 /* ALGORITHMS.md 3 */
@@ -167,6 +169,8 @@ struct rtr_seqbalance_cfg {
 	uint32_t phi_us;
 	uint32_t subflow_idle_us;
 	uint32_t flow_table_size;
+	uint32_t dst_prefix_len;  /* inactive paths are per destination masked to this (IPv4) */
+	uint32_t dst_prefix_len6; /* ... and this (IPv6) */
 };
 
 /* ALGORITHMS.md 4 */

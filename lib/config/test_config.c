@@ -241,6 +241,9 @@ test_tor_100g(const char *dir)
 	CHECK_EQ(cfg.qos.dscp[1].class, 6);
 	CHECK_EQ(cfg.conweave.theta_inactive_us, 1000);
 	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 4096);
+	CHECK_EQ(cfg.conweave.dst_prefix_len, 16);
+	CHECK_EQ(cfg.conweave.dst_prefix_len6, 32);
+	CHECK_EQ(cfg.seqbalance.dst_prefix_len, 24); /* not set: the default */
 	/* class 3 overrides queue_kb and two ecn keys, the rest is inherited. */
 	CHECK(cfg.qos.cls[3].set && !cfg.qos.cls[2].set);
 	CHECK_EQ(cfg.qos.cls[3].priority, 3);
@@ -339,6 +342,10 @@ test_defaults(void)
 	CHECK_EQ(cfg.seqbalance.phi_us, 32);
 	CHECK_EQ(cfg.seqbalance.subflow_idle_us, 1000);
 	CHECK_EQ(cfg.seqbalance.flow_table_size, 1048576);
+	CHECK_EQ(cfg.conweave.dst_prefix_len, 24);
+	CHECK_EQ(cfg.conweave.dst_prefix_len6, 64);
+	CHECK_EQ(cfg.seqbalance.dst_prefix_len, 24);
+	CHECK_EQ(cfg.seqbalance.dst_prefix_len6, 64);
 	CHECK_EQ(cfg.caver.dre_period_us, 50);
 	CHECK(cfg.caver.alpha == 0.2);
 	CHECK_EQ(cfg.caver.q, 8);
@@ -673,6 +680,14 @@ test_ranges(void)
 	ERR_C(CP "caver = { q = 17; };\n", "t.cfg:6: caver.q: must be 1..16, got 17");
 	ERR_Y(YP "seqbalance: {phi_us: 0}\n",
 			"t.yaml:5: seqbalance.phi_us: must be 1..1000000, got 0");
+	ERR_Y(YP "conweave: {dst_prefix_len: 33}\n",
+			"t.yaml:5: conweave.dst_prefix_len: must be 0..32, got 33");
+	ERR_C(CP "conweave = { dst_prefix_len6 = 129; };\n",
+			"t.cfg:6: conweave.dst_prefix_len6: must be 0..128, got 129");
+	ERR_Y(YP "seqbalance:\n  dst_prefix_len: -1\n",
+			"t.yaml:6: seqbalance.dst_prefix_len: must be 0..32, got -1");
+	ERR_C(CP "seqbalance = { dst_prefix_len6 = 200; };\n",
+			"t.cfg:6: seqbalance.dst_prefix_len6: must be 0..128, got 200");
 	ERR_Y(YP "qos: {classes: 9}\n", "t.yaml:5: qos.classes: must be 1..8, got 9");
 	ERR_Y(YP "qos: {queue_kb: 0}\n", "t.yaml:5: qos.queue_kb: must be 1..1048576, got 0");
 	ERR_Y(YP "qos:\n  ecn: {pmax: 2}\n", "t.yaml:6: qos.ecn.pmax: must be 0..1, got 2");

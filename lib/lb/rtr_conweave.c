@@ -25,6 +25,7 @@
 #include "rtr_lb_ctrl.h"
 #include "rtr_lb_mem.h"
 #include "rtr_mbuf.h"
+#include "rtr_pathmark.h"
 #include "rtr_pring.h"
 #include "rtr_stats.h"
 
@@ -35,10 +36,9 @@
 
 /* ------------------------------------------------------------------ state */
 
+/* The busy paths: per (group, destination ToR, path), rtr_pathmark.h. */
 struct rtr_cw_shared {
-	unsigned int n_groups;
-	bool rte;
-	_Atomic uint64_t busy_until[]; /* [group * RTR_MAX_PATHS + path] */
+	struct rtr_pm *busy;
 };
 
 /* SrcToR state of one flow (2.2). */
@@ -148,25 +148,53 @@ read_ts(const uint8_t *frame, const struct rtr_meta *m, uint16_t *ts_tx, uint16_
 /* ------------------------------------------------------------------ setup */
 
 struct rtr_cw_shared *
-rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
+rtr_cw_shared_create_dst(const struct rtr_pm_params *p)
 {
-	size_t sz = sizeof(struct rtr_cw_shared) +
-		(size_t)(n_groups ? n_groups : 1) * RTR_MAX_PATHS * sizeof(uint64_t);
-	struct rtr_cw_shared *s;
+	struct rtr_cw_shared *s = calloc(1, sizeof(*s));
+	struct rtr_pm_params pp = *p;
 
-	s = rtr_lb_zalloc("cw_busy", sz, use_rte_malloc, socket);
 	if (s == NULL)
 		return NULL;
-	s->n_groups = n_groups;
-	s->rte = use_rte_malloc;
+	pp.name = "cw_busy";
+	s->busy = rtr_pm_create(&pp);
+	if (s->busy == NULL) {
+		free(s);
+		return NULL;
+	}
 	return s;
+}
+
+struct rtr_cw_shared *
+rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
+{
+	struct rtr_pm_params p = {
+		.n_groups = n_groups,
+		.groups = NULL, /* keyed by group */
+		.use_rte_malloc = use_rte_malloc,
+		.socket = socket,
+	};
+
+	return rtr_cw_shared_create_dst(&p);
 }
 
 void
 rtr_cw_shared_free(struct rtr_cw_shared *s)
 {
-	if (s != NULL)
-		rtr_lb_zfree(s, s->rte);
+	if (s == NULL)
+		return;
+	rtr_pm_free(s->busy);
+	free(s);
+}
+
+bool
+rtr_cw_path_busy(const struct rtr_cw_shared *s, unsigned int g_idx, const uint8_t *dst, bool v6,
+		unsigned int path, uint64_t now)
+{
+	struct rtr_pm_ref r;
+
+	if (s == NULL || !rtr_pm_ref(s->busy, g_idx, dst, v6, &r))
+		return false;
+	return rtr_pm_marked(s->busy, &r, path, now);
 }
 
 uint64_t
@@ -246,16 +274,6 @@ rtr_cw_free(struct rtr_cw *cw)
 
 /* ------------------------------------------------------------------ SrcToR */
 
-static inline bool
-path_busy(const struct rtr_cw *cw, unsigned int g_idx, unsigned int path, uint64_t now)
-{
-	const struct rtr_cw_shared *s = cw->p.shared;
-
-	if (s == NULL || g_idx >= s->n_groups)
-		return false;
-	return atomic_load_explicit(&s->busy_until[g_idx * RTR_MAX_PATHS + path],
-			memory_order_relaxed) > now;
-}
 
 /* A live path chosen uniformly at random; -1 if none is live. */
 static inline int
@@ -271,16 +289,21 @@ sample_path(struct rtr_cw *cw, uint64_t live)
 	return __builtin_ctzll(live);
 }
 
-/* S4: sample two paths (with replacement), take the first that is not busy;
- * both busy: keep cur. */
+/* S4: sample two paths (with replacement), take the first that is not busy
+ * toward the flow's destination (key k); both busy: keep cur. */
 static int
-good_path(struct rtr_cw *cw, unsigned int g_idx, int cur,
+good_path(struct rtr_cw *cw, unsigned int g_idx, const struct rtr_ft_key *k, int cur,
 		uint64_t live, uint64_t now)
 {
+	const struct rtr_pm *busy = cw->p.shared != NULL ? cw->p.shared->busy : NULL;
+	struct rtr_pm_ref r;
+
+	/* No slot (no table, a group beyond it): nothing is busy. */
+	rtr_pm_ref(busy, g_idx, k->dst, k->v6, &r);
 	for (int i = 0; i < 2; i++) {
 		int p = sample_path(cw, live);
 
-		if (p >= 0 && !path_busy(cw, g_idx, (unsigned int)p, now))
+		if (p >= 0 && !rtr_pm_marked(busy, &r, (unsigned int)p, now))
 			return p;
 	}
 	return cur;
@@ -357,7 +380,7 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	if (unlikely(!(live & (1ULL << f->path)))) {
 		/* The flow's path went down: move now (nothing can be
 		 * delivered on a dead link anyway). */
-		int p = good_path(cw, g_idx, -1, live, now);
+		int p = good_path(cw, g_idx, &k, -1, live, now);
 
 		if (p < 0)
 			p = rtr_group_pick(g, meta->flow_hash);
@@ -376,14 +399,14 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		ask = true;
 		c[RTR_LBC_rtt_requests]++;
 		if (expired && st != RTR_FT_NEW) {
-			int p = good_path(cw, g_idx, f->path, live, now);
+			int p = good_path(cw, g_idx, &k, f->path, live, now);
 
 			if (p != f->path) {
 				f->path = (uint8_t)p;
 				c[RTR_LBC_idle_moves]++;
 			}
 		} else if (st == RTR_FT_NEW) {
-			f->path = (uint8_t)good_path(cw, g_idx, f->path, live, now);
+			f->path = (uint8_t)good_path(cw, g_idx, &k, f->path, live, now);
 		}
 		path = f->path;
 		phase = 0;
@@ -399,7 +422,7 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		path = f->path;
 		phase = 0;
 		c[RTR_LBC_tails]++;
-		np = good_path(cw, g_idx, f->path, live, now);
+		np = good_path(cw, g_idx, &k, f->path, live, now);
 		f->phase = 1;
 		if (np != f->path) {
 			f->path = (uint8_t)np;
@@ -465,12 +488,20 @@ rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_
 	if (op == RTR_CW_OP_NOTIFY) {
 		struct rtr_cw_shared *s = cw->p.shared;
 		unsigned int path = meta->bth_b4;
+		struct rtr_pm_ref r;
+		int ret;
 
-		if (s != NULL && f->group < s->n_groups && path < RTR_MAX_PATHS) {
-			atomic_store_explicit(&s->busy_until[f->group * RTR_MAX_PATHS + path],
-					now + cw->p.theta_path_busy_ns, memory_order_relaxed);
+		/* Busy toward the flow's destination (the key's dst: the data
+		 * packet's destination, the NOTIFY's source), not the group's
+		 * every destination (doc/conweave.md). */
+		if (s == NULL || !rtr_pm_ref(s->busy, f->group, e->key.dst, e->key.v6, &r) ||
+				path >= r.n_paths)
+			return;
+		ret = rtr_pm_mark(s->busy, &r, path, now + cw->p.theta_path_busy_ns, now);
+		if (ret != RTR_PM_MARKED)
+			c[RTR_LBC_dst_slot_evictions]++;
+		if (ret != RTR_PM_LOST)
 			c[RTR_LBC_busy_paths]++;
-		}
 		return;
 	}
 	if (epoch != f->epoch || phase != f->phase) {

@@ -46,11 +46,24 @@ rtr_cw_ts(uint64_t ns)
 	return (uint16_t)(ns >> 10);
 }
 
-/* Per switch: when each path of each uplink group stops being busy. */
+/*
+ * Per switch: when each path of each uplink group stops being busy toward
+ * each destination ToR (a NOTIFY is about one path to one DstToR). _dst:
+ * keyed by (group, destination masked to p's prefix lengths, path),
+ * rtr_pathmark.h; without it: by (group, path), every destination of a group
+ * alike (unit tests of the state machine).
+ */
 struct rtr_cw_shared;
+struct rtr_pm_params;
 
+struct rtr_cw_shared *rtr_cw_shared_create_dst(const struct rtr_pm_params *p);
 struct rtr_cw_shared *rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket);
 void rtr_cw_shared_free(struct rtr_cw_shared *s);
+
+/* Whether path of group g_idx is busy toward destination dst (16 bytes;
+ * IPv4: the first 4) at now_ns. */
+bool rtr_cw_path_busy(const struct rtr_cw_shared *s, unsigned int g_idx, const uint8_t *dst,
+		bool v6, unsigned int path, uint64_t now_ns);
 
 struct rtr_cw_params {
 	uint64_t base_rtt_ns;

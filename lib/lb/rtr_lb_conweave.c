@@ -10,16 +10,29 @@
 
 #include <stddef.h>
 
+#include <rte_common.h>
+
 #include "rtr_conweave.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_pathmark.h"
 
 static void *
 cw_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
 {
-	(void)cfg;
-	return rtr_cw_shared_create(n_groups, rte, socket);
+	struct rtr_pm_group groups[RTR_MAX_GROUPS];
+	struct rtr_pm_params p = {
+		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
+		.groups = groups,
+		.dst_prefix_len = cfg->conweave.dst_prefix_len,
+		.dst_prefix_len6 = cfg->conweave.dst_prefix_len6,
+		.use_rte_malloc = rte,
+		.socket = socket,
+	};
+
+	rtr_pm_groups_of(cfg, groups, p.n_groups);
+	return rtr_cw_shared_create_dst(&p);
 }
 
 static void

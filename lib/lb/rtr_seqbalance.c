@@ -19,7 +19,7 @@
 #include "rtr_common.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb_ctrl.h"
-#include "rtr_lb_mem.h"
+#include "rtr_pathmark.h"
 #include "rtr_seqbalance.h"
 #include "rtr_stats.h"
 
@@ -28,16 +28,9 @@
 
 /* ------------------------------------------------------------------ state */
 
+/* The inactive paths: per (group, destination ToR, path), rtr_pathmark.h. */
 struct rtr_sb_shared {
-	unsigned int n_groups;
-	bool rte;
-	/* One past the highest group ever marked: the gauge scans no further. */
-	_Atomic uint32_t groups_marked;
-	/* [group]: paths ever marked (bits only set), so the gauge reads the
-	 * few paths that ever were inactive, not n_groups x 64 words. */
-	_Atomic uint64_t *marked;
-	/* [group * RTR_MAX_PATHS + path], ns; marked[] follows it */
-	_Atomic uint64_t inactive_until[];
+	struct rtr_pm *inactive;
 };
 
 /* One sub-flow: the path its packets keep, and the group that path is of
@@ -81,36 +74,60 @@ from_host(const struct rtr_sb *sb, const struct rtr_meta *meta)
 /* ------------------------------------------------------------------ setup */
 
 struct rtr_sb_shared *
-rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
+rtr_sb_shared_create_dst(const struct rtr_pm_params *p)
 {
-	size_t ng = n_groups ? n_groups : 1;
-	size_t sz = sizeof(struct rtr_sb_shared) + ng * (RTR_MAX_PATHS + 1) * sizeof(uint64_t);
-	struct rtr_sb_shared *s;
+	struct rtr_sb_shared *s = calloc(1, sizeof(*s));
+	struct rtr_pm_params pp = *p;
 
-	s = rtr_lb_zalloc("sb_inactive", sz, use_rte_malloc, socket);
 	if (s == NULL)
 		return NULL;
-	s->n_groups = n_groups;
-	s->rte = use_rte_malloc;
-	s->marked = &s->inactive_until[ng * RTR_MAX_PATHS];
+	pp.name = "sb_inactive";
+	s->inactive = rtr_pm_create(&pp);
+	if (s->inactive == NULL) {
+		free(s);
+		return NULL;
+	}
 	return s;
+}
+
+struct rtr_sb_shared *
+rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
+{
+	struct rtr_pm_params p = {
+		.n_groups = n_groups,
+		.groups = NULL, /* keyed by group */
+		.use_rte_malloc = use_rte_malloc,
+		.socket = socket,
+	};
+
+	return rtr_sb_shared_create_dst(&p);
 }
 
 void
 rtr_sb_shared_free(struct rtr_sb_shared *s)
 {
-	if (s != NULL)
-		rtr_lb_zfree(s, s->rte);
+	if (s == NULL)
+		return;
+	rtr_pm_free(s->inactive);
+	free(s);
 }
 
 bool
 rtr_sb_path_inactive(const struct rtr_sb_shared *s, unsigned int g_idx, unsigned int path,
 		uint64_t now)
 {
-	if (s == NULL || g_idx >= s->n_groups || path >= RTR_MAX_PATHS)
+	return s != NULL && rtr_pm_marked_any(s->inactive, g_idx, path, now);
+}
+
+bool
+rtr_sb_path_inactive_dst(const struct rtr_sb_shared *s, unsigned int g_idx, const uint8_t *dst,
+		bool v6, unsigned int path, uint64_t now)
+{
+	struct rtr_pm_ref r;
+
+	if (s == NULL || !rtr_pm_ref(s->inactive, g_idx, dst, v6, &r))
 		return false;
-	return atomic_load_explicit(&s->inactive_until[g_idx * RTR_MAX_PATHS + path],
-			memory_order_relaxed) > now;
+	return rtr_pm_marked(s->inactive, &r, path, now);
 }
 
 uint64_t
@@ -189,12 +206,6 @@ rtr_sb_free(struct rtr_sb *sb)
 
 /* ------------------------------------------------------------------ SrcToR */
 
-static inline bool
-inactive(const struct rtr_sb *sb, unsigned int g_idx, unsigned int path, uint64_t now)
-{
-	return rtr_sb_path_inactive(sb->p.shared, g_idx, path, now);
-}
-
 /*
  * The path of a new sub-flow: candidates (h1 + i * step) mod n for
  * i = 0..n-1, the first live one that is not inactive. The paper's stride
@@ -209,17 +220,21 @@ inactive(const struct rtr_sb *sb, unsigned int g_idx, unsigned int path, uint64_
  * no multiply or division per candidate.
  */
 static int
-choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, uint64_t live,
-		uint32_t h1, uint64_t now, uint64_t *c)
+choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx,
+		const struct rtr_ft_key *key, uint64_t live, uint32_t h1, uint64_t now, uint64_t *c)
 {
+	const struct rtr_pm *tab = sb->p.shared != NULL ? sb->p.shared->inactive : NULL;
 	const unsigned int n = g->n_paths;
 	const uint32_t h2 = rtr_hash_mix(h1 ^ RTR_SB_H2_SALT) | 1;
 	const unsigned int first = h1 % n;
 	const unsigned int step = sb->stride[sb->stride_off[n] + (h2 >> 1) % sb->stride_n[n]];
 	unsigned int p = first;
+	struct rtr_pm_ref r;
 
+	/* Inactive toward the sub-flow's destination (no slot: nothing is). */
+	rtr_pm_ref(tab, g_idx, key->dst, key->v6, &r);
 	for (unsigned int i = 0; i < n; i++) {
-		if (((live >> p) & 1) && !inactive(sb, g_idx, p, now)) {
+		if (((live >> p) & 1) && !rtr_pm_marked(tab, &r, p, now)) {
 			if (i > 0)
 				c[RTR_LBC_sb_rehashes]++;
 			return (int)p;
@@ -279,7 +294,7 @@ rtr_sb_pick(struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, st
 	if (st == RTR_FT_NEW || now - e->last_ns > sb->p.subflow_idle_ns) {
 		/* A new sub-flow: nothing of the flow is in flight, so it may
 		 * start on any path without reordering. */
-		f->path = (uint8_t)choose_path(sb, g, g_idx, live, meta->flow_hash, now, c);
+		f->path = (uint8_t)choose_path(sb, g, g_idx, &k, live, meta->flow_hash, now, c);
 		f->group = (uint16_t)g_idx;
 		f->n_paths = (uint8_t)g->n_paths;
 		c[RTR_LBC_sb_subflows]++;
@@ -288,7 +303,7 @@ rtr_sb_pick(struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, st
 		/* The sub-flow's path went down (nothing gets through a dead
 		 * link anyway) or the route moved it to another group: pick
 		 * again now, as a new sub-flow. */
-		f->path = (uint8_t)choose_path(sb, g, g_idx, live, meta->flow_hash, now, c);
+		f->path = (uint8_t)choose_path(sb, g, g_idx, &k, live, meta->flow_hash, now, c);
 		f->group = (uint16_t)g_idx;
 		f->n_paths = (uint8_t)g->n_paths;
 		c[RTR_LBC_sb_subflows]++;
@@ -311,8 +326,10 @@ rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_
 {
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct rtr_sb_shared *s = sb->p.shared;
-	unsigned int path = meta->bth_b4, slot;
+	unsigned int path = meta->bth_b4;
 	struct rtr_ft_entry *e;
+	struct rtr_pm_ref r;
+	int ret;
 	enum rtr_ft_status st;
 	struct rtr_ft_key k;
 	struct sb_flow *f;
@@ -336,25 +353,20 @@ rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_
 		return;
 	}
 	f = flow_of(e);
-	if (s == NULL || f->group >= s->n_groups || path >= f->n_paths)
+	if (s == NULL || path >= f->n_paths ||
+			!rtr_pm_ref(s->inactive, f->group, e->key.dst, e->key.v6, &r) ||
+			path >= r.n_paths)
 		return;
-	/* Each Congestion Packet restarts phi: a path stays inactive while
-	 * the DstToR keeps seeing CE from it. Workers store, never add, so
-	 * relaxed single-word stores suffice (DESIGN.md A). */
-	slot = f->group * RTR_MAX_PATHS + path;
-	atomic_store_explicit(&s->inactive_until[slot], now + sb->p.phi_ns, memory_order_relaxed);
-	if (!(atomic_load_explicit(&s->marked[f->group], memory_order_relaxed) & (1ULL << path)))
-		atomic_fetch_or_explicit(&s->marked[f->group], 1ULL << path, memory_order_relaxed);
-	{
-		uint32_t hi = atomic_load_explicit(&s->groups_marked, memory_order_relaxed);
-
-		while (hi < (uint32_t)f->group + 1 &&
-				!atomic_compare_exchange_weak_explicit(&s->groups_marked, &hi,
-					(uint32_t)f->group + 1, memory_order_relaxed,
-					memory_order_relaxed))
-			;
-	}
-	c[RTR_LBC_busy_paths]++;
+	/* Inactive toward the sub-flow's destination (the key's dst: the
+	 * data packet's destination, the Congestion Packet's source), not the
+	 * group's every destination (doc/seqbalance.md). Each Congestion
+	 * Packet restarts phi: a path stays inactive while the DstToR keeps
+	 * seeing CE from it. */
+	ret = rtr_pm_mark(s->inactive, &r, path, now + sb->p.phi_ns, now);
+	if (ret != RTR_PM_MARKED)
+		c[RTR_LBC_dst_slot_evictions]++;
+	if (ret != RTR_PM_LOST)
+		c[RTR_LBC_busy_paths]++;
 }
 
 /* ------------------------------------------------------------------ DstToR */
@@ -405,29 +417,6 @@ rtr_sb_deliver(struct rtr_sb *sb, struct rte_mbuf *m, struct rtr_meta *meta, uin
 
 /* ------------------------------------------------------------------ timers */
 
-static uint64_t
-count_inactive(const struct rtr_sb_shared *s, uint64_t now)
-{
-	uint32_t ng = atomic_load_explicit(&s->groups_marked, memory_order_relaxed);
-	uint64_t n = 0;
-
-	if (ng > s->n_groups)
-		ng = s->n_groups;
-	for (uint32_t g = 0; g < ng; g++) {
-		uint64_t mk = atomic_load_explicit(&s->marked[g], memory_order_relaxed);
-
-		while (mk != 0) {
-			unsigned int p = (unsigned int)__builtin_ctzll(mk);
-
-			mk &= mk - 1;
-			if (atomic_load_explicit(&s->inactive_until[g * RTR_MAX_PATHS + p],
-					memory_order_relaxed) > now)
-				n++;
-		}
-	}
-	return n;
-}
-
 void
 rtr_sb_tick(struct rtr_sb *sb, uint64_t now, uint64_t *c)
 {
@@ -435,7 +424,7 @@ rtr_sb_tick(struct rtr_sb *sb, uint64_t now, uint64_t *c)
 	/* A switch-wide gauge: one worker sets it, the others leave theirs
 	 * 0, so the sum over workers is the count. */
 	if (sb->p.worker == 0 && sb->p.shared != NULL)
-		c[RTR_LBC_sb_paths_inactive] = count_inactive(sb->p.shared, now);
+		c[RTR_LBC_sb_paths_inactive] = rtr_pm_count(sb->p.shared->inactive, now);
 }
 
 uint64_t

@@ -49,16 +49,28 @@ struct rte_mbuf;
 /* BTH byte 8 of a Congestion Packet: cw_op 3 (NOTIFY), everything else 0. */
 #define RTR_SB_CP_B8 ((uint8_t)(RTR_CW_OP_NOTIFY << 5))
 
-/* Per switch: until when each path of each uplink group is inactive. */
+/*
+ * Per switch: until when each path of each uplink group is inactive toward
+ * each destination ToR (a Congestion Packet is about one path to one
+ * DstToR). _dst: keyed by (group, destination masked to p's prefix lengths,
+ * path), rtr_pathmark.h; without it: by (group, path), every destination of
+ * a group alike (unit tests of the state machine).
+ */
 struct rtr_sb_shared;
+struct rtr_pm_params;
 
+struct rtr_sb_shared *rtr_sb_shared_create_dst(const struct rtr_pm_params *p);
 struct rtr_sb_shared *rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket);
 void rtr_sb_shared_free(struct rtr_sb_shared *s);
 
-/* Whether path `path` of group g_idx is inactive at now_ns (false for a
- * group or path outside the table). */
+/* Whether path `path` of group g_idx is inactive at now_ns toward any
+ * destination (false for a group or path outside the table). */
 bool rtr_sb_path_inactive(const struct rtr_sb_shared *s, unsigned int g_idx, unsigned int path,
 		uint64_t now_ns);
+
+/* ... toward destination dst (16 bytes; IPv4: the first 4). */
+bool rtr_sb_path_inactive_dst(const struct rtr_sb_shared *s, unsigned int g_idx,
+		const uint8_t *dst, bool v6, unsigned int path, uint64_t now_ns);
 
 struct rtr_sb_params {
 	uint64_t phi_ns;	  /* how long a Congestion Packet makes a path inactive */

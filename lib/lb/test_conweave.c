@@ -1105,6 +1105,18 @@ agg_run(const struct rtr_config *cfg, bool notify, struct agg_paths *out)
 					v6 ? 16 : 4) == 0);
 			ops->control_rx(state, x, rtr_meta(x), T + 20, st);
 			fake_free(x);
+			/* Busy toward X's /24 (/64), for theta_path_busy (16 us). */
+			{
+				struct flow x2 = agg_flow(v6, 2, 1, 4000), y = agg_flow(v6, 3, 1, 4000);
+
+				x2.dst[v6 ? 15 : 3] = 99;
+				CHECK(rtr_cw_path_busy(sh, v6, f.dst, v6, 0, T + 20));
+				CHECK(rtr_cw_path_busy(sh, v6, x2.dst, v6, 0, T + 20 + 15999));
+				CHECK(!rtr_cw_path_busy(sh, v6, x2.dst, v6, 0, T + 20 + 16000));
+				CHECK(!rtr_cw_path_busy(sh, v6, f.dst, v6, 1, T + 20));
+				CHECK(!rtr_cw_path_busy(sh, v6, y.dst, v6, 0, T + 20));
+				CHECK(!rtr_cw_path_busy(sh, !v6, f.dst, v6, 0, T + 20));
+			}
 		}
 		sink_clear(&dst_sink);
 	}
@@ -1125,6 +1137,7 @@ agg_run(const struct rtr_config *cfg, bool notify, struct agg_paths *out)
 		}
 	}
 	CHECK_EQ(st->lb[RTR_LBC_flow_table_full], 0);
+	CHECK_EQ(st->lb[RTR_LBC_dst_slot_evictions], 0);
 	sink_clear(&src_sink);
 	ops->fini(state);
 	ops->shared_free(sh);

@@ -22,6 +22,7 @@
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
+#include "rtr_pathmark.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 #include "rtr_seqbalance.h"
@@ -1313,6 +1314,47 @@ test_inactive_per_dst(void)
 	}
 	CHECK_EQ(st->lb[RTR_LBC_sb_all_inactive], 0);
 	CHECK_EQ(st->lb[RTR_LBC_flow_table_full], 0);
+	CHECK_EQ(st->lb[RTR_LBC_dst_slot_evictions], 0);
+	/* 2^16 /24s under 10.0.0.0/8 share 256 slots: a ToR Z hashed to X's
+	 * slot (found with a table of the same shape) takes it while X's mark
+	 * is live: X's mark goes, counted. */
+	{
+		struct rtr_pm_group pg[2];
+		struct rtr_pm_params pp = {.n_groups = 2, .groups = pg, .dst_prefix_len = 24,
+			.dst_prefix_len6 = 64};
+		struct flow x = agg_flow(false, 2, 1, 4000), z;
+		struct rtr_pm *shape;
+		struct rtr_pm_ref rx, rz;
+		struct rte_mbuf *m, *cp;
+		unsigned int i;
+
+		CHECK_EQ(rtr_pm_groups_of(&cfg, pg, 2), 2);
+		shape = rtr_pm_create(&pp);
+		CHECK(shape != NULL && rtr_pm_ref(shape, 0, x.dst, false, &rx));
+		for (i = 0; i < 65536; i++) {
+			z = agg_flow(false, (uint8_t)(i >> 8), 1, 4001);
+			z.dst[2] = (uint8_t)i;
+			CHECK(rtr_pm_ref(shape, 0, z.dst, false, &rz));
+			if (rz.word == rx.word && rz.tag != rx.tag)
+				break;
+		}
+		CHECK(i < 65536);
+		rtr_pm_free(shape);
+		CHECK(rtr_sb_path_inactive_dst(sh, 0, x.dst, false, 1, T + 30));
+		m = mk_pkt(&z, 1, 4, 0, 0, 0x02, HOST, 0);
+		CHECK(ops->pick(state, &grp[0], 0, m, rtr_meta(m), T + 30, st) >= 0);
+		fake_free(m);
+		cp = mk_cp(&z, 2, RTR_SB_CP_B8);
+		ops->control_rx(state, cp, rtr_meta(cp), T + 40, st);
+		fake_free(cp);
+		CHECK_EQ(st->lb[RTR_LBC_dst_slot_evictions], 1);
+		CHECK(rtr_sb_path_inactive_dst(sh, 0, z.dst, false, 2, T + 50));
+		CHECK(!rtr_sb_path_inactive_dst(sh, 0, z.dst, false, 1, T + 50));
+		CHECK(!rtr_sb_path_inactive_dst(sh, 0, x.dst, false, 1, T + 50));
+		CHECK(!rtr_sb_path_inactive_dst(sh, 0, x.dst, false, 2, T + 50));
+		printf("   ToR %u.%u.%u.0/24 shares ToR X's slot: its Congestion Packet evicted "
+		       "X's mark (dst_slot_evictions 1)\n", z.dst[0], z.dst[1], z.dst[2]);
+	}
 	sink_clear(&src_sink);
 	ops->fini(state);
 	ops->shared_free(sh);

@@ -66,7 +66,8 @@
 	X(caver_flows_table, "CAVER flows placed on the best path of the path table")            \
 	X(caver_flows_ecmp, "CAVER flows placed by ECMP (no valid path-table entry)")            \
 	X(caver_source_routed, "packets sent on the egress port their source route asked for")   \
-	X(caver_source_route_bad, "source routes not usable here (not in the group, down): ECMP")
+	X(caver_source_route_bad, "source routes not usable here (not in the group, down): ECMP") \
+	X(dst_slot_evictions, "busy/inactive marks lost to another destination sharing the slot")
 
 enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
