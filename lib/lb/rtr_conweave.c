@@ -23,7 +23,6 @@
 #include "rtr_conweave.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb_ctrl.h"
-#include "rtr_lb_mem.h"
 #include "rtr_mbuf.h"
 #include "rtr_pathmark.h"
 #include "rtr_pring.h"
