@@ -273,7 +273,6 @@ rtr_cw_free(struct rtr_cw *cw)
 
 /* ------------------------------------------------------------------ SrcToR */
 
-
 /* A live path chosen uniformly at random; -1 if none is live. */
 static inline int
 sample_path(struct rtr_cw *cw, uint64_t live)
