@@ -408,6 +408,7 @@ lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared, void
 			.hash_seed = sw->hash_seed,
 			.use_rte_malloc = true,
 			.shared = *shared,
+			.link_down = &sw->link_down_mask,
 		};
 
 		for (unsigned int p = 0; p < cfg->n_ports; p++)

@@ -358,6 +358,9 @@ route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 	if (ops->post_route != NULL)
 		ops->post_route(sw->st, m, meta, out, now, H.stats);
 	FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
+	/* The wire and the host take everything: every packet is queued. */
+	if (ops->queued != NULL)
+		ops->queued(sw->st, m, meta, out);
 	if (out >= FABRIC0)
 		wire_put(sw, m);
 	else

@@ -84,6 +84,10 @@ rtr_control_links(struct rtr_switch *sw)
 			continue;
 		pr->link_known = 1;
 		atomic_store_explicit(&pr->link_up, up, memory_order_release);
+		if (up)
+			atomic_fetch_and(&sw->link_down_mask, ~(1u << p));
+		else
+			atomic_fetch_or(&sw->link_down_mask, 1u << p);
 		rtr_route_port_state(sw->route, p, up);
 		RTE_LOG(NOTICE, USER1, "port %u is %s (%u Mbps)\n", p, up ? "up" : "down",
 			link.link_speed);

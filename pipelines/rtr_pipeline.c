@@ -97,10 +97,12 @@ rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io)
 	io->arg = w;
 }
 
-static inline void
+/* 0: queued (the mbuf is still valid until the next egress service),
+ * -1: dropped. */
+static inline int
 tx_enqueue(struct rtr_worker *w, uint16_t port, struct rte_mbuf *m, uint64_t now_ns)
 {
-	rtr_egress_enqueue(w->eg, port, m, rtr_egress_classify(w->eg, m), now_ns);
+	return rtr_egress_enqueue(w->eg, port, m, rtr_egress_classify(w->eg, m), now_ns);
 }
 
 /* ------------------------------------------------------------------ forwarding */
@@ -283,8 +285,13 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 			sw->ports[in_port].role == RTR_PORT_FABRIC && w->lb->deliver != NULL &&
 			w->lb->deliver(w->lb_state, m, meta, out, now_ns, w->stats) == RTR_LB_TAKEN)
 		return;
-	if (w->lb->post_route != NULL)
+	if (w->lb->post_route != NULL) {
 		w->lb->post_route(w->lb_state, m, meta, out, now_ns, w->stats);
+		/* Only what the queue took counts as load (CAVER's DRE). */
+		if (tx_enqueue(w, out, m, now_ns) == 0 && w->lb->queued != NULL)
+			w->lb->queued(w->lb_state, m, meta, out);
+		return;
+	}
 	tx_enqueue(w, out, m, now_ns);
 }
 

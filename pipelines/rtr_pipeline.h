@@ -144,6 +144,10 @@ struct rtr_switch {
 	struct rte_mempool *pool;
 	struct rte_ring *ctrl_ring; /* MP/SC: punted frames for the control plane */
 	struct rtr_port_rt ports[RTR_MAX_PORTS];
+	/* Bit p: port p's link is down (ports[p].link_up as one word, for
+	 * the LB stage: rtr_lb_init.link_down). Starts 0, as the groups
+	 * start with every path live. Written by the control plane. */
+	_Atomic uint32_t link_down_mask;
 	unsigned int n_workers;
 	struct rtr_worker *workers[RTR_MAX_LCORES];
 	uint32_t hash_seed;

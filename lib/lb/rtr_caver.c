@@ -815,11 +815,16 @@ shim_rewrite(struct rtr_caver *cv, uint8_t *f, const struct rtr_meta *meta,
 	int slot = stored ? host_slot(cv->s, in->host, false) : -1;
 
 	if (slot >= 0) {
+		/* A port that is down carries nothing, whatever its entry says
+		 * (its DRE even decays to 0, so it would look the best). */
+		uint32_t down = cv->p.link_down != NULL ?
+			atomic_load_explicit(cv->p.link_down, memory_order_relaxed) : 0;
+
 		for (unsigned int p = 0; p < RTR_MAX_PORTS; p++) {
 			uint64_t w = atomic_load_explicit(&cv->s->ent[slot][p], memory_order_relaxed);
 			unsigned int cost;
 
-			if (!w_valid(cv, w, now))
+			if (!w_valid(cv, w, now) || (down & (1u << p)))
 				continue;
 			cost = RTE_MAX(rtr_caver_port_ce(cv, (uint16_t)p), w_ce(w));
 			if (cost < best) {
@@ -881,6 +886,12 @@ rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *
 		if (in_fabric && out_host)
 			set_b4(f, meta, 0);
 	}
+}
+
+void
+rtr_caver_queued(struct rtr_caver *cv, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint16_t out_port)
+{
 	if (out_port < RTR_MAX_PORTS && (!(meta->flags & RTR_MF_ROCE) || rtr_meta_is_roce_data(meta)))
 		dre_add(cv, out_port, rte_pktmbuf_pkt_len(m));
 }

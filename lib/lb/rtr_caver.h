@@ -49,6 +49,7 @@
 #ifndef RTR_CAVER_H
 #define RTR_CAVER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -123,6 +124,10 @@ struct rtr_caver_params {
 	int socket_id;
 	bool use_rte_malloc;	  /* false: no EAL (unit tests) */
 	struct rtr_caver_shared *shared;
+	/* Bit p set: port p's link is down (the switch's mask, written by
+	 * the control plane); NULL: every port is up. A transit switch does
+	 * not advertise a path out of a port that is down. */
+	const _Atomic uint32_t *link_down;
 };
 
 struct rtr_caver;
@@ -149,11 +154,21 @@ int rtr_caver_pick(struct rtr_caver *cv, const struct rtr_group *g, unsigned int
 /*
  * Every packet just before it is queued on out_port: the ACK shim (add at
  * the origin, store + rewrite in transit, store + strip before a host),
- * byte 4 zeroed toward hosts, then the DRE of out_port. May change the
- * frame's length at the tail only.
+ * byte 4 zeroed toward hosts. May change the frame's length at the tail
+ * only.
  */
 void rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *meta,
 		uint16_t out_port, uint64_t now_ns, uint64_t *c);
+
+/*
+ * A packet post_route saw was admitted to out_port's egress queue (not
+ * tail-dropped; m as queued, trimmed or not): the DRE of out_port counts
+ * it if it is data. The DRE measures what the link carries (ALGORITHMS.md
+ * 4: "for every data packet sent"), so bytes the queue refused must not
+ * count (doc/caver.md).
+ */
+void rtr_caver_queued(struct rtr_caver *cv, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint16_t out_port);
 
 /* A parsed packet from a host port: an RC ACK with Resv7 = 0x7F is a forged
  * shim (RTR_DROP_HOST_LB_PACKET). Part of rtr_lb_host_check. */

@@ -11,6 +11,7 @@
 #ifndef RTR_LB_H
 #define RTR_LB_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,6 +46,9 @@ struct rtr_lb_init {
 	uint32_t hash_seed;	  /* the parser's */
 	bool use_rte_malloc;	  /* false: unit tests without EAL */
 	void *shared;		  /* from shared_create, NULL if none */
+	/* Bit p: port p's link is down (the switch's, kept by the control
+	 * plane with the groups' live masks); NULL: every port up. */
+	const _Atomic uint32_t *link_down;
 	struct rtr_lb_io io;
 };
 
@@ -97,6 +101,11 @@ struct rtr_lb_ops {
 	 * (never at the head). CAVER: DRE accounting and the ACK shim. */
 	void (*post_route)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t out_port,
 			uint64_t now_ns, struct rtr_lcore_stats *st);
+	/* A packet that went through post_route was admitted to out_port's
+	 * egress queue (not tail-dropped; m as queued, possibly trimmed, not
+	 * sent yet). CAVER: DRE accounting of what the link will carry. */
+	void (*queued)(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
+			uint16_t out_port);
 	/* Timers; called every loop while next_deadline() has passed (every
 	 * loop when next_deadline is NULL), and every control poll. */
 	void (*tick)(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);

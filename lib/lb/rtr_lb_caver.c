@@ -56,6 +56,7 @@ cv_init(const struct rtr_lb_init *in)
 		.socket_id = in->socket,
 		.use_rte_malloc = in->use_rte_malloc,
 		.shared = in->shared,
+		.link_down = in->link_down,
 	};
 	struct rtr_caver *cv;
 
@@ -115,6 +116,12 @@ cv_post_route(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t o
 	rtr_caver_post_route(state, m, meta, out_port, now_ns, st->lb);
 }
 
+static void
+cv_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta, uint16_t out_port)
+{
+	rtr_caver_queued(state, m, meta, out_port);
+}
+
 static const struct rtr_ft *
 cv_table(const void *state)
 {
@@ -159,6 +166,7 @@ const struct rtr_lb_ops rtr_lb_caver = {
 	.pick = cv_pick,
 	.prefetch = cv_prefetch_op,
 	.post_route = cv_post_route,
+	.queued = cv_queued,
 	.table = cv_table,
 	.tick = cv_tick,
 	.next_deadline = cv_next_deadline,

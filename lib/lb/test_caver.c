@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "rtr_caver.h"
+#include "rtr_egress.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
@@ -320,8 +321,11 @@ send_bytes(struct rtr_caver *cv, const struct pkt *k, uint16_t out_port, unsigne
 {
 	struct rte_mbuf *m = mk(k, 0, NULL, NULL);
 
-	for (unsigned int i = 0; i < times; i++)
+	/* As the pipeline does it, with a queue that takes everything. */
+	for (unsigned int i = 0; i < times; i++) {
 		rtr_caver_post_route(cv, m, rtr_meta(m), out_port, now, c);
+		rtr_caver_queued(cv, m, rtr_meta(m), out_port);
+	}
 	fake_free(m);
 }
 
@@ -1432,6 +1436,246 @@ test_shim_skip(void)
 	sw_fini(&s);
 }
 
+/* ------------------------------------------------------------ ports down */
+
+/*
+ * A transit switch advertises its own best path toward a host: a port whose
+ * link is down must not be it, however fresh and cheap its entry (a down
+ * port's DRE even decays to 0). The advertisement in hand (the ACK's own
+ * port) is the fallback when every stored port is down.
+ */
+static void
+test_down_port_not_advertised(void)
+{
+	struct rtr_caver_params ps = defp(NULL), pb = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct rtr_caver_host hb[1] = {{h2, 0}};
+	static const char *const what[3] = {"all up", "port 2 down", "ports 2, 3 down"};
+	unsigned int n = 200, on[3][4];
+	struct rtr_caver_shim adv, s;
+	_Atomic uint32_t down = 0;
+	uint64_t now = 1000;
+	struct sw sp, b;
+
+	/* S: fabric ports 0..3; the ACKs come from B on port 1 (advertising
+	 * ce 100), go to A on port 0; h2 is also reachable through port 2
+	 * (ce 5) and port 3 (ce 60). */
+	ps.host_port_mask = 0;
+	ps.fabric_port_mask = 0xf;
+	ps.switch_id = 0x0a0b;
+	ps.link_down = &down;
+	pb.hosts = hb;
+	pb.n_hosts = 1;
+	pb.switch_id = 0x0102;
+	pb.host_port_mask = 0x1;
+	pb.fabric_port_mask = 0x30;
+	sw_init(&sp, &ps, 1);
+	sw_init(&b, &pb, 1);
+	memset(on, 0, sizeof(on));
+	for (unsigned int phase = 0; phase < 3; phase++) {
+		atomic_store(&down, phase == 0 ? 0u : phase == 1 ? 1u << 2 : (1u << 2 | 1u << 3));
+		for (unsigned int i = 0; i < n; i++) {
+			struct pkt k = ack(h2, h1, (uint16_t)(9000 + i));
+			struct rte_mbuf *m = mk(&k, 0, NULL, NULL);
+
+			now += 10;
+			/* Fresh entries every time (well within aging). */
+			adv = (struct rtr_caver_shim){.path = 0x05000000, .ce = 5, .hops = 0};
+			rtr_caver_table_put(sp.cv[0], h2, 2, &adv, now, sp.c);
+			adv = (struct rtr_caver_shim){.path = 0x06000000, .ce = 60, .hops = 0};
+			rtr_caver_table_put(sp.cv[0], h2, 3, &adv, now, sp.c);
+			rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, now, b.c);
+			mdata(m)[bth(m) + 16 + 8] = 100; /* B's advertised ce */
+			rtr_meta(m)->in_port = 1;
+			rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, now, sp.c);
+			shim_at(m, &s);
+			if ((s.path >> 24) < 4)
+				on[phase][s.path >> 24]++;
+			fake_free(m);
+		}
+		printf("caver: S advertises h2 out of port 1/2/3 (%s): %u/%u/%u of %u ACKs\n",
+				what[phase], on[phase][1], on[phase][2], on[phase][3], n);
+	}
+	/* All up: port 2 (ce 5) is the best. */
+	CHECK_EQ(on[0][2], n);
+	/* Port 2 down: never port 2, port 3 (ce 60) instead. */
+	CHECK_EQ(on[1][2], 0);
+	CHECK_EQ(on[1][3], n);
+	/* Both down: the ACK's own port 1 (ce 100). */
+	CHECK_EQ(on[2][2] + on[2][3], 0);
+	CHECK_EQ(on[2][1], n);
+	/* Back up: port 2 again. */
+	atomic_store(&down, 0);
+	{
+		struct pkt k = ack(h2, h1, 9999);
+		struct rte_mbuf *m = mk(&k, 0, NULL, NULL);
+
+		now += 10;
+		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, now, b.c);
+		mdata(m)[bth(m) + 16 + 8] = 100;
+		rtr_meta(m)->in_port = 1;
+		rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, now, sp.c);
+		shim_at(m, &s);
+		CHECK_EQ(s.path >> 24, 2);
+		CHECK_EQ(s.ce, 5);
+		fake_free(m);
+	}
+	sw_fini(&b);
+	sw_fini(&sp);
+}
+
+/*
+ * A SrcToR places new flows only on live paths of the group: with the
+ * cheapest entry on an uplink whose link is down (the control plane takes
+ * the path out of the group's live mask at the same time), no new flow
+ * lands there.
+ */
+static void
+test_down_uplink_not_placed(void)
+{
+	static const uint16_t ports[4] = {2, 3, 4, 5};
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct rtr_caver_shim adv;
+	_Atomic uint32_t down = 1u << 2;
+	unsigned int n = 300, count[4] = {0};
+	uint64_t now = 1000;
+	struct rtr_group g;
+	struct sw s;
+
+	p.link_down = &down;
+	sw_init(&s, &p, 1);
+	group(&g, 4, ports);
+	atomic_store(&g.live_mask, 0xe); /* port 2 (path 0) is down */
+	for (unsigned int i = 0; i < n; i++) {
+		int path;
+
+		now += 10;
+		adv = (struct rtr_caver_shim){.path = 0x07000000, .ce = 1, .hops = 1};
+		rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.c);
+		adv = (struct rtr_caver_shim){.path = 0x08000000, .ce = 50, .hops = 1};
+		for (uint16_t q = 3; q <= 5; q++)
+			rtr_caver_table_put(s.cv[0], h2, q, &adv, now, s.c);
+		path = src_pick(&s, &g, h1, h2, (uint16_t)(20000 + i), now, NULL);
+		if (path >= 0 && path < 4)
+			count[path]++;
+	}
+	printf("caver: new flows placed on the down uplink (path 0): %u of %u (paths 1..3: "
+			"%u/%u/%u)\n", count[0], n, count[1], count[2], count[3]);
+	CHECK_EQ(count[0], 0);
+	CHECK_EQ(count[1] + count[2] + count[3], n);
+	CHECK_EQ(s.c[RTR_LBC_caver_flows_table], n);
+	sw_fini(&s);
+}
+
+/* ------------------------------------------------------------ DRE and tail drop */
+
+struct eg_sink {
+	unsigned int sent, dropped;
+};
+
+static uint16_t
+sink_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct eg_sink *k = arg;
+
+	(void)port;
+	for (uint16_t i = 0; i < n; i++)
+		fake_free(pkts[i]);
+	k->sent += n;
+	return n;
+}
+
+static void
+sink_drop(void *arg, struct rte_mbuf *m, enum rtr_drop_reason why)
+{
+	struct eg_sink *k = arg;
+
+	(void)why;
+	fake_free(m);
+	k->dropped++;
+}
+
+/*
+ * The DRE measures what a link carries: a burst into an egress queue that
+ * takes only part of it counts only that part. The packets go the
+ * pipeline's way (finish_one): post_route, the egress queue, then queued()
+ * for what the queue took.
+ */
+static void
+test_dre_tail_drop(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	struct rtr_config cfg;
+	struct rtr_egress_shared *esh;
+	struct rtr_lcore_stats *st;
+	struct rtr_egress *eg;
+	struct eg_sink sink = {0, 0};
+	struct rtr_egress_io io = {.tx = sink_tx, .drop = sink_drop, .arg = &sink};
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct pkt d = data(h1, h2, 4000, 1000 - 58);
+	unsigned int n = 100, queued = 0, want, got;
+	struct sw s;
+
+	/* Port 2 at 10 Gb/s; its class queues hold 16 KB: 16 of the burst's
+	 * hundred 1000-byte packets. */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_ports = 6;
+	for (unsigned int q = 0; q < cfg.n_ports; q++) {
+		cfg.ports[q].port = (uint16_t)q;
+		cfg.ports[q].role = q < 2 ? RTR_PORT_HOST : RTR_PORT_FABRIC;
+		cfg.ports[q].mac[0] = 0x02;
+		cfg.ports[q].mac[5] = (uint8_t)q;
+		cfg.ports[q].speed_gbps = 10;
+		cfg.ports[q].shape_burst_kb = 16;
+	}
+	cfg.qos.classes = 8;
+	cfg.qos.queue_kb = 16;
+	cfg.qos.trim_dscp = -1;
+	cfg.qos.pfc.xoff_kb = 256;
+	cfg.qos.pfc.xon_kb = 128;
+	cfg.qos.pfc.quanta = 65535;
+	for (unsigned int c = 0; c < RTR_MAX_CLASSES; c++) {
+		cfg.qos.cls[c].priority = (uint8_t)c;
+		cfg.qos.cls[c].weight = 1;
+		cfg.qos.cls[c].queue_kb = cfg.qos.queue_kb;
+	}
+	esh = calloc(1, sizeof(*esh));
+	st = aligned_alloc(64, sizeof(*st));
+	memset(st, 0, sizeof(*st));
+	CHECK_EQ(rtr_egress_shared_init(esh, &cfg, NULL), 0);
+	eg = rtr_egress_create(esh, 0, &io, st, 4096, -1);
+	CHECK(eg != NULL);
+	eg->direct = false; /* the burst arrives faster than the port drains */
+	p.rate_bps[2] = 10e9;
+	sw_init(&s, &p, 1);
+	rtr_caver_tick(s.cv[0], 0, s.c);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = mk(&d, 0, NULL, NULL);
+
+		CHECK_EQ(m->pkt_len, 1000);
+		rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 10, s.c);
+		if (rtr_egress_enqueue(eg, 2, m, rtr_egress_classify(eg, m), 10) == 0) {
+			rtr_caver_queued(s.cv[0], m, rtr_meta(m), 2);
+			queued++;
+		}
+	}
+	want = expect_ce((uint64_t)queued * 1000, 10e9, PERIOD, 0.2, 8);
+	got = rtr_caver_port_ce(s.cv[0], 2);
+	printf("caver: burst of %u x 1000 B into a 16 KB queue: %u queued, %u tail-dropped; DRE "
+			"CE %u (queued bytes: %u, every byte: %u)\n", n, queued, sink.dropped, got,
+			want, expect_ce((uint64_t)n * 1000, 10e9, PERIOD, 0.2, 8));
+	CHECK_EQ(queued, 16);
+	CHECK_EQ(sink.dropped, n - queued);
+	CHECK_EQ(got, want);
+	rtr_egress_flush_all(eg, 4);
+	CHECK_EQ(sink.sent, queued);
+	rtr_egress_free(eg);
+	free(esh);
+	free(st);
+	sw_fini(&s);
+}
+
 /* The ops table: config to state. */
 static void
 test_ops(void)
@@ -1468,7 +1712,7 @@ test_ops(void)
 	cfg.routes = routes;
 	CHECK_STR(ops->name, "caver");
 	CHECK(ops->mode == RTR_LB_CAVER && ops->flow_affinity && ops->fabric_parse_flags == 0 &&
-			ops->deliver_flags == 0 && ops->post_route && ops->table && ops->tick &&
+			ops->deliver_flags == 0 && ops->post_route && ops->queued && ops->table && ops->tick &&
 			ops->next_deadline && ops->flows && ops->pick && !ops->deliver &&
 			!ops->control_rx);
 	sh = ops->shared_create(&cfg, 4, false, 0);
@@ -1491,11 +1735,12 @@ test_ops(void)
 		struct rte_mbuf *m = mk(&(struct pkt){.src = h2, .dst = h2, .payload = 958,
 			.ttl = 3}, 0, NULL, NULL);
 
-		ops->post_route(state, m, rtr_meta(m), 1, 5, st);
+		for (uint16_t q = 0; q < 3; q++) {
+			ops->post_route(state, m, rtr_meta(m), q, 5, st);
+			ops->queued(state, m, rtr_meta(m), q);
+		}
 		CHECK_EQ(rtr_caver_port_ce(state, 1), expect_ce(1000, 2.5e9, 50000, 0.2, 8));
-		ops->post_route(state, m, rtr_meta(m), 0, 5, st);
 		CHECK_EQ(rtr_caver_port_ce(state, 0), expect_ce(1000, 1e9, 50000, 0.2, 8));
-		ops->post_route(state, m, rtr_meta(m), 2, 5, st);
 		CHECK_EQ(rtr_caver_port_ce(state, 2), expect_ce(1000, 100e9, 50000, 0.2, 8));
 		fake_free(m);
 	}
@@ -1542,6 +1787,9 @@ main(void)
 	test_three_switches();
 	test_host_check();
 	test_shim_skip();
+	test_down_port_not_advertised();
+	test_down_uplink_not_placed();
+	test_dre_tail_drop();
 	test_ops();
 	CHECK_EQ(live_mbufs, 0);
 	return rtr_test_done("caver");

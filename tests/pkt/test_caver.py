@@ -883,6 +883,43 @@ def test_host_b4(t):
     summary(t, "host-b4", before, ": byte 4 from a host cleared on group and single routes")
 
 
+# --------------------------------------------------------------------------
+def test_dre_tail_drop(t):
+    """The DRE counts what a port sends (ALGORITHMS.md 4), not what its
+    queue refused. ToR B's slow host port 3 (16 KB queues, a 1 KB shaper
+    burst) gets one RX burst of 32 x 998-byte frames: 16 are queued, 16
+    tail-dropped. The ACKs that follow advertise 10.2.0.5 (behind port 3)
+    with the CE of the 16 queued frames."""
+    before = (t.passed + t.failed, t.failed)
+    n_load, queued = 32, 16
+    load = [data("10.2.0.9", "10.2.0.5", 0xF100 + i, i, B_HOST_MAC[0], size=LOAD_LEN - 58)
+            for i in range(n_load)]
+    assert all(len(f) == LOAD_LEN for f in load)
+    acks = [ack(B_HOSTS[i % 5], "10.1.0.%d" % (i % 7 + 1), 0xC000 + i, i, B_HOST_MAC[0])
+            for i in range(40)]
+    cfg = b_config().replace("shape_burst_kb: 65536", "shape_burst_kb: 1") + \
+        "qos: {queue_kb: 16}\n"
+    want, every = dre_ce(queued * LOAD_LEN), dre_ce(n_load * LOAD_LEN)
+    t.check(not (want & every), "test input: the two CEs differ: %s %s" % (want, every))
+    res = harness.run(cfg, [load + acks, [], [], []], tag="cvdre")
+    if not ok_run(t, res, "ToR B, small queue"):
+        return
+    st = res.stats
+    t.eq(res.port(3)["tx_packets"], queued, "(port 3 sent what its queue took)")
+    t.eq(st["drops"]["queue_full"], n_load - queued, "(the rest tail-dropped)")
+    adv = [shim_of(f)[2] for p in (1, 2) for f in res.outputs[p]
+           if len(f) > 70 and shim_of(f)[0] == "10.2.0.5"]
+    t.check(len(adv) >= 2, "ACKs advertising 10.2.0.5: %d" % len(adv))
+    t.check(all(ce in want for ce in adv),
+            "advertised CE of port 3 %s: the queued bytes give %s (every byte of the burst: "
+            "%s)" % (sorted(set(adv)), sorted(want), sorted(every)))
+    ok, why = harness.accounted(st)
+    t.check(ok, "accounting: " + why)
+    summary(t, "dre-tail-drop", before, ": %d of %d frames queued on port 3, advertised CE %s "
+            "(queued bytes %s, whole burst %s)" % (res.port(3)["tx_packets"], n_load,
+                                                   sorted(set(adv)), sorted(want), sorted(every)))
+
+
 def main():
     t = harness.Checker("pkt-caver")
     test_origin_strip(t)
@@ -892,6 +929,7 @@ def main():
     test_dsttor(t)
     test_host_trust(t)
     test_host_b4(t)
+    test_dre_tail_drop(t)
     return t.done()
 
 
