@@ -340,8 +340,10 @@ route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 		out = sw->g.port[path];
 	} else {
 		out = (uint16_t)r;
-		if (rtr_meta_cw_control(meta) && ops->control_rx != NULL) {
-			ops->control_rx(sw->st, m, meta, now, H.stats);
+		if (rtr_meta_cw_control(meta)) {
+			/* Consumed, by the mode or as foreign_ctrl. */
+			if (ops->control_rx != NULL)
+				ops->control_rx(sw->st, m, meta, now, H.stats);
 			fake_free(m);
 			return;
 		}
@@ -357,6 +359,9 @@ route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 		return;
 	if (ops->post_route != NULL)
 		ops->post_route(sw->st, m, meta, out, now, H.stats);
+	/* The LB fields left toward a host, every mode (rtr_lb_host_egress). */
+	if (rtr_lb_host_egress_needed(meta) && out < N_HOST && in != RTR_PORT_NONE && in >= FABRIC0)
+		rtr_lb_host_egress(m, meta, H.stats->lb);
 	FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
 	/* The wire and the host take everything: every packet is queued. */
 	if (ops->queued != NULL)

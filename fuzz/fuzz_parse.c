@@ -6,7 +6,8 @@
  * Fuzz target "parse": rtr_parse on any frame, then what the data path runs
  * on what it accepts (rtr_meta_dqp, rtr_flow_hash_reverse, rtr_roce_icrc_ok,
  * rtr_bth_ext_len, the LB host checks rtr_lb_ctrl_host_check and
- * rtr_caver_host_check, CAVER's shim reader, and rtr_lb_ctrl_build). Input: byte 0 = parser flags (bits 0..1) and the hash
+ * rtr_caver_host_check, CAVER's shim reader, rtr_lb_host_egress, and
+ * rtr_lb_ctrl_build). Input: byte 0 = parser flags (bits 0..1) and the hash
  * seed's low byte (bits 2..7), the rest is the frame, which libFuzzer keeps
  * in a buffer of exactly that size (ASan sees one byte too far).
  *
@@ -28,6 +29,7 @@
 #include "rtr_caver.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_parse.h"
+#include "rtr_stats.h"
 #include "rtr_test_mbuf.h"
 
 static void
@@ -120,6 +122,27 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	}
 	if (!(m->flags & RTR_MF_ROCE))
 		return;
+	/* Toward a host (every mode): what is left is the RoCE frame without
+	 * LB fields, and it parses again as such. */
+	if (len <= (uint32_t)(RTR_TEST_MBUF_BUFSZ - RTR_TEST_MBUF_HEADROOM) && !rtr_meta_cw_control(m)) {
+		struct rtr_meta hm = *m;
+		uint64_t cnt[RTR_LBC_MAX] = {0};
+		unsigned int bth;
+
+		c = fake_mbuf();
+		memcpy(mdata(c), frame, len);
+		c->data_len = (uint16_t)len;
+		c->pkt_len = len;
+		rtr_lb_host_egress(c, &hm, cnt);
+		bth = rtr_meta_bth_off(&hm);
+		FZ_CHECK(c->data_len == c->pkt_len && c->data_len + 16u >= len && c->data_len <= len);
+		FZ_CHECK(mdata(c)[bth + 4] == hm.bth_b4 && mdata(c)[bth + 8] == hm.bth_b8);
+		FZ_CHECK(hm.bth_b4 == 0 || (hm.bth_opcode == RTR_BTH_OP_CNP &&
+				hm.bth_b4 == RTR_BTH_B4_BECN), "byte 4 0x%02x left", hm.bth_b4);
+		FZ_CHECK(!(hm.flags & RTR_MF_CW_HDR));
+		FZ_CHECK(rtr_parse(mdata(c), c->data_len, seed, 0, &cm) == RTR_DROP_NONE);
+		fake_free(c);
+	}
 	/* A RTT_REPLY answering this frame, as a ConWeave DstToR builds it. */
 	c = fake_mbuf();
 	FZ_CHECK(rtr_lb_ctrl_build(c, frame, m, m->bth_b4,
@@ -139,7 +162,7 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const unsigned int pflags[4] = {0, RTR_PARSE_CW_HDR, RTR_PARSE_CW_CTRL,
+	static const unsigned int pflags[4] = {0, RTR_PARSE_CW_HDR, RTR_PARSE_CW_FOREIGN,
 		RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL};
 	const uint8_t *frame;
 	struct rtr_meta m;

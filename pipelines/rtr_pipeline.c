@@ -242,11 +242,16 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 	out = nh->port;
 	op = &sw->ports[out];
 	/* ConWeave fields toward a host: a control packet for this SrcToR is
-	 * consumed here (whatever the host link does); a data packet goes
-	 * through the DstToR below. */
+	 * consumed here (whatever the host link does), by the mode that reads
+	 * it or, in a mode that has no use for it, counted (foreign_ctrl): it
+	 * has no ICRC, a host must never get it. A data packet goes through
+	 * the DstToR below. */
 	if (unlikely(rtr_meta_cw_control(meta)) && kind != RTR_RT_GROUP &&
-			op->role == RTR_PORT_HOST && w->lb->control_rx != NULL) {
-		w->lb->control_rx(w->lb_state, m, meta, now_ns, w->stats);
+			op->role == RTR_PORT_HOST) {
+		if (w->lb->control_rx != NULL)
+			w->lb->control_rx(w->lb_state, m, meta, now_ns, w->stats);
+		else
+			w->stats->lb[RTR_LBC_foreign_ctrl]++;
 		w->stats->consumed++;
 		rte_pktmbuf_free(m);
 		return;
@@ -285,14 +290,17 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 			sw->ports[in_port].role == RTR_PORT_FABRIC && w->lb->deliver != NULL &&
 			w->lb->deliver(w->lb_state, m, meta, out, now_ns, w->stats) == RTR_LB_TAKEN)
 		return;
-	if (w->lb->post_route != NULL) {
+	if (w->lb->post_route != NULL)
 		w->lb->post_route(w->lb_state, m, meta, out, now_ns, w->stats);
-		/* Only what the queue took counts as load (CAVER's DRE). */
-		if (tx_enqueue(w, out, m, now_ns) == 0 && w->lb->queued != NULL)
-			w->lb->queued(w->lb_state, m, meta, out);
-		return;
-	}
-	tx_enqueue(w, out, m, now_ns);
+	/* Whatever LB field is left toward a host goes, in every mode (a
+	 * fabric in mixed modes, a runtime switch: doc/wire-formats.md). A
+	 * plain RoCE frame pays the test of two metadata bytes. */
+	if (unlikely(rtr_lb_host_egress_needed(meta)) && op->role == RTR_PORT_HOST &&
+			in_port != RTR_PORT_NONE && sw->ports[in_port].role == RTR_PORT_FABRIC)
+		rtr_lb_host_egress(m, meta, w->stats->lb);
+	/* Only what the queue took counts as load (CAVER's DRE). */
+	if (tx_enqueue(w, out, m, now_ns) == 0 && w->lb->queued != NULL)
+		w->lb->queued(w->lb_state, m, meta, out);
 }
 
 /* Route, pick a path and rewrite one parsed packet; ends in TX or a drop. */

@@ -787,8 +787,8 @@ skip:
 
 /* Before a host: the frame exactly as the origin's host sent it, apart
  * from the fields the ICRC masks. */
-static void
-shim_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
+void
+rtr_caver_shim_strip(struct rte_mbuf *m, struct rtr_meta *meta)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = rte_pktmbuf_data_len(m), at = shim_off(meta);
@@ -801,6 +801,12 @@ shim_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
 	bth = bth_of(f, meta);
 	bth[8] &= RTR_BTH_ACKREQ;
 	meta->bth_b8 = bth[8];
+}
+
+static void
+shim_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
+{
+	rtr_caver_shim_strip(m, meta);
 	c[RTR_LBC_caver_shims_stripped]++;
 }
 

@@ -205,6 +205,11 @@ void rtr_caver_shim_read(const uint8_t *frame, const struct rtr_meta *meta,
 		struct rtr_caver_shim *out);
 bool rtr_caver_is_shimmed(const uint8_t *frame, uint32_t len, const struct rtr_meta *meta);
 
+/* Remove the shim of a shimmed ACK (rtr_caver_is_shimmed, single segment):
+ * lengths, IPv4 checksum and Resv7 (0, AckReq kept) as the RNIC sent them,
+ * meta updated. The ICRC is valid again. */
+void rtr_caver_shim_strip(struct rte_mbuf *m, struct rtr_meta *meta);
+
 /* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
 void rtr_caver_prefetch(const struct rtr_caver *x, const struct rtr_meta *meta, unsigned int step);
 

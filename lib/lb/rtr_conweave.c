@@ -576,6 +576,12 @@ strip(struct rte_mbuf *m, struct rtr_meta *meta)
 	meta->bth_b8 = bth[8];
 }
 
+void
+rtr_cw_strip(struct rte_mbuf *m, struct rtr_meta *meta)
+{
+	strip(m, meta);
+}
+
 static void send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *meta,
 		unsigned int op, unsigned int phase, uint16_t ts_tx, uint16_t ts_tail, uint64_t *c);
 

@@ -134,6 +134,14 @@ void rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct
 int rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
 		uint64_t now_ns, uint64_t *c);
 
+/*
+ * What a DstToR delivers of a ConWeave DATA packet (any ToR: the shared
+ * rule of rtr_lb_host_egress uses it too): the header removed (when
+ * RTR_MF_CW_HDR), byte 4 and Resv7 zeroed, AckReq kept; meta updated. The
+ * sender's ICRC is valid again.
+ */
+void rtr_cw_strip(struct rte_mbuf *m, struct rtr_meta *meta);
+
 /* Timers: reorder deadlines that passed, and a step of flow aging. */
 void rtr_cw_tick(struct rtr_cw *cw, uint64_t now_ns, uint64_t *c);
 

@@ -157,7 +157,8 @@ const struct rtr_lb_ops rtr_lb_caver = {
 	.name = "caver",
 	.mode = RTR_LB_CAVER,
 	.flow_affinity = true,
-	.fabric_parse_flags = 0,
+	/* ConWeave fields read, so that a host never gets them. */
+	.fabric_parse_flags = RTR_PARSE_CW_FOREIGN,
 	.deliver_flags = 0,
 	.shared_create = cv_shared_create,
 	.shared_free = cv_shared_free,

@@ -97,4 +97,29 @@ rtr_lb_host_ingress(uint8_t *frame, uint32_t len, struct rtr_meta *meta, bool *b
 	return RTR_DROP_NONE;
 }
 
+/*
+ * Toward a host, whatever the LB mode (doc/wire-formats.md "LB fields
+ * toward a host"): a packet from a fabric port about to be queued on a host
+ * port, after the mode's own stage (deliver, post_route) did what it
+ * does. Whatever LB field is still recognised goes, so that the host gets
+ * the bytes its peer's RNIC sent (DESIGN.md B4): a ConWeave DATA header
+ * (parsed by its length signature: RTR_MF_CW_HDR, cw_op 1) with byte 4
+ * and Resv7, a CAVER shim (rtr_caver_is_shimmed), and byte 4 (ICRC
+ * masked: a PathTag or source route; a CNP keeps its BECN). Resv7 is only
+ * touched with a header or shim it marks: an RNIC's own Resv7 bits stay.
+ * Counts foreign_cw_stripped / foreign_shims_stripped in c (RTR_LBC_*).
+ * ConWeave REPLY/NOTIFY for a host are consumed before this, never
+ * delivered (the pipeline; foreign_ctrl when the mode has no use for them).
+ */
+void rtr_lb_host_egress(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c);
+
+/* Whether rtr_lb_host_egress may have anything to do: one test on two
+ * bytes of the metadata, so that a plain RoCE frame (byte 4 and Resv7
+ * zero) and anything not RoCE (both 0 in the metadata) pay nothing more. */
+static inline bool
+rtr_lb_host_egress_needed(const struct rtr_meta *meta)
+{
+	return (meta->bth_b4 | (meta->bth_b8 & RTR_BTH_RESV7_MASK)) != 0;
+}
+
 #endif /* RTR_LB_CTRL_H */

@@ -132,9 +132,10 @@ const struct rtr_lb_ops rtr_lb_seqbalance = {
 	.name = "seqbalance",
 	.mode = RTR_LB_SEQBALANCE,
 	.flow_affinity = true,
-	/* Data packets carry no header (only byte 4): on fabric ports only
-	 * the Congestion Packets are read with theirs. */
-	.fabric_parse_flags = RTR_PARSE_CW_CTRL,
+	/* Data packets carry no header (only byte 4): on fabric ports the
+	 * Congestion Packets are read with theirs, and a ConWeave DATA
+	 * header by its length signature, to be removed before a host. */
+	.fabric_parse_flags = RTR_PARSE_CW_FOREIGN,
 	.table = sb_table,
 	/* Every RoCE packet toward a host: byte 4 must be zeroed. */
 	.deliver_flags = RTR_MF_ROCE,

@@ -406,7 +406,7 @@ rtr_sb_deliver(struct rtr_sb *sb, struct rte_mbuf *m, struct rtr_meta *meta, uin
 	 * and a control packet (consumed before this, by the pipeline) never
 	 * answers another. */
 	if ((meta->flags & RTR_MF_CE) && rtr_meta_is_roce_data(meta) &&
-			!(meta->flags & RTR_MF_CW_HDR))
+			!rtr_meta_cw_control(meta))
 		send_congestion(sb, frame, meta, c);
 	/* Byte 4 is ICRC-masked: zeroing it is the only change, and the
 	 * host's RNIC gets a valid packet. */

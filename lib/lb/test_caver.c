@@ -1676,6 +1676,142 @@ test_dre_tail_drop(void)
 	sw_fini(&s);
 }
 
+/* ------------------------------------------------------------ toward a host, every mode */
+
+/* A frame as it arrives on a fabric port of a ToR in another mode: parsed
+ * with RTR_PARSE_CW_FOREIGN. */
+static struct rte_mbuf *
+foreign_frame(const uint8_t *buf, unsigned int n)
+{
+	struct rte_mbuf *m = fake_frame(buf, n);
+
+	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_CW_FOREIGN, rtr_meta(m)),
+			RTR_DROP_NONE);
+	rtr_meta(m)->in_port = 2;
+	return m;
+}
+
+/*
+ * rtr_lb_host_egress (the rule every mode applies before a host port):
+ * ConWeave header and CAVER shim out, byte 4 zeroed (a CNP keeps BECN), an
+ * RNIC's own Resv7 bits kept; the RNIC's bytes again, ICRC valid.
+ */
+static void
+test_host_egress(void)
+{
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct rtr_caver_host hb[1] = {{h2, 0}};
+	uint8_t orig[512], buf[512];
+	uint64_t c[RTR_LBC_MAX];
+	unsigned int len, bo = 14 + 20 + 8;
+	struct rte_mbuf *m;
+	struct sw b;
+
+	memset(c, 0, sizeof(c));
+	/* ConWeave DATA (as a SrcToR stamps it): byte 4 path 3, Resv7 DATA
+	 * with phase/epoch/ask bits, 4 bytes after the BTH, lengths kept;
+	 * padded zero-payload frames too (the padding moves along). */
+	for (unsigned int payload = 0; payload <= 200; payload += 200) {
+		struct pkt k = data(h1, h2, 3000, payload);
+		uint8_t want[512];
+
+		k.b8 = RTR_BTH_ACKREQ;
+		k.trailer = payload == 0 ? 2 : 0; /* 58 bytes, padded to 60 */
+		len = build(orig, &k);
+		memcpy(buf, orig, bo + 12);
+		buf[bo + 4] = 3;
+		buf[bo + 8] = RTR_BTH_ACKREQ | (1 << 5) | (1 << 4) | (2 << 2) | 2;
+		memcpy(buf + bo + 12, "\x12\x34\x56\x78", 4);
+		memcpy(buf + bo + 16, orig + bo + 12, len - bo - 12);
+		m = foreign_frame(buf, len + 4);
+		CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
+		CHECK(rtr_lb_host_egress_needed(rtr_meta(m)));
+		rtr_lb_host_egress(m, rtr_meta(m), c);
+		memcpy(want, orig, len);
+		CHECK_EQ(m->data_len, len);
+		CHECK(memcmp(mdata(m), want, len) == 0);
+		CHECK(icrc_ok(m));
+		CHECK_EQ(rtr_meta(m)->bth_b4, 0);
+		CHECK_EQ(rtr_meta(m)->bth_b8, RTR_BTH_ACKREQ);
+		CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		fake_free(m);
+	}
+	CHECK_EQ(c[RTR_LBC_foreign_cw_stripped], 2);
+	/* A CAVER-shimmed ACK (made by a CAVER origin ToR). */
+	p.hosts = hb;
+	p.n_hosts = 1;
+	p.host_port_mask = 0x1;
+	p.fabric_port_mask = 0x30;
+	sw_init(&b, &p, 1);
+	{
+		struct pkt k = ack(h2, h1, 4444);
+
+		k.b8 = RTR_BTH_ACKREQ;
+		m = mk(&k, 0, orig, &len);
+		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 10, b.c);
+		CHECK_EQ(m->data_len, len + 12);
+		memcpy(buf, mdata(m), m->data_len);
+		fake_free(m);
+		m = foreign_frame(buf, len + 12);
+		CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR)); /* Resv7 0x7F is no cw_op 3 */
+		CHECK(rtr_lb_host_egress_needed(rtr_meta(m)));
+		rtr_lb_host_egress(m, rtr_meta(m), c);
+		CHECK_EQ(m->data_len, len);
+		CHECK(memcmp(mdata(m), orig, len) == 0);
+		CHECK(icrc_ok(m));
+		CHECK_EQ(c[RTR_LBC_foreign_shims_stripped], 1);
+		fake_free(m);
+	}
+	sw_fini(&b);
+	/* PathTag / source route: byte 4 zeroed; a CNP keeps BECN only; an
+	 * RNIC's Resv7 (0x7f on data, 0x20 = "cw_op 1" without a header)
+	 * stays, as does the frame. */
+	{
+		static const struct {
+			uint8_t op, b4, b8, want_b4;
+		} cases[] = {
+			{0x04, 0x05, 0, 0},
+			{0x04, 0x83, RTR_BTH_ACKREQ, 0},
+			{RTR_BTH_OP_CNP, 0x40 | 0x07, 0, 0x40},
+			{0x04, 0, 0x7f, 0},
+			{0x04, 0x11, 0x20, 0},
+			{RTR_BTH_OP_RC_ACK, 0, 0x60, 0},
+		};
+
+		for (unsigned int i = 0; i < RTR_ARRAY_SIZE(cases); i++) {
+			struct pkt k = data(h1, h2, (uint16_t)(5000 + i), cases[i].op == 0x04 ? 100 : 16);
+
+			k.opcode = cases[i].op;
+			k.b4 = cases[i].b4;
+			k.b8 = cases[i].b8;
+			len = build(orig, &k);
+			m = foreign_frame(orig, len);
+			CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR), "case %u", i);
+			CHECK(rtr_lb_host_egress_needed(rtr_meta(m)), "case %u", i);
+			rtr_lb_host_egress(m, rtr_meta(m), c);
+			CHECK_EQ(m->data_len, len);
+			CHECK_EQ(mdata(m)[bo + 4], cases[i].want_b4);
+			CHECK_EQ(rtr_meta(m)->bth_b4, cases[i].want_b4);
+			orig[bo + 4] = cases[i].want_b4;
+			CHECK(memcmp(mdata(m), orig, len) == 0, "case %u", i);
+			CHECK(icrc_ok(m), "case %u", i);
+			fake_free(m);
+		}
+	}
+	/* A plain frame: nothing to do, and the test says so. */
+	{
+		struct pkt k = data(h1, h2, 6000, 100);
+
+		len = build(orig, &k);
+		m = foreign_frame(orig, len);
+		CHECK(!rtr_lb_host_egress_needed(rtr_meta(m)));
+		fake_free(m);
+	}
+	CHECK_EQ(c[RTR_LBC_foreign_cw_stripped], 2);
+	CHECK_EQ(c[RTR_LBC_foreign_shims_stripped], 1);
+}
+
 /* The ops table: config to state. */
 static void
 test_ops(void)
@@ -1711,7 +1847,8 @@ test_ops(void)
 	cfg.n_routes = 3;
 	cfg.routes = routes;
 	CHECK_STR(ops->name, "caver");
-	CHECK(ops->mode == RTR_LB_CAVER && ops->flow_affinity && ops->fabric_parse_flags == 0 &&
+	CHECK(ops->mode == RTR_LB_CAVER && ops->flow_affinity &&
+			ops->fabric_parse_flags == RTR_PARSE_CW_FOREIGN &&
 			ops->deliver_flags == 0 && ops->post_route && ops->queued && ops->table && ops->tick &&
 			ops->next_deadline && ops->flows && ops->pick && !ops->deliver &&
 			!ops->control_rx);
@@ -1790,6 +1927,7 @@ main(void)
 	test_down_port_not_advertised();
 	test_down_uplink_not_placed();
 	test_dre_tail_drop();
+	test_host_egress();
 	test_ops();
 	CHECK_EQ(live_mbufs, 0);
 	return rtr_test_done("caver");

@@ -210,12 +210,28 @@ rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags)
 }
 
 /*
- * The BTH and what follows it. bth_off and udp_end are frame offsets; the
- * caller has checked udp_end <= len. Returns NONE or MALFORMED.
+ * The length signature of a ConWeave DATA packet (doc/wire-formats.md):
+ * the frame holds 4 to 6 bytes more than its IP datagram (ip_end, a frame
+ * offset), i.e. the 4-byte header the P4 leaves out of the IP/UDP lengths
+ * plus the Ethernet padding (0..2 bytes) the sender's frame may have had.
+ * An RNIC's own frame is at most 2 bytes longer than its IP datagram: the
+ * smallest RoCEv2 frame (Ethernet, IPv4, UDP, BTH, ICRC) is 58 bytes, padded
+ * to 60. So an RNIC's Resv7 bits alone never read as a header.
+ */
+static inline bool
+cw_data_signature(uint32_t len, uint32_t ip_end)
+{
+	return len >= ip_end + RTR_CW_HDR_LEN && len <= ip_end + RTR_CW_HDR_LEN + 2;
+}
+
+/*
+ * The BTH and what follows it. bth_off, udp_end and ip_end are frame
+ * offsets; the caller has checked udp_end <= len unless the frame is a
+ * trimmed header. Returns NONE or MALFORMED.
  */
 static inline enum rtr_drop_reason
 parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_end,
-		unsigned int parse_flags, struct rtr_meta *m)
+		uint32_t ip_end, unsigned int parse_flags, struct rtr_meta *m)
 {
 	const uint8_t *bth = frame + bth_off;
 	const struct ext_info *e;
@@ -249,6 +265,29 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 			(parse_flags & (RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL)) && ctrl_len &&
 			rtr_roce_icrc_ok(frame, len, m))
 		cw_op = 0;
+	/*
+	 * Resv7 says ConWeave, the lengths must agree (real RNICs may set
+	 * Resv7 bits, ALGORITHMS.md 0): a REPLY/NOTIFY is cut right after the
+	 * header (UDP length 24; a longer packet is an RNIC's, or a CAVER
+	 * shimmed ACK, whose Resv7 0x7F reads as cw_op 3), and a DATA packet
+	 * has the length signature (a trimmed one keeps its header whatever
+	 * the frame length: the trimmer cut behind it).
+	 */
+	if (unlikely(cw_op != 0) && (parse_flags & (RTR_PARSE_CW_HDR | RTR_PARSE_CW_DATA))) {
+		if (cw_op >= RTR_CW_OP_REPLY) {
+			if (udp_end - (bth_off - 8) > 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN)
+				cw_op = 0;
+		} else if (!(m->flags & RTR_MF_TRIMMED) && !cw_data_signature(len, ip_end)) {
+			cw_op = 0;
+		} else if (!(parse_flags & RTR_PARSE_CW_HDR)) {
+			/* RTR_PARSE_CW_DATA reads DATA as RTR_PARSE_CW_HDR
+			 * does (and nothing else of ConWeave's). */
+			m->flags |= RTR_MF_CW_HDR;
+			hdr_end += RTR_CW_HDR_LEN;
+			roce_end += RTR_CW_HDR_LEN;
+			cw_op = 0;
+		}
+	}
 	if ((parse_flags & RTR_PARSE_CW_HDR) && cw_op != 0) {
 		m->flags |= RTR_MF_CW_HDR;
 		hdr_end += RTR_CW_HDR_LEN;
@@ -415,7 +454,7 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 					enum rtr_drop_reason r;
 
 					r = parse_roce(frame, len, l4_off + UDP_HLEN, l4_off + ulen,
-							parse_flags, m);
+							l4_off + l4_len, parse_flags, m);
 					if (unlikely(r != RTR_DROP_NONE))
 						return r;
 				}

@@ -137,14 +137,17 @@ rtr_meta_pcp(const uint8_t *frame, const struct rtr_meta *m)
 
 /*
  * Parser options. Pass RTR_PARSE_CW_HDR only for frames from fabric ports
- * in ConWeave mode: hosts never send the header, and a host frame with a
- * non-zero Resv7 would otherwise be misread. With the flag, cw_op 1 (DATA)
- * means the 4 bytes are not counted by the IP/UDP lengths (the frame is 4
- * bytes longer, as the Tofino P4 sends it); cw_op 2/3 (REPLY/NOTIFY) means
- * the packet ends after the header and the lengths count it (no extended
- * headers, m->ext = 0). See doc/wire-formats.md.
+ * in ConWeave mode: hosts never send the header. With the flag, the
+ * ConWeave fields are read when Resv7 and the lengths agree (an RNIC may
+ * set Resv7 bits of its own, ALGORITHMS.md 0): cw_op 1 (DATA) with the
+ * length signature (the frame 4 to 6 bytes longer than its IP datagram: the
+ * header the Tofino P4 leaves out of the IP/UDP lengths, plus padding), or
+ * a trimmed header; cw_op 2/3 (REPLY/NOTIFY) with a UDP length of exactly
+ * 24 (cut after the header, which the lengths count; no extended headers,
+ * m->ext = 0) and no valid ICRC there. Anything else with those Resv7 bits
+ * parses as plain RoCE. See doc/wire-formats.md.
  */
-#define RTR_PARSE_CW_HDR 0x01 /* a BTH whose Resv7 cw_op is non-zero is followed by 4 bytes */
+#define RTR_PARSE_CW_HDR 0x01 /* ConWeave fields (DATA header and control packets) */
 /*
  * SeqBalance fabric ports: only control packets in the ConWeave layout
  * (cw_op 2/3, UDP length exactly 8 + BTH + 4, the header counted) are read
@@ -152,6 +155,17 @@ rtr_meta_pcp(const uint8_t *frame, const struct rtr_meta *m)
  * RoCE, whatever its Resv7 bits (data packets carry no header there).
  */
 #define RTR_PARSE_CW_CTRL 0x02
+/*
+ * ConWeave DATA headers read as RTR_PARSE_CW_HDR reads them (length
+ * signature, or a trimmed header), control packets left to
+ * RTR_PARSE_CW_CTRL: what a ToR that does not run ConWeave needs to
+ * remove the header before a host.
+ */
+#define RTR_PARSE_CW_DATA 0x04
+/* Fabric ports of every mode but ConWeave (doc/wire-formats.md "LB fields
+ * toward a host"): ConWeave data headers and control packets recognised,
+ * so that the ToR strips or consumes them. */
+#define RTR_PARSE_CW_FOREIGN (RTR_PARSE_CW_CTRL | RTR_PARSE_CW_DATA)
 
 /*
  * Parse one frame of len bytes. Fills *m (in_port/out_port/tc are left 0).

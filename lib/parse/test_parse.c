@@ -293,19 +293,28 @@ static void
 check_truncations(const uint8_t *buf, uint32_t full, unsigned int flags, const char *what)
 {
 	struct rtr_meta m;
-	uint32_t n, hdr_end = 0;
+	uint32_t n, hdr_end = 0, plain_from = full;
 
 	/* A RoCE frame cut right after its BTH (and ConWeave header), up to
 	 * Ethernet padding, is a trimmed header (doc/egress.md): accepted and
-	 * flagged. Every other cut is malformed. */
-	if (parse_copy(buf, full, SEED, flags, &m) == RTR_DROP_NONE && (m.flags & RTR_MF_ROCE))
+	 * flagged. A ConWeave DATA frame (4 bytes longer than its IP datagram)
+	 * cut inside those 4 bytes has lost the length signature of its
+	 * header: it is plain RoCE (an RNIC's frame with Resv7 bits set).
+	 * Every other cut is malformed. */
+	if (parse_copy(buf, full, SEED, flags, &m) == RTR_DROP_NONE && (m.flags & RTR_MF_ROCE)) {
 		hdr_end = m.l4_off + 8u + RTR_BTH_LEN + ((m.flags & RTR_MF_CW_HDR) ? RTR_CW_HDR_LEN : 0);
+		if ((m.flags & RTR_MF_CW_HDR) && ((m.bth_b8 >> 5) & 3) == RTR_CW_OP_DATA)
+			plain_from = full - RTR_CW_HDR_LEN;
+	}
 	for (n = 0; n < full; n++) {
 		enum rtr_drop_reason r = parse_copy(buf, n, SEED, flags, &m);
 		bool trimmed_ok = hdr_end && n >= hdr_end && n <= (hdr_end > 60 ? hdr_end : 60) &&
 			!(m.flags & RTR_MF_CW_HDR && ((m.bth_b8 >> 5) & 3) >= 2);
 
-		if (trimmed_ok) {
+		if (n >= plain_from) {
+			CHECK(r == RTR_DROP_NONE && !(m.flags & (RTR_MF_CW_HDR | RTR_MF_TRIMMED)),
+					"%s cut to %u of %u (no header signature): %d", what, n, full, r);
+		} else if (trimmed_ok) {
 			CHECK(r == RTR_DROP_NONE && (m.flags & RTR_MF_TRIMMED) && m.ext == 0,
 					"%s cut to %u of %u (trimmed header): %d", what, n, full, r);
 			trimmed_cuts++;
@@ -748,14 +757,42 @@ test_conweave(void)
 			CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR));
 			CHECK_EQ(m.ext, e.ext);
 
-			/* cw_op set but the header missing: the frame is short. */
+			/* The same from its signature alone (a ToR in another mode). */
+			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_CW_FOREIGN, &m), RTR_DROP_NONE);
+			CHECK(m.flags & RTR_MF_CW_HDR, "%s, foreign", what);
+			CHECK_EQ(m.ext, e.ext);
+			check_truncations(buf, len, RTR_PARSE_CW_FOREIGN, what);
+			/* Ethernet padding the sender's frame had moves along
+			 * behind the header: up to 2 bytes still read as one. */
+			for (unsigned int pad = 1; pad <= 3; pad++) {
+				uint8_t padded[MAXF];
+
+				memcpy(padded, buf, len);
+				memset(padded + len, 0, pad);
+				CHECK_EQ(parse_copy(padded, len + pad, SEED, RTR_PARSE_CW_HDR, &m),
+						RTR_DROP_NONE);
+				CHECK(!!(m.flags & RTR_MF_CW_HDR) == (pad <= 2), "%s pad %u", what, pad);
+			}
+
+			/* cw_op set, no header: an RNIC's Resv7 bits (ALGORITHMS.md
+			 * 0), plain RoCE whatever the flags. */
 			s.cw_data = 0;
 			len = build(&s, buf, &e);
-			CHECK(parse_copy(buf, len, SEED, RTR_PARSE_CW_HDR, &m) ==
-							RTR_DROP_MALFORMED,
-					"%s missing", what);
-			/* ... unless it is padded, which the parser cannot tell. */
-			CHECK_EQ(parse_copy(buf, len, SEED, 0, &m), RTR_DROP_NONE);
+			for (unsigned int fl = 0; fl < 8; fl++) {
+				CHECK_EQ(parse_copy(buf, len, SEED, fl, &m), RTR_DROP_NONE);
+				CHECK(!(m.flags & RTR_MF_CW_HDR), "%s missing, flags %u", what, fl);
+				CHECK_EQ(m.ext, e.ext);
+			}
+			/* ... even padded (2 bytes at most, below the signature). */
+			{
+				uint8_t padded[MAXF];
+
+				memcpy(padded, buf, len);
+				memset(padded + len, 0, 2);
+				CHECK_EQ(parse_copy(padded, len + 2, SEED, RTR_PARSE_CW_HDR, &m),
+						RTR_DROP_NONE);
+				CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR));
+			}
 
 			/* REPLY / NOTIFY: cut after the header, lengths count it. */
 			snprintf(what, sizeof(what), "cw ctrl %s %s", l3_names[l3], l4_names[op]);
@@ -785,6 +822,29 @@ test_conweave(void)
 	len = build(&s, buf, &e);
 	put16(buf + e.l4_off + 4, 8 + 12 + 3);
 	CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_CW_HDR, &m), RTR_DROP_MALFORMED);
+	/* Resv7 of a REPLY/NOTIFY on a longer packet: an RNIC's Resv7 bits,
+	 * or a CAVER-shimmed RC ACK (Resv7 0x7F = cw_op 3, UDP length 40):
+	 * plain RoCE with its extended headers, whatever the flags (control
+	 * packets are cut after the header: UDP length 24). */
+	{
+		static const unsigned int fls[4] = {RTR_PARSE_CW_HDR, RTR_PARSE_CW_CTRL,
+			RTR_PARSE_CW_FOREIGN, RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL};
+
+		for (unsigned int i = 0; i < 4; i++) {
+			spec_init(&s, L2_UNTAGGED, L3_V4, L4_ACK);
+			s.b8 = 0x7f;
+			s.payload = 16;
+			len = build(&s, buf, &e);
+			CHECK_EQ(parse_copy(buf, len, SEED, fls[i], &m), RTR_DROP_NONE);
+			CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR) && !rtr_meta_cw_control(&m));
+			CHECK_EQ(m.ext, RTR_EXT_AETH);
+			spec_init(&s, L2_UNTAGGED, L3_V6, L4_SEND);
+			s.b8 = (2 << 5) | (1 << 4);
+			len = build(&s, buf, &e);
+			CHECK_EQ(parse_copy(buf, len, SEED, fls[i], &m), RTR_DROP_NONE);
+			CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR));
+		}
+	}
 	/* AckReq and tail bits alone (cw_op 0): no header. */
 	spec_init(&s, L2_UNTAGGED, L3_V4, L4_SEND);
 	s.b8 = RTR_BTH_ACKREQ | 0x1f;

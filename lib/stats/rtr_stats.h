@@ -67,7 +67,10 @@
 	X(caver_flows_ecmp, "CAVER flows placed by ECMP (no valid path-table entry)")            \
 	X(caver_source_routed, "packets sent on the egress port their source route asked for")   \
 	X(caver_source_route_bad, "source routes not usable here (not in the group, down): ECMP") \
-	X(dst_slot_evictions, "busy/inactive marks lost to another destination sharing the slot")
+	X(dst_slot_evictions, "busy/inactive marks lost to another destination sharing the slot") \
+	X(foreign_cw_stripped, "ConWeave headers removed before a host by a ToR not running ConWeave") \
+	X(foreign_shims_stripped, "CAVER shims removed before a host by a ToR not running CAVER") \
+	X(foreign_ctrl, "ConWeave/SeqBalance control packets for a host no mode here reads: consumed")
 
 enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
