@@ -617,7 +617,9 @@ place(struct rtr_caver *cv, const struct rtr_group *g, uint64_t live, const uint
 		c[RTR_LBC_caver_flows_table]++;
 		return;
 	}
-	f->path = (uint8_t)rtr_group_pick(g, meta->flow_hash);
+	/* The caller's snapshot (non-zero): a second load of the mask could
+	 * find every path down and store -1 as path 255. */
+	f->path = (uint8_t)rtr_group_pick_live(g, live, meta->flow_hash);
 	f->ce = 0;
 	f->next_hop = RTR_LB_HOP_NONE;
 	f->by_table = 0;
