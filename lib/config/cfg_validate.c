@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "cfg_tree.h"
+#include "rtr_cw_bounds.h"
 
 enum vf_type {
 	VF_UINT, /* unsigned integer of width size */
@@ -1689,18 +1690,39 @@ conweave_check(struct vctx *c, const struct cfg_node *node, int line, const stru
 {
 	struct cfg_path kpath = {path, "theta_inactive_us", 0};
 	struct rtr_conweave_cfg *cw = base;
-	uint32_t floor = cw->base_rtt_us + cw->resume_default_us;
+	/* The longest hold, as the DstToR's hold code applies it. */
+	uint64_t hold = rtr_cw_bound_hold_ns((uint64_t)cw->resume_default_us * 1000,
+					(uint64_t)cw->resume_extra_us * 1000) / 1000;
+	uint64_t floor = cw->base_rtt_us + hold;
 
-	/* An epoch must not end while its TAIL may still be on its way. */
+	/*
+	 * An idle flow's new epoch (and its idle move) must not start while
+	 * the DstToR may still hold packets of the last one: holds end within
+	 * the longest hold of their first packet's arrival (resume_default +
+	 * resume_extra), and base_rtt covers the paths' difference in delay.
+	 */
 	if (cw->theta_inactive_us <= floor)
 		return cfg_error(c->e,
-				rule_line(node, line, "theta_inactive_us", "resume_default_us",
-						"base_rtt_us"),
+				rule_line(node,
+						rule_line(node, line, "resume_default_us",
+								"base_rtt_us", NULL),
+						"theta_inactive_us", "resume_extra_us", NULL),
 				&kpath,
-				"must exceed base_rtt_us + resume_default_us (%u + %u = %u), got "
-				"%u",
-				cw->base_rtt_us, cw->resume_default_us, floor,
+				"must exceed base_rtt_us + the longest reorder hold "
+				"(resume_default_us + resume_extra_us): %u + %u + %u = %" PRIu64
+				", got %u",
+				cw->base_rtt_us, cw->resume_default_us, cw->resume_extra_us, floor,
 				cw->theta_inactive_us);
+	/* The same for a new epoch started because the CLEAR did not come. */
+	if (cw->clear_timeout_us != 0 && cw->clear_timeout_us <= floor) {
+		kpath.key = "clear_timeout_us";
+		return cfg_error(c->e, rule_line(node, line, "clear_timeout_us", NULL, NULL), &kpath,
+				"must be 0 (derived) or exceed base_rtt_us + the longest reorder hold "
+				"(resume_default_us + resume_extra_us): %u + %u + %u = %" PRIu64
+				", got %u",
+				cw->base_rtt_us, cw->resume_default_us, cw->resume_extra_us, floor,
+				cw->clear_timeout_us);
+	}
 	return 0;
 }
 
@@ -1711,14 +1733,17 @@ static const struct vfield conweave_fields[] = {
 		CW_US("theta_inactive_us", theta_inactive_us, 1, 300),
 		CW_US("resume_extra_us", resume_extra_us, 0, 16),
 		CW_US("resume_default_us", resume_default_us, 1, 200),
+		/* A flow stores its ring's index in 16 bits and 0xffff means
+		 * "no ring", so 65535 rings (indices 0..65534) at most. */
 		F_UINT("reorder_queues_per_port", struct rtr_conweave_cfg, reorder_queues_per_port,
-				1, 65536, 1024),
+				1, 65535, 1024),
 		F_UINT("reorder_queue_depth", struct rtr_conweave_cfg, reorder_queue_depth, 1,
 				65535, 2048),
 		F_UINT("flow_table_size", struct rtr_conweave_cfg, flow_table_size, 1024, 16777216,
 				1048576),
 		F_UINT("dst_prefix_len", struct rtr_conweave_cfg, dst_prefix_len, 0, 32, 24),
 		F_UINT("dst_prefix_len6", struct rtr_conweave_cfg, dst_prefix_len6, 0, 128, 64),
+		CW_US("clear_timeout_us", clear_timeout_us, 0, 0),
 };
 static const struct vmap conweave_map = {
 		conweave_fields, RTR_ARRAY_SIZE(conweave_fields), conweave_check};

@@ -162,6 +162,7 @@ struct rtr_conweave_cfg {
 	uint32_t flow_table_size;
 	uint32_t dst_prefix_len;  /* busy paths are per destination masked to this (IPv4) */
 	uint32_t dst_prefix_len6; /* ... and this (IPv6) */
+	uint32_t clear_timeout_us; /* 0: derived (rtr_cw_bound_clear_ns) */
 };
 
 /* ALGORITHMS.md 3 */

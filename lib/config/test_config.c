@@ -908,15 +908,18 @@ static void
 test_conweave_rules(void)
 {
 	ERR_Y(YP "conweave:\n  theta_inactive_us: 100\n",
-			"t.yaml:6: conweave.theta_inactive_us: must exceed base_rtt_us + "
-			"resume_default_us (4 + 200 = 204), got 100");
-	ERR_C(CP "conweave = {\n  theta_inactive_us = 204;\n};\n",
-			"t.cfg:7: conweave.theta_inactive_us: must exceed base_rtt_us + "
-			"resume_default_us (4 + 200 = 204), got 204");
+			"t.yaml:6: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 16 = 220, "
+			"got 100");
+	ERR_C(CP "conweave = {\n  theta_inactive_us = 220;\n};\n",
+			"t.cfg:7: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 16 = 220, "
+			"got 220");
 	/* Only the other side given: reported where it is. */
 	ERR_Y(YP "conweave:\n  base_rtt_us: 10\n  resume_default_us: 400\n",
-			"t.yaml:7: conweave.theta_inactive_us: must exceed base_rtt_us + "
-			"resume_default_us (10 + 400 = 410), got 300");
+			"t.yaml:7: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"reorder hold (resume_default_us + resume_extra_us): 10 + 400 + 16 = 426, "
+			"got 300");
 	ERR_Y(YP "conweave: {theta_reply_us: 32000}\n", "t.yaml:5: conweave.theta_reply_us: must "
 							"be 1..31999 (below 32000: half the 16-bit "
 							"timestamp wrap), got 32000");
@@ -927,6 +930,58 @@ test_conweave_rules(void)
 	ERR_Y(YP "conweave: {theta_path_busy_us: 0}\n", "t.yaml:5: conweave.theta_path_busy_us: "
 							"must be 1..31999 (below 32000: half the "
 							"16-bit timestamp wrap), got 0");
+}
+
+/*
+ * Issue 15 items 3, 8 and 9. theta_inactive must exceed base_rtt plus the
+ * longest hold the DstToR applies (resume_default + resume_extra, as
+ * rtr_cw_bound_hold_ns computes it): a resume_extra of 1 ms with the
+ * default theta_inactive of 300 us let an idle flow start a new epoch (and
+ * move) while its last epoch's packets were still held. The same floor
+ * holds for a configured clear_timeout_us. A flow keeps its reorder ring's
+ * index in 16 bits and 0xffff means none: 65535 rings at most.
+ */
+static void
+test_conweave_bounds(void)
+{
+	static struct rtr_config cfg;
+
+	ERR_Y(YP "conweave: {resume_extra_us: 1000}\n",
+			"t.yaml:5: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 1000 = 1204, "
+			"got 300");
+	ERR_C(CP "conweave = {\n  resume_extra_us = 2000;\n  theta_inactive_us = 2204;\n};\n",
+			"t.cfg:8: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 2000 = 2204, "
+			"got 2204");
+	/* The lab thresholds of the fabric tests: 31000 us of slack. */
+	ERR_Y(YP "conweave:\n  base_rtt_us: 100\n  theta_inactive_us: 30000\n"
+		 "  resume_extra_us: 31000\n",
+			"t.yaml:7: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"reorder hold (resume_default_us + resume_extra_us): 100 + 200 + 31000 = "
+			"31300, got 30000");
+	OK("yaml", YP "conweave: {resume_extra_us: 1000, theta_inactive_us: 1205}\n", &cfg);
+	CHECK_EQ(cfg.conweave.clear_timeout_us, 0);
+	rtr_config_free(&cfg);
+	/* clear_timeout_us: 0 (derived) or above the same floor. */
+	ERR_Y(YP "conweave: {clear_timeout_us: 220}\n",
+			"t.yaml:5: conweave.clear_timeout_us: must be 0 (derived) or exceed "
+			"base_rtt_us + the longest reorder hold (resume_default_us + "
+			"resume_extra_us): 4 + 200 + 16 = 220, got 220");
+	ERR_Y(YP "conweave: {clear_timeout_us: 32000}\n",
+			"t.yaml:5: conweave.clear_timeout_us: must be 0..31999 (below 32000: half "
+			"the 16-bit timestamp wrap), got 32000");
+	OK("cfg", CP "conweave = { clear_timeout_us = 221; };\n", &cfg);
+	CHECK_EQ(cfg.conweave.clear_timeout_us, 221);
+	rtr_config_free(&cfg);
+	/* Ring indices. */
+	ERR_Y(YP "conweave: {reorder_queues_per_port: 65536}\n",
+			"t.yaml:5: conweave.reorder_queues_per_port: must be 1..65535, got 65536");
+	ERR_C(CP "conweave = { reorder_queues_per_port = 65536; };\n",
+			"t.cfg:6: conweave.reorder_queues_per_port: must be 1..65535, got 65536");
+	OK("yaml", YP "conweave: {reorder_queues_per_port: 65535, reorder_queue_depth: 1}\n", &cfg);
+	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 65535);
+	rtr_config_free(&cfg);
 }
 
 /* ---- qos: classes, PCP, trimming, PFC ------------------------------------ */
@@ -1574,6 +1629,7 @@ main(int argc, char **argv)
 	test_routes();
 	test_routes_ok();
 	test_conweave_rules();
+	test_conweave_bounds();
 	test_qos_classes();
 	test_qos_rules();
 	test_pfc_mode_names();

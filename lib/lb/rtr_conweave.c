@@ -21,6 +21,7 @@
 
 #include "rtr_common.h"
 #include "rtr_conweave.h"
+#include "rtr_cw_bounds.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
@@ -31,7 +32,15 @@
 #define NEVER UINT64_MAX
 #define KIND_SRC 1
 #define KIND_DST 2
-#define NO_RING	 0xffff
+#define NO_RING	 0xffff /* so a pool has at most NO_RING rings (0..NO_RING - 1) */
+/*
+ * The stale test (D1) compares 16-bit ts_tx values, unambiguous within half
+ * their 67 ms wrap. Its reference must be younger than STALE_WINDOW_NS (a
+ * quarter of the wrap, 16.8 ms: a packet delayed that long is not a
+ * straggler of a datacenter path); a packet of the current epoch renews
+ * a reference older than half of that.
+ */
+#define STALE_WINDOW_NS (1ULL << 24)
 
 /* ------------------------------------------------------------------ state */
 
@@ -45,6 +54,7 @@ struct cw_src {
 	uint64_t active_ns;
 	uint64_t reply_deadline;
 	uint64_t tail_ns;
+	uint64_t clear_deadline; /* phase 1: new epoch after this (NEVER: not armed) */
 	uint16_t group;
 	uint8_t epoch;
 	uint8_t phase;
@@ -57,7 +67,9 @@ struct cw_dst {
 	uint64_t phase0_rx;
 	uint64_t deadline;	/* hold deadline (NEVER: not holding) */
 	uint64_t hold_start;
+	uint64_t ep_rx;		/* arrival of the packet that set ep_tx */
 	uint32_t hold_gen;	/* which heap entries are current */
+	uint16_t ep_tx;		/* ts_tx of the earliest packet seen of the epoch */
 	uint16_t phase0_tx;
 	uint16_t ts_tail;	/* of the held phase-1 packets */
 	uint16_t ts_tx1;	/* ts_tx of the first held packet */
@@ -84,6 +96,8 @@ struct rtr_cw {
 	struct rtr_cw_io io;
 	struct rtr_ft *ft;
 	uint64_t aging_ns;
+	uint64_t hold_max_ns;	/* rtr_cw_max_hold_ns() */
+	uint64_t clear_to_ns;	/* rtr_cw_clear_timeout_ns() */
 	uint64_t rng;
 	struct rtr_pring_pool *pool[RTR_MAX_PORTS];
 	/* Min-heap of hold deadlines; one entry per holding flow (deadline
@@ -202,6 +216,19 @@ rtr_cw_aging_ns(const struct rtr_cw_params *p)
 	return RTE_MAX(100000000ULL, 4 * p->theta_inactive_ns);
 }
 
+uint64_t
+rtr_cw_max_hold_ns(const struct rtr_cw_params *p)
+{
+	return rtr_cw_bound_hold_ns(p->resume_default_ns, p->resume_extra_ns);
+}
+
+uint64_t
+rtr_cw_clear_timeout_ns(const struct rtr_cw_params *p)
+{
+	return rtr_cw_bound_clear_ns(p->clear_timeout_ns, p->resume_default_ns, p->resume_extra_ns,
+			p->base_rtt_ns, p->theta_reply_ns);
+}
+
 struct rtr_cw *
 rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io)
 {
@@ -212,9 +239,17 @@ rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io)
 
 	if (cw == NULL)
 		return NULL;
+	if (p->n_rings > NO_RING) {
+		/* The last ring's index would read as "no ring". */
+		free(cw);
+		errno = EINVAL;
+		return NULL;
+	}
 	cw->p = *p;
 	cw->io = *io;
 	cw->aging_ns = rtr_cw_aging_ns(p);
+	cw->hold_max_ns = rtr_cw_max_hold_ns(p);
+	cw->clear_to_ns = rtr_cw_clear_timeout_ns(p);
 	cw->rng = p->rng_seed ^ ((uint64_t)p->worker << 32) ^ 0x5851f42d4c957f2dULL;
 	snprintf(name, sizeof(name), "cw_flows_%u", p->worker);
 	fp = (struct rtr_ft_params){
@@ -372,6 +407,12 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	if (!expired && f->stabilized) {
 		stab = true;
 		f->stabilized = 0;
+	} else if (!expired && f->phase == 1 && now > f->clear_deadline) {
+		/* The CLEAR did not come (lost, or its TAIL and the hold's
+		 * deadline both missed): by now the DstToR holds nothing of
+		 * this epoch (rtr_cw_bound_clear_ns), so go on as if it had. */
+		stab = true;
+		c[RTR_LBC_clear_timeouts]++;
 	}
 	f->active_ns = now;
 	f->group = (uint16_t)g_idx;
@@ -394,6 +435,7 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		f->tail_ns = 0;
 		f->stabilized = 0;
 		f->reply_deadline = now + cw->p.base_rtt_ns + cw->p.theta_reply_ns;
+		f->clear_deadline = NEVER;
 		ask = true;
 		c[RTR_LBC_rtt_requests]++;
 		if (expired && st != RTR_FT_NEW) {
@@ -429,6 +471,10 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	} else {
 		path = f->path;
 		phase = f->phase;
+		/* The first phase-1 packet can start the DstToR's hold: the
+		 * CLEAR is due within the longest hold and a round trip. */
+		if (phase == 1 && f->clear_deadline == NEVER)
+			f->clear_deadline = now + cw->clear_to_ns;
 	}
 	/* S5: stamp. */
 	frame = insert_hdr(m, meta);
@@ -696,16 +742,35 @@ release_ring(struct rtr_cw *cw, struct cw_dst *d, uint64_t now, uint64_t *c)
 		c[RTR_LBC_reorder_hold_max_ns] = held_for;
 }
 
-/* D6: gap between the TAIL and the last phase-0 packet seen, SrcToR time. */
+/* D6: gap between the TAIL and the last phase-0 packet seen, SrcToR time,
+ * at most rtr_cw_bound_gap_ns (the 16-bit difference could read 33 ms). */
 static inline uint64_t
 resume_gap(const struct rtr_cw *cw, const struct cw_dst *d)
 {
+	uint64_t cap = rtr_cw_bound_gap_ns(cw->p.resume_default_ns);
 	int16_t diff;
 
 	if (!d->phase0_seen)
-		return cw->p.resume_default_ns;
+		return cap;
 	diff = (int16_t)(uint16_t)(d->ts_tail - d->phase0_tx);
-	return diff > 0 ? (uint64_t)diff << 10 : 0;
+	return diff > 0 ? RTE_MIN((uint64_t)diff << 10, cap) : 0;
+}
+
+/* D6: the hold's deadline from a phase-0 arrival (or the hold's start when
+ * there is none), never later than the hold's start plus the longest hold
+ * (rtr_cw_max_hold_ns), however many phase-0 packets push it. */
+static inline uint64_t
+hold_deadline(const struct rtr_cw *cw, const struct cw_dst *d, uint64_t from)
+{
+	return RTE_MIN(from + resume_gap(cw, d) + cw->p.resume_extra_ns,
+			d->hold_start + cw->hold_max_ns);
+}
+
+/* ts_tx a before b, modulo 2^16. */
+static inline bool
+ts_before(uint16_t a, uint16_t b)
+{
+	return (int16_t)(uint16_t)(a - b) < 0;
 }
 
 int
@@ -767,8 +832,28 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 			strip(m, meta);
 			return RTR_CW_FORWARD;
 		}
-		if (diff != 0)
+		if (diff != 0) {
+			/*
+			 * 1 or 2 ahead: a new epoch, or (the field has 2
+			 * bits) a straggler 3 or 2 epochs old. A new
+			 * epoch's packets left the SrcToR after the
+			 * current epoch's, a straggler before all of them
+			 * (the paper's footnote 6): delivered at once,
+			 * nothing changes.
+			 */
+			if (now - d->ep_rx < STALE_WINDOW_NS && ts_before(ts_tx, d->ep_tx)) {
+				c[RTR_LBC_stale_epoch_packets]++;
+				strip(m, meta);
+				return RTR_CW_FORWARD;
+			}
 			fresh = true;
+		} else if (ts_before(ts_tx, d->ep_tx) || now - d->ep_rx >= STALE_WINDOW_NS / 2) {
+			/* An earlier packet of this epoch than the one seen
+			 * first (it came by a slower path), or a reference
+			 * that grows old: any packet of the epoch will do. */
+			d->ep_tx = ts_tx;
+			d->ep_rx = now;
+		}
 	}
 	if (fresh) {
 		if (d->ring != NO_RING) {
@@ -777,6 +862,8 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 		}
 		d->valid = 1;
 		d->epoch = (uint8_t)ep;
+		d->ep_tx = ts_tx;
+		d->ep_rx = now;
 		d->rx_phase = tail ? 1 : 0;
 		d->phase0_seen = 0;
 		d->tail_seen = 0;
@@ -790,7 +877,7 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 		d->phase0_seen = 1;
 		if (d->ring != NO_RING) {
 			/* A later phase-0 packet pushes the deadline. */
-			uint64_t dl = now + resume_gap(cw, d) + cw->p.resume_extra_ns;
+			uint64_t dl = hold_deadline(cw, d, now);
 
 			if (dl > d->deadline)
 				d->deadline = dl;
@@ -847,8 +934,7 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 			d->ts_tx1 = ts_tx;
 			d->path_id = meta->bth_b4;
 			d->hold_start = now;
-			d->deadline = (d->phase0_seen ? d->phase0_rx : now) + resume_gap(cw, d) +
-				cw->p.resume_extra_ns;
+			d->deadline = hold_deadline(cw, d, d->phase0_seen ? d->phase0_rx : now);
 			d->hold_gen++;
 			heap_push(cw, d->deadline, e, d->hold_gen);
 			c[RTR_LBC_reorder_queues_in_use]++;

@@ -72,10 +72,11 @@ struct rtr_cw_params {
 	uint64_t theta_inactive_ns;
 	uint64_t resume_extra_ns;
 	uint64_t resume_default_ns;
+	uint64_t clear_timeout_ns; /* SrcToR's wait for a CLEAR; 0: derived */
 	uint32_t flow_entries;	  /* this worker's flow table (both roles) */
 	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
 	uint32_t host_port_mask;  /* ports that get a pool of reorder rings */
-	unsigned int n_rings;	  /* reorder rings per host port */
+	unsigned int n_rings;	  /* reorder rings per host port, at most 65535 */
 	unsigned int ring_depth;  /* mbufs per ring */
 	uint32_t hash_seed;	  /* the parser's flow-hash seed (reverse lookups) */
 	uint64_t rng_seed;	  /* path sampling */
@@ -98,12 +99,21 @@ struct rtr_cw_io {
 
 struct rtr_cw;
 
+/* NULL on failure; EINVAL when n_rings > 65535 (a flow keeps its ring's
+ * index in 16 bits, 0xffff meaning none). */
 struct rtr_cw *rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io);
 /* Flush (rtr_cw_flush) first: free() of a state that holds packets frees them. */
 void rtr_cw_free(struct rtr_cw *cw);
 
 /* Aging of idle flows (both roles): max(100 ms, 4 x theta_inactive). */
 uint64_t rtr_cw_aging_ns(const struct rtr_cw_params *p);
+
+/* The longest a DstToR holds a flow's packets (rtr_cw_bound_hold_ns). */
+uint64_t rtr_cw_max_hold_ns(const struct rtr_cw_params *p);
+
+/* How long a SrcToR flow waits in phase 1 for its CLEAR before it starts
+ * a new epoch anyway (rtr_cw_bound_clear_ns). */
+uint64_t rtr_cw_clear_timeout_ns(const struct rtr_cw_params *p);
 
 /*
  * SrcToR: choose the path of a packet routed to uplink group g (index g_idx

@@ -54,6 +54,7 @@ cw_init(const struct rtr_lb_init *in)
 		.theta_inactive_ns = (uint64_t)cc->theta_inactive_us * 1000,
 		.resume_extra_ns = (uint64_t)cc->resume_extra_us * 1000,
 		.resume_default_ns = (uint64_t)cc->resume_default_us * 1000,
+		.clear_timeout_ns = (uint64_t)cc->clear_timeout_us * 1000,
 		.flow_entries = (cc->flow_table_size + nw - 1) / nw,
 		.ft_limits = lim,
 		.host_port_mask = in->host_port_mask,

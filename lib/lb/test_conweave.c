@@ -817,6 +817,125 @@ test_src_clear_inactive(void)
 	rtr_cw_shared_free(sh);
 }
 
+/* ------------------------------------------------------------ 4b. issue 15: lost CLEAR */
+
+/*
+ * Issue 15 item 3. After its TAIL a flow is in phase 1 with no reply
+ * deadline: only its CLEAR (or theta_inactive of idleness) starts a new
+ * epoch. Here the CLEAR is lost and the flow sends a packet every 10 us
+ * for 5 ms. It must start a new epoch (an RTT_REQUEST, phase 0) once it
+ * has been in phase 1 longer than rtr_cw_clear_timeout_ns() (the longest
+ * DstToR hold plus base_rtt + theta_reply), counted clear_timeouts.
+ */
+static void
+src_lost_clear_case(uint64_t clear_timeout_ns)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src;
+	struct flow f = flow4(44, 45, 4500);
+	uint64_t t0 = T0 + 9000000, p1 = t0 + 10000, to, first_new = 0;
+	struct stamp s;
+
+	p.clear_timeout_ns = clear_timeout_ns;
+	src = mk_inst(&p, &src_sink);
+	to = rtr_cw_clear_timeout_ns(&p);
+	printf("4b. SrcToR: CLEAR lost, clear timeout %lu ns (%s)\n", (unsigned long)to,
+			clear_timeout_ns ? "configured" : "derived");
+	if (clear_timeout_ns)
+		CHECK_EQ(to, clear_timeout_ns);
+	else
+		CHECK_EQ(to, 216000 + 4000 + 4000);
+	memset(cs, 0, sizeof(cs));
+	s = src_send(src, &f, 0, t0, cs, NULL);
+	CHECK(is_b8(s.b8, 1, 0, 1, 1, 0));
+	s = src_send(src, &f, 1, t0 + 8001, cs, NULL);
+	CHECK(is_b8(s.b8, 1, 0, 1, 1, 1), "b8 %#x", s.b8); /* the TAIL */
+	/* Phase 1 from p1 on, one packet every 10 us; no CLEAR comes. */
+	for (uint64_t t = p1; t < t0 + 5000000; t += 10000) {
+		s = src_send(src, &f, (uint32_t)((t - t0) / 10000 + 2), t, cs, NULL);
+		if (first_new == 0 && t <= p1 + to)
+			CHECK(is_b8(s.b8, 1, 1, 1, 0, 0), "t - p1 = %lu: b8 %#x",
+					(unsigned long)(t - p1), s.b8);
+		if (first_new == 0 && rtr_cw_ask(s.b8) && !rtr_cw_tail(s.b8)) {
+			first_new = t;
+			/* A new epoch, as after a CLEAR: epoch 2, phase 0. */
+			CHECK(is_b8(s.b8, 1, 0, 2, 1, 0), "b8 %#x", s.b8);
+			CHECK_EQ(cs[RTR_LBC_clear_timeouts], 1);
+			CHECK_EQ(cs[RTR_LBC_rtt_requests], 2);
+		}
+	}
+	printf("  5 ms in phase 1 without a CLEAR: %lu new epochs (RTT_REQUESTs after the first), "
+	       "%lu clear timeouts, first after %lu ns\n",
+			(unsigned long)cs[RTR_LBC_rtt_requests] - 1,
+			(unsigned long)cs[RTR_LBC_clear_timeouts],
+			first_new ? (unsigned long)(first_new - p1) : 0ul);
+	/* The first packet after the timeout starts the epoch. */
+	CHECK_EQ(first_new, p1 + (to / 10000 + 1) * 10000);
+	/* Every later epoch ends the same way (no reply, TAIL, no CLEAR). */
+	CHECK(cs[RTR_LBC_clear_timeouts] >= 4900000 / (to + 30000),
+			"%lu", (unsigned long)cs[RTR_LBC_clear_timeouts]);
+	CHECK_EQ(cs[RTR_LBC_rtt_requests], 1 + cs[RTR_LBC_clear_timeouts]);
+	CHECK(cs[RTR_LBC_tails] + 1 >= cs[RTR_LBC_rtt_requests]); /* the last may be young */
+	CHECK_EQ(cs[RTR_LBC_clears_rx], 0);
+	rtr_cw_free(src);
+	rtr_cw_shared_free(sh);
+}
+
+static void
+test_src_lost_clear(void)
+{
+	src_lost_clear_case(0);
+	src_lost_clear_case(1000000);
+	/* A CLEAR that comes in time: a new epoch by it, no timeout; the
+	 * next epoch's phase 1 gets its own full timeout. */
+	{
+		struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+		struct rtr_cw_params p = def_params(sh);
+		struct rtr_cw *src = mk_inst(&p, &src_sink);
+		struct rtr_cw *dst = mk_inst(&p, &dst_sink);
+		struct flow f = flow4(46, 47, 4600);
+		uint64_t t0 = T0 + 19000000, p1 = t0 + 10000, to = rtr_cw_clear_timeout_ns(&p);
+		struct rte_mbuf *m, *clear;
+		struct stamp s;
+
+		printf("4b. SrcToR: CLEAR in time, no clear timeout\n");
+		memset(cs, 0, sizeof(cs));
+		src_send(src, &f, 0, t0, cs, NULL);
+		s = src_send(src, &f, 1, t0 + 8001, cs, &m);
+		CHECK(is_b8(s.b8, 1, 0, 1, 1, 1));
+		to_fabric(m);
+		CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, t0 + 9000, cd), RTR_CW_FORWARD);
+		CHECK_EQ(dst_sink.nc, 1);
+		clear = dst_sink.cm[0];
+		dst_sink.nc = 0;
+		s = src_send(src, &f, 2, p1, cs, NULL);
+		CHECK(is_b8(s.b8, 1, 1, 1, 0, 0));
+		ctrl_to_src(src, clear, p1 + 100000, cs);
+		fake_free(clear);
+		s = src_send(src, &f, 3, p1 + 110000, cs, NULL);
+		CHECK(is_b8(s.b8, 1, 0, 2, 1, 0), "b8 %#x", s.b8);
+		s = src_send(src, &f, 4, p1 + 120000, cs, NULL); /* no reply: TAIL */
+		CHECK(is_b8(s.b8, 1, 0, 2, 1, 1), "b8 %#x", s.b8);
+		/* Phase 1 of epoch 2 from p1 + 130 us: epoch 1's timeout has
+		 * no say, epoch 2's comes at p1 + 130 us + to. */
+		for (uint64_t t = p1 + 130000; t <= p1 + 130000 + to; t += 10000) {
+			s = src_send(src, &f, 5, t, cs, NULL);
+			CHECK(is_b8(s.b8, 1, 1, 2, 0, 0), "t - p1 = %lu: b8 %#x",
+					(unsigned long)(t - p1), s.b8);
+		}
+		CHECK_EQ(cs[RTR_LBC_clear_timeouts], 0);
+		CHECK_EQ(cs[RTR_LBC_clears_rx], 1);
+		s = src_send(src, &f, 6, p1 + 130000 + to + 1, cs, NULL);
+		CHECK(is_b8(s.b8, 1, 0, 3, 1, 0), "b8 %#x", s.b8);
+		CHECK_EQ(cs[RTR_LBC_clear_timeouts], 1);
+		sink_clear(&dst_sink);
+		rtr_cw_free(src);
+		rtr_cw_free(dst);
+		rtr_cw_shared_free(sh);
+	}
+}
+
 /* ------------------------------------------------------------ 5. busy paths */
 
 /* n flows (sport base..base+n-1) send their first packet at t. */
@@ -1862,6 +1981,269 @@ test_dst_flush(void)
 	dst_done(cw);
 }
 
+/* ------------------------------------------------------------ 7c. issue 15: stale epochs */
+
+/*
+ * Issue 15 item 2. Epochs are 2 bits and advance at every on-time reply, so
+ * a straggler 2 or 3 epochs old carries an epoch field 2 or 1 ahead of the
+ * current one, which the modulo-4 rule alone takes for a new epoch. Its
+ * ts_tx tells it apart: it left the SrcToR before the current epoch began.
+ * Here a flow of epoch 3 holds two phase-1 packets (its TAIL is lost); a
+ * packet of epoch 2 (previous), a TAIL of epoch 0 (3 epochs old, CE-marked)
+ * and a phase-1 packet of epoch 1 (2 epochs old) arrive. They are delivered
+ * at once and change nothing: the hold stays, the deadline stays, no
+ * control packet is sent, and the deadline's CLEAR carries epoch 3.
+ */
+static void
+test_dst_stale_epochs(void)
+{
+	struct rtr_cw *cw = dst_inst(8, 64);
+	struct flow f = flow4(88, 89, 8800);
+	struct sink *s = &dst_sink;
+	uint64_t R = T0 + 800000, dl = R + 305000 + 5 * 1024 + 16000;
+	unsigned int early = 0;
+	struct rte_mbuf *m;
+
+	printf("7c. DstToR: stragglers 2 and 3 epochs old (ts_tx before the epoch)\n");
+	/* Epochs 0..3, one RTT_REQUEST each, 100 us apart (ts 100 units). */
+	for (unsigned int e = 0; e < 4; e++)
+		CHECK_EQ(RX(cw, dpkt(&f, 10 * e, 1, 0, e, 1, 0, (uint16_t)(100 + 100 * e), 0), 1,
+				R + 100000 * e), RTR_CW_FORWARD);
+	CHECK_EQ(RX(cw, dpkt(&f, 31, 1, 0, 3, 0, 0, 405, 0), 1, R + 305000), RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 0, 10, 20, 30, 31);
+	CHECK_EQ(s->nc, 4);
+	ctrl_clear(s);
+	/* The TAIL (psn 32, ts 410) is lost; 33 and 34 overtook it. */
+	CHECK_EQ(RX(cw, dpkt(&f, 33, 2, 1, 3, 0, 0, 412, 410), 1, R + 306000), RTR_CW_HELD);
+	CHECK_EQ(RX(cw, dpkt(&f, 34, 2, 1, 3, 0, 0, 413, 410), 1, R + 306100), RTR_CW_HELD);
+	CHECK_EQ(rtr_cw_held(cw), 2);
+	CHECK_EQ(rtr_cw_next_deadline(cw), dl);
+
+	/* Epoch 2 (d = 3): the previous epoch, as before. */
+	CHECK_EQ(RX(cw, dpkt(&f, 21, 1, 0, 2, 0, 0, 310, 0), 1, R + 307000), RTR_CW_FORWARD);
+	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 1);
+	/* Epoch 0 (d = 1), a CE-marked TAIL sent at ts 105. */
+	m = dpkt(&f, 1, 1, 0, 0, 1, 1, 105, 105);
+	mark_ce(m, RTR_PARSE_CW_HDR);
+	CHECK_EQ(RX(cw, m, 1, R + 308000), RTR_CW_FORWARD);
+	/* Epoch 1 (d = 2), a phase-1 packet sent at ts 212. */
+	CHECK_EQ(RX(cw, dpkt(&f, 12, 3, 1, 1, 0, 0, 212, 210), 1, R + 309000), RTR_CW_FORWARD);
+	/* Whatever the stragglers released early overtook the lost TAIL. */
+	for (unsigned int i = 0; i < s->nd; i++) {
+		uint32_t psn = frame_psn(s->dm[i], &f);
+
+		early += psn == 33 || psn == 34;
+	}
+	printf("  held packets released by the stragglers: %u (of 2), control packets sent: "
+	       "%u, held now %lu\n", early, s->nc, (unsigned long)rtr_cw_held(cw));
+	CHECK_EQ(early, 0);
+	CHECK_EQ(s->nc, 0); /* no CLEAR, no NOTIFY for a stale packet */
+	CHECK_EQ(rtr_cw_held(cw), 2);
+	CHECK_EQ(rtr_cw_next_deadline(cw), dl);
+	CHECK_EQ(cd[RTR_LBC_stale_epoch_packets], 2);
+	CHECK_EQ(cd[RTR_LBC_epoch_overrun], 0);
+	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 1);
+	if (s->nd == 3) {
+		/* The CE-marked one keeps its mark: compared apart. */
+		CHECK_EQ(frame_psn(s->dm[1], &f), 1);
+		CHECK(is_host_frame(s->dm[1], &f, 1, 0x03, false));
+		fake_free(s->dm[1]);
+		s->dm[1] = s->dm[2];
+		s->nd = 2;
+		EXPECT(s, &f, 1, 21, 12);
+	}
+	ctrl_clear(s);
+	/* The deadline: 33, 34 in order, and the CLEAR of epoch 3. */
+	rtr_cw_tick(cw, dl + 300000, cd);
+	EXPECT(s, &f, 1, 33, 34);
+	CHECK_EQ(s->nc, 1);
+	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 3, 2, __LINE__);
+	if (s->nc > 0)
+		printf("  CLEAR after the deadline: epoch %u (3 expected)\n",
+				rtr_cw_epoch(rtr_meta(s->cm[0])->bth_b8));
+	ctrl_clear(s);
+	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 1);
+	/* A real new epoch (0, d = 1, sent after epoch 3's start) is still new. */
+	CHECK_EQ(RX(cw, dpkt(&f, 40, 1, 0, 0, 1, 0, 500, 0), 1, R + 700000), RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 40);
+	CHECK_EQ(s->nc, 1);
+	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 0, 1, __LINE__);
+	ctrl_clear(s);
+	CHECK_EQ(cd[RTR_LBC_stale_epoch_packets], 2);
+	dst_done(cw);
+}
+
+/*
+ * The ts_tx comparison across the 16-bit wrap (65.5 ms), and after a quiet
+ * spell longer than half of it: a flow idle 40 ms (less than half the
+ * 100 ms aging, so its state is kept) comes back in the next epoch; its
+ * 16-bit ts_tx reads as 26474 units *before* the epoch's start, but the
+ * reference is too old to compare with, so the epoch field decides: new.
+ */
+static void
+test_dst_stale_wrap(void)
+{
+	struct rtr_cw *cw = dst_inst(8, 64);
+	struct flow f = flow6(88, 89, 8801);
+	struct sink *s = &dst_sink;
+	uint64_t R = T0 + 900000;
+	const uint16_t ts3 = (uint16_t)(20 + 39062);
+
+	printf("7c. DstToR: stale test across the timestamp wrap and after 40 ms idle\n");
+	CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, 65500, 0), 1, R), RTR_CW_FORWARD);
+	/* 56 units later, across the wrap: new. */
+	CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 2, 1, 0, 20, 0), 1, R + 60000), RTR_CW_FORWARD);
+	/* A straggler of epoch 0 (d = 2) from before the wrap: stale. */
+	CHECK_EQ(RX(cw, dpkt(&f, 2, 1, 0, 0, 1, 0, 65400, 0), 1, R + 61000), RTR_CW_FORWARD);
+	CHECK_EQ(cd[RTR_LBC_stale_epoch_packets], 1);
+	/* 40 ms later, epoch 3 (sent 39062 units after epoch 2's start). */
+	CHECK_EQ(RX(cw, dpkt(&f, 3, 1, 0, 3, 1, 0, ts3, 0), 1, R + 60000 + 40000000),
+			RTR_CW_FORWARD);
+	EXPECT(s, &f, 1, 0, 1, 2, 3);
+	CHECK_EQ(s->nc, 3);
+	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 1, 1, __LINE__);
+	expect_ctrl(s, 1, &f, RTR_CW_OP_REPLY, 0, 2, 1, __LINE__);
+	expect_ctrl(s, 2, &f, RTR_CW_OP_REPLY, 0, 3, 1, __LINE__);
+	ctrl_clear(s);
+	CHECK_EQ(cd[RTR_LBC_stale_epoch_packets], 1);
+	dst_done(cw);
+}
+
+/* ------------------------------------------------------------ 7d. issue 15: longest hold */
+
+/*
+ * Issue 15 item 9. A hold never lasts longer than rtr_cw_max_hold_ns()
+ * (resume_default + resume_extra): not with a phase-0 sample sent 30 ms
+ * before the TAIL (the 16-bit gap reads 30.7 ms), not when phase-0 packets
+ * keep trickling in and push the deadline. The config check and the
+ * SrcToR's CLEAR timeout rely on this bound.
+ */
+static void
+test_dst_hold_bound(void)
+{
+	struct rtr_cw_params p = def_params(NULL);
+	uint64_t bound = rtr_cw_max_hold_ns(&p);
+	struct sink *s = &dst_sink;
+
+	printf("7d. DstToR: no hold outlasts resume_default + resume_extra (%lu ns)\n",
+			(unsigned long)bound);
+	CHECK_EQ(bound, 216000);
+	/* A sample whose gap to the TAIL reads 30000 units. */
+	{
+		struct rtr_cw *cw = dst_inst(8, 64);
+		struct flow f = flow4(92, 93, 9200);
+		uint64_t R = T0 + 1000000, H = R + 3000, dl;
+
+		CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, 1000, 0), 1, R), RTR_CW_FORWARD);
+		CHECK_EQ(RX(cw, dpkt(&f, 2, 2, 1, 1, 0, 0, 31001, 31000), 1, H), RTR_CW_HELD);
+		dl = rtr_cw_next_deadline(cw);
+		printf("  gap of 30000 units: the hold would last %lu ns\n", (unsigned long)(dl - H));
+		CHECK(dl - H <= bound, "%lu", (unsigned long)(dl - H));
+		/* Capped at resume_default: R + 200 us + 16 us. */
+		CHECK_EQ(dl, R + 216000);
+		rtr_cw_tick(cw, dl, cd);
+		EXPECT(s, &f, 1, 0, 2);
+		ctrl_clear(s);
+		CHECK(cd[RTR_LBC_reorder_hold_max_ns] <= bound);
+		dst_done(cw);
+	}
+	/* No sample at the start; then a phase-0 packet every 20 us for 4 ms,
+	 * each sent one unit later than the last (the old path's queue grows
+	 * by 19 us a packet): every one pushes the deadline. */
+	{
+		struct rtr_cw *cw = dst_inst(8, 64);
+		struct flow f = flow4(92, 93, 9201);
+		uint64_t H = T0 + 2000000, released = 0;
+		const uint16_t tt = 5000;
+
+		CHECK_EQ(RX(cw, dpkt(&f, 1000, 2, 1, 1, 0, 0, tt + 1, tt), 1, H), RTR_CW_HELD);
+		for (unsigned int k = 0; k <= 200; k++) {
+			uint64_t t = k < 200 ? H + 20000 * (uint64_t)(k + 1) : UINT64_MAX, dl;
+
+			/* The worker's timer: tick at each due deadline. */
+			while (released == 0 && (dl = rtr_cw_next_deadline(cw)) <= t &&
+					dl != UINT64_MAX) {
+				rtr_cw_tick(cw, dl, cd);
+				if (rtr_cw_held(cw) == 0)
+					released = dl;
+			}
+			if (k < 200)
+				CHECK_EQ(RX(cw, dpkt(&f, k, 1, 0, 1, 0, 0, (uint16_t)(tt - 200 + k), 0),
+						1, t), RTR_CW_FORWARD);
+		}
+		printf("  phase-0 packets pushing the deadline: held for %lu ns\n",
+				(unsigned long)(released - H));
+		CHECK(released != 0 && released - H <= bound, "%lu", (unsigned long)(released - H));
+		CHECK(cd[RTR_LBC_reorder_hold_max_ns] <= bound, "%lu",
+				(unsigned long)cd[RTR_LBC_reorder_hold_max_ns]);
+		CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 1);
+		ctrl_clear(s);
+		sink_clear(s);
+		dst_done(cw);
+	}
+}
+
+/* ------------------------------------------------------------ 7e. issue 15: ring index */
+
+/*
+ * Issue 15 item 8. A flow keeps its ring's index in 16 bits with 0xffff as
+ * "no ring", so a pool of 65536 rings would give its last ring the marker's
+ * index: the flow holding it looks as if it held nothing, and its packet
+ * stays in the ring for ever. 65535 rings work to the last one; 65536 must
+ * be refused (or work).
+ */
+static void
+test_dst_ring_index(void)
+{
+	static const unsigned int sizes[] = {65535, 65536};
+
+	printf("7e. DstToR: the last ring of a 65535-ring pool; 65536 rings\n");
+	for (unsigned int i = 0; i < 2; i++) {
+		struct rtr_cw_params p = def_params(NULL);
+		struct rtr_cw_io io = {io_deliver, io_control, io_alloc, &aux_sink};
+		unsigned int n = sizes[i], held;
+		uint64_t R = T0 + 3000000;
+		struct rtr_cw *cw;
+
+		p.n_rings = n;
+		p.ring_depth = 1;
+		p.host_port_mask = 0x2;
+		p.flow_entries = 1u << 18;
+		memset(cd, 0, sizeof(cd));
+		sink_clear(&aux_sink);
+		cw = rtr_cw_create(&p, &io);
+		if (cw == NULL) {
+			printf("  %u rings: refused\n", n);
+			CHECK(n > 65535, "%u rings refused", n);
+			continue;
+		}
+		/* Flows that each hold one packet (no phase-0 sample) until
+		 * every ring is taken (a few find their table bucket full and
+		 * hold nothing: more flows then). */
+		for (unsigned int k = 0; cd[RTR_LBC_reorder_queues_in_use] < n && k < n + 4096; k++) {
+			struct flow f = flow4((uint8_t)(k >> 16), 95, (uint16_t)k);
+			struct rte_mbuf *m = dpkt(&f, 1, 2, 1, 1, 0, 0, 10, 9);
+
+			if (rtr_cw_deliver(cw, m, rtr_meta(m), 1, R, cd) == RTR_CW_FORWARD)
+				io_deliver(&aux_sink, m, 1, false);
+		}
+		CHECK_EQ(cd[RTR_LBC_reorder_overflow], 0);
+		CHECK_EQ(cd[RTR_LBC_reorder_queues_max], n);
+		CHECK_EQ(cd[RTR_LBC_reorder_held], n);
+		rtr_cw_tick(cw, R + rtr_cw_max_hold_ns(&p), cd);
+		rtr_cw_flush(cw, R + rtr_cw_max_hold_ns(&p) + 1, cd);
+		held = (unsigned int)rtr_cw_held(cw);
+		printf("  %u rings: %u of %u held packets never released\n", n, held, n);
+		CHECK_EQ(held, 0);
+		CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], n);
+		sink_clear(&aux_sink);
+		/* A packet stuck in a ring cannot be given back to the test's
+		 * fake mbufs by rtr_cw_free (it would rte_pktmbuf_free it). */
+		if (held == 0)
+			rtr_cw_free(cw);
+	}
+}
+
 /* Telemetry callback: keep the flows seen. */
 struct flows_seen {
 	struct rtr_lb_flow_info fi[64];
@@ -2583,6 +2965,7 @@ main(void)
 	test_src_reply();
 	test_src_timeout();
 	test_src_clear_inactive();
+	test_src_lost_clear();
 	test_src_busy();
 	test_src_busy_per_dst();
 	test_src_bypass();
@@ -2593,6 +2976,10 @@ main(void)
 	test_dst_deadlines();
 	test_dst_overflow();
 	test_dst_flush();
+	test_dst_stale_epochs();
+	test_dst_stale_wrap();
+	test_dst_hold_bound();
+	test_dst_ring_index();
 	test_full_telemetry_aging();
 	test_e2e();
 	test_flowtab();

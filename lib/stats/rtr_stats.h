@@ -70,7 +70,9 @@
 	X(dst_slot_evictions, "busy/inactive marks lost to another destination sharing the slot") \
 	X(foreign_cw_stripped, "ConWeave headers removed before a host by a ToR not running ConWeave") \
 	X(foreign_shims_stripped, "CAVER shims removed before a host by a ToR not running CAVER") \
-	X(foreign_ctrl, "ConWeave/SeqBalance control packets for a host no mode here reads: consumed")
+	X(foreign_ctrl, "ConWeave/SeqBalance control packets for a host no mode here reads: consumed") \
+	X(stale_epoch_packets, "stragglers of an older epoch (by ts_tx) forwarded at once")       \
+	X(clear_timeouts, "phase-1 flows that started a new epoch without their CLEAR")
 
 enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,

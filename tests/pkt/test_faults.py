@@ -151,7 +151,7 @@ def case_dsttor_tail_loss(t, rate):
     n = 1000
     seq = tail_flows(n)
     name = "conweave TAIL loss %g%%" % (rate * 100)
-    cfg = CW.dst_config(", resume_extra_us: 2000").replace(
+    cfg = CW.dst_config(", resume_extra_us: 2000, theta_inactive_us: 2300").replace(
         "reorder_queues_per_port: 64", "reorder_queues_per_port: 1024") + faults(tail=rate)
     inputs = [[], seq, [], [], []]
     res = harness.run(cfg, inputs, tag="fltail")
@@ -187,7 +187,11 @@ def case_dsttor_tail_loss(t, rate):
 
 # --------------------------------------------------------------------------
 def dst_small(queues, depth, extra="", resume_extra_us=2000):
-    return CW.dst_config(", resume_extra_us: %d" % resume_extra_us + extra).replace(
+    # theta_inactive must exceed base_rtt + the longest hold (resume_default
+    # + resume_extra: doc/conweave.md).
+    theta = min(resume_extra_us + 300, 31999)
+    return CW.dst_config(", resume_extra_us: %d, theta_inactive_us: %d"
+                         % (resume_extra_us, theta) + extra).replace(
         "reorder_queues_per_port: 64, reorder_queue_depth: 255",
         "reorder_queues_per_port: %d, reorder_queue_depth: %d" % (queues, depth))
 
@@ -378,7 +382,9 @@ def case_closed_loop(t, rate):
     # test_fabric's lab thresholds, with the most slack the 16-bit
     # timestamps allow for a TAIL (or a phase-0 packet behind it) delayed
     # by the scheduling of five processes on two cores.
-    cw = dict(TF.CW_LAB, resume_extra_us=31000)
+    # theta_inactive must exceed base_rtt + the longest hold (100 + 200 +
+    # 31000 us, doc/conweave.md).
+    cw = dict(TF.CW_LAB, resume_extra_us=31000, theta_inactive_us=31999)
     a, b = fabric.run_pair(
         fabric.tor_config("a", lb="conweave", conweave=cw,
                           links=({"delay_us": 0}, {"delay_us": 20}, {"delay_us": 60},
