@@ -520,9 +520,42 @@ def test_shutdown_release(t):
     lb = res.stats["lb"]
     t.eq([psn_of(f) for f in res.outputs[0]], [1, 2, 4, 5, 6, 7], "(released at exit, in order)")
     t.eq(lb["reorder_held"], 4)
-    t.eq(lb["reorder_flush_timeout"], 0, "(the deadline, ~60 ms away, never passed)")
+    # gap capped at resume_default (200 us) + resume_extra (31 ms)
+    t.eq(lb["reorder_flush_timeout"], 0, "(the deadline, ~31 ms away, never passed)")
     t.eq(lb["reorder_queues_in_use"], 0)
     t.eq(res.stats["held_packets"], 0)
+    ok, why = harness.accounted(res.stats)
+    t.check(ok, "accounting: " + why)
+
+
+def test_dsttor_stale(t):
+    """Issue 15 item 2, end to end: a flow of epoch 3 holds two phase-1
+    packets (33, 34) for its TAIL (32); first a phase-1 packet of epoch 1
+    (2 epochs old) and a TAIL of epoch 0 (3 epochs old) arrive, both sent
+    before epoch 3 began (ts_tx). The 2-bit epoch reads them as new; by
+    ts_tx they are stale: delivered at once, the hold stays until epoch 3's
+    TAIL, whose CLEAR carries epoch 3, and no other CLEAR is sent."""
+    F = {p: host_frame(p, sport=6100) for p in (0, 1, 10, 12, 20, 30, 31, 32, 33, 34)}
+    seq = [arrive(F[10 * e], epoch=e, ask=1, ts_tx=100 + 100 * e) for e in range(4)]
+    seq.append(arrive(F[31], epoch=3, ts_tx=405))
+    seq += [arrive(F[p], epoch=3, phase=1, ts_tx=379 + p, ts_tail=410, path=2) for p in (33, 34)]
+    seq.append(arrive(F[12], epoch=1, phase=1, ts_tx=212, ts_tail=210, path=3))
+    seq.append(arrive(F[1], epoch=0, ask=1, tail=1, ts_tx=105, ts_tail=105))
+    seq.append(arrive(F[32], epoch=3, ask=1, tail=1, ts_tx=410, ts_tail=410))
+    res = harness.run(dst_config(", resume_extra_us: 31000, theta_inactive_us: 31999"),
+                      [[], seq, [], [], []], tag="cwst", idle_ms=50)
+    if not t.check(res.rc == 0 and res.stats, "rocetor: %d %s" % (res.rc, res.stderr[-1500:])):
+        return
+    lb = res.stats["lb"]
+    t.eq([psn_of(f) for f in res.outputs[0]], [0, 10, 20, 30, 31, 12, 1, 32, 33, 34],
+         "(stragglers at once, the hold released by its own TAIL)")
+    t.eq(lb["stale_epoch_packets"], 2)
+    t.eq(lb["epoch_overrun"], 0)
+    t.eq(lb["reorder_held"], 2)
+    t.eq(lb["reorder_flush_tail"], 1)
+    clears = [c for _, _, c in controls(res) if c["cw_op"] == R.CW_REPLY and c["phase"] == 1]
+    t.eq([c["epoch"] for c in clears], [3], "(one CLEAR, of epoch 3)")
+    t.eq(lb["rtt_replies"], 4, "(RTT_REPLYs: epochs 0..3, none for a stale packet)")
     ok, why = harness.accounted(res.stats)
     t.check(ok, "accounting: " + why)
 
@@ -530,6 +563,7 @@ def test_shutdown_release(t):
 def main():
     t = harness.Checker("pkt-conweave")
     test_dsttor_sequences(t)
+    test_dsttor_stale(t)
     test_srctor(t)
     test_chained(t)
     test_workers(t)
