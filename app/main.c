@@ -786,6 +786,8 @@ main(int argc, char **argv)
 	argc -= ret;
 	argv += ret;
 	argv[0] = (char *)(uintptr_t)"rocetor";
+	/* Before any worker checks an ICRC (rtr_parse.h). */
+	rtr_parse_init();
 	if (parse_args(app, argc, argv) < 0) {
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;

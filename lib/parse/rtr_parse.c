@@ -498,6 +498,14 @@ rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, uint32_t h
 	return rtr_hash_mix(rte_hash_crc_1byte(m->l4_proto, crc));
 }
 
+void
+rtr_parse_init(void)
+{
+	/* AVX512 falls back to SSE4.2 and then to the table, as the default
+	 * handler's own order does. */
+	rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+}
+
 bool
 rtr_roce_icrc_ok(const uint8_t *frame, uint32_t len, const struct rtr_meta *m)
 {

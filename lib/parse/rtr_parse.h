@@ -198,6 +198,15 @@ uint32_t rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, u
  */
 bool rtr_roce_icrc_ok(const uint8_t *frame, uint32_t len, const struct rtr_meta *m);
 
+/*
+ * Once per process, after rte_eal_init (which sets the SIMD width the
+ * choice depends on) and before any second thread checks an ICRC: pick
+ * rte_net_crc's implementation now. DPDK 22.11 otherwise picks it inside the
+ * first rte_net_crc_calc and sets its handler table to NULL meanwhile, so
+ * two workers checking their first ICRCs at once can jump through NULL.
+ */
+void rtr_parse_init(void);
+
 /* Length of the extended headers implied by a BTH opcode, or -1 if unknown. */
 int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
 
