@@ -2955,6 +2955,130 @@ test_flowtab_limits(void)
 	rtr_ft_free(t);
 }
 
+/* ------------------------------------------------------------ 18. one path per flow */
+
+/*
+ * A host packet of flow f whose data starts `headroom` bytes into the
+ * buffer, with `tailroom` bytes behind it (-1: the rest of the fake
+ * buffer).
+ */
+static struct rte_mbuf *
+mk_host_room(const struct flow *f, uint32_t psn, uint8_t b8, unsigned int headroom, int tailroom)
+{
+	uint8_t buf[512];
+	unsigned int n = host_frame(buf, f, psn, 4, b8, 0x02);
+	struct rte_mbuf *m = fake_mbuf();
+
+	m->data_off = (uint16_t)headroom;
+	if (tailroom >= 0)
+		m->buf_len = (uint16_t)(headroom + n + (unsigned int)tailroom);
+	memcpy(mdata(m), buf, n);
+	m->data_len = (uint16_t)n;
+	m->pkt_len = n;
+	CHECK_EQ(reparse(m, 0), RTR_DROP_NONE);
+	return m;
+}
+
+/*
+ * Issue 15 item 10: every packet of a flow with state takes the flow's
+ * current path, also the ones that cannot carry the ConWeave fields (Resv7
+ * set by the host, no room for the header). The flows here were rerouted
+ * (TAIL, then phase 1 on another path) to a path that is not their ECMP
+ * path, so a packet sent by ECMP would be seen.
+ */
+static void
+test_src_one_path(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src = mk_inst(&p, &src_sink);
+	unsigned int n = 0, resv7_on = 0, shifted_on = 0, shifted_cw = 0, full_on = 0;
+	unsigned int kept = 0;
+	uint64_t now = T0 + 5000000;
+
+	printf("18. one path per flow: Resv7 and headroom-less packets of rerouted flows\n");
+	zero_counters();
+	for (unsigned int i = 0; i < 400 && n < 100; i++) {
+		struct flow f = flow4(70, 71, (uint16_t)(3000 + i));
+		uint64_t t0 = now + i * 10000000ULL, t;
+		uint8_t orig[512];
+		unsigned int olen, b = bth_off_of(&f);
+		struct stamp s0, tl, r;
+		struct rte_mbuf *m;
+		int ecmp, path;
+
+		s0 = src_send(src, &f, 0, t0, cs, NULL);
+		tl = src_send(src, &f, 1, t0 + 8001, cs, NULL); /* past the reply deadline */
+		CHECK(is_b8(tl.b8, 1, 0, 1, 1, 1), "b8 %#x", tl.b8);
+		r = src_send(src, &f, 2, t0 + 8002, cs, NULL);
+		CHECK(is_b8(r.b8, 1, 1, 1, 0, 0), "b8 %#x", r.b8);
+		m = mk_host(&f, 3, 4, 0, 0x02);
+		ecmp = rtr_group_pick(&G, rtr_meta(m)->flow_hash);
+		fake_free(m);
+		(void)s0;
+		if (r.path == ecmp)
+			continue; /* not rerouted away from its ECMP path */
+		n++;
+		/* Resv7 from the host: untouched, on the flow's path. */
+		olen = host_frame(orig, &f, 4, 4, 0x01, 0x02);
+		m = mk_host(&f, 4, 4, 0x01, 0x02);
+		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9000, cs);
+		resv7_on += path == r.path;
+		CHECK(path == r.path || path == ecmp, "path %d", path);
+		CHECK_EQ(m->data_len, olen);
+		CHECK(memcmp(mdata(m), orig, olen) == 0);
+		CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		fake_free(m);
+		/* 2 bytes of headroom, room at the tail: the frame moves
+		 * back and is stamped like any packet of the flow. */
+		olen = host_frame(orig, &f, 5, 4, 0, 0x02);
+		m = mk_host_room(&f, 5, 0, 2, 64);
+		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9100, cs);
+		shifted_on += path == r.path;
+		if (rtr_meta(m)->flags & RTR_MF_CW_HDR) {
+			const uint8_t *d = mdata(m);
+
+			shifted_cw++;
+			CHECK(is_b8(d[b + 8], 1, 1, 1, 0, 0), "b8 %#x", d[b + 8]);
+			CHECK_EQ(d[b + 4], path);
+			CHECK_EQ(m->data_len, olen + 4);
+			CHECK(memcmp(d, orig, b + 4) == 0);
+			CHECK(memcmp(d + b + 16, orig + b + 12, olen - b - 12) == 0);
+		}
+		fake_free(m);
+		/* No headroom and no tailroom: untouched, on the flow's path. */
+		olen = host_frame(orig, &f, 6, 4, 0, 0x02);
+		m = mk_host_room(&f, 6, 0, 0, 0);
+		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9200, cs);
+		full_on += path == r.path;
+		CHECK_EQ(m->data_len, olen);
+		CHECK(memcmp(mdata(m), orig, olen) == 0);
+		fake_free(m);
+		/* Only Resv7 packets for longer than theta_inactive: the flow
+		 * stays active on its path (no new epoch, no idle move while
+		 * they are in flight). */
+		for (t = t0 + 100000; t <= t0 + 1000000; t += 100000) {
+			m = mk_host(&f, 7, 4, 0x01, 0x02);
+			CHECK(rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t, cs) >= 0);
+			fake_free(m);
+		}
+		r = src_send(src, &f, 8, t0 + 1000001, cs, NULL);
+		kept += is_b8(r.b8, 1, 1, 1, 0, 0);
+	}
+	printf("  %u rerouted flows: Resv7 packet on the flow's path %u, 2 B headroom %u "
+			"(stamped %u), no room %u; phase kept through %u us of Resv7 packets %u\n",
+			n, resv7_on, shifted_on, shifted_cw, full_on, 1000, kept);
+	CHECK_EQ(n, 100);
+	CHECK_EQ(resv7_on, n);
+	CHECK_EQ(shifted_on, n);
+	CHECK_EQ(shifted_cw, n);
+	CHECK_EQ(full_on, n);
+	CHECK_EQ(kept, n);
+	CHECK_EQ(cs[RTR_LBC_lb_bypass_resv7], n * 11);
+	rtr_cw_free(src);
+	rtr_cw_shared_free(sh);
+}
+
 int
 main(void)
 {
@@ -2984,6 +3108,7 @@ main(void)
 	test_e2e();
 	test_flowtab();
 	test_flowtab_limits();
+	test_src_one_path();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
