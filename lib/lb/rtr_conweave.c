@@ -358,6 +358,68 @@ insert_hdr(struct rte_mbuf *m, const struct rtr_meta *meta)
 	return f;
 }
 
+/*
+ * Too little headroom for the header (a PMD or a pool with a small
+ * RTE_PKTMBUF_HEADROOM): move the frame toward the tail when the buffer
+ * has room there, so the packet is stamped like the rest of its flow.
+ * Only single-segment frames (the pipeline linearises at ingress).
+ */
+static int
+make_headroom(struct rte_mbuf *m)
+{
+	uint16_t need = (uint16_t)(RTR_CW_HDR_LEN - rte_pktmbuf_headroom(m));
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (m->nb_segs != 1 || rte_pktmbuf_tailroom(m) < need)
+		return -1;
+	memmove(f + need, f, m->data_len);
+	m->data_off = (uint16_t)(m->data_off + need);
+	return 0;
+}
+
+/*
+ * Issue 15 item 10: a packet that cannot carry the fields (Resv7 set by
+ * the host, no room for the header) still takes its flow's current path,
+ * so a flow never splits over two paths. Nothing of the flow changes but
+ * its activity (the packet is in flight on that path: an idle move now
+ * would reorder it) and, when that path went down, the move every packet
+ * of the flow would make. Without state (a flow this switch has not
+ * stamped yet, or no room in the table): ECMP, no entry is made.
+ */
+static int
+unstamped(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		const struct rtr_meta *meta, uint64_t live, uint64_t now, uint64_t *c)
+{
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct cw_src *f;
+
+	if (live == 0)
+		return -1;
+	rtr_ft_key_from_frame(&k, rte_pktmbuf_mtod(m, const uint8_t *), meta, KIND_SRC, false);
+	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, false, RTR_FT_ORIGIN_NONE, &st);
+	if (e == NULL) {
+		c[RTR_LBC_ecmp_packets]++;
+		return rtr_group_pick(g, meta->flow_hash);
+	}
+	f = src_of(e);
+	if (unlikely(!(live & (1ULL << f->path)))) {
+		int p = good_path(cw, g_idx, &k, -1, live, now);
+
+		if (p < 0)
+			p = rtr_group_pick(g, meta->flow_hash);
+		if (p < 0)
+			return -1;
+		f->path = (uint8_t)p;
+		c[RTR_LBC_reroutes]++;
+	}
+	e->last_ns = now;
+	f->active_ns = now;
+	c[RTR_LBC_cw_unstamped]++;
+	return f->path;
+}
+
 int
 rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
 		struct rtr_meta *meta, uint64_t now, uint64_t *c)
@@ -377,15 +439,15 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	 * packets this switch originates) go by ECMP untouched. */
 	if (!rtr_meta_is_roce_data(meta) || (meta->flags & (RTR_MF_CW_HDR | RTR_MF_TRIMMED)))
 		goto ecmp;
-	if (meta->bth_b8 & RTR_BTH_RESV7_MASK) {
+	if (unlikely(meta->bth_b8 & RTR_BTH_RESV7_MASK)) {
 		/* Section 0: the sender's Resv7 is covered by the ICRC. */
 		c[RTR_LBC_lb_bypass_resv7]++;
-		goto ecmp;
+		return unstamped(cw, g, g_idx, m, meta, live, now, c);
 	}
 	if (live == 0)
 		return -1;
-	if (rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN)
-		goto ecmp;
+	if (unlikely(rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN) && make_headroom(m) != 0)
+		return unstamped(cw, g, g_idx, m, meta, live, now, c);
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
 	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, meta->in_port, &st);

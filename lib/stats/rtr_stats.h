@@ -35,7 +35,7 @@
 	X(reorder_queues_in_use, "reorder queues held now (gauge)")                               \
 	X(reorder_queues_max, "most reorder queues held at once (gauge)")                         \
 	X(epoch_overrun, "reorder queues flushed because a new epoch arrived")                    \
-	X(lb_bypass_resv7, "RoCE packets forwarded by ECMP because Resv7 was not zero")           \
+	X(lb_bypass_resv7, "host RoCE packets not stamped because Resv7 was not zero")           \
 	X(late_epoch_packets, "packets of a previous epoch forwarded at once")                    \
 	X(flow_table_full, "new flows sent by ECMP because the flow table was full")              \
 	X(flow_limit_share, "new host flows sent by ECMP: their port held its flow_share")       \
@@ -72,7 +72,8 @@
 	X(foreign_shims_stripped, "CAVER shims removed before a host by a ToR not running CAVER") \
 	X(foreign_ctrl, "ConWeave/SeqBalance control packets for a host no mode here reads: consumed") \
 	X(stale_epoch_packets, "stragglers of an older epoch (by ts_tx) forwarded at once")       \
-	X(clear_timeouts, "phase-1 flows that started a new epoch without their CLEAR")
+	X(clear_timeouts, "phase-1 flows that started a new epoch without their CLEAR")            \
+	X(cw_unstamped, "packets of a ConWeave flow sent on its path without the fields")
 
 enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
