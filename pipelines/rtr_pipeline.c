@@ -88,12 +88,34 @@ eg_alloc(void *arg)
 	return rte_pktmbuf_alloc(w->sw->pool);
 }
 
+/* A packet stamped by the LB stage on its way from a host leaves its class
+ * queue: the mode's departure hook (ConWeave's TX timestamps). The egress
+ * calls this only for such packets. */
+static void
+eg_depart(void *arg, struct rte_mbuf *m, uint64_t now_ns)
+{
+	struct rtr_worker *w = arg;
+
+	if (w->lb->depart != NULL)
+		w->lb->depart(w->lb_state, m, rtr_meta(m), now_ns, w->stats);
+}
+
 void
 rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io)
 {
+	const struct rtr_switch *sw = w->sw;
+
 	io->tx = eg_tx;
 	io->drop = eg_drop;
 	io->alloc = eg_alloc;
+	io->depart = eg_depart;
+	/* Only host ports' packets carry fields this switch stamped: on
+	 * other ports RTR_MF_CW_HDR is a transit packet's (never touched). */
+	io->depart_flags = RTR_MF_CW_HDR;
+	io->depart_ports = 0;
+	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
+		if (sw->ports[p].configured && sw->ports[p].role == RTR_PORT_HOST)
+			io->depart_ports |= 1u << p;
 	io->arg = w;
 }
 

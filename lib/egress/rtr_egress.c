@@ -235,6 +235,8 @@ rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker,
 	eg->rte_mem = socket >= 0;
 	eg->sh = sh;
 	eg->io = *io;
+	if (eg->io.depart == NULL)
+		eg->io.depart_flags = 0;
 	eg->stats = stats;
 	eg->worker = worker;
 	eg->n_classes = q->classes;
@@ -550,6 +552,20 @@ rtr_egress_tick(struct rtr_egress *eg, uint64_t now_ns)
 	}
 }
 
+/* ------------------------------------------------------------ departure */
+
+/* The departure hook of io (ConWeave's TX timestamps): one flag test for
+ * every packet that does not ask for it. Not at exit (force), whose clock
+ * is not kept. */
+static inline void
+depart(struct rtr_egress *eg, struct rte_mbuf *m, const struct rtr_meta *meta, uint64_t now_ns,
+		bool force)
+{
+	if (unlikely(meta->flags & eg->io.depart_flags) && !force &&
+			meta->in_port < RTR_MAX_PORTS && (eg->io.depart_ports >> meta->in_port & 1))
+		eg->io.depart(eg->io.arg, m, now_ns);
+}
+
 /* ------------------------------------------------------------ admission */
 
 static inline void
@@ -668,6 +684,7 @@ admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uin
 			c[RTR_EGC_max_depth] = len;
 		eg->held++;
 		eg->active |= 1u << port;
+		depart(eg, m, rtr_meta(m), now_ns, false);
 		wire_push(ep, m, 0);
 		return 0;
 	}
@@ -831,6 +848,8 @@ schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool forc
 		meta = rtr_meta(m);
 		if (eg->pfc)
 			pfc_in_sub(eg, meta->in_port, (uint8_t)c, len, now_ns);
+		/* It departs now: the delay line is the link after it. */
+		depart(eg, m, meta, now_ns, force);
 		if (q->ecn && q->bytes > q->kmin && rtr_red_decide(q, &ep->red_rng) &&
 				rtr_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), meta->l3, meta->l3_off)) {
 			meta->tos |= RTR_ECN_CE;

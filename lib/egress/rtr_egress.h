@@ -151,6 +151,18 @@ struct rtr_egress_io {
 	void (*drop)(void *arg, struct rte_mbuf *m, enum rtr_drop_reason why);
 	/* A fresh mbuf for a PFC frame, or NULL. */
 	struct rte_mbuf *(*alloc)(void *arg);
+	/*
+	 * Optional: called as a packet departs, i.e. leaves its class queue
+	 * for the wire (or goes straight to the staged burst), with the
+	 * departure time, for packets whose meta flags have a bit of
+	 * depart_flags and that were received on a port of depart_ports.
+	 * It may rewrite bytes of the frame, not its length. The ConWeave
+	 * SrcToR stamps its TX timestamps there (doc/conweave.md). Every
+	 * other packet costs one flag test.
+	 */
+	void (*depart)(void *arg, struct rte_mbuf *m, uint64_t now_ns);
+	uint8_t depart_flags;	  /* RTR_MF_*; 0: depart is never called */
+	uint32_t depart_ports;	  /* bit p: packets received on port p */
 	void *arg;
 };
 

@@ -566,6 +566,13 @@ ecmp:
 }
 
 void
+rtr_cw_depart(struct rtr_cw *cw, struct rte_mbuf *m, const struct rtr_meta *meta, uint64_t now,
+		uint64_t *c)
+{
+	(void)cw, (void)m, (void)meta, (void)now, (void)c;
+}
+
+void
 rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_meta *meta,
 		uint64_t now, uint64_t *c)
 {

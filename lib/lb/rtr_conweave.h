@@ -127,6 +127,15 @@ int rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx
 		struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns, uint64_t *c);
 
 /*
+ * SrcToR: a packet rtr_cw_pick stamped departs (leaves the egress class
+ * queue of its uplink) at now_ns: its TX timestamps become departure
+ * times (doc/conweave.md, "Timestamps"). Called by the egress through
+ * rtr_lb_ops.depart; other packets are left alone.
+ */
+void rtr_cw_depart(struct rtr_cw *cw, struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint64_t now_ns, uint64_t *c);
+
+/*
  * SrcToR: a REPLY or NOTIFY (cw_op 2/3) routed to one of this switch's host
  * ports. Updates the flow's state; the caller frees m (never forwarded).
  */

@@ -106,6 +106,12 @@ struct rtr_lb_ops {
 	 * sent yet). CAVER: DRE accounting of what the link will carry. */
 	void (*queued)(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
 			uint16_t out_port);
+	/* A packet this switch received on a host port departs toward the
+	 * fabric (leaves its egress class queue) with LB fields the mode
+	 * stamped (RTR_MF_CW_HDR). May rewrite bytes, not the length.
+	 * ConWeave: its TX timestamps are departure times. */
+	void (*depart)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
+			struct rtr_lcore_stats *st);
 	/* Timers; called every loop while next_deadline() has passed (every
 	 * loop when next_deadline is NULL), and every control poll. */
 	void (*tick)(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);

@@ -92,6 +92,13 @@ cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_m
 }
 
 static void
+cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
+		struct rtr_lcore_stats *st)
+{
+	rtr_cw_depart(state, m, meta, now_ns, st->lb);
+}
+
+static void
 cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
 		struct rtr_lcore_stats *st)
 {
@@ -165,6 +172,7 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 	.pick = cw_pick,
 	.prefetch = cw_prefetch_op,
 	.control_rx = cw_control_rx,
+	.depart = cw_depart,
 	.deliver = cw_deliver,
 	.tick = cw_tick,
 	.next_deadline = cw_next_deadline,

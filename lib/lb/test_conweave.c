@@ -7,6 +7,7 @@
  * table under it, without the EAL: fake mbufs from calloc, I/O callbacks that
  * record what they are given, a virtual clock.
  */
+#include <inttypes.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "rtr_config.h"
 #include "rtr_conweave.h"
+#include "rtr_egress.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
 #include "rtr_mbuf.h"
@@ -3079,6 +3081,307 @@ test_src_one_path(void)
 	rtr_cw_shared_free(sh);
 }
 
+/* ------------------------------------------------------------ 19. TX timestamps at departure */
+
+/*
+ * The SrcToR behind a real egress stage: the uplinks (egress ports 2..5,
+ * path p on port 2 + p) are shaped to 1 Gb/s and a flow sends faster than
+ * that, so its packets queue at the SrcToR itself. What left the NIC is
+ * recorded per packet (by PSN): departure time and the ConWeave fields as
+ * they left.
+ */
+#define DEP_MAX 1024
+
+struct dep_pkt {
+	uint64_t pick, dep;
+	int path;
+	uint8_t b8;
+	uint16_t ts_tx, ts_tail;	/* as it left */
+	bool left;
+};
+
+static struct dep_run {
+	struct rtr_cw *src;
+	uint64_t now;			/* the egress call in progress */
+	struct dep_pkt p[DEP_MAX];
+	unsigned int n_left;
+} dr;
+
+static struct rtr_config dep_cfg;
+static struct rtr_egress_shared dep_sh;
+static struct rtr_lcore_stats dep_st;
+
+static uint16_t
+dep_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	(void)arg;
+	(void)port;
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const uint8_t *b = mdata(m) + rtr_meta_bth_off(rtr_meta(m));
+		uint32_t psn = (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
+
+		CHECK(psn < DEP_MAX && (rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		if (psn < DEP_MAX) {
+			struct dep_pkt *d = &dr.p[psn];
+
+			d->dep = dr.now;
+			d->b8 = b[8];
+			d->ts_tx = (uint16_t)(b[12] << 8 | b[13]);
+			d->ts_tail = (uint16_t)(b[14] << 8 | b[15]);
+			d->left = true;
+			dr.n_left++;
+		}
+		fake_free(m);
+	}
+	return n;
+}
+
+static void
+dep_drop(void *arg, struct rte_mbuf *m, enum rtr_drop_reason why)
+{
+	(void)arg;
+	CHECK(0, "egress dropped a packet (%d)", (int)why);
+	fake_free(m);
+}
+
+static void
+dep_depart(void *arg, struct rte_mbuf *m, uint64_t now)
+{
+	(void)arg;
+	rtr_cw_depart(dr.src, m, rtr_meta(m), now, cs);
+}
+
+static struct rtr_egress *
+dep_egress(void)
+{
+	struct rtr_egress_io io = {
+		.tx = dep_tx,
+		.drop = dep_drop,
+		.depart = dep_depart,
+		.depart_flags = RTR_MF_CW_HDR,
+		.depart_ports = 0x3,
+	};
+	struct rtr_egress *eg;
+
+	memset(&dep_cfg, 0, sizeof(dep_cfg));
+	dep_cfg.n_ports = 6;
+	for (unsigned int p = 0; p < 6; p++) {
+		dep_cfg.ports[p].port = (uint16_t)p;
+		dep_cfg.ports[p].role = p < 2 ? RTR_PORT_HOST : RTR_PORT_FABRIC;
+		dep_cfg.ports[p].speed_gbps = 100;
+		dep_cfg.ports[p].shape_gbps = p < 2 ? 0 : 1.0;
+		dep_cfg.ports[p].shape_burst_kb = 1;
+	}
+	dep_cfg.qos.classes = 8;
+	dep_cfg.qos.queue_kb = 2048;
+	dep_cfg.qos.trim_dscp = -1;
+	for (unsigned int c = 0; c < RTR_MAX_CLASSES; c++) {
+		dep_cfg.qos.cls[c].priority = (uint8_t)c;
+		dep_cfg.qos.cls[c].weight = 1;
+		dep_cfg.qos.cls[c].queue_kb = 2048;
+	}
+	memset(&dep_st, 0, sizeof(dep_st));
+	CHECK_EQ(rtr_egress_shared_init(&dep_sh, &dep_cfg, NULL), 0);
+	eg = rtr_egress_create(&dep_sh, 0, &io, &dep_st, 1u << 14, -1);
+	CHECK(eg != NULL);
+	return eg;
+}
+
+/*
+ * n packets of flow f, one every `gap` ns from t0, through rtr_cw_pick and
+ * the egress; the clock runs in 100 ns steps until all have left. At
+ * clear_at (0: never) the SrcToR gets the CLEAR of the TAIL (as a DstToR
+ * whose hold timed out would send it while the TAIL is still queued here).
+ */
+static void
+dep_drive(struct rtr_cw *src, struct rtr_egress *eg, const struct flow *f, unsigned int n,
+		uint64_t t0, uint64_t gap, uint64_t clear_at)
+{
+	struct rtr_cw_params dp = def_params(NULL);
+	struct rtr_cw *dst = clear_at ? mk_inst(&dp, &aux_sink) : NULL;
+	struct rte_mbuf *clear = NULL;
+	unsigned int next = 0;
+
+	memset(&dr, 0, sizeof(dr));
+	dr.src = src;
+	for (uint64_t t = t0; dr.n_left < n && t < t0 + 100000000ULL; t += 100) {
+		dr.now = t;
+		while (next < n && t0 + next * gap <= t) {
+			struct rte_mbuf *m = mk_host(f, next, 4, 0, 0x02);
+			uint64_t pt = t0 + next * gap;
+			int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), pt, cs);
+
+			CHECK(path >= 0 && (rtr_meta(m)->flags & RTR_MF_CW_HDR));
+			dr.p[next].pick = pt;
+			dr.p[next].path = path;
+			if (dst != NULL && rtr_cw_tail(rtr_meta(m)->bth_b8)) {
+				/* What the DstToR answers that TAIL with. */
+				struct rte_mbuf *c = fake_frame(mdata(m), m->data_len);
+
+				to_fabric(c);
+				CHECK_EQ(dst_rx(dst, &aux_sink, c, 0, pt, cd), RTR_CW_FORWARD);
+				CHECK(aux_sink.nc > 0);
+				clear = aux_sink.cm[--aux_sink.nc];
+				CHECK_EQ(reparse(clear, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+				CHECK(is_b8(rtr_meta(clear)->bth_b8, RTR_CW_OP_REPLY, 1,
+						rtr_cw_epoch(rtr_meta(m)->bth_b8), 0, 0));
+			}
+			rtr_meta(m)->out_port = (uint8_t)(2 + path);
+			CHECK_EQ(rtr_egress_enqueue(eg, (uint16_t)(2 + path), m,
+						 rtr_egress_classify(eg, m), pt), 0);
+			next++;
+		}
+		if (clear != NULL && t >= clear_at) {
+			ctrl_to_src(src, clear, t, cs);
+			fake_free(clear);
+			clear = NULL;
+		}
+		rtr_egress_service(eg, t);
+	}
+	CHECK_EQ(dr.n_left, n);
+	sink_clear(&aux_sink);
+	rtr_cw_free(dst);
+}
+
+static void
+test_src_departure(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src;
+	struct rtr_egress *eg;
+	unsigned int n = 300, off_tx = 0, max_off = 0, tail = DEP_MAX, before = 0, after = 0;
+	unsigned int tail_ok = 0, p1_ok = 0, p1 = 0;
+	int max_wait = 0;
+
+	printf("19. TX timestamps at departure (SrcToR uplinks shaped to 1 Gb/s)\n");
+	zero_counters();
+	/* (a) One path, no reroute (replies never due): ts_tx of every
+	 * packet is its departure time, not the time it was picked. */
+	p.base_rtt_ns = 1000000000ULL;
+	src = mk_inst(&p, &src_sink);
+	eg = dep_egress();
+	{
+		struct flow f = flow4(80, 81, 5000);
+
+		dep_drive(src, eg, &f, n, T0, 200, 0);
+		for (unsigned int i = 0; i < n; i++) {
+			int off = (int16_t)(uint16_t)(dr.p[i].ts_tx - rtr_cw_ts(dr.p[i].dep));
+			int wait = (int)((dr.p[i].dep - dr.p[i].pick) >> 10);
+
+			off_tx += off != 0;
+			if ((unsigned int)abs(off) > max_off)
+				max_off = (unsigned int)abs(off);
+			if (wait > max_wait)
+				max_wait = wait;
+		}
+		printf("  (a) %u packets, longest wait in the uplink queue %d x 1.024 us: ts_tx not "
+				"the departure time for %u, off by up to %u x 1.024 us\n",
+				n, max_wait, off_tx, max_off);
+		CHECK(max_wait > 100, "the queue did not build (%d)", max_wait);
+		CHECK_EQ(off_tx, 0);
+	}
+	rtr_egress_free(eg);
+	rtr_cw_free(src);
+
+	/* (b) A reroute while the old path's queue is long: the TAIL's ts_tx
+	 * and ts_tail are its departure time; a phase-1 packet that leaves
+	 * before the TAIL carries its own departure time as ts_tail (the TAIL
+	 * leaves later: the closest lower bound), one that leaves after it
+	 * the TAIL's departure time. */
+	p = def_params(sh);
+	src = mk_inst(&p, &src_sink);
+	eg = dep_egress();
+	for (uint16_t sport = 6000; sport < 6100; sport++) {
+		struct flow f = flow4(82, 83, sport);
+
+		dep_drive(src, eg, &f, n, T0 + (sport - 6000) * 10000000ULL, 200, 0);
+		tail = DEP_MAX;
+		for (unsigned int i = 0; i < n; i++)
+			if (rtr_cw_tail(dr.p[i].b8))
+				tail = i;
+		CHECK(tail < n);
+		if (tail < n && dr.p[tail + 1].path != dr.p[tail].path)
+			break; /* rerouted */
+	}
+	{
+		const struct dep_pkt *t = &dr.p[tail];
+		uint16_t tdep = rtr_cw_ts(t->dep);
+
+		tail_ok = t->ts_tx == tdep && t->ts_tail == tdep;
+		for (unsigned int i = tail + 1; i < n; i++) {
+			const struct dep_pkt *d = &dr.p[i];
+
+			if (rtr_cw_phase(d->b8) != 1 || rtr_cw_epoch(d->b8) != rtr_cw_epoch(t->b8))
+				continue;
+			p1++;
+			if (d->dep < t->dep) {
+				before++;
+				p1_ok += d->ts_tail == rtr_cw_ts(d->dep) && d->ts_tx == rtr_cw_ts(d->dep);
+			} else {
+				after++;
+				p1_ok += d->ts_tail == tdep && d->ts_tx == rtr_cw_ts(d->dep);
+			}
+		}
+		printf("  (b) TAIL picked at +%" PRIu64 " ns, left %" PRIu64 " ns later: ts_tx %u, "
+				"ts_tail %u, departure %u; phase-1 packets %u (%u left before the TAIL, "
+				"%u after), stamped as described %u\n",
+				(uint64_t)(t->pick - dr.p[0].pick), (uint64_t)(t->dep - t->pick),
+				t->ts_tx, t->ts_tail, tdep, p1, before, after, p1_ok);
+		CHECK(t->dep - t->pick > 20000, "the TAIL did not wait (%" PRIu64 ")",
+				t->dep - t->pick);
+		CHECK(tail_ok);
+		CHECK(before > 0 && after > 0, "%u %u", before, after);
+		CHECK_EQ(p1_ok, p1);
+	}
+	rtr_egress_free(eg);
+	rtr_cw_free(src);
+
+	/* (c) The CLEAR comes while the TAIL and phase-0 packets before it
+	 * still queue on the old path (a DstToR whose hold timed out), and
+	 * the next epochs start on other paths. A packet of an older epoch
+	 * keeps the time it was picked when it leaves after a newer epoch
+	 * started: every packet of an older epoch has a ts_tx no later than
+	 * any packet of a newer one (what a DstToR tells stale packets by). */
+	src = mk_inst(&p, &src_sink);
+	eg = dep_egress();
+	{
+		unsigned int bad = 0, late = 0, first_new = DEP_MAX;
+
+		for (uint16_t sport = 7000; sport < 7100; sport++) {
+			struct flow f = flow4(84, 85, sport);
+			uint64_t t0 = T0 + (sport - 7000) * 10000000ULL;
+
+			dep_drive(src, eg, &f, n, t0, 200, t0 + 10000);
+			for (tail = 0; tail < n && !rtr_cw_tail(dr.p[tail].b8); tail++)
+				;
+			CHECK(tail < n);
+			if (tail < n && dr.p[tail + 1].path != dr.p[tail].path)
+				break;
+		}
+		for (unsigned int i = tail + 1; i < n && first_new == DEP_MAX; i++)
+			if (rtr_cw_epoch(dr.p[i].b8) != rtr_cw_epoch(dr.p[tail].b8))
+				first_new = i;
+		CHECK(first_new < n);
+		for (unsigned int i = 0; i < first_new && first_new < n; i++)
+			late += dr.p[i].dep > dr.p[first_new].dep;
+		for (unsigned int i = 0; i < n; i++)
+			for (unsigned int j = i + 1; j < n; j++)
+				if (rtr_cw_epoch(dr.p[i].b8) != rtr_cw_epoch(dr.p[j].b8) &&
+						(int16_t)(uint16_t)(dr.p[j].ts_tx - dr.p[i].ts_tx) < 0)
+					bad++;
+		printf("  (c) CLEAR before the TAIL left: %u packets of the old epoch left after "
+				"the new one's first; pairs of epochs out of ts_tx order %u\n",
+				late, bad);
+		CHECK(late > 0);
+		CHECK_EQ(bad, 0);
+	}
+	rtr_egress_free(eg);
+	rtr_cw_free(src);
+	rtr_cw_shared_free(sh);
+}
+
 int
 main(void)
 {
@@ -3109,6 +3412,7 @@ main(void)
 	test_flowtab();
 	test_flowtab_limits();
 	test_src_one_path();
+	test_src_departure();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
