@@ -7,6 +7,7 @@
  * mbufs from calloc, a fake NIC (a callback that records what it is given
  * and can refuse), and configs built in code.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -1039,6 +1040,91 @@ test_accounting(void)
 	done(eg);
 }
 
+/* The departure hook: what it saw, in order. */
+static struct {
+	uint32_t tag[64];
+	uint64_t at[64];
+	unsigned int n;
+} dep;
+
+static void
+dep_hook(void *arg, struct rte_mbuf *m, uint64_t now_ns)
+{
+	(void)arg;
+	if (dep.n < 64) {
+		dep.tag[dep.n] = tag_of(m);
+		dep.at[dep.n] = now_ns;
+	}
+	dep.n++;
+}
+
+/*
+ * io.depart is called once per packet that asks for it (a meta flag of
+ * depart_flags, received on a port of depart_ports), when it leaves its
+ * class queue (scheduler time, not enqueue time) or takes the fast path;
+ * never for others, never at the exit flush.
+ */
+static void
+test_depart_hook(void)
+{
+	struct rtr_egress_io io = {.tx = nic_tx, .drop = nic_drop, .alloc = nic_alloc,
+		.depart = dep_hook, .depart_flags = RTR_MF_CW_HDR, .depart_ports = 0x1};
+	struct rtr_egress *eg;
+	struct rte_mbuf *m;
+
+	cfg_reset(2);
+	cfg.ports[1].shape_gbps = 1.0;
+	cfg.ports[1].shape_burst_kb = 1;
+	memset(&st, 0, sizeof(st));
+	memset(&dep, 0, sizeof(dep));
+	CHECK_EQ(rtr_egress_shared_init(&sh, &cfg, NULL), 0);
+	eg = rtr_egress_create(&sh, 0, &io, &st, 1u << 16, -1);
+	CHECK(eg != NULL);
+	nic_reset(true);
+	/* 8 packets of 1000 B at t = 0 on a 1 Gb/s port: after the first
+	 * (the 1 KB burst allowance) they leave 8.2 us apart. Even tags ask
+	 * (flag, host port 0); 1 has the flag but came from port 1 (transit);
+	 * the other odd ones came from port 0 without the flag. */
+	for (uint32_t i = 0; i < 8; i++) {
+		m = pkt(1000, false, 0, -1, 4, i, i == 1 ? 1 : 0);
+		if (i % 2 == 0 || i == 1)
+			rtr_meta(m)->flags |= RTR_MF_CW_HDR;
+		CHECK_EQ(rtr_egress_enqueue(eg, 1, m, 0, 0), 0);
+	}
+	CHECK_EQ(dep.n, 0);
+	for (uint64_t t = 0; t <= 100000; t += 100) {
+		nic.now = t;
+		rtr_egress_service(eg, t);
+	}
+	CHECK_EQ(nic.n, 8);
+	CHECK_EQ(dep.n, 4);
+	for (unsigned int i = 0; i < dep.n && i < 4; i++) {
+		unsigned int k = dep.tag[i];
+
+		CHECK_EQ(k, 2 * i);
+		/* called as it left: the NIC got it at the same time */
+		CHECK_EQ(dep.at[i], nic.at[k]);
+		CHECK(k == 0 || dep.at[i] >= 8000 * (k - 1), "tag %u at %" PRIu64, k, dep.at[i]);
+	}
+	/* The fast path (plain port 0 idle): called at enqueue. */
+	nic_reset(true);
+	memset(&dep, 0, sizeof(dep));
+	m = pkt(200, false, 0, -1, 4, 40, 0);
+	rtr_meta(m)->flags |= RTR_MF_CW_HDR;
+	CHECK_EQ(rtr_egress_enqueue(eg, 0, m, 0, 777), 0);
+	CHECK_EQ(dep.n, 1);
+	CHECK_EQ(dep.at[0], 777);
+	/* Not at the exit flush. */
+	m = pkt(1000, false, 0, -1, 4, 41, 0);
+	rtr_meta(m)->flags |= RTR_MF_CW_HDR;
+	for (int i = 0; i < 4; i++)
+		rtr_egress_enqueue(eg, 1, pkt(1000, false, 0, -1, 4, 50 + i, 0), 0, 200000);
+	CHECK_EQ(rtr_egress_enqueue(eg, 1, m, 0, 200000), 0);
+	rtr_egress_flush_all(eg, 4);
+	CHECK_EQ(dep.n, 1);
+	done(eg);
+}
+
 int
 main(void)
 {
@@ -1055,5 +1141,6 @@ main(void)
 	test_delay_loss();
 	test_tail_trim();
 	test_accounting();
+	test_depart_hook();
 	return rtr_test_done("egress");
 }

@@ -3105,7 +3105,17 @@ static struct dep_run {
 	uint64_t now;			/* the egress call in progress */
 	struct dep_pkt p[DEP_MAX];
 	unsigned int n_left;
+	bool fabric;			/* what left goes on to fab (test 20) */
 } dr;
+
+/* The fabric behind the uplinks (test 20): what left, due at the DstToR. */
+#define FAB_MAX 4096
+
+static struct {
+	struct rte_mbuf *m[FAB_MAX];
+	uint64_t at[FAB_MAX];
+	unsigned int head, tail;
+} fab;
 
 static struct rtr_config dep_cfg;
 static struct rtr_egress_shared dep_sh;
@@ -3121,7 +3131,11 @@ dep_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 		const uint8_t *b = mdata(m) + rtr_meta_bth_off(rtr_meta(m));
 		uint32_t psn = (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
 
-		CHECK(psn < DEP_MAX && (rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		if (!(rtr_meta(m)->flags & RTR_MF_CW_HDR)) {
+			fake_free(m); /* other traffic (test 20) */
+			continue;
+		}
+		CHECK(psn < DEP_MAX);
 		if (psn < DEP_MAX) {
 			struct dep_pkt *d = &dr.p[psn];
 
@@ -3131,6 +3145,12 @@ dep_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 			d->ts_tail = (uint16_t)(b[14] << 8 | b[15]);
 			d->left = true;
 			dr.n_left++;
+		}
+		if (dr.fabric && fab.tail - fab.head < FAB_MAX) {
+			fab.m[fab.tail % FAB_MAX] = m;
+			fab.at[fab.tail % FAB_MAX] = dr.now + 2000;
+			fab.tail++;
+			continue;
 		}
 		fake_free(m);
 	}
@@ -3382,6 +3402,109 @@ test_src_departure(void)
 	rtr_cw_shared_free(sh);
 }
 
+/*
+ * 20. T_resume with departure timestamps, end to end: the old path's
+ * queue at the SrcToR grows fast (other traffic, 10 frames/us into a
+ * 1 Gb/s uplink) while a flow sends one packet every 2 us; its TAIL waits
+ * there over 100 us, its phase-1 packets leave at once on an idle path.
+ * Both paths take 2 us to the DstToR. The hold must last until the TAIL
+ * arrives: nothing delivered out of PSN order, the ring flushed by the
+ * TAIL, not by its deadline.
+ */
+
+static void
+test_src_departure_resume(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh), dp = def_params(NULL);
+	const unsigned int n = 100, n_bg = 200;
+	unsigned int ooo = 0, delivered = 0, tail = DEP_MAX, tries = 0;
+	uint64_t tail_wait = 0, flush_tail = 0, flush_timeout = 0;
+	struct rtr_cw *src, *dst;
+	struct rtr_egress *eg;
+
+	printf("20. T_resume behind a growing SrcToR uplink queue (TAIL waits there)\n");
+	for (uint16_t sport = 8000; sport < 8100; sport++) {
+		struct flow f = flow4(86, 87, sport), bgf = flow4(88, 89, 1);
+		uint64_t t0 = T0 + (sport - 8000) * 100000000ULL;
+		unsigned int next = 0, next_bg = 0;
+		uint32_t max_psn = 0;
+		bool any = false;
+
+		tries++;
+		zero_counters();
+		src = mk_inst(&p, &src_sink);
+		dst = mk_inst(&dp, &dst_sink);
+		eg = dep_egress();
+		memset(&dr, 0, sizeof(dr));
+		memset(&fab, 0, sizeof(fab));
+		dr.src = src;
+		dr.fabric = true;
+		ooo = delivered = 0;
+		for (uint64_t t = t0; delivered < n && t < t0 + 10000000ULL; t += 100) {
+			dr.now = t;
+			while (next < n && t0 + next * 2000ULL <= t) {
+				struct rte_mbuf *m = mk_host(&f, next, 4, 0, 0x02);
+				int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t, cs);
+
+				dr.p[next].pick = t;
+				dr.p[next].path = path;
+				CHECK_EQ(rtr_egress_enqueue(eg, (uint16_t)(2 + path), m,
+							 rtr_egress_classify(eg, m), t), 0);
+				next++;
+			}
+			while (next_bg < n_bg && t0 + next_bg * 100ULL <= t) {
+				struct rte_mbuf *m = mk_host(&bgf, next_bg, 4, 0, 0x02);
+
+				CHECK_EQ(rtr_egress_enqueue(eg, (uint16_t)(2 + dr.p[0].path), m,
+							 rtr_egress_classify(eg, m), t), 0);
+				next_bg++;
+			}
+			rtr_egress_service(eg, t);
+			while (fab.head != fab.tail && fab.at[fab.head % FAB_MAX] <= t) {
+				struct rte_mbuf *m = fab.m[fab.head++ % FAB_MAX];
+
+				to_fabric(m);
+				dst_rx(dst, &dst_sink, m, 0, t, cd);
+			}
+			rtr_cw_tick(dst, t, cd);
+			for (unsigned int i = 0; i < dst_sink.nd; i++) {
+				uint32_t psn = frame_psn(dst_sink.dm[i], &f);
+
+				if (any && psn < max_psn)
+					ooo++;
+				if (!any || psn > max_psn)
+					max_psn = psn;
+				any = true;
+				delivered++;
+			}
+			sink_clear(&dst_sink);
+		}
+		CHECK_EQ(delivered, n);
+		for (tail = 0; tail < n && !rtr_cw_tail(dr.p[tail].b8); tail++)
+			;
+		CHECK(tail < n);
+		tail_wait = tail < n ? dr.p[tail].dep - dr.p[tail].pick : 0;
+		flush_tail = cd[RTR_LBC_reorder_flush_tail];
+		flush_timeout = cd[RTR_LBC_reorder_flush_timeout];
+		rtr_cw_free(dst);
+		rtr_egress_flush_all(eg, 4);
+		rtr_egress_free(eg);
+		rtr_cw_free(src);
+		sink_clear(&src_sink);
+		if (tail + 1 < n && dr.p[tail + 1].path != dr.p[tail].path)
+			break; /* rerouted: the case of interest */
+	}
+	printf("  TAIL waited %" PRIu64 " ns in the uplink queue; %u packets delivered out of "
+			"order; reorder flushed by TAIL %" PRIu64 ", by deadline %" PRIu64 "\n",
+			tail_wait, ooo, flush_tail, flush_timeout);
+	CHECK(tail_wait > 50000, "%" PRIu64, tail_wait);
+	CHECK_EQ(ooo, 0);
+	CHECK_EQ(flush_tail, 1);
+	CHECK_EQ(flush_timeout, 0);
+	rtr_cw_shared_free(sh);
+}
+
 int
 main(void)
 {
@@ -3413,6 +3536,7 @@ main(void)
 	test_flowtab_limits();
 	test_src_one_path();
 	test_src_departure();
+	test_src_departure_resume();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);
