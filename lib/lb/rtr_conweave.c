@@ -53,13 +53,15 @@ struct rtr_cw_shared {
 struct cw_src {
 	uint64_t active_ns;
 	uint64_t reply_deadline;
-	uint64_t tail_ns;
+	uint64_t tail_ns;	/* when the TAIL was picked, then when it left */
 	uint64_t clear_deadline; /* phase 1: new epoch after this (NEVER: not armed) */
+	uint64_t epoch_ns;	/* when this epoch's first packet was picked */
 	uint16_t group;
 	uint8_t epoch;
 	uint8_t phase;
 	uint8_t path;
 	uint8_t stabilized;
+	uint8_t tail_left;	/* the TAIL departed: tail_ns is its departure */
 };
 
 /* DstToR state of one flow (2.3). */
@@ -493,8 +495,10 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	if (expired || stab) {
 		/* S2: a new epoch; this packet is its RTT_REQUEST. */
 		f->epoch = (f->epoch + 1) & 3;
+		f->epoch_ns = now;
 		f->phase = 0;
 		f->tail_ns = 0;
+		f->tail_left = 0;
 		f->stabilized = 0;
 		f->reply_deadline = now + cw->p.base_rtt_ns + cw->p.theta_reply_ns;
 		f->clear_deadline = NEVER;
@@ -520,7 +524,8 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		f->reply_deadline = NEVER;
 		c[RTR_LBC_reply_timeouts]++;
 		ask = tail = true;
-		f->tail_ns = now;
+		f->tail_ns = now; /* until it departs (rtr_cw_depart) */
+		f->tail_left = 0;
 		path = f->path;
 		phase = 0;
 		c[RTR_LBC_tails]++;
@@ -565,11 +570,68 @@ ecmp:
 	return rtr_group_pick(g, meta->flow_hash);
 }
 
+/*
+ * S5 at departure (issue 15 item 6): the paper's TX timestamps are the
+ * times packets leave the SrcToR, after its own uplink queue, which grows
+ * exactly when reroutes fire. rtr_cw_pick stamped the pick time; here the
+ * egress says when the packet really leaves:
+ *
+ * - ts_tx becomes the departure time;
+ * - the TAIL's ts_tail too, and the flow keeps it (tail_left), so that a
+ *   phase-1 packet leaving after the TAIL carries the TAIL's departure;
+ *   one leaving before the TAIL (the old path still queues it) carries its
+ *   own departure time: the TAIL leaves later, and that is the closest
+ *   bound known (the pick time of the TAIL, stamped at pick, is earlier);
+ * - a packet of an older epoch than the flow's (it queued while a newer
+ *   epoch started on another path) keeps its pick time: so every packet
+ *   of an epoch has a ts_tx no later than any packet of a later epoch, as
+ *   with pick-time stamps, and the DstToR can tell stale packets by ts_tx.
+ *
+ * A packet that leaves in the 1.024 us tick it was picked in needs nothing
+ * (unless it is the TAIL or in phase 1): no flow lookup on an idle uplink.
+ */
 void
 rtr_cw_depart(struct rtr_cw *cw, struct rte_mbuf *m, const struct rtr_meta *meta, uint64_t now,
 		uint64_t *c)
 {
-	(void)cw, (void)m, (void)meta, (void)now, (void)c;
+	const uint16_t ts = rtr_cw_ts(now);
+	const uint8_t b8 = meta->bth_b8;
+	uint8_t *frame, *h;
+	uint16_t pick_tx, ts_tail;
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct cw_src *f;
+
+	(void)c;
+	if (!(meta->flags & RTR_MF_CW_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA ||
+			meta->in_port >= RTR_MAX_PORTS || !(cw->p.host_port_mask >> meta->in_port & 1))
+		return; /* not stamped here */
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	h = frame + rtr_meta_bth_off(meta) + RTR_BTH_LEN;
+	pick_tx = (uint16_t)(h[0] << 8 | h[1]);
+	if (pick_tx == ts && !rtr_cw_tail(b8) && !rtr_cw_phase(b8))
+		return;
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
+	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, false, RTR_FT_ORIGIN_NONE, &st);
+	if (e == NULL)
+		return; /* the flow is gone: the pick-time stamps stay */
+	f = src_of(e);
+	if (rtr_cw_epoch(b8) != f->epoch || (int16_t)(uint16_t)(pick_tx - rtr_cw_ts(f->epoch_ns)) < 0)
+		return; /* an older epoch (the second test: one 4 epochs older) */
+	if (rtr_cw_tail(b8)) {
+		f->tail_ns = now;
+		f->tail_left = 1;
+		ts_tail = ts;
+	} else if (rtr_cw_phase(b8)) {
+		ts_tail = f->tail_left ? rtr_cw_ts(f->tail_ns) : ts;
+	} else {
+		ts_tail = (uint16_t)(h[2] << 8 | h[3]);
+	}
+	h[0] = (uint8_t)(ts >> 8);
+	h[1] = (uint8_t)ts;
+	h[2] = (uint8_t)(ts_tail >> 8);
+	h[3] = (uint8_t)ts_tail;
 }
 
 void
@@ -1011,6 +1073,19 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 				c[RTR_LBC_reorder_queues_max] = c[RTR_LBC_reorder_queues_in_use];
 		} else {
 			r = rtr_pring_at(cw->pool[d->port], d->ring);
+			if ((int16_t)(uint16_t)(ts_tail - d->ts_tail) > 0) {
+				/* A later ts_tail: the TAIL was still queued at
+				 * the SrcToR when this packet left, or this is
+				 * its departure (rtr_cw_depart). T_resume moves
+				 * with it, within the longest hold. */
+				uint64_t dl;
+
+				d->ts_tail = ts_tail;
+				dl = hold_deadline(cw, d,
+						d->phase0_seen ? d->phase0_rx : d->hold_start);
+				if (dl > d->deadline)
+					d->deadline = dl;
+			}
 		}
 		strip(m, meta);
 		if (rtr_pring_enqueue(r, m) != 0) {
