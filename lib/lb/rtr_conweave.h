@@ -78,6 +78,7 @@ struct rtr_cw_params {
 	uint32_t host_port_mask;  /* ports that get a pool of reorder rings */
 	unsigned int n_rings;	  /* reorder rings per host port, at most 65535 */
 	unsigned int ring_depth;  /* mbufs per ring */
+	uint32_t hold_budget;	  /* mbufs this worker may hold in its rings; 0: no limit */
 	uint32_t hash_seed;	  /* the parser's flow-hash seed (reverse lookups) */
 	uint64_t rng_seed;	  /* path sampling */
 	unsigned int worker;	  /* for names */

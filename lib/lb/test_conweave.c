@@ -3505,6 +3505,96 @@ test_src_departure_resume(void)
 	rtr_cw_shared_free(sh);
 }
 
+/* ------------------------------------------------------------ 21. hold budget */
+
+/*
+ * Issue 15 item 7: holding is bounded by the worker's hold budget (what
+ * the mempool can give without starving RX), not only by the rings. 100
+ * flows hold phase-1 packets (20 each, round robin) with room for 128
+ * rings of 64 but a budget of 500 packets: once the worker holds 500, a
+ * flow that would hold one more takes the overflow path (its ring
+ * released in order, the rest of its epoch delivered directly), counted;
+ * nothing is lost, every flow's packets come out once each, and a flow
+ * that never overflowed comes out in PSN order.
+ */
+static void
+test_dst_hold_budget(void)
+{
+	struct rtr_cw_params p = def_params(NULL);
+	struct sink *s = &dst_sink;
+	const unsigned int n_flows = 100, per_flow = 20;
+	unsigned int count[100] = {0}, over = 0, in_order = 0, max_held = 0;
+	uint32_t last[100];
+	bool bad_order[100] = {false}, overflowed[100] = {false};
+	uint64_t R = T0 + 900000;
+	struct rtr_cw *cw;
+
+	printf("21. DstToR: hold budget\n");
+	p.n_rings = 128;
+	p.ring_depth = 64;
+	p.hold_budget = 500;
+	memset(cd, 0, sizeof(cd));
+	cw = mk_inst(&p, s);
+	for (unsigned int i = 0; i < n_flows; i++) {
+		struct flow f = flow4(90, 91, (uint16_t)(9000 + i));
+
+		CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, 100, 0), 1, R), RTR_CW_FORWARD);
+	}
+	for (unsigned int k = 0; k < per_flow; k++) {
+		for (unsigned int i = 0; i < n_flows; i++) {
+			struct flow f = flow4(90, 91, (uint16_t)(9000 + i));
+			uint64_t before = cd[RTR_LBC_reorder_overflow];
+
+			RX(cw, dpkt(&f, 2 + k, 2, 1, 1, 0, 0, (uint16_t)(200 + k), 150), 1,
+					R + 10 + k);
+			if (cd[RTR_LBC_reorder_overflow] != before)
+				overflowed[i] = true;
+			if (rtr_cw_held(cw) > max_held)
+				max_held = (unsigned int)rtr_cw_held(cw);
+		}
+	}
+	for (unsigned int i = 0; i < n_flows; i++) {
+		struct flow f = flow4(90, 91, (uint16_t)(9000 + i));
+
+		RX(cw, dpkt(&f, 1, 1, 0, 1, 1, 1, 150, 150), 1, R + 1000);
+	}
+	CHECK_EQ(rtr_cw_held(cw), 0);
+	/* Per flow: each PSN once; order kept unless the flow overflowed. */
+	for (unsigned int j = 0; j < s->nd; j++) {
+		const uint8_t *b = mdata(s->dm[j]) + rtr_meta_bth_off(rtr_meta(s->dm[j]));
+		const uint8_t *l4 = mdata(s->dm[j]) + rtr_meta(s->dm[j])->l4_off;
+		unsigned int i = (unsigned int)(l4[0] << 8 | l4[1]) - 9000;
+		uint32_t psn = (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
+
+		CHECK(i < n_flows);
+		if (i >= n_flows)
+			continue;
+		if (count[i] > 0 && psn < last[i])
+			bad_order[i] = true;
+		last[i] = psn;
+		count[i]++;
+	}
+	for (unsigned int i = 0; i < n_flows; i++) {
+		CHECK_EQ(count[i], per_flow + 2);
+		over += overflowed[i];
+		in_order += !bad_order[i];
+		if (!overflowed[i])
+			CHECK(!bad_order[i], "flow %u", i);
+	}
+	printf("  budget 500: held at most %u packets; overflow taken by %u flows (counted %" PRIu64
+			" reorder_overflow, %" PRIu64 " over budget); %u of %u packets delivered, "
+			"%u flows in PSN order\n",
+			max_held, over, cd[RTR_LBC_reorder_overflow], cd[RTR_LBC_reorder_over_budget],
+			s->nd, n_flows * (per_flow + 2), in_order);
+	CHECK(max_held <= 500, "%u", max_held);
+	CHECK(over > 0);
+	CHECK_EQ(cd[RTR_LBC_reorder_overflow], over);
+	CHECK_EQ(cd[RTR_LBC_reorder_over_budget], over);
+	CHECK_EQ(s->nd, n_flows * (per_flow + 2));
+	ctrl_clear(s);
+	dst_done(cw);
+}
+
 int
 main(void)
 {
@@ -3537,6 +3627,7 @@ main(void)
 	test_src_one_path();
 	test_src_departure();
 	test_src_departure_resume();
+	test_dst_hold_budget();
 	sink_clear(&src_sink);
 	sink_clear(&dst_sink);
 	sink_clear(&aux_sink);

@@ -73,7 +73,8 @@
 	X(foreign_ctrl, "ConWeave/SeqBalance control packets for a host no mode here reads: consumed") \
 	X(stale_epoch_packets, "stragglers of an older epoch (by ts_tx) forwarded at once")       \
 	X(clear_timeouts, "phase-1 flows that started a new epoch without their CLEAR")            \
-	X(cw_unstamped, "packets of a ConWeave flow sent on its path without the fields")
+	X(cw_unstamped, "packets of a ConWeave flow sent on its path without the fields")          \
+	X(reorder_over_budget, "reorder overflows because the worker held its hold budget")
 
 enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
