@@ -406,6 +406,7 @@ lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared, void
 			.socket = (int)rte_lcore_to_socket_id(sw->workers[i]->lcore_id),
 			.n_groups = sw->route->n_groups,
 			.hash_seed = sw->hash_seed,
+			.hold_budget = app->cw_hold_budget,
 			.use_rte_malloc = true,
 			.shared = *shared,
 			.link_down = &sw->link_down_mask,

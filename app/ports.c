@@ -107,6 +107,46 @@ nic_pfc(const struct rtr_config *cfg, uint16_t port)
 	return 0;
 }
 
+/*
+ * ConWeave's hold budget (issue 15 item 7): the mbufs the reorder rings of
+ * all workers may hold at once, split evenly between the workers (flows
+ * are spread over them by hash). Holding past it takes the overflow path
+ * (the ring released in order, reorder_over_budget), so holds never take
+ * the mbufs RX needs: the rings' own limits (up to 1024 x 2048 packets per
+ * host port and worker) are far above any pool.
+ *
+ * share is what the pool was sized to hold (conweave.hold_budget, or the
+ * reorder share of the formula), others what the formula gives everything
+ * else (RX and TX descriptors, worker bursts and caches, rings, egress). A
+ * switch.mbufs smaller than others + share leaves holding what remains,
+ * but at least a quarter of the pool (such a pool is below the formula
+ * anyway); an explicit hold_budget is taken as given (the validator keeps
+ * it below switch.mbufs).
+ */
+static void
+hold_budget(struct rtr_app *app, uint64_t others, uint64_t share)
+{
+	const struct rtr_config *cfg = &app->cfg;
+	unsigned int nw = app->sw.n_workers ? app->sw.n_workers : 1;
+	uint64_t total = share, left, per;
+
+	app->cw_hold_budget = 0;
+	if (cfg->sw.lb != RTR_LB_CONWEAVE && !app->telemetry_rw)
+		return;
+	if (cfg->conweave.hold_budget == 0 && app->n_mbufs < others + share) {
+		left = app->n_mbufs > others ? app->n_mbufs - others : 0;
+		if (left < app->n_mbufs / 4)
+			left = app->n_mbufs / 4;
+		if (left < total)
+			total = left;
+	}
+	per = total / nw;
+	app->cw_hold_budget = per > 0 ? (uint32_t)per : 1;
+	printf("rocetor: conweave hold budget %u mbufs per worker (%s%s)\n", app->cw_hold_budget,
+		cfg->conweave.hold_budget ? "conweave.hold_budget" : "derived from the mempool",
+		total < share ? ", cut: switch.mbufs is below the formula" : "");
+}
+
 int
 rtr_ports_setup(struct rtr_app *app)
 {
@@ -180,19 +220,24 @@ rtr_ports_setup(struct rtr_app *app)
 		egress_part += RTE_MIN(qb, (uint64_t)EGRESS_QUEUE_MBUFS_MAX) +
 			(uint64_t)((double)pc->delay_us * 1000 * gbps / (8 * 1024));
 	}
-	/* ConWeave reorder queues hold packets too: per host port, what its
-	 * rings can hold, capped like the egress share (the rings never drop:
-	 * when the pool runs dry the NIC drops at RX and holds end at their
-	 * deadlines). With --telemetry-rw the mode may become ConWeave at
-	 * runtime: the pool is sized for it from the start. */
-	if (cfg->sw.lb == RTR_LB_CONWEAVE || app->telemetry_rw)
-		for (i = 0; i < cfg->n_ports; i++)
-			if (cfg->ports[i].role == RTR_PORT_HOST)
-				reorder_part += RTE_MIN((uint64_t)cfg->conweave.reorder_queues_per_port *
-						cfg->conweave.reorder_queue_depth,
-					(uint64_t)EGRESS_QUEUE_MBUFS_MAX);
+	/* ConWeave reorder queues hold packets too: conweave.hold_budget, or
+	 * per host port what its rings can hold, capped like the egress share.
+	 * With --telemetry-rw the mode may become ConWeave at runtime: the
+	 * pool is sized for it from the start. */
+	if (cfg->sw.lb == RTR_LB_CONWEAVE || app->telemetry_rw) {
+		if (cfg->conweave.hold_budget != 0)
+			reorder_part = cfg->conweave.hold_budget;
+		else
+			for (i = 0; i < cfg->n_ports; i++)
+				if (cfg->ports[i].role == RTR_PORT_HOST)
+					reorder_part += RTE_MIN(
+						(uint64_t)cfg->conweave.reorder_queues_per_port *
+							cfg->conweave.reorder_queue_depth,
+						(uint64_t)EGRESS_QUEUE_MBUFS_MAX);
+	}
 	need = rx_desc_total + tx_desc_total + worker_part + ring_part + egress_part + reorder_part;
 	app->n_mbufs = cfg->sw.mbufs ? cfg->sw.mbufs : round_pow2_minus1(need);
+	hold_budget(app, need - reorder_part, reorder_part);
 	app->mbuf_data_room = RTE_PKTMBUF_HEADROOM +
 		RTE_MAX(2048u, max_mtu + RTE_ETHER_HDR_LEN + 2 * 4 + RTE_ETHER_CRC_LEN + 4);
 	snprintf(name, sizeof(name), "rtr_pool");

@@ -1723,6 +1723,16 @@ conweave_check(struct vctx *c, const struct cfg_node *node, int line, const stru
 				cw->base_rtt_us, cw->resume_default_us, cw->resume_extra_us, floor,
 				cw->clear_timeout_us);
 	}
+	/* The switch section is read first. A pool no larger than what the
+	 * rings may hold leaves nothing for RX: the NIC would starve. */
+	if (cw->hold_budget != 0 && c->cfg->sw.mbufs != 0 && cw->hold_budget >= c->cfg->sw.mbufs) {
+		struct cfg_path hpath = {path, "hold_budget", 0};
+
+		return cfg_error(c->e, rule_line(node, line, "hold_budget", NULL, NULL), &hpath,
+				"must be below switch.mbufs (%u): the pool also fills the RX rings, "
+				"got %u",
+				c->cfg->sw.mbufs, cw->hold_budget);
+	}
 	return 0;
 }
 
@@ -1744,6 +1754,7 @@ static const struct vfield conweave_fields[] = {
 		F_UINT("dst_prefix_len", struct rtr_conweave_cfg, dst_prefix_len, 0, 32, 24),
 		F_UINT("dst_prefix_len6", struct rtr_conweave_cfg, dst_prefix_len6, 0, 128, 64),
 		CW_US("clear_timeout_us", clear_timeout_us, 0, 0),
+		F_UINT("hold_budget", struct rtr_conweave_cfg, hold_budget, 0, 16777216, 0),
 };
 static const struct vmap conweave_map = {
 		conweave_fields, RTR_ARRAY_SIZE(conweave_fields), conweave_check};

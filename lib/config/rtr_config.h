@@ -163,6 +163,7 @@ struct rtr_conweave_cfg {
 	uint32_t dst_prefix_len;  /* busy paths are per destination masked to this (IPv4) */
 	uint32_t dst_prefix_len6; /* ... and this (IPv6) */
 	uint32_t clear_timeout_us; /* 0: derived (rtr_cw_bound_clear_ns) */
+	uint32_t hold_budget;	   /* mbufs the reorder rings may hold; 0 = derived */
 };
 
 /* ALGORITHMS.md 3 */

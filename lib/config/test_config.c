@@ -904,6 +904,31 @@ test_routes_ok(void)
 	rtr_config_free(&cfg);
 }
 
+/* conweave.hold_budget (issue 15 item 7): 0 = derived; below switch.mbufs. */
+static void
+test_conweave_hold_budget(void)
+{
+	struct rtr_config cfg;
+
+	load_ok(__LINE__, "yaml", YP "conweave: {hold_budget: 20000}\n", &cfg);
+	CHECK_EQ(cfg.conweave.hold_budget, 20000);
+	rtr_config_free(&cfg);
+	load_ok(__LINE__, "yaml", YP, &cfg);
+	CHECK_EQ(cfg.conweave.hold_budget, 0);
+	rtr_config_free(&cfg);
+	load_ok(__LINE__, "yaml", "switch: {mbufs: 8191}\n" YP "conweave: {hold_budget: 8190}\n",
+			&cfg);
+	rtr_config_free(&cfg);
+	ERR_Y("switch: {mbufs: 8191}\n" YP "conweave:\n  flow_table_size: 4096\n  hold_budget: 8191\n",
+			"t.yaml:8: conweave.hold_budget: must be below switch.mbufs (8191): the pool "
+			"also fills the RX rings, got 8191");
+	ERR_C("switch = { mbufs = 4095; };\n" CP "conweave = { hold_budget = 5000; };\n",
+			"t.cfg:7: conweave.hold_budget: must be below switch.mbufs (4095): the pool "
+			"also fills the RX rings, got 5000");
+	ERR_Y(YP "conweave: {hold_budget: 16777217}\n",
+			"t.yaml:5: conweave.hold_budget: must be 0..16777216, got 16777217");
+}
+
 static void
 test_conweave_rules(void)
 {
@@ -1630,6 +1655,7 @@ main(int argc, char **argv)
 	test_routes_ok();
 	test_conweave_rules();
 	test_conweave_bounds();
+	test_conweave_hold_budget();
 	test_qos_classes();
 	test_qos_rules();
 	test_pfc_mode_names();

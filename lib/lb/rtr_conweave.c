@@ -107,6 +107,7 @@ struct rtr_cw {
 	struct cw_timer *heap;
 	unsigned int heap_n, heap_cap;
 	uint64_t held;		/* packets in rings now */
+	uint64_t hold_budget;	/* at most this many (p.hold_budget, 0: no limit) */
 	uint64_t *cur_c;	/* counters of the call in progress (emit callbacks) */
 	uint16_t cur_port;
 	struct cw_dst *clear_for; /* expire(): build the CLEAR from the first released packet */
@@ -252,6 +253,7 @@ rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io)
 	cw->aging_ns = rtr_cw_aging_ns(p);
 	cw->hold_max_ns = rtr_cw_max_hold_ns(p);
 	cw->clear_to_ns = rtr_cw_clear_timeout_ns(p);
+	cw->hold_budget = p->hold_budget ? p->hold_budget : UINT64_MAX;
 	cw->rng = p->rng_seed ^ ((uint64_t)p->worker << 32) ^ 0x5851f42d4c957f2dULL;
 	snprintf(name, sizeof(name), "cw_flows_%u", p->worker);
 	fp = (struct rtr_ft_params){
@@ -1041,6 +1043,18 @@ rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uin
 		/* D6: it overtook the TAIL: hold it. */
 		struct rtr_pring *r;
 
+		if (unlikely(cw->held >= cw->hold_budget)) {
+			/* D8 for the mempool (issue 15 item 7): the worker
+			 * holds all the mbufs it may (more would starve RX):
+			 * release this flow's ring in order, then this one. */
+			c[RTR_LBC_reorder_overflow]++;
+			c[RTR_LBC_reorder_over_budget]++;
+			d->no_reorder = 1;
+			strip(m, meta);
+			if (d->ring != NO_RING)
+				release_ring(cw, d, now, c);
+			return RTR_CW_FORWARD;
+		}
 		if (d->ring == NO_RING) {
 			struct rtr_pring_pool *pool = port < RTR_MAX_PORTS ? cw->pool[port] : NULL;
 

@@ -60,6 +60,7 @@ cw_init(const struct rtr_lb_init *in)
 		.host_port_mask = in->host_port_mask,
 		.n_rings = cc->reorder_queues_per_port,
 		.ring_depth = cc->reorder_queue_depth,
+		.hold_budget = in->hold_budget,
 		.hash_seed = in->hash_seed,
 		.rng_seed = (uint64_t)in->cfg->sw.id << 16 ^ in->hash_seed,
 		.worker = in->worker,

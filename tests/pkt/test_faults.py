@@ -302,6 +302,55 @@ def case_mbuf_exhaustion(t):
           (name, nombuf, s["lb"]["ctrl_alloc_failed"], s["originated"]))
 
 
+def case_hold_budget(t):
+    """Issue 15 item 7: reorder holds bounded by the mempool. switch.mbufs
+    4095 on a DstToR whose rings could hold 1024 x 255 packets: 150 flows
+    each hold 40 phase-1 packets (6000, more than the pool) until their
+    TAILs come at the end. Holding stops at the worker's hold budget (a
+    quarter of this small pool): the overflow path is taken and counted
+    (reorder_overflow, reorder_over_budget), the NIC never runs dry
+    (rx_nombuf 0: TAILs and RTT_REQUESTs all received), nothing is lost."""
+    n, per = 150, 40
+    seq = []
+    for i in range(n):
+        f = CW.host_frame(1, sport=50000 + i)
+        seq.append(CW.arrive(f, epoch=1, ask=1, ts_tx=100))
+    for k in range(per):
+        for i in range(n):
+            f = CW.host_frame(3 + k, sport=50000 + i)
+            seq.append(CW.arrive(f, epoch=1, phase=1, ts_tx=200 + k, ts_tail=20100, path=2))
+    for i in range(n):
+        f = CW.host_frame(2, sport=50000 + i)
+        seq.append(CW.arrive(f, epoch=1, ask=1, tail=1, ts_tx=20100, ts_tail=20100))
+    name = "hold budget (mbufs 4095)"
+    cfg = dst_small(1024, 255, ", theta_inactive_us: 31999", resume_extra_us=20000)
+    cfg = cfg.replace("switch: {name: dst, id: 2, lb: conweave}",
+                      "switch: {name: dst, id: 2, lb: conweave, mbufs: 4095}")
+    t.check("mbufs: 4095" in cfg, "config edit")
+    inputs = [[], seq, [], [], []]
+    res = harness.run(cfg, inputs, tag="flbudget")
+    s = sound(t, name, res, inputs)
+    if s is None:
+        return
+    lb = s["lb"]
+    nombuf = res.port(1)["rx_nombuf"]
+    by_flow = delivered(res)
+    print("%s: rx_nombuf %d, reorder_held %d, reorder_overflow %d, reorder_over_budget %d, "
+          "delivered %d of %d, TAILs received %d" %
+          (name, nombuf, lb["reorder_held"], lb["reorder_overflow"],
+           lb.get("reorder_over_budget", -1), sum(len(v) for v in by_flow.values()), len(seq),
+           lb["tails_rx"]))
+    t.eq(nombuf, 0, "(%s: the NIC never ran out of mbufs)" % name)
+    t.check(lb["reorder_overflow"] > 0, "%s: no overflow taken" % name)
+    t.eq(lb.get("reorder_over_budget"), lb["reorder_overflow"],
+         "(%s: every overflow was the budget's)" % name)
+    t.eq(lb["tails_rx"], n, "(%s: every TAIL received)" % name)
+    t.eq(s["forwarded"], len(seq), "(%s: every packet delivered)" % name)
+    t.eq(s["dropped"], 0, "(%s: never drop)" % name)
+    bad = [sp for sp, v in by_flow.items() if sorted(v) != list(range(1, per + 3))]
+    t.eq((len(by_flow), bad[:3]), (n, []), "(%s: flows, each packet once)" % name)
+
+
 def case_handoff_full(t):
     """Two workers (--main-forwards, lcores 0,1) and switch.handoff_ring 1:
     packets for the other worker's flows overflow its hand-off ring
@@ -528,6 +577,7 @@ def main():
     case_reorder_ring_full(t)
     case_reorder_pool_empty(t)
     case_mbuf_exhaustion(t)
+    case_hold_budget(t)
     case_handoff_full(t)
     for line in FIG:
         print(line)
