@@ -3057,18 +3057,27 @@ test_src_one_path(void)
 		CHECK(memcmp(mdata(m), orig, olen) == 0);
 		fake_free(m);
 		/* Only Resv7 packets for longer than theta_inactive: the flow
-		 * stays active on its path (no new epoch, no idle move while
-		 * they are in flight). */
+		 * stays active on its path (not idle: no idle move while they
+		 * are in flight). Its phase 1 ends by the CLEAR timeout (no
+		 * CLEAR comes here), which starts a new epoch on the same
+		 * path; an idle flow would not count it and could move. */
 		for (t = t0 + 100000; t <= t0 + 1000000; t += 100000) {
 			m = mk_host(&f, 7, 4, 0x01, 0x02);
 			CHECK(rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t, cs) >= 0);
 			fake_free(m);
 		}
-		r = src_send(src, &f, 8, t0 + 1000001, cs, NULL);
-		kept += is_b8(r.b8, 1, 1, 1, 0, 0);
+		{
+			uint64_t ct = cs[RTR_LBC_clear_timeouts], im = cs[RTR_LBC_idle_moves];
+			int on = r.path;
+
+			r = src_send(src, &f, 8, t0 + 1000001, cs, NULL);
+			kept += cs[RTR_LBC_clear_timeouts] == ct + 1 &&
+				cs[RTR_LBC_idle_moves] == im && r.path == on;
+		}
 	}
 	printf("  %u rerouted flows: Resv7 packet on the flow's path %u, 2 B headroom %u "
-			"(stamped %u), no room %u; phase kept through %u us of Resv7 packets %u\n",
+			"(stamped %u), no room %u; still active (no idle expiry) after %u us of Resv7 "
+			"packets %u\n",
 			n, resv7_on, shifted_on, shifted_cw, full_on, 1000, kept);
 	CHECK_EQ(n, 100);
 	CHECK_EQ(resv7_on, n);
