@@ -323,7 +323,7 @@ def case_hold_budget(t):
         f = CW.host_frame(2, sport=50000 + i)
         seq.append(CW.arrive(f, epoch=1, ask=1, tail=1, ts_tx=20100, ts_tail=20100))
     name = "hold budget (mbufs 4095)"
-    cfg = dst_small(1024, 255, ", theta_inactive_us: 31999", resume_extra_us=20000)
+    cfg = dst_small(1024, 255, resume_extra_us=31000)
     cfg = cfg.replace("switch: {name: dst, id: 2, lb: conweave}",
                       "switch: {name: dst, id: 2, lb: conweave, mbufs: 4095}")
     t.check("mbufs: 4095" in cfg, "config edit")
