@@ -62,6 +62,7 @@ struct cw_src {
 	uint8_t path;
 	uint8_t stabilized;
 	uint8_t tail_left;	/* the TAIL departed: tail_ns is its departure */
+	uint8_t p1_left;	/* a phase-1 packet departed: clear_deadline is from it */
 };
 
 /* DstToR state of one flow (2.3). */
@@ -501,6 +502,7 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		f->phase = 0;
 		f->tail_ns = 0;
 		f->tail_left = 0;
+		f->p1_left = 0;
 		f->stabilized = 0;
 		f->reply_deadline = now + cw->p.base_rtt_ns + cw->p.theta_reply_ns;
 		f->clear_deadline = NEVER;
@@ -528,6 +530,7 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		ask = tail = true;
 		f->tail_ns = now; /* until it departs (rtr_cw_depart) */
 		f->tail_left = 0;
+		f->p1_left = 0;
 		path = f->path;
 		phase = 0;
 		c[RTR_LBC_tails]++;
@@ -541,7 +544,8 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 		path = f->path;
 		phase = f->phase;
 		/* The first phase-1 packet can start the DstToR's hold: the
-		 * CLEAR is due within the longest hold and a round trip. */
+		 * CLEAR is due within the longest hold and a round trip
+		 * (from its departure: rtr_cw_depart moves it there). */
 		if (phase == 1 && f->clear_deadline == NEVER)
 			f->clear_deadline = now + cw->clear_to_ns;
 	}
@@ -627,6 +631,14 @@ rtr_cw_depart(struct rtr_cw *cw, struct rte_mbuf *m, const struct rtr_meta *meta
 		ts_tail = ts;
 	} else if (rtr_cw_phase(b8)) {
 		ts_tail = f->tail_left ? rtr_cw_ts(f->tail_ns) : ts;
+		/* The DstToR's hold starts when this packet arrives, not
+		 * when it was picked: the first phase-1 departure restarts
+		 * the CLEAR timeout (it may have queued in the new uplink). */
+		if (!f->p1_left) {
+			f->p1_left = 1;
+			if (f->clear_deadline != NEVER)
+				f->clear_deadline = RTE_MAX(f->clear_deadline, now + cw->clear_to_ns);
+		}
 	} else {
 		ts_tail = (uint16_t)(h[2] << 8 | h[3]);
 	}

@@ -938,6 +938,55 @@ test_src_lost_clear(void)
 	}
 }
 
+/*
+ * The CLEAR timeout counts from the first phase-1 packet's departure, not
+ * its pick: the DstToR's hold starts when that packet arrives, so a phase-1
+ * packet that queues 150 us in the SrcToR's new uplink must not let the
+ * timeout fire while the DstToR may still hold (the new epoch would
+ * overrun the hold and flush it out of order). Picked at p1, it leaves at
+ * p1 + 150 us: no timeout before p1 + 150 us + to, one after it.
+ */
+static void
+test_src_clear_from_departure(void)
+{
+	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src = mk_inst(&p, &src_sink);
+	struct flow f = flow4(48, 49, 4800);
+	uint64_t t0 = T0 + 29000000, p1 = t0 + 10000, q = 150000, to = rtr_cw_clear_timeout_ns(&p);
+	uint64_t t, first_new = 0;
+	struct rte_mbuf *m;
+	struct stamp s;
+
+	printf("4c. SrcToR: the CLEAR timeout runs from the first phase-1 departure\n");
+	memset(cs, 0, sizeof(cs));
+	src_send(src, &f, 0, t0, cs, NULL);
+	s = src_send(src, &f, 1, t0 + 8001, cs, &m);
+	CHECK(is_b8(s.b8, 1, 0, 1, 1, 1), "b8 %#x", s.b8); /* the TAIL */
+	rtr_cw_depart(src, m, rtr_meta(m), t0 + 8001, cs);
+	fake_free(m);
+	s = src_send(src, &f, 2, p1, cs, &m); /* first phase 1: queues q */
+	CHECK(is_b8(s.b8, 1, 1, 1, 0, 0), "b8 %#x", s.b8);
+	for (t = p1 + 10000; t < p1 + q + to + 50000; t += 10000) {
+		if (t == p1 + q) {
+			rtr_cw_depart(src, m, rtr_meta(m), t, cs);
+			fake_free(m);
+		}
+		s = src_send(src, &f, (uint32_t)((t - p1) / 10000 + 3), t, cs, NULL);
+		if (first_new == 0 && rtr_cw_ask(s.b8) && !rtr_cw_tail(s.b8))
+			first_new = t;
+	}
+	printf("  first phase-1 packet picked at p1, left at p1 + %lu ns; clear timeout %lu ns; "
+	       "new epoch at p1 + %lu ns\n",
+			(unsigned long)q, (unsigned long)to,
+			first_new ? (unsigned long)(first_new - p1) : 0ul);
+	CHECK(first_new > p1 + q + to, "new epoch at p1 + %lu ns, before p1 + %lu ns",
+			(unsigned long)(first_new - p1), (unsigned long)(q + to));
+	CHECK_EQ(cs[RTR_LBC_clear_timeouts], 1);
+	rtr_cw_free(src);
+	rtr_cw_shared_free(sh);
+}
+
 /* ------------------------------------------------------------ 5. busy paths */
 
 /* n flows (sport base..base+n-1) send their first packet at t. */
@@ -3615,6 +3664,7 @@ main(void)
 	test_src_timeout();
 	test_src_clear_inactive();
 	test_src_lost_clear();
+	test_src_clear_from_departure();
 	test_src_busy();
 	test_src_busy_per_dst();
 	test_src_bypass();
