@@ -382,6 +382,22 @@ make_headroom(struct rte_mbuf *m)
 	return 0;
 }
 
+/* The flow's path went down: move it now (nothing can be delivered on a
+ * dead link anyway) to a good path, else by the group's resilient rule on
+ * the same snapshot of the mask (non-zero: the callers tested it). */
+static void
+move_off_dead(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx,
+		const struct rtr_ft_key *k, struct cw_src *f, uint64_t live, uint32_t hash,
+		uint64_t now, uint64_t *c)
+{
+	int p = good_path(cw, g_idx, k, -1, live, now);
+
+	if (p < 0)
+		p = rtr_group_pick_live(g, live, hash);
+	f->path = (uint8_t)p;
+	c[RTR_LBC_reroutes]++;
+}
+
 /*
  * Issue 15 item 10: a packet that cannot carry the fields (Resv7 set by
  * the host, no room for the header) still takes its flow's current path,
@@ -409,16 +425,8 @@ unstamped(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, stru
 		return rtr_group_pick(g, meta->flow_hash);
 	}
 	f = src_of(e);
-	if (unlikely(!(live & (1ULL << f->path)))) {
-		int p = good_path(cw, g_idx, &k, -1, live, now);
-
-		if (p < 0)
-			p = rtr_group_pick(g, meta->flow_hash);
-		if (p < 0)
-			return -1;
-		f->path = (uint8_t)p;
-		c[RTR_LBC_reroutes]++;
-	}
+	if (unlikely(!(live & (1ULL << f->path))))
+		move_off_dead(cw, g, g_idx, &k, f, live, meta->flow_hash, now, c);
 	e->last_ns = now;
 	f->active_ns = now;
 	c[RTR_LBC_cw_unstamped]++;
@@ -463,7 +471,9 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	f = src_of(e);
 	e->last_ns = now;
 	if (st == RTR_FT_NEW) {
-		f->path = (uint8_t)rtr_group_pick(g, meta->flow_hash);
+		/* live was tested non-zero: a second load of the mask could
+		 * find every path down and store -1 as path 255. */
+		f->path = (uint8_t)rtr_group_pick_live(g, live, meta->flow_hash);
 		f->reply_deadline = NEVER;
 		expired = true;
 	} else {
@@ -483,18 +493,8 @@ rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, st
 	}
 	f->active_ns = now;
 	f->group = (uint16_t)g_idx;
-	if (unlikely(!(live & (1ULL << f->path)))) {
-		/* The flow's path went down: move now (nothing can be
-		 * delivered on a dead link anyway). */
-		int p = good_path(cw, g_idx, &k, -1, live, now);
-
-		if (p < 0)
-			p = rtr_group_pick(g, meta->flow_hash);
-		if (p < 0)
-			return -1;
-		f->path = (uint8_t)p;
-		c[RTR_LBC_reroutes]++;
-	}
+	if (unlikely(!(live & (1ULL << f->path))))
+		move_off_dead(cw, g, g_idx, &k, f, live, meta->flow_hash, now, c);
 	if (expired || stab) {
 		/* S2: a new epoch; this packet is its RTT_REQUEST. */
 		f->epoch = (f->epoch + 1) & 3;

@@ -28,6 +28,7 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "test_agg_cfg.h"
 #include "rtr_test_mbuf.h"
 
 #define SEED	 0x1234abcdu
@@ -1167,30 +1168,8 @@ test_src_busy(void)
  * a config read as the router reads it (default dst_prefix_len 24 / 64):
  * every new flow to Y must take the same path in both runs.
  */
-static const char AGG_CFG[] =
-	"switch: {name: tor1, role: tor, id: 1, lb: conweave}\n"
-	"ports:\n"
-	"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\"}\n"
-	"  - {port: 1, role: fabric, mac: \"02:00:00:00:07:01\"}\n"
-	"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\"}\n"
-	"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\"}\n"
-	"  - {port: 4, role: fabric, mac: \"02:00:00:00:07:04\"}\n"
-	"routes:\n"
-	"  - {prefix: \"10.1.0.0/24\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-	"  - {prefix: \"fd00:1::/64\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-	"  - prefix: \"10.0.0.0/8\"\n"
-	"    paths:\n"
-	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
-	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
-	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
-	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
-	"  - prefix: \"fd00::/16\"\n"
-	"    paths:\n"
-	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
-	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
-	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
-	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
-	"conweave: {reorder_queues_per_port: 4, reorder_queue_depth: 16, flow_table_size: 65536}\n";
+static const char AGG_CFG[] = TEST_AGG_CFG("conweave",
+		"conweave: {reorder_queues_per_port: 4, reorder_queue_depth: 16, flow_table_size: 65536}\n");
 
 #define AGG_N 400 /* new flows per destination ToR and family */
 

@@ -28,6 +28,7 @@
 #include "rtr_seqbalance.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "test_agg_cfg.h"
 #include "rtr_test_mbuf.h"
 
 #define SEED	 0x1234abcdu
@@ -1187,30 +1188,8 @@ test_control_rx(void)
  * notice it (no rehash). Through the ops table and a config read as the
  * router reads it (default dst_prefix_len 24 / 64).
  */
-static const char AGG_CFG[] =
-	"switch: {name: tor1, role: tor, id: 1, lb: seqbalance}\n"
-	"ports:\n"
-	"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\"}\n"
-	"  - {port: 1, role: fabric, mac: \"02:00:00:00:07:01\"}\n"
-	"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\"}\n"
-	"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\"}\n"
-	"  - {port: 4, role: fabric, mac: \"02:00:00:00:07:04\"}\n"
-	"routes:\n"
-	"  - {prefix: \"10.1.0.0/24\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-	"  - {prefix: \"fd00:1::/64\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-	"  - prefix: \"10.0.0.0/8\"\n"
-	"    paths:\n"
-	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
-	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
-	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
-	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
-	"  - prefix: \"fd00::/16\"\n"
-	"    paths:\n"
-	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
-	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
-	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
-	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
-	"seqbalance: {phi_us: 1000000, flow_table_size: 65536}\n";
+static const char AGG_CFG[] = TEST_AGG_CFG("seqbalance",
+		"seqbalance: {phi_us: 1000000, flow_table_size: 65536}\n");
 
 #define AGG_N 400 /* new sub-flows per destination ToR and family */
 
