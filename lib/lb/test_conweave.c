@@ -1181,13 +1181,7 @@ agg_flow(bool v6, uint8_t tor, uint8_t h, uint16_t sport)
 
 	memset(&f, 0, sizeof(f));
 	f.v6 = v6;
-	if (!v6) {
-		f.src[0] = 10, f.src[1] = 1, f.src[3] = h;
-		f.dst[0] = 10, f.dst[1] = tor, f.dst[3] = 5;
-	} else {
-		f.src[0] = 0xfd, f.src[3] = 1, f.src[15] = h;
-		f.dst[0] = 0xfd, f.dst[3] = tor, f.dst[15] = 5;
-	}
+	test_agg_addrs(v6, tor, h, f.src, f.dst);
 	f.sport = sport;
 	return f;
 }
