@@ -13,6 +13,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rtr_config.h"
@@ -130,6 +131,11 @@ struct rtr_lb_ops {
 
 struct rtr_ft_limit;
 
+/* What one host port's reorder rings may count toward a mode's mbuf budget
+ * (like an egress port's share of the pool: deeper rings need
+ * switch.mbufs). */
+#define RTR_LB_HOLD_PORT_MAX 4096
+
 /*
  * The per-origin limits of a worker's flow table of `entries` entries from
  * the host ports' flow_share / flow_rate / flow_burst (doc/security.md):
@@ -140,6 +146,59 @@ void rtr_lb_ft_limits(const struct rtr_lb_init *in, uint32_t entries, struct rtr
 
 /* The ops for a mode, or NULL when this build does not implement it yet. */
 const struct rtr_lb_ops *rtr_lb_get(enum rtr_lb_mode mode);
+
+/* ------------------------------------------------------------ the registry */
+
+/* What a mode does on a switch whose switch.role is spine. */
+enum rtr_lb_spine {
+	/* Runs as on a ToR (ECMP; CAVER: DRE, ACK shims, source routes). */
+	RTR_LB_SPINE_RUN = 0,
+	/* A ToR-only mode (a path is the SrcToR's uplink): the spine routes
+	 * by ECMP under the mode's name and never touches its fields, but
+	 * still parses them (fabric_parse_flags), so trimming and the
+	 * control class see them whole. */
+	RTR_LB_SPINE_ECMP,
+};
+
+/* Where a mode writes the members of its telemetry view of one flow. */
+struct rtr_lb_kv {
+	void (*u64)(void *arg, const char *key, uint64_t v);
+	void (*str)(void *arg, const char *key, const char *v);
+	void *arg;
+};
+
+/*
+ * One LB mode as the rest of the switch sees it: everything above lib/lb
+ * (app, pipelines, telemetry, config, the bench) learns about modes from
+ * these descriptors only, never by name. A mode's id is its index in the
+ * registry (rtr_lb_modes.c), the value of switch.lb (enum rtr_lb_mode).
+ */
+struct rtr_lb_desc {
+	const char *name;		/* switch.lb / --lb / /rocetor/lb/set */
+	const char *summary;		/* one line: CLI help and docs */
+	/* NULL: a reserved name this build does not implement (the config
+	 * accepts it, the switch refuses to start with it). */
+	const struct rtr_lb_ops *ops;
+	enum rtr_lb_spine spine;
+	/* mbufs this mode's state may hold at once on a switch with config
+	 * cfg (reorder rings): part of the mempool budget, and the hold
+	 * budget split among the workers. *key: the config key that set it
+	 * explicitly, or NULL when derived. NULL: holds nothing. */
+	uint64_t (*mbuf_budget)(const struct rtr_config *cfg, const char **key);
+	/* Telemetry /rocetor/lb/flows: the mode's members of one flow (the
+	 * caller adds role, src, dst, sport, worker and idle_us). */
+	void (*flow_view)(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv);
+};
+
+/* Modes in the registry (implemented or reserved); ids are 0..count-1. */
+unsigned int rtr_lb_mode_count(void);
+/* The descriptor of mode id, or NULL when out of range. */
+const struct rtr_lb_desc *rtr_lb_mode_at(unsigned int id);
+/* The id of the mode called name, or -1. */
+int rtr_lb_mode_find(const char *name);
+/* The names, separated by sep, into buf (truncated to len): every mode, or
+ * only those this build implements. Returns buf. */
+const char *rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implemented_only);
 
 extern const struct rtr_lb_ops rtr_lb_ecmp;
 extern const struct rtr_lb_ops rtr_lb_conweave;
