@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""File-level dependency check of the C code (doc/architecture.md "Layers"):
+
+    tools/deps.py BUILD_DIR [--dot]
+
+Reads the object files meson built (nm: the symbols each one defines and the
+ones it uses), links every use to the source file that defines it, and
+fails (exit 1) when files call each other in a circle (a strongly connected
+component of more than one file), naming the files and one symbol each way.
+A file that includes another's header ("rtr_x.h" of rtr_x.c) depends on
+it too, so that a header-level circle counts as one (a.c includes b.h, b.c
+calls a.c). Test programs, fuzz drivers and tools are left out: they use the libraries,
+nothing uses them. --dot prints the graph for graphviz.
+"""
+import os
+import subprocess
+import sys
+
+
+def objects(build):
+    """(source path, object path) of every library and app object."""
+    for root, _dirs, files in os.walk(build):
+        for f in files:
+            if not f.endswith(".c.o"):
+                continue
+            src = f[:-2]
+            if src.startswith(("test_", "fuzz_", "bench_")) or src in ("replay.c", "info.c"):
+                continue
+            if "/tools/" in root or "/fuzz/" in root or "/tests/" in root:
+                continue
+            yield src, os.path.join(root, f)
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", "--defined-only", "-g", obj], capture_output=True,
+                         text=True, check=True).stdout
+    defined = {l.split()[-1] for l in out.splitlines() if len(l.split()) == 3}
+    out = subprocess.run(["nm", "-u", obj], capture_output=True, text=True,
+                         check=True).stdout
+    used = {l.split()[-1] for l in out.splitlines() if l.strip()}
+    return defined, used
+
+
+def sccs(graph):
+    """Tarjan's strongly connected components."""
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = n[0]
+        n[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    build = argv[1]
+    files = {}
+    for src, obj in objects(build):
+        rel = os.path.relpath(os.path.dirname(obj), build)
+        # build/lib/lb/librtr_lb.a.p/conweave_rtr_conweave.c.o: the source's
+        # folder is the build folder (meson flattens subfolders with "_").
+        key = os.path.join(rel.split(".p")[0].rsplit("/", 1)[0], src)
+        files[key] = symbols(obj)
+    src_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = {}
+    for root, dirs, fs in os.walk(src_root):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+        for f in fs:
+            if f.endswith((".c", ".h")):
+                paths.setdefault(f, os.path.join(root, f))
+    owner = {}
+    for f, (defined, _used) in files.items():
+        for s in defined:
+            owner.setdefault(s, f)
+    graph, why = {}, {}
+    for f, (_defined, used) in files.items():
+        for s in used:
+            g = owner.get(s)
+            if g is not None and g != f:
+                graph.setdefault(f, set()).add(g)
+                why.setdefault((f, g), s)
+        graph.setdefault(f, set())
+        # Include edges: "rtr_x.h" -> the file implementing it (rtr_x.c).
+        base = os.path.basename(f)
+        try:
+            text = open(paths[base]).read()
+        except (KeyError, OSError):
+            continue
+        for line in text.splitlines():
+            line = line.strip()
+            if not line.startswith("#include \""):
+                continue
+            h = line.split('"')[1]
+            impl = [g for g in files if os.path.basename(g) == h[:-2] + ".c"]
+            for g in impl:
+                if g != f:
+                    graph[f].add(g)
+                    why.setdefault((f, g), "#include " + h)
+    if "--dot" in argv:
+        print("digraph deps {")
+        for f in sorted(graph):
+            for g in sorted(graph[f]):
+                print('  "%s" -> "%s";' % (f, g))
+        print("}")
+    bad = [c for c in sccs(graph) if len(c) > 1]
+    for c in bad:
+        members = set(c)
+        edges = ["%s -> %s (%s)" % (f, g, why[(f, g)]) for f in sorted(c)
+                 for g in sorted(graph[f]) if g in members]
+        print("deps: files call each other: " + "; ".join(edges))
+    print("deps: %d files, %d dependencies, %d circle%s" % (
+        len(graph), sum(len(v) for v in graph.values()), len(bad), "" if len(bad) == 1 else "s"))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
