@@ -440,7 +440,7 @@ rtr_app_lb_switch(struct rtr_app *app, enum rtr_lb_mode mode, char *err, size_t 
 
 	ops = rtr_app_lb_ops(app, mode);
 	if (ops == NULL) {
-		snprintf(err, len, "LB mode %s is not available in this build", rtr_lb_names[mode]);
+		snprintf(err, len, "LB mode %s is not available in this build", rtr_lb_mode_at(mode)->name);
 		return -ENOTSUP;
 	}
 	pthread_mutex_lock(&app->switch_lock);
@@ -805,7 +805,7 @@ main(int argc, char **argv)
 		return RTR_EXIT_USAGE;
 	}
 	if (app->lb_override != NULL) {
-		mode = rtr_lb_from_name(app->lb_override);
+		mode = rtr_lb_mode_find(app->lb_override);
 		if (mode < 0) {
 			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\" (ecmp, conweave, "
 					"seqbalance, caver, spray)\n", app->lb_override);
@@ -819,7 +819,7 @@ main(int argc, char **argv)
 	if (sw->lb == NULL) {
 		fprintf(stderr, "%s: switch.lb: mode \"%s\" is not available in this build yet "
 				"(available: ecmp, conweave, seqbalance, caver)\n", app->lb_override ? "--lb" : app->cfg.path,
-			rtr_lb_names[app->cfg.sw.lb]);
+			rtr_lb_mode_at(app->cfg.sw.lb)->name);
 		rtr_config_free(&app->cfg);
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;

@@ -23,6 +23,7 @@
 #define EGRESS_QUEUE_MBUFS_MAX 4096 /* per port: the "shared buffer" a port may fill */
 
 #include "rtr_app.h"
+#include "conweave/conweave_config.h"
 
 #define RX_DESC	    1024
 #define TX_DESC	    1024
@@ -133,7 +134,7 @@ hold_budget(struct rtr_app *app, uint64_t others, uint64_t share)
 	app->cw_hold_budget = 0;
 	if (cfg->sw.lb != RTR_LB_CONWEAVE && !app->telemetry_rw)
 		return;
-	if (cfg->conweave.hold_budget == 0 && app->n_mbufs < others + share) {
+	if (rtr_conweave_config(cfg)->hold_budget == 0 && app->n_mbufs < others + share) {
 		left = app->n_mbufs > others ? app->n_mbufs - others : 0;
 		if (left < app->n_mbufs / 4)
 			left = app->n_mbufs / 4;
@@ -143,7 +144,7 @@ hold_budget(struct rtr_app *app, uint64_t others, uint64_t share)
 	per = total / nw;
 	app->cw_hold_budget = per > 0 ? (uint32_t)per : 1;
 	printf("rocetor: conweave hold budget %u mbufs per worker (%s%s)\n", app->cw_hold_budget,
-		cfg->conweave.hold_budget ? "conweave.hold_budget" : "derived from the mempool",
+		rtr_conweave_config(cfg)->hold_budget ? "conweave.hold_budget" : "derived from the mempool",
 		total < share ? ", cut: switch.mbufs is below the formula" : "");
 }
 
@@ -225,14 +226,14 @@ rtr_ports_setup(struct rtr_app *app)
 	 * With --telemetry-rw the mode may become ConWeave at runtime: the
 	 * pool is sized for it from the start. */
 	if (cfg->sw.lb == RTR_LB_CONWEAVE || app->telemetry_rw) {
-		if (cfg->conweave.hold_budget != 0)
-			reorder_part = cfg->conweave.hold_budget;
+		if (rtr_conweave_config(cfg)->hold_budget != 0)
+			reorder_part = rtr_conweave_config(cfg)->hold_budget;
 		else
 			for (i = 0; i < cfg->n_ports; i++)
 				if (cfg->ports[i].role == RTR_PORT_HOST)
 					reorder_part += RTE_MIN(
-						(uint64_t)cfg->conweave.reorder_queues_per_port *
-							cfg->conweave.reorder_queue_depth,
+						(uint64_t)rtr_conweave_config(cfg)->reorder_queues_per_port *
+							rtr_conweave_config(cfg)->reorder_queue_depth,
 						(uint64_t)EGRESS_QUEUE_MBUFS_MAX);
 	}
 	need = rx_desc_total + tx_desc_total + worker_part + ring_part + egress_part + reorder_part;

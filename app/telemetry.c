@@ -487,7 +487,7 @@ tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 		return 0;
 	if (params == NULL || *params == '\0')
 		return tel_refuse(d, "usage: /rocetor/lb/set,MODE (ecmp, conweave, seqbalance, caver)");
-	mode = rtr_lb_from_name(params);
+	mode = rtr_lb_mode_find(params);
 	if (mode < 0)
 		return tel_refuse(d, "unknown LB mode (ecmp, conweave, seqbalance, caver)");
 	from = rtr_app.sw.lb->name;

@@ -55,6 +55,7 @@
 
 #include "fuzz.h"
 #include "rtr_caver.h"
+#include "caver/caver_config.h"
 #include "rtr_config.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
@@ -183,7 +184,7 @@ config_for(unsigned int i, uint8_t p)
 		"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
 		"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
 		"%s",
-		i, 7 + i, rtr_lb_names[FUZZ_LB_MODE], i, i, 1 - i,
+		i, 7 + i, rtr_lb_mode_at(FUZZ_LB_MODE)->name, i, i, 1 - i,
 		mode_section(p, sect, sizeof(sect)));
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL)
@@ -666,7 +667,7 @@ sw_init(struct sw *sw, unsigned int idx, uint8_t p)
 	if (FUZZ_LB_MODE == RTR_LB_CAVER) {
 		/* The ops' table holds RTR_CAVER_HOSTS hosts (4 MB to zero per
 		 * input); a small one runs 20 times faster and can fill up. */
-		sw->shared = rtr_caver_shared_create(16, (uint64_t)cfg->caver.aging_us * 1000,
+		sw->shared = rtr_caver_shared_create(16, (uint64_t)rtr_caver_config(cfg)->aging_us * 1000,
 			false, 0);
 		FZ_CHECK(sw->shared != NULL);
 	} else if (H.ops->shared_create != NULL) {

@@ -4,9 +4,16 @@
 
 /*
  * Private to lib/config: the generic document tree both readers produce and
- * the validator consumes, the key path used in messages, and the error
+ * the schema engine consumes, the key path used in messages, and the error
  * writer. Keeping the readers down to "syntax -> tree" means the schema, its
  * ranges and every message about values live in exactly one place.
+ *
+ * The files of lib/config in layers, each calling only those below it:
+ *   rtr_config.c   the API: load (a reader, then the schema), free, dump
+ *   cfg_switch.c   the switch's schema and the root with the LB sections
+ *   cfg_schema.c   the schema engine: field tables -> structs, and dump
+ *   cfg_yaml.c, cfg_libconfig.c   the readers: syntax -> tree
+ *   cfg_tree.c     this: the tree, key paths, errors, output buffer
  */
 #ifndef CFG_TREE_H
 #define CFG_TREE_H
@@ -15,7 +22,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "rtr_config.h"
 
 /* Deeper documents are rejected so that recursion stays bounded. */
 #define CFG_MAX_DEPTH 32
@@ -104,11 +110,5 @@ int cfg_error(const struct cfg_err *e, int line, const struct cfg_path *p, const
 /* Readers: buf is NUL-terminated and holds no other NUL. NULL on error. */
 struct cfg_node *cfg_yaml_read(const char *buf, size_t len, const struct cfg_err *e);
 struct cfg_node *cfg_libconfig_read(const char *buf, size_t len, const struct cfg_err *e);
-
-/* The validator: tree to config, defaults filled in. 0 or -1. */
-int cfg_validate(const struct cfg_node *root, struct rtr_config *cfg, const struct cfg_err *e);
-
-/* Canonical YAML of a config, driven by the same schema tables. */
-void cfg_dump(const struct rtr_config *cfg, struct cfg_buf *b);
 
 #endif /* CFG_TREE_H */

@@ -9,45 +9,14 @@
 #include <strings.h>
 
 #include "rtr_config.h"
+#include "cfg_switch.h"
 #include "cfg_tree.h"
-
-const char *const rtr_lb_names[RTR_LB_MAX] = {
-		[RTR_LB_ECMP] = "ecmp",
-		[RTR_LB_CONWEAVE] = "conweave",
-		[RTR_LB_SEQBALANCE] = "seqbalance",
-		[RTR_LB_CAVER] = "caver",
-		[RTR_LB_SPRAY] = "spray",
-};
 
 const char *const rtr_pfc_mode_names[3] = {
 		[RTR_PFC_OFF] = "off",
 		[RTR_PFC_SOFTWARE] = "software",
 		[RTR_PFC_NIC] = "nic",
 };
-
-int
-rtr_lb_from_name(const char *name)
-{
-	int i;
-
-	if (name == NULL)
-		return -1;
-	for (i = 0; i < RTR_LB_MAX; i++)
-		if (strcmp(rtr_lb_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
-const struct rtr_port_cfg *
-rtr_config_port(const struct rtr_config *cfg, uint16_t port)
-{
-	unsigned int i;
-
-	for (i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].port == port)
-			return &cfg->ports[i];
-	return NULL;
-}
 
 void
 rtr_config_free(struct rtr_config *cfg)

@@ -8,6 +8,12 @@
  * document tree, and one validator that turns the tree into struct
  * rtr_config. Every error is one line: "FILE:LINE: KEY: problem".
  * No EAL is needed: unit tests and fuzzers call rtr_config_load directly.
+ *
+ * lib/config knows no LB mode. The LB registry (lib/lb) hands it the
+ * modes' names and config sections before main() (rtr_config_set_lb_modes);
+ * each mode's section is described with the schema engine's tables
+ * (rtr_cfg_schema.h) in lib/lb/<mode>/<mode>_config.c and read back with
+ * rtr_config_lb().
  */
 #ifndef RTR_CONFIG_H
 #define RTR_CONFIG_H
@@ -22,18 +28,10 @@
 enum rtr_role { RTR_ROLE_TOR = 0, RTR_ROLE_SPINE };
 enum rtr_port_role { RTR_PORT_HOST = 0, RTR_PORT_FABRIC };
 
-/* Must match the names in rtr_lb_names[] and DESIGN.md B2. */
-enum rtr_lb_mode {
-	RTR_LB_ECMP = 0,
-	RTR_LB_CONWEAVE,
-	RTR_LB_SEQBALANCE,
-	RTR_LB_CAVER,
-	RTR_LB_SPRAY,
-	RTR_LB_MAX
-};
-extern const char *const rtr_lb_names[RTR_LB_MAX];
-/* Returns the mode for a name, or -1. */
-int rtr_lb_from_name(const char *name);
+/* LB modes a config can know (the registry's size, lib/lb, is at most this). */
+#define RTR_LB_MODES_MAX 8
+/* Bytes an LB mode's section may take in struct rtr_config. */
+#define RTR_LB_CFG_SIZE 256
 
 /* An IPv4 or IPv6 address, with a prefix length when it is a prefix. */
 struct rtr_addr {
@@ -149,47 +147,11 @@ struct rtr_qos_cfg {
 	struct rtr_pfc_cfg pfc;
 };
 
-/* ALGORITHMS.md 2.4 */
-struct rtr_conweave_cfg {
-	uint32_t base_rtt_us;
-	uint32_t theta_reply_us;
-	uint32_t theta_path_busy_us;
-	uint32_t theta_inactive_us;
-	uint32_t resume_extra_us;
-	uint32_t resume_default_us;
-	uint32_t reorder_queues_per_port;
-	uint32_t reorder_queue_depth;
-	uint32_t flow_table_size;
-	uint32_t dst_prefix_len;  /* busy paths are per destination masked to this (IPv4) */
-	uint32_t dst_prefix_len6; /* ... and this (IPv6) */
-	uint32_t clear_timeout_us; /* 0: derived (rtr_cw_bound_clear_ns) */
-	uint32_t hold_budget;	   /* mbufs the reorder rings may hold; 0 = derived */
-};
-
-/* ALGORITHMS.md 3 */
-struct rtr_seqbalance_cfg {
-	uint32_t phi_us;
-	uint32_t subflow_idle_us;
-	uint32_t flow_table_size;
-	uint32_t dst_prefix_len;  /* inactive paths are per destination masked to this (IPv4) */
-	uint32_t dst_prefix_len6; /* ... and this (IPv6) */
-};
-
-/* ALGORITHMS.md 4 */
-struct rtr_caver_cfg {
-	uint32_t dre_period_us;
-	double alpha;
-	uint32_t q;
-	uint32_t aging_us;
-	uint32_t flow_idle_us;
-	uint32_t flow_table_size;
-};
-
 struct rtr_switch_cfg {
 	char name[RTR_NAME_LEN];
 	enum rtr_role role;
 	uint16_t id;
-	enum rtr_lb_mode lb;
+	unsigned int lb;	   /* LB mode id: its index in the LB registry */
 	uint32_t seed;		   /* ECMP hash seed; default derived from id */
 	bool seed_set;
 	uint32_t idle_sleep_us;	   /* 0 = busy poll; else sleep when idle */
@@ -197,7 +159,7 @@ struct rtr_switch_cfg {
 	uint32_t neigh_timeout_s;  /* ARP/ND entry lifetime before refresh */
 	uint32_t mbufs;		   /* 0 = sized by formula */
 	uint32_t handoff_ring;	   /* packets each worker's hand-off ring holds */
-	uint32_t drain_us;	   /* TX buffer drain period */
+	/* "drain_us" is still accepted and checked, but ignored (doc/config.md). */
 };
 
 /*
@@ -206,11 +168,11 @@ struct rtr_switch_cfg {
  * port. All zero (the default) = off.
  */
 struct rtr_ctrl_loss_cfg {
-	double rtt_reply; /* ConWeave RTT_REPLY (cw_op 2, phase 0) */
-	double clear;	  /* ConWeave CLEAR (cw_op 2, phase 1) */
-	double notify;	  /* ConWeave NOTIFY, SeqBalance Congestion Packet (cw_op 3) */
-	double tail;	  /* ConWeave data packet with the tail flag */
-	double advert;	  /* RC ACK carrying a CAVER shim */
+	double rtt_reply; /* an RTT reply (LB control op 2, phase 0) */
+	double clear;	  /* a CLEAR (LB control op 2, phase 1) */
+	double notify;	  /* a congestion notification (LB control op 3) */
+	double tail;	  /* a data packet with the tail flag */
+	double advert;	  /* an RC ACK carrying a path advertisement shim */
 };
 
 struct rtr_faults_cfg {
@@ -226,11 +188,44 @@ struct rtr_config {
 	unsigned int n_routes;
 	struct rtr_route_cfg *routes; /* n_routes entries, malloc'd */
 	struct rtr_qos_cfg qos;
-	struct rtr_conweave_cfg conweave;
-	struct rtr_seqbalance_cfg seqbalance;
-	struct rtr_caver_cfg caver;
+	/* Each LB mode's section by mode id (rtr_config_lb), filled by the
+	 * loader: from the file, or the defaults when the section is absent;
+	 * zero for a mode without one. Held inline, so that a config stays
+	 * one block that copies, compares and frees as before. */
+	union {
+		max_align_t align;
+		unsigned char bytes[RTR_LB_CFG_SIZE];
+	} lb_cfg[RTR_LB_MODES_MAX];
 	struct rtr_faults_cfg faults;
 };
+
+struct rtr_cfg_section;
+
+/* One LB mode as the config sees it: the name switch.lb takes and the
+ * section (a top-level key of the same name), or NULL when it has none. */
+struct rtr_config_lb_mode {
+	const char *name;
+	const struct rtr_cfg_section *section;
+};
+
+/*
+ * The LB modes, by id (the index): switch.lb takes their names (the first
+ * is the default) and each section is read, defaulted, checked and dumped
+ * between qos and faults, in this order. lib/config does not depend on the
+ * LB library; its registry calls this from a constructor, so every program
+ * that loads configs links the LB library whole. Returns 0, or -EINVAL
+ * (nothing changed) when n is 0 or above RTR_LB_MODES_MAX, a name is empty
+ * or a section is larger than RTR_LB_CFG_SIZE.
+ */
+int rtr_config_set_lb_modes(const struct rtr_config_lb_mode *modes, unsigned int n);
+
+/* The section of mode id in cfg, or NULL when id is out of range (each
+ * mode wraps this in a typed accessor of its own: rtr_<mode>_config). */
+static inline const void *
+rtr_config_lb(const struct rtr_config *cfg, unsigned int id)
+{
+	return id < RTR_LB_MODES_MAX ? cfg->lb_cfg[id].bytes : NULL;
+}
 
 /*
  * Read and validate a config file. The format is chosen by extension.
@@ -247,7 +242,14 @@ int rtr_config_load_buf(const char *name, const char *fmt, const char *buf, size
 void rtr_config_free(struct rtr_config *cfg);
 
 /* Find the port entry for a DPDK port id, or NULL. */
-const struct rtr_port_cfg *rtr_config_port(const struct rtr_config *cfg, uint16_t port);
+static inline const struct rtr_port_cfg *
+rtr_config_port(const struct rtr_config *cfg, uint16_t port)
+{
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].port == port)
+			return &cfg->ports[i];
+	return NULL;
+}
 
 /* The share of each LB flow table host port pc may fill: its flow_share,
  * or when 0 (automatic) 1 on a switch with one host port and 0.5 with

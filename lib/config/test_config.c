@@ -18,7 +18,11 @@
 #include <unistd.h>
 
 #include "rtr_config.h"
+#include "rtr_lb.h"
 #include "rtr_test.h"
+#include "caver/caver_config.h"
+#include "conweave/conweave_config.h"
+#include "seqbalance/seqbalance_config.h"
 
 #define DUMP_LEN (1u << 20)
 
@@ -198,9 +202,9 @@ test_demo_tor(const char *dir)
 	CHECK_EQ(r->paths[3].line, 37);
 	CHECK_EQ(cfg.routes[3].n_paths, 4);
 	/* Sized for --no-huge -m 1024 (tools/demo.sh). */
-	CHECK_EQ(cfg.conweave.flow_table_size, 65536);
-	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 64);
-	CHECK_EQ(cfg.conweave.reorder_queue_depth, 1023);
+	CHECK_EQ(rtr_conweave_config(&cfg)->flow_table_size, 65536);
+	CHECK_EQ(rtr_conweave_config(&cfg)->reorder_queues_per_port, 64);
+	CHECK_EQ(rtr_conweave_config(&cfg)->reorder_queue_depth, 1023);
 	rtr_config_free(&cfg);
 }
 
@@ -239,11 +243,11 @@ test_tor_100g(const char *dir)
 	CHECK_EQ(cfg.qos.n_dscp, 2);
 	CHECK_EQ(cfg.qos.dscp[1].dscp, 48);
 	CHECK_EQ(cfg.qos.dscp[1].class, 6);
-	CHECK_EQ(cfg.conweave.theta_inactive_us, 1000);
-	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 4096);
-	CHECK_EQ(cfg.conweave.dst_prefix_len, 16);
-	CHECK_EQ(cfg.conweave.dst_prefix_len6, 32);
-	CHECK_EQ(cfg.seqbalance.dst_prefix_len, 24); /* not set: the default */
+	CHECK_EQ(rtr_conweave_config(&cfg)->theta_inactive_us, 1000);
+	CHECK_EQ(rtr_conweave_config(&cfg)->reorder_queues_per_port, 4096);
+	CHECK_EQ(rtr_conweave_config(&cfg)->dst_prefix_len, 16);
+	CHECK_EQ(rtr_conweave_config(&cfg)->dst_prefix_len6, 32);
+	CHECK_EQ(rtr_seqbalance_config(&cfg)->dst_prefix_len, 24); /* not set: the default */
 	/* class 3 overrides queue_kb and two ecn keys, the rest is inherited. */
 	CHECK(cfg.qos.cls[3].set && !cfg.qos.cls[2].set);
 	CHECK_EQ(cfg.qos.cls[3].priority, 3);
@@ -263,7 +267,8 @@ test_tor_100g(const char *dir)
 static void
 test_defaults(void)
 {
-	static struct rtr_config cfg;
+	static struct rtr_config cfg, old;
+	char err[512] = "";
 	const struct rtr_port_cfg *p;
 	const struct rtr_class_cfg *k;
 	unsigned int i;
@@ -279,7 +284,14 @@ test_defaults(void)
 	CHECK_EQ(cfg.sw.idle_threshold, 1000);
 	CHECK_EQ(cfg.sw.neigh_timeout_s, 60);
 	CHECK_EQ(cfg.sw.mbufs, 0);
-	CHECK_EQ(cfg.sw.drain_us, 100);
+	/* switch.drain_us is read by nothing: still accepted (old configs),
+	 * no longer stored or dumped. */
+	CHECK(load_str("yaml", "switch: {drain_us: 50}\nports: [{port: 3, role: fabric}]\n",
+			      &old, err, sizeof(err)) == 0 &&
+					rtr_config_dump(&old, dump_a, sizeof(dump_a)) > 0 &&
+					strstr(dump_a, "drain_us") == NULL,
+			"%s", err);
+	rtr_config_free(&old);
 	CHECK_EQ(cfg.n_ports, 1);
 	p = &cfg.ports[0];
 	CHECK_EQ(p->port, 3);
@@ -330,28 +342,28 @@ test_defaults(void)
 	CHECK_EQ(cfg.qos.pfc.xon_kb, 128);
 	CHECK_EQ(cfg.qos.pfc.quanta, 65535);
 	CHECK_EQ(p->shape_burst_kb, 16);
-	CHECK_EQ(cfg.conweave.base_rtt_us, 4);
-	CHECK_EQ(cfg.conweave.theta_reply_us, 4);
-	CHECK_EQ(cfg.conweave.theta_path_busy_us, 16);
-	CHECK_EQ(cfg.conweave.theta_inactive_us, 300);
-	CHECK_EQ(cfg.conweave.resume_extra_us, 16);
-	CHECK_EQ(cfg.conweave.resume_default_us, 200);
-	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 1024);
-	CHECK_EQ(cfg.conweave.reorder_queue_depth, 2048);
-	CHECK_EQ(cfg.conweave.flow_table_size, 1048576);
-	CHECK_EQ(cfg.seqbalance.phi_us, 32);
-	CHECK_EQ(cfg.seqbalance.subflow_idle_us, 1000);
-	CHECK_EQ(cfg.seqbalance.flow_table_size, 1048576);
-	CHECK_EQ(cfg.conweave.dst_prefix_len, 24);
-	CHECK_EQ(cfg.conweave.dst_prefix_len6, 64);
-	CHECK_EQ(cfg.seqbalance.dst_prefix_len, 24);
-	CHECK_EQ(cfg.seqbalance.dst_prefix_len6, 64);
-	CHECK_EQ(cfg.caver.dre_period_us, 50);
-	CHECK(cfg.caver.alpha == 0.2);
-	CHECK_EQ(cfg.caver.q, 8);
-	CHECK_EQ(cfg.caver.aging_us, 500);
-	CHECK_EQ(cfg.caver.flow_idle_us, 1000);
-	CHECK_EQ(cfg.caver.flow_table_size, 1048576);
+	CHECK_EQ(rtr_conweave_config(&cfg)->base_rtt_us, 4);
+	CHECK_EQ(rtr_conweave_config(&cfg)->theta_reply_us, 4);
+	CHECK_EQ(rtr_conweave_config(&cfg)->theta_path_busy_us, 16);
+	CHECK_EQ(rtr_conweave_config(&cfg)->theta_inactive_us, 300);
+	CHECK_EQ(rtr_conweave_config(&cfg)->resume_extra_us, 16);
+	CHECK_EQ(rtr_conweave_config(&cfg)->resume_default_us, 200);
+	CHECK_EQ(rtr_conweave_config(&cfg)->reorder_queues_per_port, 1024);
+	CHECK_EQ(rtr_conweave_config(&cfg)->reorder_queue_depth, 2048);
+	CHECK_EQ(rtr_conweave_config(&cfg)->flow_table_size, 1048576);
+	CHECK_EQ(rtr_seqbalance_config(&cfg)->phi_us, 32);
+	CHECK_EQ(rtr_seqbalance_config(&cfg)->subflow_idle_us, 1000);
+	CHECK_EQ(rtr_seqbalance_config(&cfg)->flow_table_size, 1048576);
+	CHECK_EQ(rtr_conweave_config(&cfg)->dst_prefix_len, 24);
+	CHECK_EQ(rtr_conweave_config(&cfg)->dst_prefix_len6, 64);
+	CHECK_EQ(rtr_seqbalance_config(&cfg)->dst_prefix_len, 24);
+	CHECK_EQ(rtr_seqbalance_config(&cfg)->dst_prefix_len6, 64);
+	CHECK_EQ(rtr_caver_config(&cfg)->dre_period_us, 50);
+	CHECK(rtr_caver_config(&cfg)->alpha == 0.2);
+	CHECK_EQ(rtr_caver_config(&cfg)->q, 8);
+	CHECK_EQ(rtr_caver_config(&cfg)->aging_us, 500);
+	CHECK_EQ(rtr_caver_config(&cfg)->flow_idle_us, 1000);
+	CHECK_EQ(rtr_caver_config(&cfg)->flow_table_size, 1048576);
 	rtr_config_free(&cfg);
 
 	/* The derived seed follows the id; an explicit one, even 0, is kept. */
@@ -404,7 +416,7 @@ test_spellings(void)
 	CHECK_EQ(p->mtu, 68);
 	CHECK(p->n_addrs == 1 && p->addrs[0].family == AF_INET6 && p->addrs[0].depth == 64);
 	CHECK(y.qos.classes == 1 && y.qos.trim && y.qos.ecn.pmax == 0.1);
-	CHECK(y.caver.alpha == 1.0);
+	CHECK(rtr_caver_config(&y)->alpha == 1.0);
 
 	/* Every non-default value survives the dump. */
 	n = rtr_config_dump(&y, dump_a, sizeof(dump_a));
@@ -911,10 +923,10 @@ test_conweave_hold_budget(void)
 	struct rtr_config cfg;
 
 	load_ok(__LINE__, "yaml", YP "conweave: {hold_budget: 20000}\n", &cfg);
-	CHECK_EQ(cfg.conweave.hold_budget, 20000);
+	CHECK_EQ(rtr_conweave_config(&cfg)->hold_budget, 20000);
 	rtr_config_free(&cfg);
 	load_ok(__LINE__, "yaml", YP, &cfg);
-	CHECK_EQ(cfg.conweave.hold_budget, 0);
+	CHECK_EQ(rtr_conweave_config(&cfg)->hold_budget, 0);
 	rtr_config_free(&cfg);
 	load_ok(__LINE__, "yaml", "switch: {mbufs: 8191}\n" YP "conweave: {hold_budget: 8190}\n",
 			&cfg);
@@ -986,7 +998,7 @@ test_conweave_bounds(void)
 			"reorder hold (resume_default_us + resume_extra_us): 100 + 200 + 31000 = "
 			"31300, got 30000");
 	OK("yaml", YP "conweave: {resume_extra_us: 1000, theta_inactive_us: 1205}\n", &cfg);
-	CHECK_EQ(cfg.conweave.clear_timeout_us, 0);
+	CHECK_EQ(rtr_conweave_config(&cfg)->clear_timeout_us, 0);
 	rtr_config_free(&cfg);
 	/* clear_timeout_us: 0 (derived) or above the same floor. */
 	ERR_Y(YP "conweave: {clear_timeout_us: 220}\n",
@@ -997,7 +1009,7 @@ test_conweave_bounds(void)
 			"t.yaml:5: conweave.clear_timeout_us: must be 0..31999 (below 32000: half "
 			"the 16-bit timestamp wrap), got 32000");
 	OK("cfg", CP "conweave = { clear_timeout_us = 221; };\n", &cfg);
-	CHECK_EQ(cfg.conweave.clear_timeout_us, 221);
+	CHECK_EQ(rtr_conweave_config(&cfg)->clear_timeout_us, 221);
 	rtr_config_free(&cfg);
 	/* Ring indices. */
 	ERR_Y(YP "conweave: {reorder_queues_per_port: 65536}\n",
@@ -1005,7 +1017,7 @@ test_conweave_bounds(void)
 	ERR_C(CP "conweave = { reorder_queues_per_port = 65536; };\n",
 			"t.cfg:6: conweave.reorder_queues_per_port: must be 1..65535, got 65536");
 	OK("yaml", YP "conweave: {reorder_queues_per_port: 65535, reorder_queue_depth: 1}\n", &cfg);
-	CHECK_EQ(cfg.conweave.reorder_queues_per_port, 65535);
+	CHECK_EQ(rtr_conweave_config(&cfg)->reorder_queues_per_port, 65535);
 	rtr_config_free(&cfg);
 }
 
@@ -1546,6 +1558,7 @@ test_files(const char *dir)
 	rmdir(tmpl);
 }
 
+/* switch.lb takes the LB registry's names (lib/lb hands them over). */
 static void
 test_lb_names(void)
 {
@@ -1553,19 +1566,22 @@ test_lb_names(void)
 	char text[128];
 	int i;
 
-	for (i = 0; i < RTR_LB_MAX; i++) {
-		CHECK_EQ(rtr_lb_from_name(rtr_lb_names[i]), i);
+	for (i = 0; i < (int)rtr_lb_mode_count(); i++) {
+		CHECK_EQ(rtr_lb_mode_find(rtr_lb_mode_at(i)->name), i);
 		/* The config accepts exactly these names, in this order. */
 		snprintf(text, sizeof(text), "switch: {lb: %s}\nports: [{port: 0, role: host}]\n",
-				rtr_lb_names[i]);
+				rtr_lb_mode_at(i)->name);
 		OK("yaml", text, &cfg);
 		CHECK_EQ(cfg.sw.lb, i);
+		rtr_config_free(&cfg);
 	}
-	CHECK_STR(rtr_lb_names[RTR_LB_CONWEAVE], "conweave");
-	CHECK_STR(rtr_lb_names[RTR_LB_SPRAY], "spray");
-	CHECK_EQ(rtr_lb_from_name("ECMP"), -1);
-	CHECK_EQ(rtr_lb_from_name(""), -1);
-	CHECK_EQ(rtr_lb_from_name(NULL), -1);
+	CHECK_STR(rtr_lb_mode_at(RTR_LB_CONWEAVE)->name, "conweave");
+	CHECK_STR(rtr_lb_mode_at(RTR_LB_SPRAY)->name, "spray");
+	CHECK_EQ(rtr_lb_mode_find("ECMP"), -1);
+	CHECK_EQ(rtr_lb_mode_find(""), -1);
+	/* The registry takes no NULL name; the config's accessor takes no
+	 * id beyond what a config holds. */
+	CHECK(rtr_config_lb(&cfg, RTR_LB_MODES_MAX) == NULL);
 }
 
 /* ---- faults: lab impairments of the LB control loop ------------------------ */

@@ -4,31 +4,36 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_common.h>
 
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
+#include "caver/caver_config.h"
+#include "conweave/conweave_config.h"
+#include "seqbalance/seqbalance_config.h"
 
 /* ------------------------------------------------ per-mode pieces (to move) */
 
 static uint64_t
 cw_mbuf_budget(const struct rtr_config *cfg, const char **key)
 {
+	const struct rtr_conweave_cfg *cc = rtr_conweave_config(cfg);
 	uint64_t n = 0;
 
 	/* conweave.hold_budget, or per host port what its rings can hold,
 	 * capped like an egress port's share of the pool. */
-	if (cfg->conweave.hold_budget != 0) {
+	if (cc->hold_budget != 0) {
 		*key = "conweave.hold_budget";
-		return cfg->conweave.hold_budget;
+		return cc->hold_budget;
 	}
 	*key = NULL;
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
 		if (cfg->ports[i].role == RTR_PORT_HOST)
-			n += RTE_MIN((uint64_t)cfg->conweave.reorder_queues_per_port *
-						cfg->conweave.reorder_queue_depth,
+			n += RTE_MIN((uint64_t)cc->reorder_queues_per_port *
+						cc->reorder_queue_depth,
 					(uint64_t)RTR_LB_HOLD_PORT_MAX);
 	return n;
 }
@@ -76,15 +81,35 @@ static const struct rtr_lb_desc lb_modes[] = {
 		.ops = &rtr_lb_ecmp, .spine = RTR_LB_SPINE_RUN},
 	{.name = "conweave", .summary = "ConWeave: reroute every RTT, reorder at the DstToR",
 		.ops = &rtr_lb_conweave, .spine = RTR_LB_SPINE_ECMP,
-		.mbuf_budget = cw_mbuf_budget, .flow_view = cw_flow_view},
+		.mbuf_budget = cw_mbuf_budget, .flow_view = cw_flow_view,
+		.config = &rtr_conweave_section},
 	{.name = "seqbalance", .summary = "SeqBalance: congestion table and PathTag",
 		.ops = &rtr_lb_seqbalance, .spine = RTR_LB_SPINE_ECMP,
-		.flow_view = sb_flow_view},
+		.flow_view = sb_flow_view, .config = &rtr_seqbalance_section},
 	{.name = "caver", .summary = "CAVER: DRE and path vectors on ACKs",
-		.ops = &rtr_lb_caver, .spine = RTR_LB_SPINE_RUN, .flow_view = caver_flow_view},
+		.ops = &rtr_lb_caver, .spine = RTR_LB_SPINE_RUN, .flow_view = caver_flow_view,
+		.config = &rtr_caver_section},
 	{.name = "spray", .summary = "per-packet spraying with in-network reordering (reserved)"},
 };
 _Static_assert(RTE_DIM(lb_modes) == RTR_LB_MAX, "lb_modes[] out of step with enum rtr_lb_mode");
+_Static_assert(RTE_DIM(lb_modes) <= RTR_LB_MODES_MAX, "more modes than a config can hold");
+
+/*
+ * lib/config learns the modes (switch.lb's names, each mode's section)
+ * from here, before main(): it must not depend on lib/lb, so the registry
+ * hands them over. Every program that loads configs links this library
+ * whole (meson link_whole), so this runs even where nothing else of it is
+ * called.
+ */
+RTE_INIT(lb_modes_to_config)
+{
+	struct rtr_config_lb_mode m[RTE_DIM(lb_modes)];
+
+	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++)
+		m[i] = (struct rtr_config_lb_mode){lb_modes[i].name, lb_modes[i].config};
+	if (rtr_config_set_lb_modes(m, RTE_DIM(lb_modes)) != 0)
+		abort();
+}
 
 unsigned int
 rtr_lb_mode_count(void)

@@ -24,6 +24,17 @@
 
 struct rte_mbuf;
 struct rtr_ft;
+struct rtr_cfg_section;
+
+/* A mode's id: its index in the registry, the value of switch.lb. */
+enum rtr_lb_mode {
+	RTR_LB_ECMP = 0,
+	RTR_LB_CONWEAVE,
+	RTR_LB_SEQBALANCE,
+	RTR_LB_CAVER,
+	RTR_LB_SPRAY,
+	RTR_LB_MAX
+};
 
 /* How an LB mode sends packets it did not get from the caller's hand. */
 struct rtr_lb_io {
@@ -188,6 +199,9 @@ struct rtr_lb_desc {
 	/* Telemetry /rocetor/lb/flows: the mode's members of one flow (the
 	 * caller adds role, src, dst, sport, worker and idle_us). */
 	void (*flow_view)(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv);
+	/* The mode's config section, a top-level key named after the mode
+	 * (lib/lb/<mode>/<mode>_config.c), or NULL when it has none. */
+	const struct rtr_cfg_section *config;
 };
 
 /* Modes in the registry (implemented or reserved); ids are 0..count-1. */

@@ -16,12 +16,13 @@
 #include "rtr_caver.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
+#include "caver/caver_config.h"
 
 static void *
 cv_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
 {
 	(void)n_groups;
-	return rtr_caver_shared_create(RTR_CAVER_HOSTS, (uint64_t)cfg->caver.aging_us * 1000, rte,
+	return rtr_caver_shared_create(RTR_CAVER_HOSTS, (uint64_t)rtr_caver_config(cfg)->aging_us * 1000, rte,
 			socket);
 }
 
@@ -35,7 +36,7 @@ static void *
 cv_init(const struct rtr_lb_init *in)
 {
 	const struct rtr_config *cfg = in->cfg;
-	const struct rtr_caver_cfg *cc = &cfg->caver;
+	const struct rtr_caver_cfg *cc = rtr_caver_config(cfg);
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
 	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_caver_host *hosts = NULL;

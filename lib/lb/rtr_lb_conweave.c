@@ -16,6 +16,7 @@
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
+#include "conweave/conweave_config.h"
 #include "rtr_pathmark.h"
 
 static void *
@@ -25,8 +26,8 @@ cw_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, 
 	struct rtr_pm_params p = {
 		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
 		.groups = groups,
-		.dst_prefix_len = cfg->conweave.dst_prefix_len,
-		.dst_prefix_len6 = cfg->conweave.dst_prefix_len6,
+		.dst_prefix_len = rtr_conweave_config(cfg)->dst_prefix_len,
+		.dst_prefix_len6 = rtr_conweave_config(cfg)->dst_prefix_len6,
 		.use_rte_malloc = rte,
 		.socket = socket,
 	};
@@ -44,7 +45,7 @@ cw_shared_free(void *shared)
 static void *
 cw_init(const struct rtr_lb_init *in)
 {
-	const struct rtr_conweave_cfg *cc = &in->cfg->conweave;
+	const struct rtr_conweave_cfg *cc = rtr_conweave_config(in->cfg);
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
 	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_cw_params p = {

@@ -17,6 +17,7 @@
 #include "rtr_lb_ctrl.h"
 #include "rtr_pathmark.h"
 #include "rtr_seqbalance.h"
+#include "seqbalance/seqbalance_config.h"
 
 static void *
 sb_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
@@ -25,8 +26,8 @@ sb_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, 
 	struct rtr_pm_params p = {
 		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
 		.groups = groups,
-		.dst_prefix_len = cfg->seqbalance.dst_prefix_len,
-		.dst_prefix_len6 = cfg->seqbalance.dst_prefix_len6,
+		.dst_prefix_len = rtr_seqbalance_config(cfg)->dst_prefix_len,
+		.dst_prefix_len6 = rtr_seqbalance_config(cfg)->dst_prefix_len6,
 		.use_rte_malloc = rte,
 		.socket = socket,
 	};
@@ -44,7 +45,7 @@ sb_shared_free(void *shared)
 static void *
 sb_init(const struct rtr_lb_init *in)
 {
-	const struct rtr_seqbalance_cfg *sc = &in->cfg->seqbalance;
+	const struct rtr_seqbalance_cfg *sc = rtr_seqbalance_config(in->cfg);
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
 	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_sb_params p = {
