@@ -11,7 +11,7 @@
  * Fields of a map are handled in table order, not document order: routes
  * need ports, dscp/pcp/class_params/pfc entries need qos.classes, the
  * per-class defaults need qos.queue_kb and qos.ecn, and an LB section may
- * check its keys against all of those (ConWeave's hold_budget against
+ * check its keys against all of those (a hold budget against
  * switch.mbufs).
  */
 #include <arpa/inet.h>

@@ -152,7 +152,7 @@ struct rtr_switch_cfg {
 	enum rtr_role role;
 	uint16_t id;
 	unsigned int lb;	   /* LB mode id: its index in the LB registry */
-	uint32_t seed;		   /* ECMP hash seed; default derived from id */
+	uint32_t seed;		   /* flow hash seed; default derived from id */
 	bool seed_set;
 	uint32_t idle_sleep_us;	   /* 0 = busy poll; else sleep when idle */
 	uint32_t idle_threshold;   /* empty polls before sleeping */
