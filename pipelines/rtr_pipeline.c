@@ -19,6 +19,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "rtr_cksum.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_pipeline.h"
@@ -139,14 +140,10 @@ ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
 {
 	uint16_t old_word = rte_be_to_cpu_16(*(const uint16_t *)&ip->time_to_live);
 	uint16_t new_word = old_word - 0x0100;
-	uint32_t sum = (uint16_t)~rte_be_to_cpu_16(ip->hdr_checksum);
+	uint16_t ck = rtr_cksum_update16(rte_be_to_cpu_16(ip->hdr_checksum), old_word, new_word);
 
-	sum += (uint16_t)~old_word;
-	sum += new_word;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
 	ip->time_to_live--;
-	ip->hdr_checksum = rte_cpu_to_be_16((uint16_t)~sum);
+	ip->hdr_checksum = rte_cpu_to_be_16(ck);
 }
 
 static inline void

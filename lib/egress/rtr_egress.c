@@ -13,6 +13,7 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 
+#include "rtr_cksum.h"
 #include "rtr_egress.h"
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
@@ -311,8 +312,7 @@ rtr_ecn_mark(uint8_t *frame, uint8_t l3, uint8_t l3_off)
 
 	if (l3 == RTR_L3_IPV4) {
 		uint8_t ecn = h[1] & 3;
-		uint16_t old_w, new_w;
-		uint32_t sum;
+		uint16_t old_w, new_w, ck;
 
 		if (ecn != RTR_ECN_ECT0 && ecn != RTR_ECN_ECT1)
 			return false;
@@ -320,14 +320,9 @@ rtr_ecn_mark(uint8_t *frame, uint8_t l3, uint8_t l3_off)
 		old_w = (uint16_t)(h[0] << 8 | h[1]);
 		h[1] |= RTR_ECN_CE;
 		new_w = (uint16_t)(h[0] << 8 | h[1]);
-		sum = (uint16_t) ~(h[10] << 8 | h[11]);
-		sum += (uint16_t)~old_w;
-		sum += new_w;
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (uint16_t)~sum;
-		h[10] = (uint8_t)(sum >> 8);
-		h[11] = (uint8_t)sum;
+		ck = rtr_cksum_update16((uint16_t)(h[10] << 8 | h[11]), old_w, new_w);
+		h[10] = (uint8_t)(ck >> 8);
+		h[11] = (uint8_t)ck;
 		return true;
 	}
 	if (l3 == RTR_L3_IPV6) {

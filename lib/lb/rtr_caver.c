@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 
 #include "rtr_caver.h"
+#include "rtr_cksum.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb_mem.h"
 #include "rtr_stats.h"
@@ -172,14 +173,9 @@ static void
 ip4_len_add(uint8_t *ip, int delta)
 {
 	uint16_t old = ld16(ip + 2), new = (uint16_t)(old + delta);
-	uint32_t sum = (uint16_t)~ld16(ip + 10);
 
-	sum += (uint16_t)~old;
-	sum += new;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
 	st16(ip + 2, new);
-	st16(ip + 10, (uint16_t)~sum);
+	st16(ip + 10, rtr_cksum_update16(ld16(ip + 10), old, new));
 }
 
 static inline uint8_t *

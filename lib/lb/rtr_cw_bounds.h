@@ -4,9 +4,9 @@
 
 /*
  * ConWeave's time bounds, in one place: the DstToR's hold code, the SrcToR's
- * CLEAR timeout and the config check (lib/config, which has no DPDK and so
- * cannot include rtr_conweave.h) all take them from here, so they cannot
- * disagree. Plain arithmetic on nanoseconds. See doc/conweave.md.
+ * CLEAR timeout and the config check (conweave/conweave_config.c, which
+ * needs no EAL) all take them from here, so they cannot disagree. Plain
+ * arithmetic on nanoseconds. See doc/conweave.md.
  */
 #ifndef RTR_CW_BOUNDS_H
 #define RTR_CW_BOUNDS_H
