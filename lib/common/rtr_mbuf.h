@@ -15,7 +15,7 @@
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
-#include "rtr_parse.h"
+#include "rtr_meta.h"
 
 extern int rtr_meta_offset; /* defined in lib/parse/rtr_parse.c */
 

@@ -5,8 +5,8 @@
 /*
  * The packet parser: Ethernet / 802.1Q / IPv4 (options) / IPv6 / UDP and,
  * for UDP destination port 4791, the RoCEv2 BTH plus the extended headers
- * its opcode implies (RETH, AETH, ImmDt, ...). The result is a 32-byte
- * struct rtr_meta that the data path keeps in an mbuf dynamic field.
+ * its opcode implies (RETH, AETH, ImmDt, ...). The result is a struct
+ * rtr_meta (rtr_meta.h) that the data path keeps in an mbuf dynamic field.
  *
  * The parser is a pure function of the frame bytes: it needs no EAL and no
  * mbuf, so unit tests and fuzzers drive it with plain buffers.
@@ -18,36 +18,7 @@
 #include <stdint.h>
 
 #include "rtr_drop.h"
-
-/* m->l3 */
-enum rtr_l3 {
-	RTR_L3_NONE = 0,
-	RTR_L3_IPV4,
-	RTR_L3_IPV6,
-	RTR_L3_ARP,
-};
-
-/* m->flags */
-#define RTR_MF_VLAN	  0x01 /* one 802.1Q/802.1ad tag was present */
-#define RTR_MF_L4	  0x02 /* UDP/TCP ports were read (not a later fragment) */
-#define RTR_MF_ROCE	  0x04 /* UDP dport 4791 with a whole BTH */
-#define RTR_MF_TRIMMED	  0x08 /* RoCE header cut by a switch: the frame ends
-				* after the BTH (+ ConWeave header) although the
-				* IP/UDP lengths say more (doc/egress.md) */
-#define RTR_MF_FRAG	  0x10 /* IPv4 fragment (ports only hashed on the first) */
-#define RTR_MF_CW_HDR	  0x20 /* a 4-byte ConWeave header follows the BTH */
-#define RTR_MF_L2_BCAST	  0x40 /* destination MAC is broadcast or multicast */
-#define RTR_MF_CE	  0x80 /* IP ECN field is CE (11) */
-
-/* m->ext: extended transport headers present after the BTH, by opcode */
-#define RTR_EXT_RETH	  0x01 /* 16 bytes */
-#define RTR_EXT_AETH	  0x02 /* 4 bytes */
-#define RTR_EXT_IMMDT	  0x04 /* 4 bytes */
-#define RTR_EXT_ATOMICETH 0x08 /* 28 bytes */
-#define RTR_EXT_ATOMACKETH 0x10 /* 8 bytes */
-#define RTR_EXT_DETH	  0x20 /* 8 bytes (UD) */
-#define RTR_EXT_IETH	  0x40 /* 4 bytes */
-#define RTR_EXT_RDETH	  0x80 /* 4 bytes (RD, never seen on RoCEv2 in practice) */
+#include "rtr_meta.h"
 
 /* BTH opcodes the switch cares about (ALGORITHMS.md 0). */
 #define RTR_BTH_OP_RC_ACK	  0x11
@@ -75,34 +46,6 @@ rtr_cw_op(uint8_t bth_b8)
 }
 
 /*
- * Per-packet metadata: 24 bytes, the room DPDK 22.11 leaves contiguous in the
- * mbuf's dynamic-field area once a PMD has registered the 8-byte RX
- * timestamp (net_pcap does at probe). What is cheap to read from the frame
- * again is not kept: the BTH DestQP (rtr_meta_dqp) and the 802.1p priority
- * (rtr_meta_pcp). Offsets are from the start of the frame.
- */
-struct rtr_meta {
-	uint32_t flow_hash; /* seeded CRC32C of the 5-tuple, finalised (rtr_hash_mix) */
-	uint32_t psn;	    /* BTH PSN (24 bits) */
-	uint16_t sport;	    /* L4 source port (0 if none) */
-	uint16_t dport;	    /* L4 destination port (0 if none) */
-	uint8_t in_port;    /* set by the caller (pipeline), not the parser */
-	uint8_t out_port;   /* set by routing */
-	uint8_t l3_off;	    /* bytes of Ethernet + VLAN */
-	uint8_t l4_off;	    /* l3_off + IPv4 header (with options) or 40 for IPv6 */
-	uint8_t l3;	    /* enum rtr_l3 */
-	uint8_t l4_proto;   /* IPv4 protocol / IPv6 next header */
-	uint8_t flags;	    /* RTR_MF_* */
-	uint8_t tos;	    /* IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN */
-	uint8_t bth_opcode; /* valid when RTR_MF_ROCE */
-	uint8_t bth_b4;	    /* BTH byte 4 (FECN/BECN/Resv6; LB path_id) */
-	uint8_t bth_b8;	    /* BTH byte 8 (AckReq | Resv7) */
-	uint8_t ext;	    /* RTR_EXT_* */
-};
-
-_Static_assert(sizeof(struct rtr_meta) == 24, "rtr_meta must stay 24 bytes");
-
-/*
  * The flow hash finaliser (murmur3's fmix32). CRC32C is linear: under two
  * seeds the hashes of every flow differ by one and the same XOR constant, so
  * a ToR and a spine with different seeds would map paths through a fixed
@@ -117,22 +60,6 @@ rtr_hash_mix(uint32_t h)
 	h *= 0xc2b2ae35u;
 	h ^= h >> 16;
 	return h;
-}
-
-/* BTH DestQP (24 bits), read from the frame (valid when RTR_MF_ROCE). */
-static inline uint32_t
-rtr_meta_dqp(const uint8_t *frame, const struct rtr_meta *m)
-{
-	const uint8_t *b = frame + m->l4_off + 8;
-
-	return (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
-}
-
-/* 802.1p priority of the outer tag, 0 when untagged. */
-static inline uint8_t
-rtr_meta_pcp(const uint8_t *frame, const struct rtr_meta *m)
-{
-	return (m->flags & RTR_MF_VLAN) ? frame[14] >> 5 : 0;
 }
 
 /*
@@ -209,20 +136,6 @@ void rtr_parse_init(void);
 
 /* Length of the extended headers implied by a BTH opcode, or -1 if unknown. */
 int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
-
-/* Offset of the BTH in the frame (valid when RTR_MF_ROCE). */
-static inline unsigned int
-rtr_meta_bth_off(const struct rtr_meta *m)
-{
-	return m->l4_off + 8u;
-}
-
-/* IPv4 header with options (longer than 20 bytes). */
-static inline bool
-rtr_meta_ip_opts(const struct rtr_meta *m)
-{
-	return m->l3 == RTR_L3_IPV4 && m->l4_off - m->l3_off > 20;
-}
 
 /* A ConWeave REPLY or NOTIFY parsed with its header (fabric ports). */
 static inline bool
