@@ -61,6 +61,17 @@ rtr_config_set_lb_modes(const struct rtr_config_lb_mode *modes, unsigned int n)
 	return 0;
 }
 
+const void *
+rtr_config_section(const struct rtr_config *cfg, const struct rtr_cfg_section *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_lb_modes; i++)
+		if (lb_sections[i] == s && s != NULL)
+			return rtr_config_lb(cfg, i);
+	return NULL;
+}
+
 /* ---- switch ------------------------------------------------------------ */
 
 static int

@@ -219,13 +219,21 @@ struct rtr_config_lb_mode {
  */
 int rtr_config_set_lb_modes(const struct rtr_config_lb_mode *modes, unsigned int n);
 
-/* The section of mode id in cfg, or NULL when id is out of range (each
- * mode wraps this in a typed accessor of its own: rtr_<mode>_config). */
+/* The section of mode id in cfg, or NULL when id is out of range. */
 static inline const void *
 rtr_config_lb(const struct rtr_config *cfg, unsigned int id)
 {
 	return id < RTR_LB_MODES_MAX ? cfg->lb_cfg[id].bytes : NULL;
 }
+
+/*
+ * What cfg holds for the section described by s (registered by some mode),
+ * or NULL when no mode registered s. Each mode wraps this in a typed
+ * accessor of its own (rtr_<mode>_config), so that its config header needs
+ * neither the registry nor its own mode id. A short search: for control
+ * code (set-up, budgets), not per packet.
+ */
+const void *rtr_config_section(const struct rtr_config *cfg, const struct rtr_cfg_section *s);
 
 /*
  * Read and validate a config file. The format is chosen by extension.

@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "rtr_config.h"
-#include "rtr_lb.h"
 
 struct rtr_caver_cfg {
 	uint32_t dre_period_us;
@@ -31,7 +30,7 @@ extern const struct rtr_cfg_section rtr_caver_section;
 static inline const struct rtr_caver_cfg *
 rtr_caver_config(const struct rtr_config *cfg)
 {
-	return rtr_config_lb(cfg, RTR_LB_CAVER);
+	return rtr_config_section(cfg, &rtr_caver_section);
 }
 
 #endif /* CAVER_CONFIG_H */

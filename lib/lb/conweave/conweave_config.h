@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "rtr_config.h"
-#include "rtr_lb.h"
 
 struct rtr_conweave_cfg {
 	uint32_t base_rtt_us;
@@ -38,7 +37,7 @@ extern const struct rtr_cfg_section rtr_conweave_section;
 static inline const struct rtr_conweave_cfg *
 rtr_conweave_config(const struct rtr_config *cfg)
 {
-	return rtr_config_lb(cfg, RTR_LB_CONWEAVE);
+	return rtr_config_section(cfg, &rtr_conweave_section);
 }
 
 #endif /* CONWEAVE_CONFIG_H */

@@ -13,7 +13,6 @@
 #include <stdint.h>
 
 #include "rtr_config.h"
-#include "rtr_lb.h"
 
 struct rtr_seqbalance_cfg {
 	uint32_t phi_us;
@@ -30,7 +29,7 @@ extern const struct rtr_cfg_section rtr_seqbalance_section;
 static inline const struct rtr_seqbalance_cfg *
 rtr_seqbalance_config(const struct rtr_config *cfg)
 {
-	return rtr_config_lb(cfg, RTR_LB_SEQBALANCE);
+	return rtr_config_section(cfg, &rtr_seqbalance_section);
 }
 
 #endif /* SEQBALANCE_CONFIG_H */
