@@ -144,7 +144,8 @@ hold_budget(struct rtr_app *app, uint64_t others, uint64_t share)
 	per = total / nw;
 	app->cw_hold_budget = per > 0 ? (uint32_t)per : 1;
 	printf("rocetor: conweave hold budget %u mbufs per worker (%s%s)\n", app->cw_hold_budget,
-		rtr_conweave_config(cfg)->hold_budget ? "conweave.hold_budget" : "derived from the mempool",
+		rtr_conweave_config(cfg)->hold_budget ? "conweave.hold_budget" :
+			"derived from the mempool",
 		total < share ? ", cut: switch.mbufs is below the formula" : "");
 }
 
@@ -232,7 +233,8 @@ rtr_ports_setup(struct rtr_app *app)
 			for (i = 0; i < cfg->n_ports; i++)
 				if (cfg->ports[i].role == RTR_PORT_HOST)
 					reorder_part += RTE_MIN(
-						(uint64_t)rtr_conweave_config(cfg)->reorder_queues_per_port *
+						(uint64_t)rtr_conweave_config(cfg)->
+							reorder_queues_per_port *
 							rtr_conweave_config(cfg)->reorder_queue_depth,
 						(uint64_t)EGRESS_QUEUE_MBUFS_MAX);
 	}

@@ -667,8 +667,8 @@ sw_init(struct sw *sw, unsigned int idx, uint8_t p)
 	if (FUZZ_LB_MODE == RTR_LB_CAVER) {
 		/* The ops' table holds RTR_CAVER_HOSTS hosts (4 MB to zero per
 		 * input); a small one runs 20 times faster and can fill up. */
-		sw->shared = rtr_caver_shared_create(16, (uint64_t)rtr_caver_config(cfg)->aging_us * 1000,
-			false, 0);
+		sw->shared = rtr_caver_shared_create(16,
+			(uint64_t)rtr_caver_config(cfg)->aging_us * 1000, false, 0);
 		FZ_CHECK(sw->shared != NULL);
 	} else if (H.ops->shared_create != NULL) {
 		sw->shared = H.ops->shared_create(cfg, 1, false, 0);

@@ -37,7 +37,8 @@ is_stringish(const struct cfg_node *v)
 }
 
 int
-cfg_expect(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path, const char *what)
+cfg_expect(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path,
+		const char *what)
 {
 	return cfg_error(c->e, v->line, path, "expected %s, got %s", what, cfg_node_describe(v));
 }
@@ -186,7 +187,8 @@ get_bool(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path 
 }
 
 static int
-get_string(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path, const char **out)
+get_string(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path,
+		const char **out)
 {
 	*out = "";
 	if (!is_stringish(v))
@@ -218,7 +220,8 @@ parse_mac(const char *s, uint8_t mac[6])
 }
 
 static int
-get_mac(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path, uint8_t mac[6])
+get_mac(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path,
+		uint8_t mac[6])
 {
 	static const uint8_t zero[6];
 	const char *s;
@@ -238,8 +241,8 @@ get_mac(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *
  * bits; a route prefix must not have any (checked by the caller).
  */
 int
-cfg_get_addr(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path, bool want_len,
-		struct rtr_addr *a)
+cfg_get_addr(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path,
+		bool want_len, struct rtr_addr *a)
 {
 	char tmp[INET6_ADDRSTRLEN + 8];
 	const char *s, *slash;
@@ -463,8 +466,8 @@ set_field(struct rtr_cfg_ctx *c, const struct rtr_cfg_field *f, const struct cfg
 }
 
 int
-cfg_validate_map(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
-		const struct rtr_cfg_map *m, void *base)
+cfg_validate_map(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
+		const struct cfg_path *path, const struct rtr_cfg_map *m, void *base)
 {
 	struct cfg_path kpath = {path, NULL, 0};
 	const struct cfg_node *ch, *v;
@@ -502,7 +505,8 @@ cfg_validate_map(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line, c
  * given, else the map's own: where a rule across keys is best reported.
  */
 int
-rtr_cfg_rule_line(const struct cfg_node *node, int line, const char *key, const char *o1, const char *o2)
+rtr_cfg_rule_line(const struct cfg_node *node, int line, const char *key, const char *o1,
+		const char *o2)
 {
 	const struct cfg_node *v = cfg_map_get(node, key);
 
@@ -514,8 +518,8 @@ rtr_cfg_rule_line(const struct cfg_node *node, int line, const char *key, const 
 }
 
 int
-cfg_list_check(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path, unsigned int min,
-		unsigned int max)
+cfg_list_check(struct rtr_cfg_ctx *c, const struct cfg_node *v, const struct cfg_path *path,
+		unsigned int min, unsigned int max)
 {
 	if (v->type != CFG_LIST)
 		return cfg_expect(c, v, path, "a list");
@@ -645,7 +649,8 @@ dump_scalar(struct cfg_buf *b, const struct rtr_cfg_field *f, const void *base)
 }
 
 void
-cfg_dump_fields(struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base, int indent, bool list_item)
+cfg_dump_fields(struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base, int indent,
+		bool list_item)
 {
 	const struct rtr_cfg_field *f;
 	unsigned int i;
@@ -689,7 +694,8 @@ cfg_dump_fields(struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base
 
 /* {key: value, ...} on one line, nested maps too; skip names a key to leave out. */
 void
-cfg_dump_flow_skip(struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base, const char *skip)
+cfg_dump_flow_skip(
+		struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base, const char *skip)
 {
 	const struct rtr_cfg_field *f;
 	unsigned int i;
@@ -726,4 +732,3 @@ cfg_dump_flow(struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base)
 {
 	cfg_dump_flow_skip(b, m, base, NULL);
 }
-

@@ -52,8 +52,8 @@ void cfg_dump_fields(struct cfg_buf *b, const struct rtr_cfg_map *m, const void 
 		bool list_item);
 /* {key: value, ...} on one line, nested maps too; skip names a key to leave
  * out (or is NULL). */
-void cfg_dump_flow_skip(struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base,
-		const char *skip);
+void cfg_dump_flow_skip(
+		struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base, const char *skip);
 void cfg_dump_flow(struct cfg_buf *b, const struct rtr_cfg_map *m, const void *base);
 void cfg_dump_addr(struct cfg_buf *b, const struct rtr_addr *a, bool with_len);
 

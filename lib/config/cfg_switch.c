@@ -50,7 +50,8 @@ rtr_config_set_lb_modes(const struct rtr_config_lb_mode *modes, unsigned int n)
 		return -EINVAL;
 	for (i = 0; i < n; i++)
 		if (modes[i].name == NULL || modes[i].name[0] == '\0' ||
-				(modes[i].section != NULL && modes[i].section->size > RTR_LB_CFG_SIZE))
+				(modes[i].section != NULL &&
+						modes[i].section->size > RTR_LB_CFG_SIZE))
 			return -EINVAL;
 	memset(lb_names, 0, sizeof(lb_names));
 	for (i = 0; i < n; i++) {
@@ -75,8 +76,8 @@ rtr_config_section(const struct rtr_config *cfg, const struct rtr_cfg_section *s
 /* ---- switch ------------------------------------------------------------ */
 
 static int
-switch_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
-		void *base)
+switch_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
+		const struct cfg_path *path, void *base)
 {
 	struct rtr_switch_cfg *sw = base;
 
@@ -103,7 +104,8 @@ static const struct rtr_cfg_field switch_fields[] = {
 		RTR_CFG_UINT("idle_sleep_us", struct rtr_switch_cfg, idle_sleep_us, 0, 100000, 0),
 		RTR_CFG_UINT("idle_threshold", struct rtr_switch_cfg, idle_threshold, 1, 1000000000,
 				1000),
-		RTR_CFG_UINT("neigh_timeout_s", struct rtr_switch_cfg, neigh_timeout_s, 1, 86400, 60),
+		RTR_CFG_UINT("neigh_timeout_s", struct rtr_switch_cfg, neigh_timeout_s, 1, 86400,
+				60),
 		RTR_CFG_UINT("mbufs", struct rtr_switch_cfg, mbufs, 1024, 16777216, 0,
 				.flags = RTR_CFG_ZERO_OK),
 		/* Read by nothing since the egress serves its queues every loop;
@@ -111,13 +113,14 @@ static const struct rtr_cfg_field switch_fields[] = {
 		RTR_CFG_IGNORED_UINT("drain_us", 1, 10000),
 		RTR_CFG_UINT("handoff_ring", struct rtr_switch_cfg, handoff_ring, 1, 65536, 4096),
 };
-static const struct rtr_cfg_map switch_map = {switch_fields, RTR_ARRAY_SIZE(switch_fields), switch_check};
+static const struct rtr_cfg_map switch_map = {
+		switch_fields, RTR_ARRAY_SIZE(switch_fields), switch_check};
 
 /* ---- ports ------------------------------------------------------------- */
 
 static int
-port_ip_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-		void *base)
+port_ip_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
+		const struct cfg_path *path, void *base)
 {
 	struct cfg_path epath = {path, NULL, 0};
 	struct rtr_port_cfg *p = base;
@@ -178,7 +181,8 @@ static const struct rtr_cfg_field port_fields[] = {
 		RTR_CFG_BOOL("admin_down", struct rtr_port_cfg, admin_down, false),
 		RTR_CFG_UINT("rx_queues", struct rtr_port_cfg, rx_queues, 0, 64, 0),
 		RTR_CFG_UINT("tx_queues", struct rtr_port_cfg, tx_queues, 0, 64, 0),
-		RTR_CFG_UINT("mtu", struct rtr_port_cfg, mtu, 68, 9600, 0, .flags = RTR_CFG_ZERO_OK),
+		RTR_CFG_UINT("mtu", struct rtr_port_cfg, mtu, 68, 9600, 0,
+				.flags = RTR_CFG_ZERO_OK),
 		RTR_CFG_BOOL("l2_filter", struct rtr_port_cfg, l2_filter, true),
 		RTR_CFG_FUNC("ip", port_ip_parse, port_ip_dump),
 		RTR_CFG_UINT("flow_rate", struct rtr_port_cfg, flow_rate, 0, 100000000, 0,
@@ -187,8 +191,11 @@ static const struct rtr_cfg_field port_fields[] = {
 				.flags = RTR_CFG_OMIT_DEF),
 		RTR_CFG_DOUBLE("flow_share", struct rtr_port_cfg, flow_share, 0, 1, 0,
 				.flags = RTR_CFG_OMIT_DEF),
-		{.key = "source_check", .type = RTR_CFG_T_BOOL, RTR_CFG_FLD_(struct rtr_port_cfg, source_check),
-				.def = false, .flags = RTR_CFG_OMIT_DEF},
+		{.key = "source_check",
+				.type = RTR_CFG_T_BOOL,
+				RTR_CFG_FLD_(struct rtr_port_cfg, source_check),
+				.def = false,
+				.flags = RTR_CFG_OMIT_DEF},
 };
 static const struct rtr_cfg_map port_map = {port_fields, RTR_ARRAY_SIZE(port_fields), NULL};
 
@@ -224,8 +231,8 @@ ports_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const str
 		/* Only host ports create source-side flow entries: a limit
 		 * on a fabric port would do nothing, silently. */
 		if (p->role == RTR_PORT_FABRIC) {
-			static const char *const host_only[] = {"flow_rate", "flow_burst",
-				"flow_share", "source_check"};
+			static const char *const host_only[] = {
+					"flow_rate", "flow_burst", "flow_share", "source_check"};
 
 			for (i = 0; i < RTR_ARRAY_SIZE(host_only); i++) {
 				const struct cfg_node *hv = cfg_map_get(e, host_only[i]);
@@ -261,8 +268,8 @@ ports_dump(struct cfg_buf *b, const struct rtr_cfg_field *f, const void *base, i
 /* ---- routes ------------------------------------------------------------ */
 
 static int
-nexthop_ip_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-		void *base)
+nexthop_ip_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
+		const struct cfg_path *path, void *base)
 {
 	struct rtr_nexthop_cfg *nh = base;
 
@@ -296,7 +303,8 @@ static const struct rtr_cfg_field nexthop_fields[] = {
 		RTR_CFG_MAC("nexthop_mac", struct rtr_nexthop_cfg, mac, mac_set),
 		RTR_CFG_FUNC("nexthop", nexthop_ip_parse, nexthop_ip_dump),
 };
-static const struct rtr_cfg_map nexthop_map = {nexthop_fields, RTR_ARRAY_SIZE(nexthop_fields), NULL};
+static const struct rtr_cfg_map nexthop_map = {
+		nexthop_fields, RTR_ARRAY_SIZE(nexthop_fields), NULL};
 
 static int
 prefix_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
@@ -336,7 +344,8 @@ paths_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const str
 	r->n_paths = 0;
 	for (e = v->child; e != NULL; e = e->next) {
 		epath.index = r->n_paths;
-		if (cfg_validate_map(c, e, e->line, &epath, &nexthop_map, &r->paths[r->n_paths]) < 0)
+		if (cfg_validate_map(c, e, e->line, &epath, &nexthop_map, &r->paths[r->n_paths]) <
+				0)
 			return -1;
 		r->paths[r->n_paths].line = e->line;
 		r->n_paths++;
@@ -419,8 +428,8 @@ route_nexthop_check(struct rtr_cfg_ctx *c, struct rtr_route_cfg *r, unsigned int
 }
 
 static int
-route_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line, const struct cfg_path *path,
-		void *base)
+route_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
+		const struct cfg_path *path, void *base)
 {
 	struct cfg_path kpath = {path, NULL, 0}, epath = {NULL, NULL, 0};
 	const struct cfg_node *pv = cfg_map_get(node, "port");
@@ -468,7 +477,8 @@ route_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line, const 
 	return 0;
 }
 
-static const struct rtr_cfg_map route_map = {route_fields, RTR_ARRAY_SIZE(route_fields), route_check};
+static const struct rtr_cfg_map route_map = {
+		route_fields, RTR_ARRAY_SIZE(route_fields), route_check};
 
 static int
 routes_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
@@ -545,7 +555,8 @@ class_range_error(struct rtr_cfg_ctx *c, int line, const struct cfg_path *path, 
 }
 
 static const struct rtr_cfg_field dscp_fields[] = {
-		RTR_CFG_UINT("dscp", struct rtr_dscp_map, dscp, 0, 63, 0, .flags = RTR_CFG_REQUIRED),
+		RTR_CFG_UINT("dscp", struct rtr_dscp_map, dscp, 0, 63, 0,
+				.flags = RTR_CFG_REQUIRED),
 		RTR_CFG_UINT("class", struct rtr_dscp_map, class, 0, RTR_MAX_CLASSES - 1, 0,
 				.flags = RTR_CFG_REQUIRED),
 };
@@ -597,8 +608,8 @@ class_list_of(const char *key)
 }
 
 static int
-class_list_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-		void *base)
+class_list_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
+		const struct cfg_path *path, void *base)
 {
 	struct cfg_path epath = {path, NULL, 0}, kpath = {&epath, NULL, 0};
 	const struct class_list *l = class_list_of(path->key);
@@ -666,8 +677,9 @@ ecn_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line, const st
 	struct rtr_ecn_cfg *ecn = base;
 
 	if (ecn->kmin_kb > ecn->kmax_kb)
-		return cfg_error(c->e, rtr_cfg_rule_line(node, line, "kmin_kb", "kmax_kb", NULL), &kpath,
-				"must be <= kmax_kb (%u), got %u", ecn->kmax_kb, ecn->kmin_kb);
+		return cfg_error(c->e, rtr_cfg_rule_line(node, line, "kmin_kb", "kmax_kb", NULL),
+				&kpath, "must be <= kmax_kb (%u), got %u", ecn->kmax_kb,
+				ecn->kmin_kb);
 	return 0;
 }
 
@@ -696,8 +708,8 @@ static const struct rtr_cfg_field class_num_range =
 		RTR_CFG_UINT("class", struct class_entry, class, 0, RTR_MAX_CLASSES - 1, 0);
 
 static int
-class_num_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-		void *base)
+class_num_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
+		const struct cfg_path *path, void *base)
 {
 	const struct rtr_qos_cfg *q = &c->cfg->qos;
 	struct class_entry *ce = base;
@@ -759,8 +771,8 @@ static const struct rtr_cfg_map class_map = {
  * queue_kb and ecn come earlier in the table, so they are final here.
  */
 static int
-class_params_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-		void *base)
+class_params_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
+		const struct cfg_path *path, void *base)
 {
 	struct cfg_path epath = {path, NULL, 0};
 	struct rtr_qos_cfg *q = base;
@@ -829,8 +841,8 @@ static const struct rtr_cfg_field trim_dscp_range =
 		RTR_CFG_UINT("trim_dscp", struct rtr_qos_cfg, trim_dscp, 0, 63, 0);
 
 static int
-trim_dscp_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-		void *base)
+trim_dscp_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
+		const struct cfg_path *path, void *base)
 {
 	struct rtr_qos_cfg *q = base;
 	uint64_t u = 0;
@@ -861,8 +873,8 @@ static const struct rtr_cfg_field pfc_class_range =
 		RTR_CFG_UINT("classes", struct rtr_pfc_cfg, class_mask, 0, RTR_MAX_CLASSES - 1, 0);
 
 static int
-pfc_classes_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
-		void *base)
+pfc_classes_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
+		const struct cfg_path *path, void *base)
 {
 	struct cfg_path epath = {path, NULL, 0};
 	struct rtr_pfc_cfg *pfc = base;
@@ -915,12 +927,13 @@ pfc_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line, const st
 	struct rtr_pfc_cfg *pfc = base;
 
 	if (pfc->mode != RTR_PFC_OFF && pfc->class_mask == 0)
-		return cfg_error(c->e, rtr_cfg_rule_line(node, line, "classes", "mode", NULL), &kpath,
-				"must list at least one class when mode is not off");
+		return cfg_error(c->e, rtr_cfg_rule_line(node, line, "classes", "mode", NULL),
+				&kpath, "must list at least one class when mode is not off");
 	if (pfc->xon_kb >= pfc->xoff_kb) {
 		kpath.key = "xon_kb";
-		return cfg_error(c->e, rtr_cfg_rule_line(node, line, "xon_kb", "xoff_kb", NULL), &kpath,
-				"must be < xoff_kb (%u), got %u", pfc->xoff_kb, pfc->xon_kb);
+		return cfg_error(c->e, rtr_cfg_rule_line(node, line, "xon_kb", "xoff_kb", NULL),
+				&kpath, "must be < xoff_kb (%u), got %u", pfc->xoff_kb,
+				pfc->xon_kb);
 	}
 	return 0;
 }
@@ -937,7 +950,8 @@ static const struct rtr_cfg_map pfc_map = {pfc_fields, RTR_ARRAY_SIZE(pfc_fields
 
 static const struct rtr_cfg_field qos_fields[] = {
 		/* classes first: dscp, pcp, class_params and pfc are checked against it. */
-		RTR_CFG_UINT("classes", struct rtr_qos_cfg, classes, 1, RTR_MAX_CLASSES, RTR_MAX_CLASSES),
+		RTR_CFG_UINT("classes", struct rtr_qos_cfg, classes, 1, RTR_MAX_CLASSES,
+				RTR_MAX_CLASSES),
 		RTR_CFG_ENUM("trust", struct rtr_qos_cfg, trust_pcp, trust_names, 0),
 		RTR_CFG_FUNC("dscp", class_list_parse, class_list_dump),
 		RTR_CFG_FUNC("pcp", class_list_parse, class_list_dump),
@@ -946,8 +960,8 @@ static const struct rtr_cfg_field qos_fields[] = {
 		/* After queue_kb and ecn: the per-class defaults come from them. */
 		RTR_CFG_FUNC("class_params", class_params_parse, class_params_dump),
 		RTR_CFG_BOOL("trim", struct rtr_qos_cfg, trim, false),
-		RTR_CFG_ENUM("trim_lengths", struct rtr_qos_cfg, trim_update_lengths, trim_lengths_names,
-				0),
+		RTR_CFG_ENUM("trim_lengths", struct rtr_qos_cfg, trim_update_lengths,
+				trim_lengths_names, 0),
 		RTR_CFG_FUNC("trim_dscp", trim_dscp_parse, trim_dscp_dump),
 		RTR_CFG_MAP("pfc", struct rtr_qos_cfg, pfc, &pfc_map),
 };
@@ -963,7 +977,8 @@ static const struct rtr_cfg_field ctrl_loss_fields[] = {
 		CTRL_LOSS(tail),
 		CTRL_LOSS(advert),
 };
-static const struct rtr_cfg_map ctrl_loss_map = {ctrl_loss_fields, RTR_ARRAY_SIZE(ctrl_loss_fields), NULL};
+static const struct rtr_cfg_map ctrl_loss_map = {
+		ctrl_loss_fields, RTR_ARRAY_SIZE(ctrl_loss_fields), NULL};
 
 static const struct rtr_cfg_field faults_fields[] = {
 		RTR_CFG_UINT("seed", struct rtr_faults_cfg, seed, 0, UINT64_MAX, 1),

@@ -22,7 +22,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-
 /* Deeper documents are rejected so that recursion stays bounded. */
 #define CFG_MAX_DEPTH 32
 /* Keys per map; the schema needs ~20, the cap keeps duplicate checks cheap. */

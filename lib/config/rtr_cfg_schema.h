@@ -24,30 +24,30 @@
 #include "rtr_common.h"
 
 struct rtr_config;
-struct cfg_buf;		/* the dump's output (lib/config private) */
-struct cfg_node;	/* a map or value of the document (lib/config private) */
-struct cfg_path;	/* where a value is, for messages (lib/config private) */
-struct rtr_cfg_ctx;	/* one validation run (lib/config private) */
+struct cfg_buf;     /* the dump's output (lib/config private) */
+struct cfg_node;    /* a map or value of the document (lib/config private) */
+struct cfg_path;    /* where a value is, for messages (lib/config private) */
+struct rtr_cfg_ctx; /* one validation run (lib/config private) */
 
 enum rtr_cfg_type {
-	RTR_CFG_T_UINT,	  /* unsigned integer of width size */
+	RTR_CFG_T_UINT, /* unsigned integer of width size */
 	RTR_CFG_T_DOUBLE,
 	RTR_CFG_T_BOOL,
 	RTR_CFG_T_STRING, /* char array of size bytes */
-	RTR_CFG_T_ENUM,	  /* unsigned integer, the index of one of names[] */
-	RTR_CFG_T_MAC,	  /* uint8_t[6] */
-	RTR_CFG_T_MAP,	  /* nested table */
-	RTR_CFG_T_FUNC,	  /* parse() and dump() do everything */
+	RTR_CFG_T_ENUM,   /* unsigned integer, the index of one of names[] */
+	RTR_CFG_T_MAC,    /* uint8_t[6] */
+	RTR_CFG_T_MAP,    /* nested table */
+	RTR_CFG_T_FUNC,   /* parse() and dump() do everything */
 };
 
 #define RTR_CFG_REQUIRED 0x01
-#define RTR_CFG_ZERO_OK	 0x02 /* 0 is allowed besides min..max */
-#define RTR_CFG_POW2	 0x04
+#define RTR_CFG_ZERO_OK  0x02 /* 0 is allowed besides min..max */
+#define RTR_CFG_POW2     0x04
 #define RTR_CFG_MIN_EXCL 0x08 /* doubles: min itself is not allowed */
-#define RTR_CFG_HAS_SET	 0x10 /* set_off names a bool set when the key is given */
+#define RTR_CFG_HAS_SET  0x10 /* set_off names a bool set when the key is given */
 #define RTR_CFG_SHOW_DEF 0x20 /* dump an unset value as a comment */
 #define RTR_CFG_OMIT_DEF 0x40 /* do not dump the default */
-#define RTR_CFG_IGNORED	 0x80 /* validated, then dropped: stored nowhere, never dumped */
+#define RTR_CFG_IGNORED  0x80 /* validated, then dropped: stored nowhere, never dumped */
 
 struct rtr_cfg_map;
 

@@ -151,8 +151,8 @@ struct rtr_switch_cfg {
 	char name[RTR_NAME_LEN];
 	enum rtr_role role;
 	uint16_t id;
-	unsigned int lb;	   /* LB mode id: its index in the LB registry */
-	uint32_t seed;		   /* flow hash seed; default derived from id */
+	unsigned int lb; /* LB mode id: its index in the LB registry */
+	uint32_t seed;   /* flow hash seed; default derived from id */
 	bool seed_set;
 	uint32_t idle_sleep_us;	   /* 0 = busy poll; else sleep when idle */
 	uint32_t idle_threshold;   /* empty polls before sleeping */
@@ -169,10 +169,10 @@ struct rtr_switch_cfg {
  */
 struct rtr_ctrl_loss_cfg {
 	double rtt_reply; /* an RTT reply (LB control op 2, phase 0) */
-	double clear;	  /* a CLEAR (LB control op 2, phase 1) */
-	double notify;	  /* a congestion notification (LB control op 3) */
-	double tail;	  /* a data packet with the tail flag */
-	double advert;	  /* an RC ACK carrying a path advertisement shim */
+	double clear;     /* a CLEAR (LB control op 2, phase 1) */
+	double notify;    /* a congestion notification (LB control op 3) */
+	double tail;      /* a data packet with the tail flag */
+	double advert;    /* an RC ACK carrying a path advertisement shim */
 };
 
 struct rtr_faults_cfg {

@@ -286,8 +286,8 @@ test_defaults(void)
 	CHECK_EQ(cfg.sw.mbufs, 0);
 	/* switch.drain_us is read by nothing: still accepted (old configs),
 	 * no longer stored or dumped. */
-	CHECK(load_str("yaml", "switch: {drain_us: 50}\nports: [{port: 3, role: fabric}]\n",
-			      &old, err, sizeof(err)) == 0 &&
+	CHECK(load_str("yaml", "switch: {drain_us: 50}\nports: [{port: 3, role: fabric}]\n", &old,
+			      err, sizeof(err)) == 0 &&
 					rtr_config_dump(&old, dump_a, sizeof(dump_a)) > 0 &&
 					strstr(dump_a, "drain_us") == NULL,
 			"%s", err);

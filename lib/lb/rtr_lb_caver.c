@@ -22,8 +22,8 @@ static void *
 cv_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
 {
 	(void)n_groups;
-	return rtr_caver_shared_create(RTR_CAVER_HOSTS, (uint64_t)rtr_caver_config(cfg)->aging_us * 1000, rte,
-			socket);
+	return rtr_caver_shared_create(RTR_CAVER_HOSTS,
+			(uint64_t)rtr_caver_config(cfg)->aging_us * 1000, rte, socket);
 }
 
 static void

@@ -1828,8 +1828,9 @@ test_ops(void)
 	memset(&cfg, 0, sizeof(cfg));
 	memset(routes, 0, sizeof(routes));
 	cfg.sw.id = 0x0102;
-	memcpy(cfg.lb_cfg[RTR_LB_CAVER].bytes, &(struct rtr_caver_cfg){.dre_period_us = 50, .alpha = 0.2, .q = 8,
-		.aging_us = 500, .flow_idle_us = 1000, .flow_table_size = 1000}, sizeof(struct rtr_caver_cfg));
+	memcpy(cfg.lb_cfg[RTR_LB_CAVER].bytes, &(struct rtr_caver_cfg){.dre_period_us = 50,
+		.alpha = 0.2, .q = 8, .aging_us = 500, .flow_idle_us = 1000,
+		.flow_table_size = 1000}, sizeof(struct rtr_caver_cfg));
 	cfg.n_ports = 3;
 	cfg.ports[0] = (struct rtr_port_cfg){.port = 0, .role = RTR_PORT_HOST, .speed_gbps = 1};
 	cfg.ports[1] = (struct rtr_port_cfg){.port = 1, .role = RTR_PORT_FABRIC, .speed_gbps = 100,

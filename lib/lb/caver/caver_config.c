@@ -13,8 +13,8 @@ static const struct rtr_cfg_field caver_fields[] = {
 		RTR_CFG_UINT("q", struct rtr_caver_cfg, q, 1, 16, 8),
 		RTR_CFG_UINT("aging_us", struct rtr_caver_cfg, aging_us, 1, 10000000, 500),
 		RTR_CFG_UINT("flow_idle_us", struct rtr_caver_cfg, flow_idle_us, 1, 10000000, 1000),
-		RTR_CFG_UINT("flow_table_size", struct rtr_caver_cfg, flow_table_size, 1024, 16777216,
-				1048576),
+		RTR_CFG_UINT("flow_table_size", struct rtr_caver_cfg, flow_table_size, 1024,
+				16777216, 1048576),
 };
 
 _Static_assert(sizeof(struct rtr_caver_cfg) <= RTR_LB_CFG_SIZE, "section too large");

@@ -19,7 +19,7 @@
  */
 #define CW_US_MAX 31999
 #define CW_US_WHY "below 32000: half the 16-bit timestamp wrap"
-#define CW_US(k, m, lo, d)                                                                         \
+#define CW_US(k, m, lo, d) \
 	RTR_CFG_UINT(k, struct rtr_conweave_cfg, m, lo, CW_US_MAX, d, .why = CW_US_WHY)
 
 static int
@@ -30,7 +30,8 @@ conweave_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 	struct rtr_conweave_cfg *cw = base;
 	/* The longest hold, as the DstToR's hold code applies it. */
 	uint64_t hold = rtr_cw_bound_hold_ns((uint64_t)cw->resume_default_us * 1000,
-					(uint64_t)cw->resume_extra_us * 1000) / 1000;
+					(uint64_t)cw->resume_extra_us * 1000) /
+			1000;
 	uint64_t floor = cw->base_rtt_us + hold;
 
 	/*
@@ -53,9 +54,11 @@ conweave_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 				cw->theta_inactive_us);
 	/* The same for a new epoch started because the CLEAR did not come. */
 	if (cw->clear_timeout_us != 0 && cw->clear_timeout_us <= floor)
-		return rtr_cfg_error(c, rtr_cfg_rule_line(node, line, "clear_timeout_us", NULL, NULL),
-				path, "clear_timeout_us",
-				"must be 0 (derived) or exceed base_rtt_us + the longest reorder hold "
+		return rtr_cfg_error(c,
+				rtr_cfg_rule_line(node, line, "clear_timeout_us", NULL, NULL), path,
+				"clear_timeout_us",
+				"must be 0 (derived) or exceed base_rtt_us + the longest reorder "
+				"hold "
 				"(resume_default_us + resume_extra_us): %u + %u + %u = %" PRIu64
 				", got %u",
 				cw->base_rtt_us, cw->resume_default_us, cw->resume_extra_us, floor,
@@ -65,7 +68,8 @@ conweave_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 	if (cw->hold_budget != 0 && cfg->sw.mbufs != 0 && cw->hold_budget >= cfg->sw.mbufs)
 		return rtr_cfg_error(c, rtr_cfg_rule_line(node, line, "hold_budget", NULL, NULL),
 				path, "hold_budget",
-				"must be below switch.mbufs (%u): the pool also fills the RX rings, "
+				"must be below switch.mbufs (%u): the pool also fills the RX "
+				"rings, "
 				"got %u",
 				cfg->sw.mbufs, cw->hold_budget);
 	return 0;
@@ -87,7 +91,8 @@ static const struct rtr_cfg_field conweave_fields[] = {
 		RTR_CFG_UINT("flow_table_size", struct rtr_conweave_cfg, flow_table_size, 1024,
 				16777216, 1048576),
 		RTR_CFG_UINT("dst_prefix_len", struct rtr_conweave_cfg, dst_prefix_len, 0, 32, 24),
-		RTR_CFG_UINT("dst_prefix_len6", struct rtr_conweave_cfg, dst_prefix_len6, 0, 128, 64),
+		RTR_CFG_UINT("dst_prefix_len6", struct rtr_conweave_cfg, dst_prefix_len6, 0, 128,
+				64),
 		CW_US("clear_timeout_us", clear_timeout_us, 0, 0),
 		RTR_CFG_UINT("hold_budget", struct rtr_conweave_cfg, hold_budget, 0, 16777216, 0),
 };

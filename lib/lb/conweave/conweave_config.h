@@ -24,10 +24,10 @@ struct rtr_conweave_cfg {
 	uint32_t reorder_queues_per_port;
 	uint32_t reorder_queue_depth;
 	uint32_t flow_table_size;
-	uint32_t dst_prefix_len;  /* busy paths are per destination masked to this (IPv4) */
-	uint32_t dst_prefix_len6; /* ... and this (IPv6) */
+	uint32_t dst_prefix_len;   /* busy paths are per destination masked to this (IPv4) */
+	uint32_t dst_prefix_len6;  /* ... and this (IPv6) */
 	uint32_t clear_timeout_us; /* 0: derived (rtr_cw_bound_clear_ns) */
-	uint32_t hold_budget;	   /* mbufs the reorder rings may hold; 0 = derived */
+	uint32_t hold_budget;      /* mbufs the reorder rings may hold; 0 = derived */
 };
 
 /* Keys, defaults, ranges and the checks across keys (rtr_cfg_schema.h). */

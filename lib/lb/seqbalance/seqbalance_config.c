@@ -12,7 +12,8 @@ static const struct rtr_cfg_field seqbalance_fields[] = {
 				10000000, 1000),
 		RTR_CFG_UINT("flow_table_size", struct rtr_seqbalance_cfg, flow_table_size, 1024,
 				16777216, 1048576),
-		RTR_CFG_UINT("dst_prefix_len", struct rtr_seqbalance_cfg, dst_prefix_len, 0, 32, 24),
+		RTR_CFG_UINT("dst_prefix_len", struct rtr_seqbalance_cfg, dst_prefix_len, 0, 32,
+				24),
 		RTR_CFG_UINT("dst_prefix_len6", struct rtr_seqbalance_cfg, dst_prefix_len6, 0, 128,
 				64),
 };
