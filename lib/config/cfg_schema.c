@@ -388,7 +388,7 @@ set_field(struct rtr_cfg_ctx *c, const struct rtr_cfg_field *f, const struct cfg
 		const struct cfg_path *path, void *base)
 {
 	char *p = (char *)base + f->off;
-	char names[128];
+	char names[256]; /* "a, b or c": switch.lb lists every LB mode */
 	const char *s;
 	uint64_t u;
 	double d;

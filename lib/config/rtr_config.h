@@ -13,7 +13,7 @@
  * modes' names and config sections before main() (rtr_config_set_lb_modes);
  * each mode's section is described with the schema engine's tables
  * (rtr_cfg_schema.h) in lib/lb/<mode>/<mode>_config.c and read back with
- * rtr_config_lb().
+ * the mode's accessor (rtr_config_section()).
  */
 #ifndef RTR_CONFIG_H
 #define RTR_CONFIG_H
