@@ -9,87 +9,28 @@
 
 #include <rte_common.h>
 
+#include "rtr_caver.h"
+#include "rtr_conweave.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
-#include "caver/caver_config.h"
-#include "conweave/conweave_config.h"
-#include "seqbalance/seqbalance_config.h"
-
-/* ------------------------------------------------ per-mode pieces (to move) */
-
-static uint64_t
-cw_mbuf_budget(const struct rtr_config *cfg, const char **key)
-{
-	const struct rtr_conweave_cfg *cc = rtr_conweave_config(cfg);
-	uint64_t n = 0;
-
-	/* conweave.hold_budget, or per host port what its rings can hold,
-	 * capped like an egress port's share of the pool. */
-	if (cc->hold_budget != 0) {
-		*key = "conweave.hold_budget";
-		return cc->hold_budget;
-	}
-	*key = NULL;
-	for (unsigned int i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].role == RTR_PORT_HOST)
-			n += RTE_MIN((uint64_t)cc->reorder_queues_per_port *
-						cc->reorder_queue_depth,
-					(uint64_t)RTR_LB_HOLD_PORT_MAX);
-	return n;
-}
-
-static void
-cw_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
-{
-	kv->u64(kv->arg, "epoch", f->epoch);
-	if (f->dst_role) {
-		kv->u64(kv->arg, "rx_phase", f->phase);
-		kv->u64(kv->arg, "held", f->held);
-		if (f->deadline_in_ns != UINT64_MAX)
-			kv->u64(kv->arg, "deadline_in_us", f->deadline_in_ns / 1000);
-		return;
-	}
-	kv->u64(kv->arg, "phase", f->phase);
-	kv->u64(kv->arg, "path", f->path);
-	kv->u64(kv->arg, "stabilized", f->stabilized);
-	if (f->reply_deadline_in_ns != UINT64_MAX)
-		kv->u64(kv->arg, "reply_deadline_in_us", f->reply_deadline_in_ns / 1000);
-}
-
-/* SeqBalance sub-flows: where they were placed. */
-static void
-sb_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
-{
-	kv->u64(kv->arg, "path", f->path);
-}
-
-static void
-caver_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
-{
-	kv->u64(kv->arg, "path", f->path);
-	if (f->next_hop != RTR_LB_HOP_NONE)
-		kv->u64(kv->arg, "next_hop", f->next_hop);
-	kv->u64(kv->arg, "ce", f->ce);
-	kv->str(kv->arg, "placed_by", f->by_table ? "table" : "ecmp");
-}
+#include "rtr_seqbalance.h"
 
 /* ------------------------------------------------------------ the registry */
 
-/* Index = mode id = enum rtr_lb_mode. One line per mode. */
-static const struct rtr_lb_desc lb_modes[] = {
-	{.name = "ecmp", .summary = "per-flow hash over the group's live paths",
-		.ops = &rtr_lb_ecmp, .spine = RTR_LB_SPINE_RUN},
-	{.name = "conweave", .summary = "ConWeave: reroute every RTT, reorder at the DstToR",
-		.ops = &rtr_lb_conweave, .spine = RTR_LB_SPINE_ECMP,
-		.mbuf_budget = cw_mbuf_budget, .flow_view = cw_flow_view,
-		.config = &rtr_conweave_section},
-	{.name = "seqbalance", .summary = "SeqBalance: congestion table and PathTag",
-		.ops = &rtr_lb_seqbalance, .spine = RTR_LB_SPINE_ECMP,
-		.flow_view = sb_flow_view, .config = &rtr_seqbalance_section},
-	{.name = "caver", .summary = "CAVER: DRE and path vectors on ACKs",
-		.ops = &rtr_lb_caver, .spine = RTR_LB_SPINE_RUN, .flow_view = caver_flow_view,
-		.config = &rtr_caver_section},
-	{.name = "spray", .summary = "per-packet spraying with in-network reordering (reserved)"},
+/* A name the config accepts and this build does not implement yet. */
+static const struct rtr_lb_desc lb_spray_reserved = {
+	.name = "spray",
+	.summary = "per-packet spraying with in-network reordering (reserved)",
+};
+
+/* Index = mode id = enum rtr_lb_mode. One line per mode: its descriptor,
+ * defined in the mode's folder. */
+static const struct rtr_lb_desc *const lb_modes[] = {
+	&rtr_lb_ecmp_desc,
+	&rtr_lb_conweave_desc,
+	&rtr_lb_seqbalance_desc,
+	&rtr_lb_caver_desc,
+	&lb_spray_reserved,
 };
 _Static_assert(RTE_DIM(lb_modes) == RTR_LB_MAX, "lb_modes[] out of step with enum rtr_lb_mode");
 _Static_assert(RTE_DIM(lb_modes) <= RTR_LB_MODES_MAX, "more modes than a config can hold");
@@ -106,7 +47,7 @@ RTE_INIT(lb_modes_to_config)
 	struct rtr_config_lb_mode m[RTE_DIM(lb_modes)];
 
 	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++)
-		m[i] = (struct rtr_config_lb_mode){lb_modes[i].name, lb_modes[i].config};
+		m[i] = (struct rtr_config_lb_mode){lb_modes[i]->name, lb_modes[i]->config};
 	if (rtr_config_set_lb_modes(m, RTE_DIM(lb_modes)) != 0)
 		abort();
 }
@@ -120,14 +61,14 @@ rtr_lb_mode_count(void)
 const struct rtr_lb_desc *
 rtr_lb_mode_at(unsigned int id)
 {
-	return id < RTE_DIM(lb_modes) ? &lb_modes[id] : NULL;
+	return id < RTE_DIM(lb_modes) ? lb_modes[id] : NULL;
 }
 
 int
 rtr_lb_mode_find(const char *name)
 {
 	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++)
-		if (strcmp(lb_modes[i].name, name) == 0)
+		if (strcmp(lb_modes[i]->name, name) == 0)
 			return (int)i;
 	return -1;
 }
@@ -143,9 +84,9 @@ rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implemented_only)
 	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++) {
 		int n;
 
-		if (implemented_only && lb_modes[i].ops == NULL)
+		if (implemented_only && lb_modes[i]->ops == NULL)
 			continue;
-		n = snprintf(buf + off, len - off, "%s%s", off ? sep : "", lb_modes[i].name);
+		n = snprintf(buf + off, len - off, "%s%s", off ? sep : "", lb_modes[i]->name);
 		if (n < 0 || (size_t)n >= len - off)
 			break;
 		off += (size_t)n;

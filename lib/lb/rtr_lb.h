@@ -182,7 +182,8 @@ struct rtr_lb_kv {
  * One LB mode as the rest of the switch sees it: everything above lib/lb
  * (app, pipelines, telemetry, config, the bench) learns about modes from
  * these descriptors only, never by name. A mode's id is its index in the
- * registry (rtr_lb_modes.c), the value of switch.lb (enum rtr_lb_mode).
+ * registry (lb_modes[] in rtr_lb.c), the value of switch.lb (enum
+ * rtr_lb_mode). Each mode defines its descriptor in its own folder.
  */
 struct rtr_lb_desc {
 	const char *name;		/* switch.lb / --lb / /rocetor/lb/set */
@@ -214,9 +215,8 @@ int rtr_lb_mode_find(const char *name);
  * only those this build implements. Returns buf. */
 const char *rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implemented_only);
 
+/* ECMP has no header of its own (no state, no API but its ops). */
 extern const struct rtr_lb_ops rtr_lb_ecmp;
-extern const struct rtr_lb_ops rtr_lb_conweave;
-extern const struct rtr_lb_ops rtr_lb_seqbalance;
-extern const struct rtr_lb_ops rtr_lb_caver;
+extern const struct rtr_lb_desc rtr_lb_ecmp_desc;
 
 #endif /* RTR_LB_H */

@@ -14,14 +14,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_common.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "caver_config.h"
 #include "rtr_caver.h"
 #include "rtr_cksum.h"
 #include "rtr_flowtab.h"
+#include "rtr_lb.h"
 #include "rtr_lb_mem.h"
 #include "rtr_stats.h"
 
@@ -303,8 +306,10 @@ rtr_caver_shared_create(uint32_t max_hosts, uint64_t aging_ns, bool use_rte_mall
 }
 
 void
-rtr_caver_shared_free(struct rtr_caver_shared *s)
+rtr_caver_shared_free(void *shared)
 {
+	struct rtr_caver_shared *s = shared;
+
 	if (s != NULL)
 		rtr_lb_zfree(s, s->rte);
 }
@@ -543,8 +548,9 @@ fail:
 }
 
 void
-rtr_caver_free(struct rtr_caver *cv)
+rtr_caver_free(void *state)
 {
+	struct rtr_caver *cv = state;
 	if (cv == NULL)
 		return;
 	rtr_ft_free(cv->ft);
@@ -623,9 +629,11 @@ place(struct rtr_caver *cv, const struct rtr_group *g, uint64_t live, const uint
 }
 
 int
-rtr_caver_pick(struct rtr_caver *cv, const struct rtr_group *g, unsigned int g_idx,
-		struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now, uint64_t *c)
+rtr_caver_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_caver *cv = state;
+	uint64_t *c = stats->lb;
 	uint64_t live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 
@@ -859,9 +867,11 @@ shim_rewrite(struct rtr_caver *cv, uint8_t *f, const struct rtr_meta *meta,
 }
 
 void
-rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *meta,
-		uint16_t out_port, uint64_t now, uint64_t *c)
+rtr_caver_post_route(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t out_port,
+		uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_caver *cv = state;
+	uint64_t *c = stats->lb;
 	bool in_fabric = is_fabric_port(cv, meta->in_port);
 	bool out_host = is_host_port(cv, out_port);
 
@@ -893,9 +903,10 @@ rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *
 }
 
 void
-rtr_caver_queued(struct rtr_caver *cv, const struct rte_mbuf *m, const struct rtr_meta *meta,
+rtr_caver_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
 		uint16_t out_port)
 {
+	struct rtr_caver *cv = state;
 	if (out_port < RTR_MAX_PORTS && (!(meta->flags & RTR_MF_ROCE) || rtr_meta_is_roce_data(meta)))
 		dre_add(cv, out_port, rte_pktmbuf_pkt_len(m));
 }
@@ -914,8 +925,10 @@ rtr_caver_host_check(const struct rtr_meta *meta)
 /* ------------------------------------------------------------------ timers */
 
 void
-rtr_caver_tick(struct rtr_caver *cv, uint64_t now, uint64_t *c)
+rtr_caver_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_caver *cv = state;
+	uint64_t *c = stats->lb;
 	uint64_t period = cv->p.dre_period_ns;
 
 	(void)c;
@@ -933,15 +946,18 @@ rtr_caver_tick(struct rtr_caver *cv, uint64_t now, uint64_t *c)
 }
 
 uint64_t
-rtr_caver_next_deadline(const struct rtr_caver *cv)
+rtr_caver_next_deadline(const void *state)
 {
+	const struct rtr_caver *cv = state;
+	
 	return cv->dre_next;
 }
 
 unsigned int
-rtr_caver_flows(struct rtr_caver *cv, uint64_t now, unsigned int max,
+rtr_caver_flows(void *state, uint64_t now, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
 {
+	struct rtr_caver *cv = state;
 	uint32_t cursor = 0;
 	struct rtr_ft_entry *e;
 	unsigned int n = 0;
@@ -964,14 +980,136 @@ rtr_caver_flows(struct rtr_caver *cv, uint64_t now, unsigned int max,
 }
 
 void
-rtr_caver_prefetch(const struct rtr_caver *x, const struct rtr_meta *meta, unsigned int step)
+rtr_caver_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step)
 {
+	const struct rtr_caver *x = state;
+	
 	if (meta->flags & RTR_MF_ROCE)
 		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
 }
 
 const struct rtr_ft *
-rtr_caver_table(const struct rtr_caver *cv)
+rtr_caver_table(const void *state)
 {
+	const struct rtr_caver *cv = state;
+	
 	return cv->ft;
 }
+
+/* ------------------------------------------------------------- the mode */
+
+static void *
+cv_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
+{
+	(void)n_groups;
+	return rtr_caver_shared_create(RTR_CAVER_HOSTS,
+			(uint64_t)rtr_caver_config(cfg)->aging_us * 1000, rte, socket);
+}
+
+/* Config microseconds become nanoseconds here; the switch's flow table size
+ * is split between the workers; port rates, fabric ports and the attached
+ * hosts (IPv4 /32 routes to host ports) come from the config. */
+void *
+rtr_caver_init(const struct rtr_lb_init *in)
+{
+	const struct rtr_config *cfg = in->cfg;
+	const struct rtr_caver_cfg *cc = rtr_caver_config(cfg);
+	unsigned int nw = in->n_workers ? in->n_workers : 1;
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
+	struct rtr_caver_host *hosts = NULL;
+	struct rtr_caver_params p = {
+		.dre_period_ns = (uint64_t)cc->dre_period_us * 1000,
+		.alpha = cc->alpha,
+		.q = cc->q,
+		.aging_ns = (uint64_t)cc->aging_us * 1000,
+		.flow_idle_ns = (uint64_t)cc->flow_idle_us * 1000,
+		.flow_entries = (cc->flow_table_size + nw - 1) / nw,
+		.ft_limits = lim,
+		.host_port_mask = in->host_port_mask,
+		.switch_id = cfg->sw.id,
+		.hash_seed = in->hash_seed,
+		.rng_seed = (uint64_t)cfg->sw.id << 16 ^ in->hash_seed,
+		.worker = in->worker,
+		.n_workers = nw,
+		.socket_id = in->socket,
+		.use_rte_malloc = in->use_rte_malloc,
+		.shared = in->shared,
+		.link_down = in->link_down,
+	};
+	struct rtr_caver *cv;
+
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rtr_port_cfg *pc = &cfg->ports[i];
+
+		if (pc->port >= RTR_MAX_PORTS)
+			continue;
+		if (pc->role == RTR_PORT_FABRIC)
+			p.fabric_port_mask |= 1u << pc->port;
+		/* The DRE measures against the rate the port really has:
+		 * its shaper's when it is shaped. 0 = 100 Gb/s. */
+		p.rate_bps[pc->port] = pc->shape_gbps > 0 ? pc->shape_gbps * 1e9 :
+			(double)pc->speed_gbps * 1e9;
+	}
+	if (cfg->n_routes > 0) {
+		hosts = calloc(cfg->n_routes, sizeof(*hosts));
+		if (hosts == NULL)
+			return NULL;
+	}
+	for (unsigned int i = 0; i < cfg->n_routes; i++) {
+		const struct rtr_route_cfg *r = &cfg->routes[i];
+		uint16_t port = r->paths[0].port;
+
+		if (r->prefix.family != AF_INET || r->prefix.depth != 32 || r->is_group ||
+				r->n_paths < 1 || port >= RTR_MAX_PORTS ||
+				!(in->host_port_mask & (1u << port)))
+			continue;
+		hosts[p.n_hosts].addr = r->prefix.v4.s_addr;
+		hosts[p.n_hosts].port = port;
+		p.n_hosts++;
+	}
+	p.hosts = hosts;
+	rtr_lb_ft_limits(in, p.flow_entries, lim);
+	cv = rtr_caver_create(&p, &in->io);
+	free(hosts); /* create keeps a copy */
+	return cv;
+}
+
+static void
+cv_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
+{
+	kv->u64(kv->arg, "path", f->path);
+	if (f->next_hop != RTR_LB_HOP_NONE)
+		kv->u64(kv->arg, "next_hop", f->next_hop);
+	kv->u64(kv->arg, "ce", f->ce);
+	kv->str(kv->arg, "placed_by", f->by_table ? "table" : "ecmp");
+}
+
+const struct rtr_lb_ops rtr_lb_caver = {
+	.name = "caver",
+	.mode = RTR_LB_CAVER,
+	.flow_affinity = true,
+	/* ConWeave fields read, so that a host never gets them. */
+	.fabric_parse_flags = RTR_PARSE_CW_FOREIGN,
+	.deliver_flags = 0,
+	.shared_create = cv_shared_create,
+	.shared_free = rtr_caver_shared_free,
+	.init = rtr_caver_init,
+	.fini = rtr_caver_free,
+	.pick = rtr_caver_pick,
+	.prefetch = rtr_caver_prefetch,
+	.post_route = rtr_caver_post_route,
+	.queued = rtr_caver_queued,
+	.table = rtr_caver_table,
+	.tick = rtr_caver_tick,
+	.next_deadline = rtr_caver_next_deadline,
+	.flows = rtr_caver_flows,
+};
+
+const struct rtr_lb_desc rtr_lb_caver_desc = {
+	.name = "caver",
+	.summary = "CAVER: DRE and path vectors on ACKs",
+	.ops = &rtr_lb_caver,
+	.config = &rtr_caver_section,
+	.spine = RTR_LB_SPINE_RUN,
+	.flow_view = cv_flow_view,
+};

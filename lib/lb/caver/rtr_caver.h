@@ -55,6 +55,7 @@
 
 #include "rtr_common.h"
 #include "rtr_drop.h"
+#include "rtr_lb.h"
 #include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -95,7 +96,7 @@ struct rtr_caver_shared;
  * for aging up to 134 ms). */
 struct rtr_caver_shared *rtr_caver_shared_create(uint32_t max_hosts, uint64_t aging_ns,
 		bool use_rte_malloc, int socket);
-void rtr_caver_shared_free(struct rtr_caver_shared *s);
+void rtr_caver_shared_free(void *shared);
 
 /* A host attached to this switch: an IPv4 /32 route to a host port. */
 struct rtr_caver_host {
@@ -135,7 +136,11 @@ struct rtr_caver;
 /* NULL on failure (bad parameters, no memory). io may be NULL: CAVER never
  * sends packets of its own (it is taken for symmetry with the other modes). */
 struct rtr_caver *rtr_caver_create(const struct rtr_caver_params *p, const struct rtr_lb_io *io);
-void rtr_caver_free(struct rtr_caver *cv);
+void rtr_caver_free(void *state);
+
+/* rtr_lb_ops.init: the parameters from in->cfg->caver and the ports and
+ * routes of in->cfg. */
+void *rtr_caver_init(const struct rtr_lb_init *in);
 
 /* Local congestion of an egress port: the DRE of every worker, quantised. */
 uint8_t rtr_caver_port_ce(const struct rtr_caver *cv, uint16_t port);
@@ -148,8 +153,8 @@ uint8_t rtr_caver_port_ce(const struct rtr_caver *cv, uint16_t port);
  * has a live path on that port; everything else goes by ECMP. Returns the
  * path index, or -1 when no path of g is live.
  */
-int rtr_caver_pick(struct rtr_caver *cv, const struct rtr_group *g, unsigned int g_idx,
-		struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns, uint64_t *c);
+int rtr_caver_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /*
  * Every packet just before it is queued on out_port: the ACK shim (add at
@@ -157,8 +162,8 @@ int rtr_caver_pick(struct rtr_caver *cv, const struct rtr_group *g, unsigned int
  * byte 4 zeroed toward hosts. May change the frame's length at the tail
  * only.
  */
-void rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *meta,
-		uint16_t out_port, uint64_t now_ns, uint64_t *c);
+void rtr_caver_post_route(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t out_port,
+		uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /*
  * A packet post_route saw was admitted to out_port's egress queue (not
@@ -167,7 +172,7 @@ void rtr_caver_post_route(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_m
  * 4: "for every data packet sent"), so bytes the queue refused must not
  * count (doc/caver.md).
  */
-void rtr_caver_queued(struct rtr_caver *cv, const struct rte_mbuf *m, const struct rtr_meta *meta,
+void rtr_caver_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
 		uint16_t out_port);
 
 /* A parsed packet from a host port: an RC ACK with Resv7 = 0x7F is a forged
@@ -176,14 +181,14 @@ enum rtr_drop_reason rtr_caver_host_check(const struct rtr_meta *meta);
 
 /* Timers: DRE decay at period boundaries (late ticks apply every period
  * that passed), a step of flow aging, a slice of the path-table sweep. */
-void rtr_caver_tick(struct rtr_caver *cv, uint64_t now_ns, uint64_t *c);
+void rtr_caver_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /* The next DRE period boundary (0 before the first tick). */
-uint64_t rtr_caver_next_deadline(const struct rtr_caver *cv);
+uint64_t rtr_caver_next_deadline(const void *state);
 
 /* Call fn for up to max flows (0 = all); returns how many. A racy snapshot
  * when called from another thread. */
-unsigned int rtr_caver_flows(struct rtr_caver *cv, uint64_t now_ns, unsigned int max,
+unsigned int rtr_caver_flows(void *state, uint64_t now_ns, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 
 /* ------------------------------------------------- for tests and telemetry */
@@ -211,9 +216,13 @@ bool rtr_caver_is_shimmed(const uint8_t *frame, uint32_t len, const struct rtr_m
 void rtr_caver_shim_strip(struct rte_mbuf *m, struct rtr_meta *meta);
 
 /* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
-void rtr_caver_prefetch(const struct rtr_caver *x, const struct rtr_meta *meta, unsigned int step);
+void rtr_caver_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step);
 
 /* The worker's flow table (read-only use: telemetry, per-port limits). */
-const struct rtr_ft *rtr_caver_table(const struct rtr_caver *cv);
+const struct rtr_ft *rtr_caver_table(const void *state);
+
+/* The mode: its ops and its registry entry. */
+extern const struct rtr_lb_ops rtr_lb_caver;
+extern const struct rtr_lb_desc rtr_lb_caver_desc;
 
 #endif /* RTR_CAVER_H */

@@ -28,6 +28,7 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "test_lb_stats.h"
 #include "rtr_test_mbuf.h"
 
 #define SEED	 0x1234abcdu
@@ -252,7 +253,7 @@ bth(const struct rte_mbuf *m)
 struct sw {
 	struct rtr_caver_shared *sh;
 	struct rtr_caver *cv[4];
-	uint64_t c[RTR_LBC_MAX];
+	struct rtr_lcore_stats st; /* counters: st.lb */
 };
 
 static struct rtr_caver_params
@@ -324,7 +325,7 @@ send_bytes(struct rtr_caver *cv, const struct pkt *k, uint16_t out_port, unsigne
 
 	/* As the pipeline does it, with a queue that takes everything. */
 	for (unsigned int i = 0; i < times; i++) {
-		rtr_caver_post_route(cv, m, rtr_meta(m), out_port, now, c);
+		rtr_caver_post_route(cv, m, rtr_meta(m), out_port, now, LB_ST(c));
 		rtr_caver_queued(cv, m, rtr_meta(m), out_port);
 	}
 	fake_free(m);
@@ -354,38 +355,38 @@ test_dre_hand_values(void)
 	/* 100 Gb/s, 50 us, alpha 0.2, Q 8: one CE unit is 2.5e7 / 8 / 256 =
 	 * 12207.03 bytes. Non-RoCE frames are 42 + payload bytes. */
 	sw_init(&s, &p, 1);
-	rtr_caver_tick(s.cv[0], 0, s.c);
+	rtr_caver_tick(s.cv[0], 0, LB_ST(s.st.lb));
 	CHECK_EQ(rtr_caver_next_deadline(s.cv[0]), PERIOD);
 	empty.payload = 0;
 	/* Port 2: 9 x 1300 + 465 + 42 = 12207 bytes: CE 0. */
 	rest.payload = 423;
-	send_bytes(s.cv[0], &big, 2, 9, 10, s.c);
-	send_bytes(s.cv[0], &rest, 2, 1, 10, s.c);
+	send_bytes(s.cv[0], &big, 2, 9, 10, s.st.lb);
+	send_bytes(s.cv[0], &rest, 2, 1, 10, s.st.lb);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
-	send_bytes(s.cv[0], &empty, 2, 1, 10, s.c);
+	send_bytes(s.cv[0], &empty, 2, 1, 10, s.st.lb);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
 	/* Port 3: 9 x 1300 + 466 + 42 = 12208 bytes: CE 1. */
 	rest.payload = 424;
-	send_bytes(s.cv[0], &big, 3, 9, 10, s.c);
-	send_bytes(s.cv[0], &rest, 3, 1, 10, s.c);
+	send_bytes(s.cv[0], &big, 3, 9, 10, s.st.lb);
+	send_bytes(s.cv[0], &rest, 3, 1, 10, s.st.lb);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), 0);
-	send_bytes(s.cv[0], &empty, 3, 1, 10, s.c);
+	send_bytes(s.cv[0], &empty, 3, 1, 10, s.st.lb);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), 1);
 	/* 100 x 12208: CE 100; after one period 80 x 12208 (0.8 is a little
 	 * less than 4/5 in binary: 79); a port out of range is 0. */
-	send_bytes(s.cv[0], &big, 3, 929, 10, s.c);
+	send_bytes(s.cv[0], &big, 3, 929, 10, s.st.lb);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), expect_ce(12208 + 929 * 1300, 100e9, PERIOD, 0.2, 8));
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), 99);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 200), 0);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], RTR_MAX_PORTS), 0);
 	/* Line rate for a long time: X -> 625000 / 0.2 bytes, CE 256 -> 255. */
 	for (unsigned int i = 1; i <= 200; i++) {
-		rtr_caver_tick(s.cv[0], i * PERIOD, s.c);
-		send_bytes(s.cv[0], &big, 4, 481, i * PERIOD + 1, s.c);
+		rtr_caver_tick(s.cv[0], i * PERIOD, LB_ST(s.st.lb));
+		send_bytes(s.cv[0], &big, 4, 481, i * PERIOD + 1, s.st.lb);
 	}
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 4), 255);
 	/* One period later: 0.8 of it, CE 204. */
-	rtr_caver_tick(s.cv[0], 201 * PERIOD, s.c);
+	rtr_caver_tick(s.cv[0], 201 * PERIOD, LB_ST(s.st.lb));
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 4), 204);
 	sw_fini(&s);
 }
@@ -424,7 +425,7 @@ test_dre_formula(void)
 		p.dre_period_ns = cases[ci].period;
 		p.rate_bps[3] = cases[ci].rate_cfg;
 		sw_init(&s, &p, 1);
-		rtr_caver_tick(s.cv[0], now, s.c);
+		rtr_caver_tick(s.cv[0], now, LB_ST(s.st.lb));
 		next = rtr_caver_next_deadline(s.cv[0]);
 		CHECK_EQ(next, cases[ci].period);
 		for (unsigned int step = 0; step < 400; step++) {
@@ -437,7 +438,7 @@ test_dre_formula(void)
 			if (step > 250)
 				times = step % 3; /* let it drain */
 			now = next - 1 - (step % 5);
-			send_bytes(s.cv[0], &k, 3, times, now, s.c);
+			send_bytes(s.cv[0], &k, 3, times, now, s.st.lb);
 			x += (double)sz * times;
 			{
 				unsigned int got = rtr_caver_port_ce(s.cv[0], 3);
@@ -450,7 +451,7 @@ test_dre_formula(void)
 			/* Every 7th tick is late by 1..4 periods. */
 			skip = step % 7 == 6 ? 1 + step % 4 : 0;
 			now = next + skip * cases[ci].period + (step % 3);
-			rtr_caver_tick(s.cv[0], now, s.c);
+			rtr_caver_tick(s.cv[0], now, LB_ST(s.st.lb));
 			for (uint64_t i = 0; i <= skip; i++)
 				x *= keep;
 			if (x < 1e-9)
@@ -466,7 +467,7 @@ test_dre_formula(void)
 				nonzero += got > 0 && got < 255;
 			}
 			/* A tick before the boundary changes nothing. */
-			rtr_caver_tick(s.cv[0], next - 1, s.c);
+			rtr_caver_tick(s.cv[0], next - 1, LB_ST(s.st.lb));
 			CHECK_EQ(rtr_caver_next_deadline(s.cv[0]), next);
 		}
 		/* Each case went through the linear range; the ones loaded
@@ -494,34 +495,34 @@ test_dre_what_counts(void)
 	cnp.opcode = RTR_BTH_OP_CNP;
 	p.rate_bps[2] = 1e9;
 	sw_init(&s, &p, 2);
-	rtr_caver_tick(s.cv[0], 0, s.c);
-	rtr_caver_tick(s.cv[1], 0, s.c);
+	rtr_caver_tick(s.cv[0], 0, LB_ST(s.st.lb));
+	rtr_caver_tick(s.cv[1], 0, LB_ST(s.st.lb));
 	/* ACKs and CNPs are not data: nothing. Port 4 is fabric, the ACK comes
 	 * from in_port 0 (host) in mk(), so it gets a shim on the way. */
-	send_bytes(s.cv[0], &cnp, 2, 50, 1, s.c);
-	send_bytes(s.cv[0], &nak, 2, 1, 1, s.c);
+	send_bytes(s.cv[0], &cnp, 2, 50, 1, s.st.lb);
+	send_bytes(s.cv[0], &nak, 2, 1, 1, s.st.lb);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
 	/* Data and non-RoCE are. */
-	send_bytes(s.cv[0], &d, 2, 3, 1, s.c);
+	send_bytes(s.cv[0], &d, 2, 3, 1, s.st.lb);
 	x0 = 3000;
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), expect_ce(x0, 1e9, PERIOD, 0.2, 8));
-	send_bytes(s.cv[1], &other, 2, 2, 1, s.c);
+	send_bytes(s.cv[1], &other, 2, 2, 1, s.st.lb);
 	x1 = 2000;
 	/* Both workers see the sum. */
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), expect_ce(x0 + x1, 1e9, PERIOD, 0.2, 8));
 	CHECK_EQ(rtr_caver_port_ce(s.cv[1], 2), expect_ce(x0 + x1, 1e9, PERIOD, 0.2, 8));
 	/* Each decays its own part. */
-	rtr_caver_tick(s.cv[0], PERIOD, s.c);
+	rtr_caver_tick(s.cv[0], PERIOD, LB_ST(s.st.lb));
 	CHECK_EQ(rtr_caver_port_ce(s.cv[1], 2),
 			expect_ce((uint64_t)(3000 * keep) + x1, 1e9, PERIOD, 0.2, 8));
-	rtr_caver_tick(s.cv[1], 3 * PERIOD + 1, s.c);
+	rtr_caver_tick(s.cv[1], 3 * PERIOD + 1, LB_ST(s.st.lb));
 	CHECK_EQ(rtr_caver_port_ce(s.cv[1], 2),
 			expect_ce((uint64_t)(3000 * keep) + (uint64_t)(2000 * keep * keep * keep), 1e9,
 				PERIOD, 0.2, 8));
 	CHECK_EQ(rtr_caver_next_deadline(s.cv[1]), 4 * PERIOD);
 	/* A very late tick (k > 64) takes it all away. */
-	rtr_caver_tick(s.cv[0], 100000 * PERIOD, s.c);
-	rtr_caver_tick(s.cv[1], 100000 * PERIOD, s.c);
+	rtr_caver_tick(s.cv[0], 100000 * PERIOD, LB_ST(s.st.lb));
+	rtr_caver_tick(s.cv[1], 100000 * PERIOD, LB_ST(s.st.lb));
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
 	CHECK_EQ(rtr_caver_next_deadline(s.cv[0]), 100001 * PERIOD);
 	sw_fini(&s);
@@ -540,7 +541,7 @@ test_table_aging(void)
 
 	sw_init(&s, &p, 1);
 	CHECK(!rtr_caver_table_get(s.cv[0], h, 2, t0, &got));
-	CHECK(rtr_caver_table_put(s.cv[0], h, 2, &adv, t0, s.c));
+	CHECK(rtr_caver_table_put(s.cv[0], h, 2, &adv, t0, s.st.lb));
 	CHECK(rtr_caver_table_get(s.cv[0], h, 2, t0, &got));
 	CHECK_EQ(got.ce, 77);
 	CHECK_EQ(got.path, 0x05060700); /* the last hop byte is never needed */
@@ -554,18 +555,18 @@ test_table_aging(void)
 	/* Refresh. */
 	adv.ce = 5;
 	adv.hops = 9; /* clamped to 3 in the table */
-	CHECK(rtr_caver_table_put(s.cv[0], h, 2, &adv, t0 + AGING, s.c));
+	CHECK(rtr_caver_table_put(s.cv[0], h, 2, &adv, t0 + AGING, s.st.lb));
 	CHECK(rtr_caver_table_get(s.cv[0], h, 2, t0 + 2 * AGING - 1, &got));
 	CHECK_EQ(got.ce, 5);
 	CHECK_EQ(got.hops, 3);
 	/* ce 0, path 0, hops 0 at time 0 mod 2^29 is still an entry. */
 	memset(&adv, 0, sizeof(adv));
-	CHECK(rtr_caver_table_put(s.cv[0], h2, 4, &adv, 1ULL << 29, s.c));
+	CHECK(rtr_caver_table_put(s.cv[0], h2, 4, &adv, 1ULL << 29, s.st.lb));
 	CHECK(rtr_caver_table_get(s.cv[0], h2, 4, (1ULL << 29) + 10, &got));
 	CHECK_EQ(got.ce, 0);
 	CHECK_EQ(rtr_caver_table_words(s.sh), 2);
 	/* Host 0 is no host. */
-	CHECK(!rtr_caver_table_put(s.cv[0], 0, 4, &adv, 1, s.c));
+	CHECK(!rtr_caver_table_put(s.cv[0], 0, 4, &adv, 1, s.st.lb));
 	sw_fini(&s);
 }
 
@@ -583,21 +584,21 @@ test_table_sweep(void)
 	for (unsigned int i = 1; i <= 40; i++)
 		for (uint16_t port = 2; port < 5; port++)
 			CHECK(rtr_caver_table_put(s.cv[i % 2], ip4(10, 9, 0, (uint8_t)i), port, &adv,
-					t0, s.c));
+					t0, s.st.lb));
 	CHECK_EQ(rtr_caver_table_words(s.sh), 120);
 	/* Before the aging time nothing goes, however often ticks run. */
 	for (unsigned int i = 0; i < 100; i++) {
-		rtr_caver_tick(s.cv[0], t0 + AGING - 100 + i / 2, s.c);
-		rtr_caver_tick(s.cv[1], t0 + AGING - 100 + i / 2, s.c);
+		rtr_caver_tick(s.cv[0], t0 + AGING - 100 + i / 2, LB_ST(s.st.lb));
+		rtr_caver_tick(s.cv[1], t0 + AGING - 100 + i / 2, LB_ST(s.st.lb));
 	}
 	CHECK_EQ(rtr_caver_table_words(s.sh), 120);
 	/* One fresh entry stays. */
 	now = t0 + AGING;
-	CHECK(rtr_caver_table_put(s.cv[0], ip4(10, 9, 0, 7), 5, &adv, now, s.c));
+	CHECK(rtr_caver_table_put(s.cv[0], ip4(10, 9, 0, 7), 5, &adv, now, s.st.lb));
 	/* 256 slots, 128 per worker, 8 per tick at least: 16 ticks each. */
 	for (unsigned int i = 0; i < 16; i++) {
-		rtr_caver_tick(s.cv[0], now + i, s.c);
-		rtr_caver_tick(s.cv[1], now + i, s.c);
+		rtr_caver_tick(s.cv[0], now + i, LB_ST(s.st.lb));
+		rtr_caver_tick(s.cv[1], now + i, LB_ST(s.st.lb));
 	}
 	CHECK_EQ(rtr_caver_table_words(s.sh), 1);
 	CHECK(rtr_caver_table_get(s.cv[1], ip4(10, 9, 0, 7), 5, now + 100, &got));
@@ -605,11 +606,11 @@ test_table_sweep(void)
 	CHECK(!rtr_caver_table_get(s.cv[1], ip4(10, 9, 0, 8), 2, t0 + (1ULL << 29) + 5, &got));
 	/* A long pause: one tick sweeps the whole share. */
 	now += 10 * AGING;
-	rtr_caver_tick(s.cv[0], now, s.c);
-	rtr_caver_tick(s.cv[1], now, s.c);
+	rtr_caver_tick(s.cv[0], now, LB_ST(s.st.lb));
+	rtr_caver_tick(s.cv[1], now, LB_ST(s.st.lb));
 	now += 1ULL << 27;
-	rtr_caver_tick(s.cv[0], now, s.c);
-	rtr_caver_tick(s.cv[1], now, s.c);
+	rtr_caver_tick(s.cv[0], now, LB_ST(s.st.lb));
+	rtr_caver_tick(s.cv[1], now, LB_ST(s.st.lb));
 	CHECK_EQ(rtr_caver_table_words(s.sh), 0);
 	sw_fini(&s);
 }
@@ -621,7 +622,8 @@ test_table_full_and_coarse(void)
 	struct rtr_caver_shim adv = {.ce = 1}, got;
 	struct rtr_caver_shared *sh;
 	struct rtr_caver *cv;
-	uint64_t c[RTR_LBC_MAX] = {0};
+	struct rtr_lcore_stats c_st = {0};
+	uint64_t *c = c_st.lb;
 	unsigned int ok = 0;
 
 	sh = rtr_caver_shared_create(8, AGING, false, 0);
@@ -675,7 +677,7 @@ src_pick(struct sw *s, const struct rtr_group *g, uint32_t src, uint32_t dst, ui
 
 	k.b4 = 0x80 | 0x40; /* what a host may leave there: must not survive */
 	m = mk(&k, 0, NULL, NULL);
-	path = rtr_caver_pick(s->cv[0], g, 0, m, rtr_meta(m), now, s->c);
+	path = rtr_caver_pick(s->cv[0], g, 0, m, rtr_meta(m), now, LB_ST(s->st.lb));
 	if (b4 != NULL)
 		*b4 = mdata(m)[bth(m) + 4];
 	CHECK_EQ(rtr_meta(m)->bth_b4, mdata(m)[bth(m) + 4]);
@@ -715,21 +717,21 @@ test_best_path(void)
 	p.rate_bps[3] = 1e9; /* a slow port: a few packets make a CE */
 	sw_init(&s, &p, 1);
 	group(&g, 4, ports);
-	rtr_caver_tick(s.cv[0], now, s.c);
+	rtr_caver_tick(s.cv[0], now, LB_ST(s.st.lb));
 	/* Remote CEs 50, 20, 80, 30; the spine behind port 3 reached h2 via its
 	 * port 7 (hops 1). */
 	adv = (struct rtr_caver_shim){.path = 0x09000000, .ce = 50, .hops = 1};
-	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.c);
+	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.st.lb);
 	adv = (struct rtr_caver_shim){.path = 0x07000000, .ce = 20, .hops = 1};
-	rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.c);
+	rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.st.lb);
 	adv = (struct rtr_caver_shim){.path = 0x0a000000, .ce = 80, .hops = 1};
-	rtr_caver_table_put(s.cv[0], h2, 4, &adv, now, s.c);
+	rtr_caver_table_put(s.cv[0], h2, 4, &adv, now, s.st.lb);
 	adv = (struct rtr_caver_shim){.path = 0, .ce = 30, .hops = 0};
-	rtr_caver_table_put(s.cv[0], h2, 5, &adv, now, s.c);
+	rtr_caver_table_put(s.cv[0], h2, 5, &adv, now, s.st.lb);
 	path = src_pick(&s, &g, h1, h2, 100, now, &b4);
 	CHECK_EQ(path, 1);
 	CHECK_EQ(b4, 0x87);
-	CHECK_EQ(s.c[RTR_LBC_caver_flows_table], 1);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], 1);
 	memset(&fs, 0, sizeof(fs));
 	CHECK_EQ(rtr_caver_flows(s.cv[0], now + 5, 0, flow_cb, &fs), 1);
 	CHECK_EQ(fs.f[0].path, 1);
@@ -745,7 +747,7 @@ test_best_path(void)
 	/* Local congestion on port 3 above 30: max(local, 20) loses to port
 	 * 5's 30 (hops 0: no source route). */
 	send_bytes(s.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 1458, .ttl = 64}, 3, 3,
-			now, s.c);
+			now, s.st.lb);
 	CHECK(rtr_caver_port_ce(s.cv[0], 3) > 30);
 	path = src_pick(&s, &g, h1, h2, 101, now, &b4);
 	CHECK_EQ(path, 3);
@@ -758,7 +760,7 @@ test_best_path(void)
 	 * valid now, whatever its cost. */
 	atomic_store(&g.live_mask, 0xf);
 	adv = (struct rtr_caver_shim){.path = 0x0b000000, .ce = 80, .hops = 2};
-	rtr_caver_table_put(s.cv[0], h2, 4, &adv, now + AGING, s.c);
+	rtr_caver_table_put(s.cv[0], h2, 4, &adv, now + AGING, s.st.lb);
 	path = src_pick(&s, &g, h1, h2, 103, now + AGING, &b4);
 	CHECK_EQ(path, 2);
 	CHECK_EQ(b4, 0x8b);
@@ -766,11 +768,11 @@ test_best_path(void)
 	{
 		struct pkt k = data(h1, h9, 104, 100);
 		struct rte_mbuf *m = mk(&k, 0, NULL, NULL);
-		uint64_t before = s.c[RTR_LBC_caver_flows_ecmp];
+		uint64_t before = s.st.lb[RTR_LBC_caver_flows_ecmp];
 
-		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), now, s.c);
+		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), now, LB_ST(s.st.lb));
 		CHECK_EQ(path, rtr_group_pick(&g, rtr_meta(m)->flow_hash));
-		CHECK_EQ(s.c[RTR_LBC_caver_flows_ecmp], before + 1);
+		CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_ecmp], before + 1);
 		CHECK_EQ(mdata(m)[bth(m) + 4], 0);
 		fake_free(m);
 	}
@@ -782,7 +784,7 @@ test_best_path(void)
 		k.v6 = true;
 		k.b4 = 0xc0;
 		m = mk(&k, 0, NULL, NULL);
-		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), now, s.c);
+		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), now, LB_ST(s.st.lb));
 		CHECK_EQ(path, rtr_group_pick(&g, rtr_meta(m)->flow_hash));
 		CHECK_EQ(mdata(m)[14 + 40 + 8 + 4], 0);
 		fake_free(m);
@@ -809,10 +811,10 @@ test_ties(void)
 	sw_init(&s, &p, 1);
 	group(&g, 4, ports);
 	for (uint16_t port = 2; port <= 5; port++)
-		rtr_caver_table_put(s.cv[0], h2, port, &adv, 1, s.c);
+		rtr_caver_table_put(s.cv[0], h2, port, &adv, 1, s.st.lb);
 	/* A lower CE on a port outside the group changes nothing. */
 	adv.ce = 1;
-	rtr_caver_table_put(s.cv[0], h2, 6, &adv, 1, s.c);
+	rtr_caver_table_put(s.cv[0], h2, 6, &adv, 1, s.st.lb);
 	for (unsigned int i = 0; i < n; i++) {
 		int path = src_pick(&s, &g, h1, h2, (uint16_t)(1000 + i), 2, NULL);
 
@@ -822,11 +824,11 @@ test_ties(void)
 	for (unsigned int i = 0; i < 4; i++)
 		CHECK(count[i] > n / 4 - n / 20 && count[i] < n / 4 + n / 20, "path %u: %u", i,
 				count[i]);
-	CHECK_EQ(s.c[RTR_LBC_caver_flows_table], n);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], n);
 	/* Two of four tied (later: the first flows are idle by then). */
 	for (uint16_t port = 2; port <= 5; port++) {
 		adv.ce = port == 2 || port == 4 ? 11 : 10;
-		rtr_caver_table_put(s.cv[0], h2, port, &adv, 3 * IDLE, s.c);
+		rtr_caver_table_put(s.cv[0], h2, port, &adv, 3 * IDLE, s.st.lb);
 	}
 	memset(count, 0, sizeof(count));
 	for (unsigned int i = 0; i < n; i++) {
@@ -837,7 +839,7 @@ test_ties(void)
 	}
 	CHECK_EQ(count[0] + count[2], 0);
 	CHECK(count[1] > n / 2 - n / 20 && count[1] < n / 2 + n / 20, "%u", count[1]);
-	CHECK_EQ(s.c[RTR_LBC_flow_table_full], 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_flow_table_full], 0);
 	sw_fini(&s);
 }
 
@@ -858,12 +860,12 @@ test_stickiness(void)
 	p.aging_ns = 100 * IDLE; /* the table outlives the flows here */
 	sw_init(&s, &p, 1);
 	group(&g, 2, ports);
-	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.c);
+	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.st.lb);
 	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now, &b4), 0);
 	CHECK_EQ(b4, 0x84);
 	/* Port 3 becomes much better: the active flow stays. */
 	adv = (struct rtr_caver_shim){.ce = 0, .path = 0x05000000, .hops = 1};
-	rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.c);
+	rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.st.lb);
 	for (t = now; t <= now + 5 * IDLE; t += IDLE) {
 		CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t, &b4), 0);
 		CHECK_EQ(b4, 0x84);
@@ -871,19 +873,19 @@ test_stickiness(void)
 	t -= IDLE;
 	/* Idle exactly flow_idle: still the flow. */
 	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t + IDLE, NULL), 0);
-	CHECK_EQ(s.c[RTR_LBC_reroutes], 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_reroutes], 0);
 	/* Idle one more ns: placed again, on port 3. */
 	t += IDLE;
 	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t + IDLE + 1, &b4), 1);
 	CHECK_EQ(b4, 0x85);
-	CHECK_EQ(s.c[RTR_LBC_reroutes], 1);
-	CHECK_EQ(s.c[RTR_LBC_caver_flows_table], 2);
+	CHECK_EQ(s.st.lb[RTR_LBC_reroutes], 1);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], 2);
 	t += IDLE + 1;
 	/* Its path dies: moved at once (to the only live one). */
 	atomic_store(&g.live_mask, 0x1);
 	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t + 1, &b4), 0);
 	CHECK_EQ(b4, 0x84);
-	CHECK_EQ(s.c[RTR_LBC_reroutes], 2);
+	CHECK_EQ(s.st.lb[RTR_LBC_reroutes], 2);
 	/* Back up: the flow stays where it is now. */
 	atomic_store(&g.live_mask, 0x3);
 	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, t + 2, NULL), 0);
@@ -896,7 +898,7 @@ test_stickiness(void)
 	group(&g, 2, ports);
 	for (unsigned int i = 0; i < 8; i++)
 		CHECK(src_pick(&s, &g, h1, h2, (uint16_t)(100 + i), 10, NULL) >= 0);
-	CHECK_EQ(s.c[RTR_LBC_flow_table_full], 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_flow_table_full], 0);
 	{
 		struct pkt k = data(h1, h2, 200, 100);
 		struct rte_mbuf *m;
@@ -904,17 +906,17 @@ test_stickiness(void)
 
 		k.b4 = 0x83;
 		m = mk(&k, 0, NULL, NULL);
-		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), 11, s.c);
+		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), 11, LB_ST(s.st.lb));
 		CHECK_EQ(path, rtr_group_pick(&g, rtr_meta(m)->flow_hash));
 		CHECK_EQ(mdata(m)[bth(m) + 4], 0);
-		CHECK_EQ(s.c[RTR_LBC_flow_table_full], 1);
+		CHECK_EQ(s.st.lb[RTR_LBC_flow_table_full], 1);
 		fake_free(m);
 	}
 	/* Once the old flows are idle past flow_idle, the sweep frees them. */
 	for (unsigned int i = 0; i < 4; i++)
-		rtr_caver_tick(s.cv[0], 11 + IDLE + 1 + i, s.c);
+		rtr_caver_tick(s.cv[0], 11 + IDLE + 1 + i, LB_ST(s.st.lb));
 	CHECK(src_pick(&s, &g, h1, h2, 200, 12 + IDLE + 8, NULL) >= 0);
-	CHECK_EQ(s.c[RTR_LBC_flow_table_full], 1);
+	CHECK_EQ(s.st.lb[RTR_LBC_flow_table_full], 1);
 	sw_fini(&s);
 }
 
@@ -925,7 +927,7 @@ transit_pick(struct sw *s, const struct rtr_group *g, uint8_t in_port, struct pk
 		uint8_t *b4_after)
 {
 	struct rte_mbuf *m = mk(&k, in_port, NULL, NULL);
-	int path = rtr_caver_pick(s->cv[0], g, 0, m, rtr_meta(m), 100, s->c);
+	int path = rtr_caver_pick(s->cv[0], g, 0, m, rtr_meta(m), 100, LB_ST(s->st.lb));
 
 	if (b4_after != NULL)
 		*b4_after = k.roce ? mdata(m)[bth(m) + 4] : 0;
@@ -953,7 +955,7 @@ test_source_route(void)
 	CHECK_EQ(b4, 0x82); /* left as it is */
 	k.b4 = 0x85;
 	CHECK_EQ(transit_pick(&s, &g, 3, k, NULL), 2);
-	CHECK_EQ(s.c[RTR_LBC_caver_source_routed], 2);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_source_routed], 2);
 	/* ACKs follow their source route too. */
 	{
 		struct pkt a = ack(h2, h1, 9);
@@ -961,8 +963,8 @@ test_source_route(void)
 		a.b4 = 0x84;
 		CHECK_EQ(transit_pick(&s, &g, 2, a, NULL), 0);
 	}
-	CHECK_EQ(s.c[RTR_LBC_caver_source_routed], 3);
-	CHECK_EQ(s.c[RTR_LBC_ecmp_packets], 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_source_routed], 3);
+	CHECK_EQ(s.st.lb[RTR_LBC_ecmp_packets], 0);
 	/* A port not in the group, and one that is down: ECMP. */
 	k.b4 = 0x89;
 	CHECK(transit_pick(&s, &g, 3, k, &b4) >= 0);
@@ -970,21 +972,21 @@ test_source_route(void)
 	atomic_store(&g.live_mask, 0x5);
 	k.b4 = 0x82;
 	CHECK(transit_pick(&s, &g, 3, k, NULL) != 1);
-	CHECK_EQ(s.c[RTR_LBC_caver_source_route_bad], 2);
-	CHECK_EQ(s.c[RTR_LBC_ecmp_packets], 2);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_source_route_bad], 2);
+	CHECK_EQ(s.st.lb[RTR_LBC_ecmp_packets], 2);
 	/* No source route, non-RoCE: ECMP. */
 	atomic_store(&g.live_mask, 0x7);
 	k.b4 = 0x02;
 	CHECK(transit_pick(&s, &g, 3, k, NULL) >= 0);
 	CHECK(transit_pick(&s, &g, 3, (struct pkt){.src = h1, .dst = h2, .payload = 10, .ttl = 9},
 			NULL) >= 0);
-	CHECK_EQ(s.c[RTR_LBC_ecmp_packets], 4);
-	CHECK_EQ(s.c[RTR_LBC_caver_source_route_bad], 2);
+	CHECK_EQ(s.st.lb[RTR_LBC_ecmp_packets], 4);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_source_route_bad], 2);
 	/* From a port that is neither host nor fabric (the switch's own). */
 	k.b4 = 0x82;
 	CHECK(transit_pick(&s, &g, RTR_PORT_NONE, k, NULL) >= 0);
-	CHECK_EQ(s.c[RTR_LBC_caver_source_routed], 3);
-	CHECK_EQ(s.c[RTR_LBC_ecmp_packets], 5);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_source_routed], 3);
+	CHECK_EQ(s.st.lb[RTR_LBC_ecmp_packets], 5);
 	sw_fini(&s);
 }
 
@@ -1023,15 +1025,15 @@ test_shim_roundtrip(void)
 	sw_init(&a, &pa, 1);
 	/* Some congestion toward h2 at B (data from the fabric to port 0). */
 	send_bytes(b.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 1000, .ttl = 9}, 0, 2, 1,
-			b.c);
+			b.st.lb);
 	CHECK(rtr_caver_port_ce(b.cv[0], 0) > 0);
 	k.b4 = 0x40;
 	k.b8 = RTR_BTH_ACKREQ;
 	k.trailer = 6; /* Ethernet padding after the IP packet moves along */
 	m = mk(&k, 0, orig, &len);
 	CHECK(icrc_ok(m));
-	rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 2, 10, b.c);
-	CHECK_EQ(b.c[RTR_LBC_caver_shims_added], 1);
+	rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 2, 10, LB_ST(b.st.lb));
+	CHECK_EQ(b.st.lb[RTR_LBC_caver_shims_added], 1);
 	CHECK_EQ(m->data_len, len + 12);
 	CHECK_EQ(m->pkt_len, len + 12);
 	f = mdata(m);
@@ -1065,9 +1067,9 @@ test_shim_roundtrip(void)
 	CHECK_EQ(rtr_caver_port_ce(b.cv[0], 2), 0);
 	/* At A, from fabric port 3 to host port 1: stored, stripped, byte 4 0. */
 	rtr_meta(m)->in_port = 3;
-	rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 1, 20, a.c);
-	CHECK_EQ(a.c[RTR_LBC_caver_adverts], 1);
-	CHECK_EQ(a.c[RTR_LBC_caver_shims_stripped], 1);
+	rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 1, 20, LB_ST(a.st.lb));
+	CHECK_EQ(a.st.lb[RTR_LBC_caver_adverts], 1);
+	CHECK_EQ(a.st.lb[RTR_LBC_caver_shims_stripped], 1);
 	CHECK_EQ(m->data_len, len);
 	CHECK_EQ(m->pkt_len, len);
 	memcpy(want, orig, len);
@@ -1088,7 +1090,7 @@ test_shim_roundtrip(void)
 
 		for (unsigned int i = 0; i < 4; i++) {
 			m = mk(&k, 0, NULL, NULL);
-			rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 3, 30, b.c);
+			rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 3, 30, LB_ST(b.st.lb));
 			shim_at(m, &s);
 			seen[i] = s.host;
 			fake_free(m);
@@ -1098,11 +1100,11 @@ test_shim_roundtrip(void)
 		CHECK(seen[0] == h2 && seen[1] == h3);
 		CHECK((seen[2] == h2 && seen[3] == h3) || (seen[2] == h3 && seen[3] == h2));
 		m = mk(&k, 0, NULL, NULL);
-		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 2, 30, b.c);
+		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 2, 30, LB_ST(b.st.lb));
 		shim_at(m, &s);
 		CHECK(s.host == h3);
 		fake_free(m);
-		CHECK_EQ(b.c[RTR_LBC_caver_shims_added], 6);
+		CHECK_EQ(b.st.lb[RTR_LBC_caver_shims_added], 6);
 	}
 	/* Rounds are rotated at random: over many rounds every host takes
 	 * every position of a round (no aliasing with periodic ACK streams),
@@ -1115,7 +1117,7 @@ test_shim_roundtrip(void)
 
 			for (unsigned int i = 0; i < 2; i++) {
 				m = mk(&k, 0, NULL, NULL);
-				rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 40, b.c);
+				rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 40, LB_ST(b.st.lb));
 				shim_at(m, &s);
 				x[i] = s.host;
 				fake_free(m);
@@ -1134,9 +1136,9 @@ test_shim_roundtrip(void)
 		pn.rate_bps[1] = 1e9;
 		sw_init(&n, &pn, 1);
 		send_bytes(n.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 500, .ttl = 9}, 1,
-				3, 1, n.c);
+				3, 1, n.st.lb);
 		m = mk(&k, 1, NULL, NULL);
-		rtr_caver_post_route(n.cv[0], m, rtr_meta(m), 4, 30, n.c);
+		rtr_caver_post_route(n.cv[0], m, rtr_meta(m), 4, 30, LB_ST(n.st.lb));
 		shim_at(m, &s);
 		CHECK(memcmp(&s.host, &h2, 4) == 0);
 		CHECK_EQ(s.ce, rtr_caver_port_ce(n.cv[0], 1));
@@ -1192,9 +1194,9 @@ test_three_switches(void)
 
 	/* Congestion: B's port toward h2 a little, S's port toward B more. */
 	send_bytes(b.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 300, .ttl = 9}, 0, 1, 1,
-			b.c);
+			b.st.lb);
 	send_bytes(sp.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 1400, .ttl = 9}, 1, 2, 1,
-			sp.c);
+			sp.st.lb);
 	ce_b = rtr_caver_port_ce(b.cv[0], 0);
 	ce_s = rtr_caver_port_ce(sp.cv[0], 1);
 	CHECK(ce_b > 0 && ce_s > ce_b, "%u %u", ce_b, ce_s);
@@ -1203,7 +1205,7 @@ test_three_switches(void)
 	m = mk(&k, 0, orig, &len);
 	CHECK(icrc_ok(m));
 	CHECK_EQ(rtr_caver_host_check(rtr_meta(m)), RTR_DROP_NONE);
-	rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 100, b.c);
+	rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 100, LB_ST(b.st.lb));
 	shim_at(m, &s);
 	CHECK_EQ(s.ce, ce_b);
 	CHECK_EQ(s.hops, 0);
@@ -1211,9 +1213,9 @@ test_three_switches(void)
 	CHECK_EQ(s.last_switch, 0x0102);
 	/* At S: from port 1 (B) to port 0 (A). */
 	rtr_meta(m)->in_port = 1;
-	rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, 200, sp.c);
-	CHECK_EQ(sp.c[RTR_LBC_caver_adverts], 1);
-	CHECK_EQ(sp.c[RTR_LBC_caver_shims_rewritten], 1);
+	rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, 200, LB_ST(sp.st.lb));
+	CHECK_EQ(sp.st.lb[RTR_LBC_caver_adverts], 1);
+	CHECK_EQ(sp.st.lb[RTR_LBC_caver_shims_rewritten], 1);
 	CHECK(rtr_caver_table_get(sp.cv[0], h2, 1, 200, &got));
 	CHECK_EQ(got.ce, ce_b);
 	CHECK_EQ(m->data_len, len + 12);
@@ -1228,8 +1230,8 @@ test_three_switches(void)
 	}
 	/* At A: from port 4 (S) to host port 0. */
 	rtr_meta(m)->in_port = 4;
-	rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 0, 300, a.c);
-	CHECK_EQ(a.c[RTR_LBC_caver_shims_stripped], 1);
+	rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 0, 300, LB_ST(a.st.lb));
+	CHECK_EQ(a.st.lb[RTR_LBC_caver_shims_stripped], 1);
 	CHECK(rtr_caver_table_get(a.cv[0], h2, 4, 300, &got));
 	CHECK_EQ(got.ce, ce_s);
 	CHECK_EQ(got.path, 0x01000000);
@@ -1249,22 +1251,22 @@ test_three_switches(void)
 
 		m = mk(&d, 0, dorig, &len);
 		mt = rtr_meta(m);
-		path = rtr_caver_pick(a.cv[0], &ga, 0, m, mt, 400, a.c);
+		path = rtr_caver_pick(a.cv[0], &ga, 0, m, mt, 400, LB_ST(a.st.lb));
 		CHECK_EQ(path, 0);
 		CHECK_EQ(mdata(m)[bth(m) + 4], 0x81);
-		rtr_caver_post_route(a.cv[0], m, mt, 4, 400, a.c);
+		rtr_caver_post_route(a.cv[0], m, mt, 4, 400, LB_ST(a.st.lb));
 		CHECK_EQ(mdata(m)[bth(m) + 4], 0x81);
 		/* S: from port 0; its group toward B has ports {2, 1}. */
 		mt->in_port = 0;
-		path = rtr_caver_pick(sp.cv[0], &gs, 0, m, mt, 500, sp.c);
+		path = rtr_caver_pick(sp.cv[0], &gs, 0, m, mt, 500, LB_ST(sp.st.lb));
 		CHECK_EQ(path, 1);
-		CHECK_EQ(sp.c[RTR_LBC_caver_source_routed], 1);
-		rtr_caver_post_route(sp.cv[0], m, mt, 1, 500, sp.c);
+		CHECK_EQ(sp.st.lb[RTR_LBC_caver_source_routed], 1);
+		rtr_caver_post_route(sp.cv[0], m, mt, 1, 500, LB_ST(sp.st.lb));
 		CHECK_EQ(mdata(m)[bth(m) + 4], 0x81);
 		/* B: from fabric port 4 to h2's port: byte 4 zeroed; the rest is
 		 * what h1 sent. */
 		mt->in_port = 4;
-		rtr_caver_post_route(b.cv[0], m, mt, 0, 600, b.c);
+		rtr_caver_post_route(b.cv[0], m, mt, 0, 600, LB_ST(b.st.lb));
 		CHECK_EQ(mdata(m)[bth(m) + 4], 0);
 		CHECK_EQ(mt->bth_b4, 0);
 		CHECK(m->data_len == len && memcmp(mdata(m), dorig, len) == 0);
@@ -1287,11 +1289,11 @@ test_three_switches(void)
 	{
 		struct rtr_caver_shim adv = {.path = 0x06000000, .ce = 2, .hops = 0};
 
-		rtr_caver_table_put(sp.cv[0], h2, 3, &adv, 700, sp.c);
+		rtr_caver_table_put(sp.cv[0], h2, 3, &adv, 700, sp.st.lb);
 		m = mk(&k, 0, NULL, NULL);
-		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 700, b.c);
+		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 700, LB_ST(b.st.lb));
 		rtr_meta(m)->in_port = 1;
-		rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, 700, sp.c);
+		rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, 700, LB_ST(sp.st.lb));
 		shim_at(m, &s);
 		cost = RTE_MAX(2u, rtr_caver_port_ce(sp.cv[0], 3));
 		CHECK(cost < ce_s);
@@ -1301,14 +1303,14 @@ test_three_switches(void)
 		/* A second transit (fabric port to fabric port: a 3-tier
 		 * fabric) prepends once more. */
 		rtr_meta(m)->in_port = 4;
-		rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 5, 710, a.c);
+		rtr_caver_post_route(a.cv[0], m, rtr_meta(m), 5, 710, LB_ST(a.st.lb));
 		shim_at(m, &s);
 		CHECK_EQ(s.hops, 2);
 		CHECK_EQ(s.last_switch, 0x0301);
 		CHECK_EQ(s.ce, 2);
 		CHECK_EQ(s.path >> 24, 4);
 		CHECK_EQ(s.path & 0xffffff, 0x030600);
-		CHECK_EQ(a.c[RTR_LBC_caver_shims_rewritten], 1);
+		CHECK_EQ(a.st.lb[RTR_LBC_caver_shims_rewritten], 1);
 		fake_free(m);
 	}
 	sw_fini(&a);
@@ -1373,16 +1375,16 @@ test_shim_skip(void)
 	/* Resv7 not zero. */
 	k.b8 = 0x01;
 	m = mk(&k, 0, orig, &len);
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
-	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 1);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, LB_ST(s.st.lb));
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_shim_skipped], 1);
 	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
 	fake_free(m);
 	/* IPv6. */
 	k.b8 = 0;
 	k.v6 = true;
 	m = mk(&k, 0, orig, &len);
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
-	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 2);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, LB_ST(s.st.lb));
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_shim_skipped], 2);
 	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
 	CHECK(icrc_ok(m));
 	fake_free(m);
@@ -1390,49 +1392,49 @@ test_shim_skip(void)
 	k.v6 = false;
 	m = mk(&k, 0, orig, &len);
 	m->buf_len = (uint16_t)(m->data_off + len + 11);
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
-	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 3);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, LB_ST(s.st.lb));
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_shim_skipped], 3);
 	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
 	/* Exactly enough: shimmed. */
 	m->buf_len = (uint16_t)(m->data_off + len + 12);
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
-	CHECK_EQ(s.c[RTR_LBC_caver_shims_added], 1);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, LB_ST(s.st.lb));
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_shims_added], 1);
 	CHECK_EQ(m->data_len, len + 12);
 	fake_free(m);
 	/* Host to host, fabric to fabric without a shim, switch-built: untouched. */
 	m = mk(&k, 0, orig, &len);
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 1, 1, s.c);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 1, 1, LB_ST(s.st.lb));
 	rtr_meta(m)->in_port = 3;
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 4, 1, s.c);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 4, 1, LB_ST(s.st.lb));
 	rtr_meta(m)->in_port = RTR_PORT_NONE;
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 4, 1, s.c);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 4, 1, LB_ST(s.st.lb));
 	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
-	CHECK_EQ(s.c[RTR_LBC_caver_shims_added], 1);
-	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 3);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_shims_added], 1);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_shim_skipped], 3);
 	fake_free(m);
 	/* Resv7 0x7F from the fabric but too short to hold a shim: not one
 	 * (nothing stored, nothing cut; only byte 4 toward the host). */
 	k.b8 = 0x7f;
 	k.b4 = 0x81;
 	m = mk(&k, 3, orig, &len);
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 0, 1, s.c);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 0, 1, LB_ST(s.st.lb));
 	orig[bth(m) + 4] = 0;
 	CHECK(m->data_len == len && memcmp(mdata(m), orig, len) == 0);
-	CHECK_EQ(s.c[RTR_LBC_caver_adverts] + s.c[RTR_LBC_caver_shims_stripped], 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_adverts] + s.st.lb[RTR_LBC_caver_shims_stripped], 0);
 	fake_free(m);
 	/* A shimmed ACK from a host port is not stripped or stored here
 	 * (host_check drops it first in the pipeline). */
 	k.b8 = 0;
 	k.b4 = 0;
 	m = mk(&k, 0, NULL, NULL);
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, LB_ST(s.st.lb));
 	CHECK_EQ(reparse(m), RTR_DROP_NONE);
 	len = m->data_len;
 	rtr_meta(m)->in_port = 1;
-	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, s.c);
+	rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 1, LB_ST(s.st.lb));
 	CHECK_EQ(m->data_len, len);
-	CHECK_EQ(s.c[RTR_LBC_caver_shim_skipped], 4); /* Resv7 is 0x7F now */
-	CHECK_EQ(s.c[RTR_LBC_caver_adverts], 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_shim_skipped], 4); /* Resv7 is 0x7F now */
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_adverts], 0);
 	fake_free(m);
 	sw_fini(&s);
 }
@@ -1482,13 +1484,13 @@ test_down_port_not_advertised(void)
 			now += 10;
 			/* Fresh entries every time (well within aging). */
 			adv = (struct rtr_caver_shim){.path = 0x05000000, .ce = 5, .hops = 0};
-			rtr_caver_table_put(sp.cv[0], h2, 2, &adv, now, sp.c);
+			rtr_caver_table_put(sp.cv[0], h2, 2, &adv, now, sp.st.lb);
 			adv = (struct rtr_caver_shim){.path = 0x06000000, .ce = 60, .hops = 0};
-			rtr_caver_table_put(sp.cv[0], h2, 3, &adv, now, sp.c);
-			rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, now, b.c);
+			rtr_caver_table_put(sp.cv[0], h2, 3, &adv, now, sp.st.lb);
+			rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, now, LB_ST(b.st.lb));
 			mdata(m)[bth(m) + 16 + 8] = 100; /* B's advertised ce */
 			rtr_meta(m)->in_port = 1;
-			rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, now, sp.c);
+			rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, now, LB_ST(sp.st.lb));
 			shim_at(m, &s);
 			if ((s.path >> 24) < 4)
 				on[phase][s.path >> 24]++;
@@ -1512,10 +1514,10 @@ test_down_port_not_advertised(void)
 		struct rte_mbuf *m = mk(&k, 0, NULL, NULL);
 
 		now += 10;
-		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, now, b.c);
+		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, now, LB_ST(b.st.lb));
 		mdata(m)[bth(m) + 16 + 8] = 100;
 		rtr_meta(m)->in_port = 1;
-		rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, now, sp.c);
+		rtr_caver_post_route(sp.cv[0], m, rtr_meta(m), 0, now, LB_ST(sp.st.lb));
 		shim_at(m, &s);
 		CHECK_EQ(s.path >> 24, 2);
 		CHECK_EQ(s.ce, 5);
@@ -1553,10 +1555,10 @@ test_down_uplink_not_placed(void)
 
 		now += 10;
 		adv = (struct rtr_caver_shim){.path = 0x07000000, .ce = 1, .hops = 1};
-		rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.c);
+		rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.st.lb);
 		adv = (struct rtr_caver_shim){.path = 0x08000000, .ce = 50, .hops = 1};
 		for (uint16_t q = 3; q <= 5; q++)
-			rtr_caver_table_put(s.cv[0], h2, q, &adv, now, s.c);
+			rtr_caver_table_put(s.cv[0], h2, q, &adv, now, s.st.lb);
 		path = src_pick(&s, &g, h1, h2, (uint16_t)(20000 + i), now, NULL);
 		if (path >= 0 && path < 4)
 			count[path]++;
@@ -1565,7 +1567,7 @@ test_down_uplink_not_placed(void)
 			"%u/%u/%u)\n", count[0], n, count[1], count[2], count[3]);
 	CHECK_EQ(count[0], 0);
 	CHECK_EQ(count[1] + count[2] + count[3], n);
-	CHECK_EQ(s.c[RTR_LBC_caver_flows_table], n);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], n);
 	sw_fini(&s);
 }
 
@@ -1650,12 +1652,12 @@ test_dre_tail_drop(void)
 	eg->direct = false; /* the burst arrives faster than the port drains */
 	p.rate_bps[2] = 10e9;
 	sw_init(&s, &p, 1);
-	rtr_caver_tick(s.cv[0], 0, s.c);
+	rtr_caver_tick(s.cv[0], 0, LB_ST(s.st.lb));
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = mk(&d, 0, NULL, NULL);
 
 		CHECK_EQ(m->pkt_len, 1000);
-		rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 10, s.c);
+		rtr_caver_post_route(s.cv[0], m, rtr_meta(m), 2, 10, LB_ST(s.st.lb));
 		if (rtr_egress_enqueue(eg, 2, m, rtr_egress_classify(eg, m), 10) == 0) {
 			rtr_caver_queued(s.cv[0], m, rtr_meta(m), 2);
 			queued++;
@@ -1704,12 +1706,13 @@ test_host_egress(void)
 	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
 	struct rtr_caver_host hb[1] = {{h2, 0}};
 	uint8_t orig[512], buf[512];
-	uint64_t c[RTR_LBC_MAX];
+	struct rtr_lcore_stats c_st;
+	uint64_t *c = c_st.lb;
 	unsigned int len, bo = 14 + 20 + 8;
 	struct rte_mbuf *m;
 	struct sw b;
 
-	memset(c, 0, sizeof(c));
+	memset(c, 0, sizeof(c_st.lb));
 	/* ConWeave DATA (as a SrcToR stamps it): byte 4 path 3, Resv7 DATA
 	 * with phase/epoch/ask bits, 4 bytes after the BTH, lengths kept;
 	 * padded zero-payload frames too (the padding moves along). */
@@ -1750,7 +1753,7 @@ test_host_egress(void)
 
 		k.b8 = RTR_BTH_ACKREQ;
 		m = mk(&k, 0, orig, &len);
-		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 10, b.c);
+		rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 10, LB_ST(b.st.lb));
 		CHECK_EQ(m->data_len, len + 12);
 		memcpy(buf, mdata(m), m->data_len);
 		fake_free(m);

@@ -20,9 +20,11 @@
 #include <rte_mbuf.h>
 
 #include "rtr_common.h"
+#include "conweave_config.h"
 #include "rtr_conweave.h"
 #include "rtr_cw_bounds.h"
 #include "rtr_flowtab.h"
+#include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
 #include "rtr_pathmark.h"
@@ -43,11 +45,6 @@
 #define STALE_WINDOW_NS (1ULL << 24)
 
 /* ------------------------------------------------------------------ state */
-
-/* The busy paths: per (group, destination ToR, path), rtr_pathmark.h. */
-struct rtr_cw_shared {
-	struct rtr_pm *busy;
-};
 
 /* SrcToR state of one flow (2.2). */
 struct cw_src {
@@ -96,7 +93,7 @@ struct cw_timer {
 
 struct rtr_cw {
 	struct rtr_cw_params p;
-	struct rtr_cw_io io;
+	struct rtr_lb_io io;
 	struct rtr_ft *ft;
 	uint64_t aging_ns;
 	uint64_t hold_max_ns;	/* rtr_cw_max_hold_ns() */
@@ -164,54 +161,39 @@ read_ts(const uint8_t *frame, const struct rtr_meta *m, uint16_t *ts_tx, uint16_
 
 /* ------------------------------------------------------------------ setup */
 
-struct rtr_cw_shared *
-rtr_cw_shared_create_dst(const struct rtr_pm_params *p)
+void *
+rtr_cw_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
 {
-	struct rtr_cw_shared *s = calloc(1, sizeof(*s));
-	struct rtr_pm_params pp = *p;
-
-	if (s == NULL)
-		return NULL;
-	pp.name = "cw_busy";
-	s->busy = rtr_pm_create(&pp);
-	if (s->busy == NULL) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-struct rtr_cw_shared *
-rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
-{
+	struct rtr_pm_group groups[RTR_MAX_GROUPS];
 	struct rtr_pm_params p = {
-		.n_groups = n_groups,
-		.groups = NULL, /* keyed by group */
-		.use_rte_malloc = use_rte_malloc,
+		.name = "cw_busy",
+		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
+		.groups = groups,
+		.dst_prefix_len = rtr_conweave_config(cfg)->dst_prefix_len,
+		.dst_prefix_len6 = rtr_conweave_config(cfg)->dst_prefix_len6,
+		.use_rte_malloc = rte,
 		.socket = socket,
 	};
 
-	return rtr_cw_shared_create_dst(&p);
+	rtr_pm_groups_of(cfg, groups, p.n_groups);
+	return rtr_pm_create(&p);
 }
 
 void
-rtr_cw_shared_free(struct rtr_cw_shared *s)
+rtr_cw_shared_free(void *shared)
 {
-	if (s == NULL)
-		return;
-	rtr_pm_free(s->busy);
-	free(s);
+	rtr_pm_free(shared);
 }
 
 bool
-rtr_cw_path_busy(const struct rtr_cw_shared *s, unsigned int g_idx, const uint8_t *dst, bool v6,
+rtr_cw_path_busy(const struct rtr_pm *busy, unsigned int g_idx, const uint8_t *dst, bool v6,
 		unsigned int path, uint64_t now)
 {
 	struct rtr_pm_ref r;
 
-	if (s == NULL || !rtr_pm_ref(s->busy, g_idx, dst, v6, &r))
+	if (busy == NULL || !rtr_pm_ref(busy, g_idx, dst, v6, &r))
 		return false;
-	return rtr_pm_marked(s->busy, &r, path, now);
+	return rtr_pm_marked(busy, &r, path, now);
 }
 
 uint64_t
@@ -234,7 +216,7 @@ rtr_cw_clear_timeout_ns(const struct rtr_cw_params *p)
 }
 
 struct rtr_cw *
-rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io)
+rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_lb_io *io)
 {
 	struct rtr_cw *cw = calloc(1, sizeof(*cw));
 	struct rtr_ft_params fp;
@@ -300,8 +282,9 @@ fail:
 }
 
 void
-rtr_cw_free(struct rtr_cw *cw)
+rtr_cw_free(void *state)
 {
+	struct rtr_cw *cw = state;
 	if (cw == NULL)
 		return;
 	for (unsigned int port = 0; port < RTR_MAX_PORTS; port++)
@@ -333,7 +316,7 @@ static int
 good_path(struct rtr_cw *cw, unsigned int g_idx, const struct rtr_ft_key *k, int cur,
 		uint64_t live, uint64_t now)
 {
-	const struct rtr_pm *busy = cw->p.shared != NULL ? cw->p.shared->busy : NULL;
+	const struct rtr_pm *busy = cw->p.shared;
 	struct rtr_pm_ref r;
 
 	/* No slot (no table, a group beyond it): nothing is busy. */
@@ -434,9 +417,11 @@ unstamped(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, stru
 }
 
 int
-rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
-		struct rtr_meta *meta, uint64_t now, uint64_t *c)
+rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_cw *cw = state;
+	uint64_t *c = stats->lb;
 	uint64_t live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
 	struct rtr_ft_entry *e;
 	enum rtr_ft_status st;
@@ -597,9 +582,10 @@ ecmp:
  * (unless it is the TAIL or in phase 1): no flow lookup on an idle uplink.
  */
 void
-rtr_cw_depart(struct rtr_cw *cw, struct rte_mbuf *m, const struct rtr_meta *meta, uint64_t now,
-		uint64_t *c)
+rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now,
+		struct rtr_lcore_stats *stats)
 {
+	struct rtr_cw *cw = state;
 	const uint16_t ts = rtr_cw_ts(now);
 	const uint8_t b8 = meta->bth_b8;
 	uint8_t *frame, *h;
@@ -609,7 +595,7 @@ rtr_cw_depart(struct rtr_cw *cw, struct rte_mbuf *m, const struct rtr_meta *meta
 	struct rtr_ft_key k;
 	struct cw_src *f;
 
-	(void)c;
+	(void)stats;
 	if (!(meta->flags & RTR_MF_CW_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA ||
 			meta->in_port >= RTR_MAX_PORTS || !(cw->p.host_port_mask >> meta->in_port & 1))
 		return; /* not stamped here */
@@ -649,9 +635,11 @@ rtr_cw_depart(struct rtr_cw *cw, struct rte_mbuf *m, const struct rtr_meta *meta
 }
 
 void
-rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_meta *meta,
-		uint64_t now, uint64_t *c)
+rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now,
+		struct rtr_lcore_stats *stats)
 {
+	struct rtr_cw *cw = state;
+	uint64_t *c = stats->lb;
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	unsigned int op = rtr_cw_op(meta->bth_b8), phase = rtr_cw_phase(meta->bth_b8);
 	unsigned int epoch = rtr_cw_epoch(meta->bth_b8);
@@ -675,7 +663,7 @@ rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_
 	}
 	f = src_of(e);
 	if (op == RTR_CW_OP_NOTIFY) {
-		struct rtr_cw_shared *s = cw->p.shared;
+		struct rtr_pm *busy = cw->p.shared;
 		unsigned int path = meta->bth_b4;
 		struct rtr_pm_ref r;
 		int ret;
@@ -683,10 +671,10 @@ rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_
 		/* Busy toward the flow's destination (the key's dst: the data
 		 * packet's destination, the NOTIFY's source), not the group's
 		 * every destination (doc/conweave.md). */
-		if (s == NULL || !rtr_pm_ref(s->busy, f->group, e->key.dst, e->key.v6, &r) ||
+		if (busy == NULL || !rtr_pm_ref(busy, f->group, e->key.dst, e->key.v6, &r) ||
 				path >= r.n_paths)
 			return;
-		ret = rtr_pm_mark(s->busy, &r, path, now + cw->p.theta_path_busy_ns, now);
+		ret = rtr_pm_mark(busy, &r, path, now + cw->p.theta_path_busy_ns, now);
 		if (ret != RTR_PM_MARKED)
 			c[RTR_LBC_dst_slot_evictions]++;
 		if (ret != RTR_PM_LOST)
@@ -919,9 +907,11 @@ ts_before(uint16_t a, uint16_t b)
 }
 
 int
-rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
-		uint64_t now, uint64_t *c)
+rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_cw *cw = state;
+	uint64_t *c = stats->lb;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 	const uint8_t b8 = meta->bth_b8;
 	const unsigned int ep = rtr_cw_epoch(b8), ph = rtr_cw_phase(b8);
@@ -1144,8 +1134,10 @@ expire(struct rtr_cw *cw, struct rtr_ft_entry *e, uint64_t now, uint64_t *c)
 }
 
 void
-rtr_cw_tick(struct rtr_cw *cw, uint64_t now, uint64_t *c)
+rtr_cw_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_cw *cw = state;
+	uint64_t *c = stats->lb;
 	while (cw->heap_n > 0 && cw->heap[0].deadline <= now) {
 		struct cw_timer t = cw->heap[0];
 		struct cw_dst *d = dst_of(t.e);
@@ -1163,8 +1155,10 @@ rtr_cw_tick(struct rtr_cw *cw, uint64_t now, uint64_t *c)
 }
 
 uint64_t
-rtr_cw_next_deadline(const struct rtr_cw *cw)
+rtr_cw_next_deadline(const void *state)
 {
+	const struct rtr_cw *cw = state;
+	
 	return cw->heap_n ? cw->heap[0].deadline : NEVER;
 }
 
@@ -1189,27 +1183,24 @@ flush_where(struct rtr_cw *cw, int port, uint64_t now, uint64_t *c)
 }
 
 unsigned int
-rtr_cw_flush(struct rtr_cw *cw, uint64_t now, uint64_t *c)
+rtr_cw_flush(void *state, int port, uint64_t now, struct rtr_lcore_stats *stats)
 {
-	return flush_where(cw, -1, now, c);
-}
-
-unsigned int
-rtr_cw_flush_port(struct rtr_cw *cw, uint16_t port, uint64_t now, uint64_t *c)
-{
-	return flush_where(cw, port, now, c);
+	return flush_where(state, port, now, stats->lb);
 }
 
 uint64_t
-rtr_cw_held(const struct rtr_cw *cw)
+rtr_cw_held(const void *state)
 {
+	const struct rtr_cw *cw = state;
+	
 	return cw->held;
 }
 
 unsigned int
-rtr_cw_flows(struct rtr_cw *cw, uint64_t now, unsigned int max,
+rtr_cw_flows(void *state, uint64_t now, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
 {
+	struct rtr_cw *cw = state;
 	uint32_t cursor = 0;
 	struct rtr_ft_entry *e;
 	unsigned int n = 0;
@@ -1248,14 +1239,126 @@ rtr_cw_flows(struct rtr_cw *cw, uint64_t now, unsigned int max,
 
 
 void
-rtr_cw_prefetch(const struct rtr_cw *x, const struct rtr_meta *meta, unsigned int step)
+rtr_cw_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step)
 {
+	const struct rtr_cw *x = state;
+	
 	if (meta->flags & RTR_MF_ROCE)
 		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
 }
 
 const struct rtr_ft *
-rtr_cw_table(const struct rtr_cw *cw)
+rtr_cw_table(const void *state)
 {
+	const struct rtr_cw *cw = state;
+	
 	return cw->ft;
 }
+
+/* ------------------------------------------------------------- the mode */
+
+/* Config microseconds become nanoseconds here; the switch's flow table size
+ * is split between the workers. */
+void *
+rtr_cw_init(const struct rtr_lb_init *in)
+{
+	const struct rtr_conweave_cfg *cc = rtr_conweave_config(in->cfg);
+	unsigned int nw = in->n_workers ? in->n_workers : 1;
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
+	struct rtr_cw_params p = {
+		.base_rtt_ns = (uint64_t)cc->base_rtt_us * 1000,
+		.theta_reply_ns = (uint64_t)cc->theta_reply_us * 1000,
+		.theta_path_busy_ns = (uint64_t)cc->theta_path_busy_us * 1000,
+		.theta_inactive_ns = (uint64_t)cc->theta_inactive_us * 1000,
+		.resume_extra_ns = (uint64_t)cc->resume_extra_us * 1000,
+		.resume_default_ns = (uint64_t)cc->resume_default_us * 1000,
+		.clear_timeout_ns = (uint64_t)cc->clear_timeout_us * 1000,
+		.flow_entries = (cc->flow_table_size + nw - 1) / nw,
+		.ft_limits = lim,
+		.host_port_mask = in->host_port_mask,
+		.n_rings = cc->reorder_queues_per_port,
+		.ring_depth = cc->reorder_queue_depth,
+		.hold_budget = in->hold_budget,
+		.hash_seed = in->hash_seed,
+		.rng_seed = (uint64_t)in->cfg->sw.id << 16 ^ in->hash_seed,
+		.worker = in->worker,
+		.socket_id = in->socket,
+		.use_rte_malloc = in->use_rte_malloc,
+		.shared = in->shared,
+	};
+
+	rtr_lb_ft_limits(in, p.flow_entries, lim);
+	return rtr_cw_create(&p, &in->io);
+}
+
+static uint64_t
+cw_mbuf_budget(const struct rtr_config *cfg, const char **key)
+{
+	const struct rtr_conweave_cfg *cc = rtr_conweave_config(cfg);
+	uint64_t n = 0;
+
+	/* conweave.hold_budget, or per host port what its rings can hold,
+	 * capped like an egress port's share of the pool. */
+	if (cc->hold_budget != 0) {
+		*key = "conweave.hold_budget";
+		return cc->hold_budget;
+	}
+	*key = NULL;
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].role == RTR_PORT_HOST)
+			n += RTE_MIN((uint64_t)cc->reorder_queues_per_port *
+						cc->reorder_queue_depth,
+					(uint64_t)RTR_LB_HOLD_PORT_MAX);
+	return n;
+}
+
+static void
+cw_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
+{
+	kv->u64(kv->arg, "epoch", f->epoch);
+	if (f->dst_role) {
+		kv->u64(kv->arg, "rx_phase", f->phase);
+		kv->u64(kv->arg, "held", f->held);
+		if (f->deadline_in_ns != UINT64_MAX)
+			kv->u64(kv->arg, "deadline_in_us", f->deadline_in_ns / 1000);
+		return;
+	}
+	kv->u64(kv->arg, "phase", f->phase);
+	kv->u64(kv->arg, "path", f->path);
+	kv->u64(kv->arg, "stabilized", f->stabilized);
+	if (f->reply_deadline_in_ns != UINT64_MAX)
+		kv->u64(kv->arg, "reply_deadline_in_us", f->reply_deadline_in_ns / 1000);
+}
+
+const struct rtr_lb_ops rtr_lb_conweave = {
+	.name = "conweave",
+	.mode = RTR_LB_CONWEAVE,
+	.flow_affinity = true,
+	.fabric_parse_flags = RTR_PARSE_CW_HDR,
+	.table = rtr_cw_table,
+	.deliver_flags = RTR_MF_CW_HDR,
+	.shared_create = rtr_cw_shared_create,
+	.shared_free = rtr_cw_shared_free,
+	.init = rtr_cw_init,
+	.fini = rtr_cw_free,
+	.pick = rtr_cw_pick,
+	.prefetch = rtr_cw_prefetch,
+	.control_rx = rtr_cw_control_rx,
+	.depart = rtr_cw_depart,
+	.deliver = rtr_cw_deliver,
+	.tick = rtr_cw_tick,
+	.next_deadline = rtr_cw_next_deadline,
+	.flush = rtr_cw_flush,
+	.held = rtr_cw_held,
+	.flows = rtr_cw_flows,
+};
+
+const struct rtr_lb_desc rtr_lb_conweave_desc = {
+	.name = "conweave",
+	.summary = "ConWeave: reroute every RTT, reorder at the DstToR",
+	.ops = &rtr_lb_conweave,
+	.config = &rtr_conweave_section,
+	.spine = RTR_LB_SPINE_ECMP,
+	.mbuf_budget = cw_mbuf_budget,
+	.flow_view = cw_flow_view,
+};

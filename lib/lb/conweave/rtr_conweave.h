@@ -8,10 +8,10 @@
  * TAIL/REROUTED, busy paths) and the DstToR one (modulo-4 epochs, RTT_REPLY,
  * NOTIFY, CLEAR, hold/flush of phase-1 packets in pausable rings, the T_resume
  * estimate from 16-bit SrcToR timestamps). One instance per worker; the busy
- * table is shared by the workers of a switch (struct rtr_cw_shared).
+ * table is shared by the workers of a switch (a struct rtr_pm).
  *
  * No EAL I/O: time is a parameter, packets leave through the callbacks of
- * struct rtr_cw_io, so unit tests drive every transition on a virtual clock
+ * struct rtr_lb_io, so unit tests drive every transition on a virtual clock
  * with plain (calloc'd) mbufs. See doc/conweave.md.
  */
 #ifndef RTR_CONWEAVE_H
@@ -20,12 +20,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rtr_lb.h"
 #include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 
 struct rtr_ft;
 struct rtr_ft_limit;
+struct rtr_pm;
 
 struct rte_mbuf;
 
@@ -47,22 +49,19 @@ rtr_cw_ts(uint64_t ns)
 }
 
 /*
- * Per switch: when each path of each uplink group stops being busy toward
- * each destination ToR (a NOTIFY is about one path to one DstToR). _dst:
- * keyed by (group, destination masked to p's prefix lengths, path),
- * rtr_pathmark.h; without it: by (group, path), every destination of a group
- * alike (unit tests of the state machine).
+ * Per switch (rtr_lb_ops.shared_create): when each path of each uplink group
+ * stops being busy toward each destination ToR (a NOTIFY is about one path
+ * to one DstToR), a struct rtr_pm keyed by (group, destination masked to
+ * conweave.dst_prefix_len / dst_prefix_len6, path). Unit tests of the state
+ * machine may create their own rtr_pm keyed by (group, path) alone.
  */
-struct rtr_cw_shared;
-struct rtr_pm_params;
-
-struct rtr_cw_shared *rtr_cw_shared_create_dst(const struct rtr_pm_params *p);
-struct rtr_cw_shared *rtr_cw_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket);
-void rtr_cw_shared_free(struct rtr_cw_shared *s);
+void *rtr_cw_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
+		int socket);
+void rtr_cw_shared_free(void *shared);
 
 /* Whether path of group g_idx is busy toward destination dst (16 bytes;
  * IPv4: the first 4) at now_ns. */
-bool rtr_cw_path_busy(const struct rtr_cw_shared *s, unsigned int g_idx, const uint8_t *dst,
+bool rtr_cw_path_busy(const struct rtr_pm *busy, unsigned int g_idx, const uint8_t *dst,
 		bool v6, unsigned int path, uint64_t now_ns);
 
 struct rtr_cw_params {
@@ -84,27 +83,25 @@ struct rtr_cw_params {
 	unsigned int worker;	  /* for names */
 	int socket_id;
 	bool use_rte_malloc;	  /* false: no EAL (unit tests) */
-	struct rtr_cw_shared *shared;
-};
-
-struct rtr_cw_io {
-	/* A packet for host port `port`, header removed and fields zeroed;
-	 * held = it comes out of a reorder ring (must not be tail-dropped
-	 * behind the threshold the ring already waited for). */
-	void (*deliver)(void *arg, struct rte_mbuf *m, uint16_t port, bool held);
-	/* A control packet (RTT_REPLY, CLEAR, NOTIFY) to route and send. */
-	void (*control)(void *arg, struct rte_mbuf *m);
-	struct rte_mbuf *(*alloc)(void *arg);
-	void *arg;
+	struct rtr_pm *shared;	  /* the busy table (rtr_cw_shared_create), or NULL */
 };
 
 struct rtr_cw;
 
 /* NULL on failure; EINVAL when n_rings > 65535 (a flow keeps its ring's
  * index in 16 bits, 0xffff meaning none). */
-struct rtr_cw *rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_cw_io *io);
+/*
+ * io: deliver gets a packet for a host port, header removed and fields
+ * zeroed, held = it comes out of a reorder ring (must not be tail-dropped
+ * behind the threshold the ring already waited for); control gets the
+ * control packets (RTT_REPLY, CLEAR, NOTIFY) to route and send.
+ */
+struct rtr_cw *rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_lb_io *io);
 /* Flush (rtr_cw_flush) first: free() of a state that holds packets frees them. */
-void rtr_cw_free(struct rtr_cw *cw);
+void rtr_cw_free(void *state);
+
+/* rtr_lb_ops.init: the parameters from in->cfg->conweave. */
+void *rtr_cw_init(const struct rtr_lb_init *in);
 
 /* Aging of idle flows (both roles): max(100 ms, 4 x theta_inactive). */
 uint64_t rtr_cw_aging_ns(const struct rtr_cw_params *p);
@@ -122,10 +119,10 @@ uint64_t rtr_cw_clear_timeout_ns(const struct rtr_cw_params *p);
  * stamp byte 4 and Resv7 and insert the 4-byte header (meta updated:
  * bth_b4, bth_b8, RTR_MF_CW_HDR). Everything else goes by ECMP. Returns
  * the path index, or -1 when no path of g is live. c: the worker's LB
- * counters (struct rtr_lcore_stats.lb).
+ * counters in st->lb.
  */
-int rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx,
-		struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns, uint64_t *c);
+int rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /*
  * SrcToR: a packet rtr_cw_pick stamped departs (leaves the egress class
@@ -133,26 +130,26 @@ int rtr_cw_pick(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx
  * times (doc/conweave.md, "Timestamps"). Called by the egress through
  * rtr_lb_ops.depart; other packets are left alone.
  */
-void rtr_cw_depart(struct rtr_cw *cw, struct rte_mbuf *m, const struct rtr_meta *meta,
-		uint64_t now_ns, uint64_t *c);
+void rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
+		struct rtr_lcore_stats *st);
 
 /*
  * SrcToR: a REPLY or NOTIFY (cw_op 2/3) routed to one of this switch's host
  * ports. Updates the flow's state; the caller frees m (never forwarded).
  */
-void rtr_cw_control_rx(struct rtr_cw *cw, const struct rte_mbuf *m, const struct rtr_meta *meta,
-		uint64_t now_ns, uint64_t *c);
+void rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
+		struct rtr_lcore_stats *st);
 
-#define RTR_CW_FORWARD 0 /* m was stripped: the caller sends it to port */
-#define RTR_CW_HELD	1 /* m was taken: held in a reorder ring, or (a TAIL that
+#define RTR_CW_FORWARD RTR_LB_FORWARD /* m was stripped: the caller sends it to port */
+#define RTR_CW_HELD	RTR_LB_TAKEN /* m was taken: held in a reorder ring, or (a TAIL that
 			   * flushes a ring) already given to io.deliver ahead of it */
 
 /*
  * DstToR: a ConWeave DATA packet routed to host port `port`. Sends the
  * control packets it calls for through io.control, removes the header.
  */
-int rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
-		uint64_t now_ns, uint64_t *c);
+int rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /*
  * What a DstToR delivers of a ConWeave DATA packet (any ToR: the shared
@@ -163,29 +160,31 @@ int rtr_cw_deliver(struct rtr_cw *cw, struct rte_mbuf *m, struct rtr_meta *meta,
 void rtr_cw_strip(struct rte_mbuf *m, struct rtr_meta *meta);
 
 /* Timers: reorder deadlines that passed, and a step of flow aging. */
-void rtr_cw_tick(struct rtr_cw *cw, uint64_t now_ns, uint64_t *c);
+void rtr_cw_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 
-/* Release every held packet in order (shutdown, port down); returns how many. */
-unsigned int rtr_cw_flush(struct rtr_cw *cw, uint64_t now_ns, uint64_t *c);
-
-/* Release what is held for one host port (it went down). */
-unsigned int rtr_cw_flush_port(struct rtr_cw *cw, uint16_t port, uint64_t now_ns, uint64_t *c);
+/* Release, in order, what is held for host port `port` (it went down), or
+ * with port -1 everything (shutdown); returns how many. */
+unsigned int rtr_cw_flush(void *state, int port, uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /* Packets held in reorder rings now. */
-uint64_t rtr_cw_held(const struct rtr_cw *cw);
+uint64_t rtr_cw_held(const void *state);
 
 /* The earliest pending reorder deadline, UINT64_MAX if none. */
-uint64_t rtr_cw_next_deadline(const struct rtr_cw *cw);
+uint64_t rtr_cw_next_deadline(const void *state);
 
 /* Call fn for up to max flows (0 = all); returns how many. Telemetry may
  * call it from another thread: the values are a racy snapshot. */
-unsigned int rtr_cw_flows(struct rtr_cw *cw, uint64_t now_ns, unsigned int max,
+unsigned int rtr_cw_flows(void *state, uint64_t now_ns, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 
 /* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
-void rtr_cw_prefetch(const struct rtr_cw *x, const struct rtr_meta *meta, unsigned int step);
+void rtr_cw_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step);
 
 /* The worker's flow table (read-only use: telemetry, per-port limits). */
-const struct rtr_ft *rtr_cw_table(const struct rtr_cw *cw);
+const struct rtr_ft *rtr_cw_table(const void *state);
+
+/* The mode: its ops and its registry entry. */
+extern const struct rtr_lb_ops rtr_lb_conweave;
+extern const struct rtr_lb_desc rtr_lb_conweave_desc;
 
 #endif /* RTR_CONWEAVE_H */

@@ -20,6 +20,7 @@
 
 #include "rtr_config.h"
 #include "rtr_conweave.h"
+#include "rtr_pathmark.h"
 #include "rtr_egress.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
@@ -28,6 +29,7 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "test_lb_stats.h"
 #include "test_agg_cfg.h"
 #include "rtr_test_mbuf.h"
 
@@ -290,7 +292,7 @@ is_host_frame(struct rte_mbuf *m, const struct flow *f, uint32_t psn, uint8_t to
 static struct rtr_group G;
 
 static struct rtr_cw_params
-def_params(struct rtr_cw_shared *sh)
+def_params(struct rtr_pm *sh)
 {
 	return (struct rtr_cw_params){
 		.base_rtt_ns = 4000,
@@ -315,7 +317,7 @@ def_params(struct rtr_cw_shared *sh)
 static struct rtr_cw *
 mk_inst(const struct rtr_cw_params *p, struct sink *s)
 {
-	struct rtr_cw_io io = {
+	struct rtr_lb_io io = {
 		.deliver = io_deliver,
 		.control = io_control,
 		.alloc = io_alloc,
@@ -362,7 +364,7 @@ src_send(struct rtr_cw *cw, const struct flow *f, uint32_t psn, uint64_t now, ui
 		struct rte_mbuf **out)
 {
 	struct rte_mbuf *m = mk_host(f, psn, 4, 0, 0x02);
-	int path = rtr_cw_pick(cw, &G, 0, m, rtr_meta(m), now, c);
+	int path = rtr_cw_pick(cw, &G, 0, m, rtr_meta(m), now, LB_ST(c));
 	struct stamp s = read_stamp(m, path);
 
 	if (s.cw)
@@ -387,7 +389,7 @@ static int
 dst_rx(struct rtr_cw *cw, struct sink *s, struct rte_mbuf *m, uint16_t port, uint64_t now,
 		uint64_t *c)
 {
-	int r = rtr_cw_deliver(cw, m, rtr_meta(m), port, now, c);
+	int r = rtr_cw_deliver(cw, m, rtr_meta(m), port, now, LB_ST(c));
 
 	if (r == RTR_CW_FORWARD)
 		sink_forward(s, m, port);
@@ -408,7 +410,7 @@ static void
 ctrl_to_src(struct rtr_cw *src, struct rte_mbuf *m, uint64_t now, uint64_t *c)
 {
 	CHECK_EQ(reparse(m, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
-	rtr_cw_control_rx(src, m, rtr_meta(m), now, c);
+	rtr_cw_control_rx(src, m, rtr_meta(m), now, LB_ST(c));
 }
 
 /* Rewrite a control packet's cw fields (byte 4, byte 8) and re-parse. */
@@ -429,13 +431,14 @@ ctrl_copy(struct rte_mbuf *m, uint8_t b4, uint8_t b8)
 	return n;
 }
 
-static uint64_t cs[RTR_LBC_MAX], cd[RTR_LBC_MAX];
+static struct rtr_lcore_stats cs_st, cd_st;
+static uint64_t *const cs = cs_st.lb, *const cd = cd_st.lb;
 
 static void
 zero_counters(void)
 {
-	memset(cs, 0, sizeof(cs));
-	memset(cd, 0, sizeof(cd));
+	memset(cs, 0, sizeof(cs_st.lb));
+	memset(cd, 0, sizeof(cd_st.lb));
 }
 
 #define T0 1000000000ULL /* the virtual clock starts at 1 s */
@@ -445,7 +448,7 @@ zero_counters(void)
 static void
 test_src_new_flow(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *cw = mk_inst(&p, &src_sink);
 	uint64_t now = T0 + 12345;
@@ -512,14 +515,14 @@ test_src_new_flow(void)
 	{
 		struct flow f = flow4(3, 4, 40000);
 		struct rte_mbuf *m = mk_host(&f, 7, 4, RTR_BTH_ACKREQ, 0x02);
-		int path = rtr_cw_pick(cw, &G, 0, m, rtr_meta(m), now, cs);
+		int path = rtr_cw_pick(cw, &G, 0, m, rtr_meta(m), now, LB_ST(cs));
 		struct stamp s = read_stamp(m, path);
 
 		CHECK_EQ(s.b8, RTR_BTH_ACKREQ | RTR_CW_B8(1, 0, 1, 1, 0));
 		fake_free(m);
 	}
 	rtr_cw_free(cw);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 2. replies */
@@ -527,7 +530,7 @@ test_src_new_flow(void)
 static void
 test_src_reply(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	struct rtr_cw *dst = mk_inst(&p, &dst_sink);
@@ -541,7 +544,7 @@ test_src_reply(void)
 		struct flow f = v ? flow6(5, 6, 1111) : flow4(5, 6, 1111);
 		uint64_t t0 = now;
 
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		s = src_send(src, &f, 0, t0, cs, &m);
 		CHECK(is_b8(s.b8, 1, 0, 1, 1, 0));
 		to_fabric(m);
@@ -582,7 +585,7 @@ test_src_reply(void)
 		struct flow f = flow4(7, 8, 2222);
 		uint64_t t0 = now;
 
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		s = src_send(src, &f, 0, t0, cs, &m);
 		to_fabric(m);
 		CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, t0 + 2000, cd), RTR_CW_FORWARD);
@@ -610,7 +613,7 @@ test_src_reply(void)
 
 		CHECK_EQ(dst_rx(dst, &dst_sink, d, 1, now, cd), RTR_CW_FORWARD);
 		CHECK_EQ(dst_sink.nc, 1);
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		ctrl_to_src(src, dst_sink.cm[0], now, cs);
 		CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 1);
 		CHECK_EQ(cs[RTR_LBC_rtt_replies_rx], 1);
@@ -618,7 +621,7 @@ test_src_reply(void)
 	}
 	rtr_cw_free(src);
 	rtr_cw_free(dst);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 3. timeout */
@@ -626,7 +629,7 @@ test_src_reply(void)
 static void
 test_src_timeout(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	uint64_t now = T0 + 777777;
@@ -638,7 +641,7 @@ test_src_timeout(void)
 		uint64_t t0 = now + i * 1000000ULL;
 		struct stamp s0, tl, r;
 
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		s0 = src_send(src, &f, 0, t0, cs, NULL);
 		CHECK(is_b8(s0.b8, 1, 0, 1, 1, 0));
 		r = src_send(src, &f, 1, t0 + 4000, cs, NULL);
@@ -676,7 +679,7 @@ test_src_timeout(void)
 	printf("  rerouted without busy paths: %u moved, %u stayed\n", moved, stayed);
 	CHECK(moved > 32 && stayed > 4, "moved %u stayed %u", moved, stayed);
 	rtr_cw_free(src);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 4. CLEAR, inactivity, wrap */
@@ -704,7 +707,7 @@ mark_ce(struct rte_mbuf *m, unsigned int parse_flags)
 static void
 test_src_clear_inactive(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	struct rtr_cw *dst = mk_inst(&p, &dst_sink);
@@ -738,14 +741,14 @@ test_src_clear_inactive(void)
 
 	/* A CLEAR of another epoch: ignored. */
 	x = ctrl_copy(clear, tl.path, RTR_CW_B8(RTR_CW_OP_REPLY, 1, 2, 0, 0));
-	rtr_cw_control_rx(src, x, rtr_meta(x), t0 + 9200, cs);
+	rtr_cw_control_rx(src, x, rtr_meta(x), t0 + 9200, LB_ST(cs));
 	fake_free(x);
 	CHECK_EQ(cs[RTR_LBC_clears_rx], 1);
 	r = src_send(src, &f, 3, t0 + 9300, cs, NULL);
 	CHECK(is_b8(r.b8, 1, 1, 1, 0, 0), "b8 %#x", r.b8);
 	/* An RTT_REPLY of the right epoch while in phase 1: ignored (late). */
 	x = ctrl_copy(clear, tl.path, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
-	rtr_cw_control_rx(src, x, rtr_meta(x), t0 + 9400, cs);
+	rtr_cw_control_rx(src, x, rtr_meta(x), t0 + 9400, LB_ST(cs));
 	fake_free(x);
 	CHECK_EQ(cs[RTR_LBC_rtt_replies_rx], 1);
 	CHECK_EQ(cs[RTR_LBC_rtt_replies_late], 1);
@@ -802,7 +805,7 @@ test_src_clear_inactive(void)
 		unsigned int want[] = {1, 2, 3, 0, 1}, changes = 0;
 		int last = -1;
 
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		for (unsigned int i = 0; i < 5; i++) {
 			r = src_send(src, &g, i, t + i * 1000000ULL, cs, NULL);
 			CHECK(is_b8(r.b8, 1, 0, want[i], 1, 0), "i %u b8 %#x", i, r.b8);
@@ -817,7 +820,7 @@ test_src_clear_inactive(void)
 	sink_clear(&dst_sink);
 	rtr_cw_free(src);
 	rtr_cw_free(dst);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 4b. issue 15: lost CLEAR */
@@ -833,7 +836,7 @@ test_src_clear_inactive(void)
 static void
 src_lost_clear_case(uint64_t clear_timeout_ns)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src;
 	struct flow f = flow4(44, 45, 4500);
@@ -849,7 +852,7 @@ src_lost_clear_case(uint64_t clear_timeout_ns)
 		CHECK_EQ(to, clear_timeout_ns);
 	else
 		CHECK_EQ(to, 216000 + 4000 + 4000);
-	memset(cs, 0, sizeof(cs));
+	memset(cs, 0, sizeof(cs_st.lb));
 	s = src_send(src, &f, 0, t0, cs, NULL);
 	CHECK(is_b8(s.b8, 1, 0, 1, 1, 0));
 	s = src_send(src, &f, 1, t0 + 8001, cs, NULL);
@@ -882,7 +885,7 @@ src_lost_clear_case(uint64_t clear_timeout_ns)
 	CHECK(cs[RTR_LBC_tails] + 1 >= cs[RTR_LBC_rtt_requests]); /* the last may be young */
 	CHECK_EQ(cs[RTR_LBC_clears_rx], 0);
 	rtr_cw_free(src);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 static void
@@ -893,7 +896,7 @@ test_src_lost_clear(void)
 	/* A CLEAR that comes in time: a new epoch by it, no timeout; the
 	 * next epoch's phase 1 gets its own full timeout. */
 	{
-		struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+		struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 		struct rtr_cw_params p = def_params(sh);
 		struct rtr_cw *src = mk_inst(&p, &src_sink);
 		struct rtr_cw *dst = mk_inst(&p, &dst_sink);
@@ -903,7 +906,7 @@ test_src_lost_clear(void)
 		struct stamp s;
 
 		printf("4b. SrcToR: CLEAR in time, no clear timeout\n");
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		src_send(src, &f, 0, t0, cs, NULL);
 		s = src_send(src, &f, 1, t0 + 8001, cs, &m);
 		CHECK(is_b8(s.b8, 1, 0, 1, 1, 1));
@@ -935,7 +938,7 @@ test_src_lost_clear(void)
 		sink_clear(&dst_sink);
 		rtr_cw_free(src);
 		rtr_cw_free(dst);
-		rtr_cw_shared_free(sh);
+		rtr_pm_free(sh);
 	}
 }
 
@@ -950,7 +953,7 @@ test_src_lost_clear(void)
 static void
 test_src_clear_from_departure(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	struct flow f = flow4(48, 49, 4800);
@@ -960,17 +963,17 @@ test_src_clear_from_departure(void)
 	struct stamp s;
 
 	printf("4c. SrcToR: the CLEAR timeout runs from the first phase-1 departure\n");
-	memset(cs, 0, sizeof(cs));
+	memset(cs, 0, sizeof(cs_st.lb));
 	src_send(src, &f, 0, t0, cs, NULL);
 	s = src_send(src, &f, 1, t0 + 8001, cs, &m);
 	CHECK(is_b8(s.b8, 1, 0, 1, 1, 1), "b8 %#x", s.b8); /* the TAIL */
-	rtr_cw_depart(src, m, rtr_meta(m), t0 + 8001, cs);
+	rtr_cw_depart(src, m, rtr_meta(m), t0 + 8001, LB_ST(cs));
 	fake_free(m);
 	s = src_send(src, &f, 2, p1, cs, &m); /* first phase 1: queues q */
 	CHECK(is_b8(s.b8, 1, 1, 1, 0, 0), "b8 %#x", s.b8);
 	for (t = p1 + 10000; t < p1 + q + to + 50000; t += 10000) {
 		if (t == p1 + q) {
-			rtr_cw_depart(src, m, rtr_meta(m), t, cs);
+			rtr_cw_depart(src, m, rtr_meta(m), t, LB_ST(cs));
 			fake_free(m);
 		}
 		s = src_send(src, &f, (uint32_t)((t - p1) / 10000 + 3), t, cs, NULL);
@@ -985,7 +988,7 @@ test_src_clear_from_departure(void)
 			(unsigned long)(first_new - p1), (unsigned long)(q + to));
 	CHECK_EQ(cs[RTR_LBC_clear_timeouts], 1);
 	rtr_cw_free(src);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 5. busy paths */
@@ -1025,7 +1028,7 @@ mark_busy(struct rtr_cw *src, struct rte_mbuf *notify, unsigned int path, uint64
 {
 	struct rte_mbuf *x = ctrl_copy(notify, (uint8_t)path, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
 
-	rtr_cw_control_rx(src, x, rtr_meta(x), now, cs);
+	rtr_cw_control_rx(src, x, rtr_meta(x), now, LB_ST(cs));
 	fake_free(x);
 }
 
@@ -1034,7 +1037,7 @@ test_src_busy(void)
 {
 	enum { NA = 2000, NB = 500, NC = 2000 };
 	static int a[NA][2], b[NB][2], cc[NC][2];
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src, *dst;
 	struct flow fn = flow4(50, 51, 9999);
@@ -1073,7 +1076,7 @@ test_src_busy(void)
 	CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
 	/* A NOTIFY changes nothing else: fn still waits for its reply. */
 	CHECK(is_b8(src_send(src, &fn, 1, T + 200, cs, NULL).b8, 1, 0, 1, 0, 0));
-	memset(cs, 0, sizeof(cs));
+	memset(cs, 0, sizeof(cs_st.lb));
 	batch_tail(src, 10000, NA, T + 8001, a);
 	for (unsigned int i = 0; i < NA; i++) {
 		if (a[i][0] == 3) {
@@ -1103,7 +1106,7 @@ test_src_busy(void)
 	/* Batch B: all four busy (0..2 renewed, idempotently) from T + 8200
 	 * to T + 24200: nobody moves, but every TAIL and phase change still
 	 * happen. */
-	memset(cs, 0, sizeof(cs));
+	memset(cs, 0, sizeof(cs_st.lb));
 	batch_start(src, 20000, NB, T + 8100);
 	for (unsigned int path = 0; path < 4; path++)
 		mark_busy(src, notify, path, T + 8200);
@@ -1118,7 +1121,7 @@ test_src_busy(void)
 
 	/* Batch C: the marks expired at T + 24200: the first sample is
 	 * taken, 3 in 4 flows move, to any other path. */
-	memset(cs, 0, sizeof(cs));
+	memset(cs, 0, sizeof(cs_st.lb));
 	batch_start(src, 30000, NC, T + 24200);
 	batch_tail(src, 30000, NC, T + 24200 + 8001, cc);
 	moved = 0;
@@ -1142,10 +1145,10 @@ test_src_busy(void)
 		struct rte_mbuf *x = ctrl_copy(notify, 2, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
 		uint8_t *l3 = mdata(x) + rtr_meta(x)->l3_off;
 
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		l3[12 + 3] ^= 0x55; /* another host: the NOTIFY's source = flow's dst */
 		CHECK_EQ(reparse(x, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
-		rtr_cw_control_rx(src, x, rtr_meta(x), T + 100000, cs);
+		rtr_cw_control_rx(src, x, rtr_meta(x), T + 100000, LB_ST(cs));
 		CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 1);
 		CHECK_EQ(cs[RTR_LBC_busy_paths], 0);
 		fake_free(x);
@@ -1153,7 +1156,7 @@ test_src_busy(void)
 	fake_free(notify);
 	rtr_cw_free(src);
 	rtr_cw_free(dst);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 6b. busy per destination ToR */
@@ -1331,7 +1334,7 @@ test_src_busy_per_dst(void)
 static void
 test_src_bypass(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	struct flow f = flow4(60, 61, 6000);
@@ -1351,7 +1354,7 @@ test_src_bypass(void)
 			break;
 		n = host_frame(orig, &f, 1, 4, want, 0x02);
 		m = mk_host(&f, 1, 4, want, 0x02);
-		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, cs);
+		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, LB_ST(cs));
 		CHECK_EQ(path, rtr_group_pick(&G, rtr_meta(m)->flow_hash));
 		CHECK_EQ(m->data_len, n);
 		CHECK(memcmp(mdata(m), orig, n) == 0);
@@ -1365,11 +1368,11 @@ test_src_bypass(void)
 	{
 		const uint8_t ops[] = {RTR_BTH_OP_RC_ACK, RTR_BTH_OP_RC_ATOMIC_ACK, RTR_BTH_OP_CNP};
 
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		for (unsigned int i = 0; i < 3; i++) {
 			unsigned int n = host_frame(orig, &f, 2, ops[i], 0, 0x02);
 			struct rte_mbuf *m = mk_host(&f, 2, ops[i], 0, 0x02);
-			int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, cs);
+			int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, LB_ST(cs));
 
 			CHECK_EQ(path, rtr_group_pick(&G, rtr_meta(m)->flow_hash));
 			CHECK_EQ(m->data_len, n);
@@ -1386,8 +1389,8 @@ test_src_bypass(void)
 		unsigned int n = m->data_len;
 
 		memcpy(orig, mdata(m), n);
-		memset(cs, 0, sizeof(cs));
-		CHECK_EQ(rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, cs),
+		memset(cs, 0, sizeof(cs_st.lb));
+		CHECK_EQ(rtr_cw_pick(src, &G, 0, m, rtr_meta(m), now, LB_ST(cs)),
 				rtr_group_pick(&G, rtr_meta(m)->flow_hash));
 		CHECK_EQ(m->data_len, n);
 		CHECK(memcmp(mdata(m), orig, n) == 0);
@@ -1398,7 +1401,7 @@ test_src_bypass(void)
 	{
 		struct stamp s, r;
 
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		atomic_store(&G.live_mask, 0);
 		CHECK_EQ(src_send(src, &f, 4, now, cs, NULL).path, -1);
 		atomic_store(&G.live_mask, 0xf);
@@ -1412,7 +1415,7 @@ test_src_bypass(void)
 		atomic_store(&G.live_mask, 0xf);
 	}
 	rtr_cw_free(src);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 7. DstToR */
@@ -1528,7 +1531,7 @@ dst_inst(unsigned int n_rings, unsigned int depth)
 
 	p.n_rings = n_rings;
 	p.ring_depth = depth;
-	memset(cd, 0, sizeof(cd));
+	memset(cd, 0, sizeof(cd_st.lb));
 	return mk_inst(&p, &dst_sink);
 }
 
@@ -1720,7 +1723,7 @@ test_dst_hold_tail(void)
 	EXPECT(s, &f, 1, 6, 7);
 	CHECK_EQ(s->nc, 0);
 	/* The old deadline passes: nothing (the hold ended). */
-	rtr_cw_tick(cw, R + 1000000, cd);
+	rtr_cw_tick(cw, R + 1000000, LB_ST(cd));
 	CHECK_EQ(s->nd + s->nc, 0);
 	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 0);
 	CHECK_EQ(rtr_cw_next_deadline(cw), UINT64_MAX);
@@ -1747,10 +1750,10 @@ hold_deadline_case(uint16_t p0, uint16_t tt, uint64_t want_gap, const char *what
 	CHECK_EQ(RX(cw, dpkt(&f, 3, 3, 1, 1, 0, 0, (uint16_t)(tt + 2), tt), 1, R + 3100),
 			RTR_CW_HELD);
 	CHECK_EQ(rtr_cw_next_deadline(cw), dl);
-	rtr_cw_tick(cw, dl - 1, cd);
+	rtr_cw_tick(cw, dl - 1, LB_ST(cd));
 	CHECK_EQ(s->nd + s->nc, 0);
 	CHECK_EQ(rtr_cw_held(cw), 2);
-	rtr_cw_tick(cw, dl, cd);
+	rtr_cw_tick(cw, dl, LB_ST(cd));
 	{
 		const uint32_t want[] = {2, 3};
 
@@ -1816,7 +1819,7 @@ test_dst_stale_timers(void)
 	CHECK_EQ(cd[RTR_LBC_reorder_held], 200);
 	CHECK_EQ(rtr_cw_held(cw), 0);
 	/* Only stale timers are left: ticking past them all fires nothing. */
-	rtr_cw_tick(cw, R + 1000000000ull, cd);
+	rtr_cw_tick(cw, R + 1000000000ull, LB_ST(cd));
 	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 0);
 	CHECK_EQ(rtr_cw_next_deadline(cw), UINT64_MAX);
 	rtr_cw_free(cw);
@@ -1841,9 +1844,9 @@ test_dst_deadlines(void)
 		CHECK_EQ(RX(cw, dpkt(&f, 5, 2, 1, 1, 0, 0, 300, 200), 0, R), RTR_CW_HELD);
 		CHECK_EQ(RX(cw, dpkt(&f, 6, 2, 1, 1, 0, 0, 301, 200), 0, R + 100000), RTR_CW_HELD);
 		CHECK_EQ(rtr_cw_next_deadline(cw), dl);
-		rtr_cw_tick(cw, dl - 1, cd);
+		rtr_cw_tick(cw, dl - 1, LB_ST(cd));
 		CHECK_EQ(s->nd, 0);
-		rtr_cw_tick(cw, dl, cd);
+		rtr_cw_tick(cw, dl, LB_ST(cd));
 		EXPECT(s, &f, 0, 5, 6);
 		CHECK_EQ(s->nc, 1);
 		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 2, __LINE__);
@@ -1868,13 +1871,13 @@ test_dst_deadlines(void)
 		CHECK_EQ(RX(cw, dpkt(&f, 2, 1, 0, 1, 0, 0, Q + 60, 0), 1, R + 21000), RTR_CW_FORWARD);
 		EXPECT(s, &f, 1, 0, 1, 2);
 		ctrl_clear(s);
-		rtr_cw_tick(cw, d1, cd);
+		rtr_cw_tick(cw, d1, LB_ST(cd));
 		CHECK_EQ(s->nd, 0);
 		CHECK_EQ(rtr_cw_held(cw), 1);
 		CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 0);
-		rtr_cw_tick(cw, d2 - 1, cd);
+		rtr_cw_tick(cw, d2 - 1, LB_ST(cd));
 		CHECK_EQ(s->nd, 0);
-		rtr_cw_tick(cw, d2, cd);
+		rtr_cw_tick(cw, d2, LB_ST(cd));
 		EXPECT(s, &f, 1, 10);
 		CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 1);
 		CHECK_EQ(s->nc, 1);
@@ -1920,7 +1923,7 @@ test_dst_overflow(void)
 		ctrl_clear(s);
 		/* The ring is free again: b's next epoch may hold. */
 		CHECK_EQ(RX(cw, dpkt(&b, 4, 2, 1, 2, 0, 0, 120, 118), 1, R + 600), RTR_CW_HELD);
-		CHECK_EQ(rtr_cw_flush(cw, R + 700, cd), 1);
+		CHECK_EQ(rtr_cw_flush(cw, -1, R + 700, LB_ST(cd)), 1);
 		EXPECT(s, &b, 1, 4);
 		/* A port without reorder rings: never held. */
 		CHECK_EQ(RX(cw, dpkt(&a, 3, 2, 1, 2, 0, 0, 120, 118), 5, R + 800), RTR_CW_FORWARD);
@@ -1980,20 +1983,20 @@ test_dst_flush(void)
 	CHECK_EQ(RX(cw, dpkt(&b, 9, 2, 1, 1, 0, 0, 12, 9), 1, R), RTR_CW_HELD);
 	CHECK_EQ(rtr_cw_held(cw), 5);
 	CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 2);
-	CHECK_EQ(rtr_cw_flush_port(cw, 1, R + 10, cd), 3);
+	CHECK_EQ(rtr_cw_flush(cw, 1, R + 10, LB_ST(cd)), 3);
 	EXPECT(s, &b, 1, 7, 8, 9);
 	CHECK_EQ(rtr_cw_held(cw), 2);
-	CHECK_EQ(rtr_cw_flush(cw, R + 20, cd), 2);
+	CHECK_EQ(rtr_cw_flush(cw, -1, R + 20, LB_ST(cd)), 2);
 	EXPECT(s, &a, 0, 5, 6);
 	CHECK_EQ(rtr_cw_held(cw), 0);
 	CHECK_EQ(cd[RTR_LBC_reorder_queues_in_use], 0);
 	CHECK_EQ(cd[RTR_LBC_reorder_queues_max], 2);
-	CHECK_EQ(rtr_cw_flush(cw, R + 30, cd), 0);
+	CHECK_EQ(rtr_cw_flush(cw, -1, R + 30, LB_ST(cd)), 0);
 	/* Flushed flows no longer hold this epoch. */
 	CHECK_EQ(RX(cw, dpkt(&a, 10, 2, 1, 1, 0, 0, 12, 9), 0, R + 40), RTR_CW_FORWARD);
 	EXPECT(s, &a, 0, 10);
 	/* Timers of the flushed flows are stale: a tick does nothing. */
-	rtr_cw_tick(cw, R + 10000000, cd);
+	rtr_cw_tick(cw, R + 10000000, LB_ST(cd));
 	CHECK_EQ(s->nd + s->nc, 0);
 	/* No mbuf for a control packet: counted, the data still goes. */
 	s->no_alloc = true;
@@ -2078,7 +2081,7 @@ test_dst_stale_epochs(void)
 	}
 	ctrl_clear(s);
 	/* The deadline: 33, 34 in order, and the CLEAR of epoch 3. */
-	rtr_cw_tick(cw, dl + 300000, cd);
+	rtr_cw_tick(cw, dl + 300000, LB_ST(cd));
 	EXPECT(s, &f, 1, 33, 34);
 	CHECK_EQ(s->nc, 1);
 	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 3, 2, __LINE__);
@@ -2165,7 +2168,7 @@ test_dst_hold_bound(void)
 		CHECK(dl - H <= bound, "%lu", (unsigned long)(dl - H));
 		/* Capped at resume_default: R + 200 us + 16 us. */
 		CHECK_EQ(dl, R + 216000);
-		rtr_cw_tick(cw, dl, cd);
+		rtr_cw_tick(cw, dl, LB_ST(cd));
 		EXPECT(s, &f, 1, 0, 2);
 		ctrl_clear(s);
 		CHECK(cd[RTR_LBC_reorder_hold_max_ns] <= bound);
@@ -2187,7 +2190,7 @@ test_dst_hold_bound(void)
 			/* The worker's timer: tick at each due deadline. */
 			while (released == 0 && (dl = rtr_cw_next_deadline(cw)) <= t &&
 					dl != UINT64_MAX) {
-				rtr_cw_tick(cw, dl, cd);
+				rtr_cw_tick(cw, dl, LB_ST(cd));
 				if (rtr_cw_held(cw) == 0)
 					released = dl;
 			}
@@ -2224,7 +2227,7 @@ test_dst_ring_index(void)
 	printf("7e. DstToR: the last ring of a 65535-ring pool; 65536 rings\n");
 	for (unsigned int i = 0; i < 2; i++) {
 		struct rtr_cw_params p = def_params(NULL);
-		struct rtr_cw_io io = {io_deliver, io_control, io_alloc, &aux_sink};
+		struct rtr_lb_io io = {io_deliver, io_control, io_alloc, &aux_sink};
 		unsigned int n = sizes[i], held;
 		uint64_t R = T0 + 3000000;
 		struct rtr_cw *cw;
@@ -2233,7 +2236,7 @@ test_dst_ring_index(void)
 		p.ring_depth = 1;
 		p.host_port_mask = 0x2;
 		p.flow_entries = 1u << 18;
-		memset(cd, 0, sizeof(cd));
+		memset(cd, 0, sizeof(cd_st.lb));
 		sink_clear(&aux_sink);
 		cw = rtr_cw_create(&p, &io);
 		if (cw == NULL) {
@@ -2248,14 +2251,14 @@ test_dst_ring_index(void)
 			struct flow f = flow4((uint8_t)(k >> 16), 95, (uint16_t)k);
 			struct rte_mbuf *m = dpkt(&f, 1, 2, 1, 1, 0, 0, 10, 9);
 
-			if (rtr_cw_deliver(cw, m, rtr_meta(m), 1, R, cd) == RTR_CW_FORWARD)
+			if (rtr_cw_deliver(cw, m, rtr_meta(m), 1, R, LB_ST(cd)) == RTR_CW_FORWARD)
 				io_deliver(&aux_sink, m, 1, false);
 		}
 		CHECK_EQ(cd[RTR_LBC_reorder_overflow], 0);
 		CHECK_EQ(cd[RTR_LBC_reorder_queues_max], n);
 		CHECK_EQ(cd[RTR_LBC_reorder_held], n);
-		rtr_cw_tick(cw, R + rtr_cw_max_hold_ns(&p), cd);
-		rtr_cw_flush(cw, R + rtr_cw_max_hold_ns(&p) + 1, cd);
+		rtr_cw_tick(cw, R + rtr_cw_max_hold_ns(&p), LB_ST(cd));
+		rtr_cw_flush(cw, -1, R + rtr_cw_max_hold_ns(&p) + 1, LB_ST(cd));
 		held = (unsigned int)rtr_cw_held(cw);
 		printf("  %u rings: %u of %u held packets never released\n", n, held, n);
 		CHECK_EQ(held, 0);
@@ -2286,7 +2289,7 @@ flow_seen(void *arg, const struct rtr_lb_flow_info *f)
 static void
 test_full_telemetry_aging(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src, *dst;
 	struct sink *s = &dst_sink;
@@ -2314,7 +2317,7 @@ test_full_telemetry_aging(void)
 		uint8_t orig[512];
 		unsigned int n = host_frame(orig, &f, 0, 4, 0, 0x02);
 		struct rte_mbuf *m = mk_host(&f, 0, 4, 0, 0x02);
-		int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), R + 10, cs);
+		int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), R + 10, LB_ST(cs));
 
 		CHECK_EQ(path, rtr_group_pick(&G, rtr_meta(m)->flow_hash));
 		CHECK(m->data_len == n && memcmp(mdata(m), orig, n) == 0);
@@ -2378,7 +2381,7 @@ test_full_telemetry_aging(void)
 	/* Aging (100 ms here): rtr_cw_tick sweeps idle flows, not the one
 	 * that holds packets... which its deadline releases first. */
 	for (uint64_t t = R + 1000; t < R + 300000000; t += 1000000)
-		rtr_cw_tick(dst, t, cd), rtr_cw_tick(src, t, cs);
+		rtr_cw_tick(dst, t, LB_ST(cd)), rtr_cw_tick(src, t, LB_ST(cs));
 	CHECK_EQ(rtr_cw_held(dst), 0);
 	CHECK_EQ(cd[RTR_LBC_reorder_flush_timeout], 1);
 	CHECK_EQ(s->nc, 1); /* its CLEAR */
@@ -2392,13 +2395,13 @@ test_full_telemetry_aging(void)
 	{
 		struct flow f = flow4(100, 101, 9008);
 
-		memset(cs, 0, sizeof(cs));
+		memset(cs, 0, sizeof(cs_st.lb));
 		CHECK(src_send(src, &f, 5, R + 300000000, cs, NULL).cw);
 		CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
 	}
 	rtr_cw_free(src);
 	rtr_cw_free(dst);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 8. end to end */
@@ -2497,7 +2500,7 @@ e2e_run(bool lose_tails)
 {
 	static struct e2e E;
 	const uint64_t delay[2] = {1500, 30000};
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src, *dst;
 	unsigned int on_slow = 0;
@@ -2569,7 +2572,7 @@ e2e_run(bool lose_tails)
 				mark_ce(m, RTR_PARSE_CW_HDR);
 				E.ce++;
 			}
-			if (rtr_cw_deliver(dst, m, rtr_meta(m), 1, E.now, cd) == RTR_CW_FORWARD)
+			if (rtr_cw_deliver(dst, m, rtr_meta(m), 1, E.now, LB_ST(cd)) == RTR_CW_FORWARD)
 				sink_forward(&dst_sink, m, 1);
 			e2e_drain(&E);
 		} else if (kind == 2) {
@@ -2578,14 +2581,14 @@ e2e_run(bool lose_tails)
 			ctrl_to_src(src, m, E.now, cs);
 			fake_free(m);
 		} else if (kind == 3) {
-			rtr_cw_tick(dst, E.now, cd);
+			rtr_cw_tick(dst, E.now, LB_ST(cd));
 			e2e_drain(&E);
 		} else {
 			struct e2e_flow *F = &E.fl[kind - 4];
 			uint32_t psn = F->psn++;
 			struct rte_mbuf *m = mk_host(&F->f, psn, 4, psn % 3 == 0 ? RTR_BTH_ACKREQ : 0,
 					0x02);
-			int path = rtr_cw_pick(src, &G2, 0, m, rtr_meta(m), E.now, cs);
+			int path = rtr_cw_pick(src, &G2, 0, m, rtr_meta(m), E.now, LB_ST(cs));
 
 			CHECK(path == 0 || path == 1);
 			CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
@@ -2657,7 +2660,7 @@ e2e_run(bool lose_tails)
 	CHECK_EQ(src_sink.nd + src_sink.nc, 0);
 	rtr_cw_free(src);
 	rtr_cw_free(dst);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 static void
@@ -3013,7 +3016,7 @@ mk_host_room(const struct flow *f, uint32_t psn, uint8_t b8, unsigned int headro
 static void
 test_src_one_path(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	unsigned int n = 0, resv7_on = 0, shifted_on = 0, shifted_cw = 0, full_on = 0;
@@ -3046,7 +3049,7 @@ test_src_one_path(void)
 		/* Resv7 from the host: untouched, on the flow's path. */
 		olen = host_frame(orig, &f, 4, 4, 0x01, 0x02);
 		m = mk_host(&f, 4, 4, 0x01, 0x02);
-		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9000, cs);
+		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9000, LB_ST(cs));
 		resv7_on += path == r.path;
 		CHECK(path == r.path || path == ecmp, "path %d", path);
 		CHECK_EQ(m->data_len, olen);
@@ -3057,7 +3060,7 @@ test_src_one_path(void)
 		 * back and is stamped like any packet of the flow. */
 		olen = host_frame(orig, &f, 5, 4, 0, 0x02);
 		m = mk_host_room(&f, 5, 0, 2, 64);
-		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9100, cs);
+		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9100, LB_ST(cs));
 		shifted_on += path == r.path;
 		if (rtr_meta(m)->flags & RTR_MF_CW_HDR) {
 			const uint8_t *d = mdata(m);
@@ -3073,7 +3076,7 @@ test_src_one_path(void)
 		/* No headroom and no tailroom: untouched, on the flow's path. */
 		olen = host_frame(orig, &f, 6, 4, 0, 0x02);
 		m = mk_host_room(&f, 6, 0, 0, 0);
-		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9200, cs);
+		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9200, LB_ST(cs));
 		full_on += path == r.path;
 		CHECK_EQ(m->data_len, olen);
 		CHECK(memcmp(mdata(m), orig, olen) == 0);
@@ -3085,7 +3088,7 @@ test_src_one_path(void)
 		 * path; an idle flow would not count it and could move. */
 		for (t = t0 + 100000; t <= t0 + 1000000; t += 100000) {
 			m = mk_host(&f, 7, 4, 0x01, 0x02);
-			CHECK(rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t, cs) >= 0);
+			CHECK(rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t, LB_ST(cs)) >= 0);
 			fake_free(m);
 		}
 		{
@@ -3109,7 +3112,7 @@ test_src_one_path(void)
 	CHECK_EQ(kept, n);
 	CHECK_EQ(cs[RTR_LBC_lb_bypass_resv7], n * 11);
 	rtr_cw_free(src);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 19. TX timestamps at departure */
@@ -3200,7 +3203,7 @@ static void
 dep_depart(void *arg, struct rte_mbuf *m, uint64_t now)
 {
 	(void)arg;
-	rtr_cw_depart(dr.src, m, rtr_meta(m), now, cs);
+	rtr_cw_depart(dr.src, m, rtr_meta(m), now, LB_ST(cs));
 }
 
 static struct rtr_egress *
@@ -3261,7 +3264,7 @@ dep_drive(struct rtr_cw *src, struct rtr_egress *eg, const struct flow *f, unsig
 		while (next < n && t0 + next * gap <= t) {
 			struct rte_mbuf *m = mk_host(f, next, 4, 0, 0x02);
 			uint64_t pt = t0 + next * gap;
-			int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), pt, cs);
+			int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), pt, LB_ST(cs));
 
 			CHECK(path >= 0 && (rtr_meta(m)->flags & RTR_MF_CW_HDR));
 			dr.p[next].pick = pt;
@@ -3298,7 +3301,7 @@ dep_drive(struct rtr_cw *src, struct rtr_egress *eg, const struct flow *f, unsig
 static void
 test_src_departure(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src;
 	struct rtr_egress *eg;
@@ -3430,7 +3433,7 @@ test_src_departure(void)
 	}
 	rtr_egress_free(eg);
 	rtr_cw_free(src);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /*
@@ -3446,7 +3449,7 @@ test_src_departure(void)
 static void
 test_src_departure_resume(void)
 {
-	struct rtr_cw_shared *sh = rtr_cw_shared_create(1, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh), dp = def_params(NULL);
 	const unsigned int n = 100, n_bg = 200;
 	unsigned int ooo = 0, delivered = 0, tail = DEP_MAX, tries = 0;
@@ -3476,7 +3479,7 @@ test_src_departure_resume(void)
 			dr.now = t;
 			while (next < n && t0 + next * 2000ULL <= t) {
 				struct rte_mbuf *m = mk_host(&f, next, 4, 0, 0x02);
-				int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t, cs);
+				int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t, LB_ST(cs));
 
 				dr.p[next].pick = t;
 				dr.p[next].path = path;
@@ -3498,7 +3501,7 @@ test_src_departure_resume(void)
 				to_fabric(m);
 				dst_rx(dst, &dst_sink, m, 0, t, cd);
 			}
-			rtr_cw_tick(dst, t, cd);
+			rtr_cw_tick(dst, t, LB_ST(cd));
 			for (unsigned int i = 0; i < dst_sink.nd; i++) {
 				uint32_t psn = frame_psn(dst_sink.dm[i], &f);
 
@@ -3533,7 +3536,7 @@ test_src_departure_resume(void)
 	CHECK_EQ(ooo, 0);
 	CHECK_EQ(flush_tail, 1);
 	CHECK_EQ(flush_timeout, 0);
-	rtr_cw_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 21. hold budget */
@@ -3564,7 +3567,7 @@ test_dst_hold_budget(void)
 	p.n_rings = 128;
 	p.ring_depth = 64;
 	p.hold_budget = 500;
-	memset(cd, 0, sizeof(cd));
+	memset(cd, 0, sizeof(cd_st.lb));
 	cw = mk_inst(&p, s);
 	for (unsigned int i = 0; i < n_flows; i++) {
 		struct flow f = flow4(90, 91, (uint16_t)(9000 + i));

@@ -13,6 +13,7 @@
 #include "rtr_conweave.h"
 #include "rtr_fault.h"
 #include "rtr_test.h"
+#include "test_lb_stats.h"
 
 static struct rtr_meta
 meta(uint8_t flags, uint8_t opcode, uint8_t b8)

@@ -41,3 +41,10 @@ const struct rtr_lb_ops rtr_lb_ecmp = {
 	.fini = ecmp_fini,
 	.pick = NULL, /* the pipeline hashes inline (rtr_lb_ops.pick) */
 };
+
+const struct rtr_lb_desc rtr_lb_ecmp_desc = {
+	.name = "ecmp",
+	.summary = "per-flow hash over the group's live paths",
+	.ops = &rtr_lb_ecmp,
+	.spine = RTR_LB_SPINE_RUN,
+};

@@ -18,8 +18,10 @@
 
 #include "rtr_common.h"
 #include "rtr_flowtab.h"
+#include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_pathmark.h"
+#include "seqbalance_config.h"
 #include "rtr_seqbalance.h"
 #include "rtr_stats.h"
 
@@ -28,10 +30,6 @@
 
 /* ------------------------------------------------------------------ state */
 
-/* The inactive paths: per (group, destination ToR, path), rtr_pathmark.h. */
-struct rtr_sb_shared {
-	struct rtr_pm *inactive;
-};
 
 /* One sub-flow: the path its packets keep, and the group that path is of
  * (a route change moves the flow to another group: pick again). */
@@ -47,7 +45,7 @@ _Static_assert(RTR_MAX_PATHS == 64, "SB_STRIDES counts the strides of 1..64 path
 
 struct rtr_sb {
 	struct rtr_sb_params p;
-	struct rtr_sb_io io;
+	struct rtr_lb_io io;
 	struct rtr_ft *ft;
 	uint64_t aging_ns;
 	/* The strides a group of n paths may use: stride[stride_off[n] + k]
@@ -73,61 +71,46 @@ from_host(const struct rtr_sb *sb, const struct rtr_meta *meta)
 
 /* ------------------------------------------------------------------ setup */
 
-struct rtr_sb_shared *
-rtr_sb_shared_create_dst(const struct rtr_pm_params *p)
+void *
+rtr_sb_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
 {
-	struct rtr_sb_shared *s = calloc(1, sizeof(*s));
-	struct rtr_pm_params pp = *p;
-
-	if (s == NULL)
-		return NULL;
-	pp.name = "sb_inactive";
-	s->inactive = rtr_pm_create(&pp);
-	if (s->inactive == NULL) {
-		free(s);
-		return NULL;
-	}
-	return s;
-}
-
-struct rtr_sb_shared *
-rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket)
-{
+	struct rtr_pm_group groups[RTR_MAX_GROUPS];
 	struct rtr_pm_params p = {
-		.n_groups = n_groups,
-		.groups = NULL, /* keyed by group */
-		.use_rte_malloc = use_rte_malloc,
+		.name = "sb_inactive",
+		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
+		.groups = groups,
+		.dst_prefix_len = rtr_seqbalance_config(cfg)->dst_prefix_len,
+		.dst_prefix_len6 = rtr_seqbalance_config(cfg)->dst_prefix_len6,
+		.use_rte_malloc = rte,
 		.socket = socket,
 	};
 
-	return rtr_sb_shared_create_dst(&p);
+	rtr_pm_groups_of(cfg, groups, p.n_groups);
+	return rtr_pm_create(&p);
 }
 
 void
-rtr_sb_shared_free(struct rtr_sb_shared *s)
+rtr_sb_shared_free(void *shared)
 {
-	if (s == NULL)
-		return;
-	rtr_pm_free(s->inactive);
-	free(s);
+	rtr_pm_free(shared);
 }
 
 bool
-rtr_sb_path_inactive(const struct rtr_sb_shared *s, unsigned int g_idx, unsigned int path,
+rtr_sb_path_inactive(const struct rtr_pm *inactive, unsigned int g_idx, unsigned int path,
 		uint64_t now)
 {
-	return s != NULL && rtr_pm_marked_any(s->inactive, g_idx, path, now);
+	return inactive != NULL && rtr_pm_marked_any(inactive, g_idx, path, now);
 }
 
 bool
-rtr_sb_path_inactive_dst(const struct rtr_sb_shared *s, unsigned int g_idx, const uint8_t *dst,
+rtr_sb_path_inactive_dst(const struct rtr_pm *inactive, unsigned int g_idx, const uint8_t *dst,
 		bool v6, unsigned int path, uint64_t now)
 {
 	struct rtr_pm_ref r;
 
-	if (s == NULL || !rtr_pm_ref(s->inactive, g_idx, dst, v6, &r))
+	if (inactive == NULL || !rtr_pm_ref(inactive, g_idx, dst, v6, &r))
 		return false;
-	return rtr_pm_marked(s->inactive, &r, path, now);
+	return rtr_pm_marked(inactive, &r, path, now);
 }
 
 uint64_t
@@ -163,7 +146,7 @@ strides_init(struct rtr_sb *sb)
 }
 
 struct rtr_sb *
-rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io)
+rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_lb_io *io)
 {
 	struct rtr_sb *sb = calloc(1, sizeof(*sb));
 	struct rtr_ft_params fp;
@@ -196,8 +179,9 @@ rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io)
 }
 
 void
-rtr_sb_free(struct rtr_sb *sb)
+rtr_sb_free(void *state)
 {
+	struct rtr_sb *sb = state;
 	if (sb == NULL)
 		return;
 	rtr_ft_free(sb->ft);
@@ -223,7 +207,7 @@ static int
 choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx,
 		const struct rtr_ft_key *key, uint64_t live, uint32_t h1, uint64_t now, uint64_t *c)
 {
-	const struct rtr_pm *tab = sb->p.shared != NULL ? sb->p.shared->inactive : NULL;
+	const struct rtr_pm *tab = sb->p.shared;
 	const unsigned int n = g->n_paths;
 	const uint32_t h2 = rtr_hash_mix(h1 ^ RTR_SB_H2_SALT) | 1;
 	const unsigned int first = h1 % n;
@@ -256,9 +240,11 @@ choose_path(const struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_i
 }
 
 int
-rtr_sb_pick(struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
-		struct rtr_meta *meta, uint64_t now, uint64_t *c)
+rtr_sb_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_sb *sb = state;
+	uint64_t *c = stats->lb;
 	uint64_t live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
 	struct rtr_ft_entry *e;
 	enum rtr_ft_status st;
@@ -321,11 +307,13 @@ tag:
 }
 
 void
-rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_meta *meta,
-		uint64_t now, uint64_t *c)
+rtr_sb_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now,
+		struct rtr_lcore_stats *stats)
 {
+	struct rtr_sb *sb = state;
+	uint64_t *c = stats->lb;
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
-	struct rtr_sb_shared *s = sb->p.shared;
+	struct rtr_pm *inactive = sb->p.shared;
 	unsigned int path = meta->bth_b4;
 	struct rtr_ft_entry *e;
 	struct rtr_pm_ref r;
@@ -353,8 +341,8 @@ rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_
 		return;
 	}
 	f = flow_of(e);
-	if (s == NULL || path >= f->n_paths ||
-			!rtr_pm_ref(s->inactive, f->group, e->key.dst, e->key.v6, &r) ||
+	if (inactive == NULL || path >= f->n_paths ||
+			!rtr_pm_ref(inactive, f->group, e->key.dst, e->key.v6, &r) ||
 			path >= r.n_paths)
 		return;
 	/* Inactive toward the sub-flow's destination (the key's dst: the
@@ -362,7 +350,7 @@ rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_
 	 * group's every destination (doc/seqbalance.md). Each Congestion
 	 * Packet restarts phi: a path stays inactive while the DstToR keeps
 	 * seeing CE from it. */
-	ret = rtr_pm_mark(s->inactive, &r, path, now + sb->p.phi_ns, now);
+	ret = rtr_pm_mark(inactive, &r, path, now + sb->p.phi_ns, now);
 	if (ret != RTR_PM_MARKED)
 		c[RTR_LBC_dst_slot_evictions]++;
 	if (ret != RTR_PM_LOST)
@@ -393,9 +381,11 @@ send_congestion(struct rtr_sb *sb, const uint8_t *frame, const struct rtr_meta *
 }
 
 int
-rtr_sb_deliver(struct rtr_sb *sb, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
-		uint64_t now, uint64_t *c)
+rtr_sb_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_sb *sb = state;
+	uint64_t *c = stats->lb;
 	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
 
 	(void)port;
@@ -418,26 +408,31 @@ rtr_sb_deliver(struct rtr_sb *sb, struct rte_mbuf *m, struct rtr_meta *meta, uin
 /* ------------------------------------------------------------------ timers */
 
 void
-rtr_sb_tick(struct rtr_sb *sb, uint64_t now, uint64_t *c)
+rtr_sb_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 {
+	struct rtr_sb *sb = state;
+	uint64_t *c = stats->lb;
 	rtr_ft_sweep(sb->ft, now, 4);
 	/* A switch-wide gauge: one worker sets it, the others leave theirs
 	 * 0, so the sum over workers is the count. */
 	if (sb->p.worker == 0 && sb->p.shared != NULL)
-		c[RTR_LBC_sb_paths_inactive] = rtr_pm_count(sb->p.shared->inactive, now);
+		c[RTR_LBC_sb_paths_inactive] = rtr_pm_count(sb->p.shared, now);
 }
 
 uint64_t
-rtr_sb_next_deadline(const struct rtr_sb *sb)
+rtr_sb_next_deadline(const void *state)
 {
+	const struct rtr_sb *sb = state;
+	
 	(void)sb;
 	return NEVER;
 }
 
 unsigned int
-rtr_sb_flows(struct rtr_sb *sb, uint64_t now, unsigned int max,
+rtr_sb_flows(void *state, uint64_t now, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
 {
+	struct rtr_sb *sb = state;
 	uint32_t cursor = 0;
 	struct rtr_ft_entry *e;
 	unsigned int n = 0;
@@ -458,14 +453,85 @@ rtr_sb_flows(struct rtr_sb *sb, uint64_t now, unsigned int max,
 }
 
 void
-rtr_sb_prefetch(const struct rtr_sb *x, const struct rtr_meta *meta, unsigned int step)
+rtr_sb_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step)
 {
+	const struct rtr_sb *x = state;
+	
 	if (meta->flags & RTR_MF_ROCE)
 		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
 }
 
 const struct rtr_ft *
-rtr_sb_table(const struct rtr_sb *sb)
+rtr_sb_table(const void *state)
 {
+	const struct rtr_sb *sb = state;
+	
 	return sb->ft;
 }
+
+/* ------------------------------------------------------------- the mode */
+
+/* Config microseconds become nanoseconds here; the switch's flow table size
+ * is split between the workers. */
+void *
+rtr_sb_init(const struct rtr_lb_init *in)
+{
+	const struct rtr_seqbalance_cfg *sc = rtr_seqbalance_config(in->cfg);
+	unsigned int nw = in->n_workers ? in->n_workers : 1;
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
+	struct rtr_sb_params p = {
+		.phi_ns = (uint64_t)sc->phi_us * 1000,
+		.subflow_idle_ns = (uint64_t)sc->subflow_idle_us * 1000,
+		.flow_entries = (sc->flow_table_size + nw - 1) / nw,
+		.ft_limits = lim,
+		.host_port_mask = in->host_port_mask,
+		.hash_seed = in->hash_seed,
+		.worker = in->worker,
+		.socket_id = in->socket,
+		.use_rte_malloc = in->use_rte_malloc,
+		.shared = in->shared,
+	};
+
+	rtr_lb_ft_limits(in, p.flow_entries, lim);
+	return rtr_sb_create(&p, &in->io);
+}
+
+/* SeqBalance sub-flows: where they were placed. */
+static void
+sb_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
+{
+	kv->u64(kv->arg, "path", f->path);
+}
+
+const struct rtr_lb_ops rtr_lb_seqbalance = {
+	.name = "seqbalance",
+	.mode = RTR_LB_SEQBALANCE,
+	.flow_affinity = true,
+	/* Data packets carry no header (only byte 4): on fabric ports the
+	 * Congestion Packets are read with theirs, and a ConWeave DATA
+	 * header by its length signature, to be removed before a host. */
+	.fabric_parse_flags = RTR_PARSE_CW_FOREIGN,
+	.table = rtr_sb_table,
+	/* Every RoCE packet toward a host: byte 4 must be zeroed. */
+	.deliver_flags = RTR_MF_ROCE,
+	.shared_create = rtr_sb_shared_create,
+	.shared_free = rtr_sb_shared_free,
+	.init = rtr_sb_init,
+	.fini = rtr_sb_free,
+	.pick = rtr_sb_pick,
+	.prefetch = rtr_sb_prefetch,
+	.control_rx = rtr_sb_control_rx,
+	.deliver = rtr_sb_deliver,
+	.tick = rtr_sb_tick,
+	.next_deadline = rtr_sb_next_deadline,
+	.flows = rtr_sb_flows,
+};
+
+const struct rtr_lb_desc rtr_lb_seqbalance_desc = {
+	.name = "seqbalance",
+	.summary = "SeqBalance: congestion table and PathTag",
+	.ops = &rtr_lb_seqbalance,
+	.config = &rtr_seqbalance_section,
+	.spine = RTR_LB_SPINE_ECMP,
+	.flow_view = sb_flow_view,
+};

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rtr_lb.h"
 #include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -50,26 +51,26 @@ struct rte_mbuf;
 #define RTR_SB_CP_B8 ((uint8_t)(RTR_CW_OP_NOTIFY << 5))
 
 /*
- * Per switch: until when each path of each uplink group is inactive toward
- * each destination ToR (a Congestion Packet is about one path to one
- * DstToR). _dst: keyed by (group, destination masked to p's prefix lengths,
- * path), rtr_pathmark.h; without it: by (group, path), every destination of
- * a group alike (unit tests of the state machine).
+ * Per switch (rtr_lb_ops.shared_create): until when each path of each uplink
+ * group is inactive toward each destination ToR (a Congestion Packet is
+ * about one path to one DstToR), a struct rtr_pm keyed by (group,
+ * destination masked to seqbalance.dst_prefix_len / dst_prefix_len6, path).
+ * Unit tests of the state machine may create their own rtr_pm keyed by
+ * (group, path) alone.
  */
-struct rtr_sb_shared;
-struct rtr_pm_params;
+struct rtr_pm;
 
-struct rtr_sb_shared *rtr_sb_shared_create_dst(const struct rtr_pm_params *p);
-struct rtr_sb_shared *rtr_sb_shared_create(unsigned int n_groups, bool use_rte_malloc, int socket);
-void rtr_sb_shared_free(struct rtr_sb_shared *s);
+void *rtr_sb_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
+		int socket);
+void rtr_sb_shared_free(void *shared);
 
 /* Whether path `path` of group g_idx is inactive at now_ns toward any
  * destination (false for a group or path outside the table). */
-bool rtr_sb_path_inactive(const struct rtr_sb_shared *s, unsigned int g_idx, unsigned int path,
+bool rtr_sb_path_inactive(const struct rtr_pm *inactive, unsigned int g_idx, unsigned int path,
 		uint64_t now_ns);
 
 /* ... toward destination dst (16 bytes; IPv4: the first 4). */
-bool rtr_sb_path_inactive_dst(const struct rtr_sb_shared *s, unsigned int g_idx,
+bool rtr_sb_path_inactive_dst(const struct rtr_pm *inactive, unsigned int g_idx,
 		const uint8_t *dst, bool v6, unsigned int path, uint64_t now_ns);
 
 struct rtr_sb_params {
@@ -82,20 +83,18 @@ struct rtr_sb_params {
 	unsigned int worker;	  /* for names; worker 0 sets the inactive gauge */
 	int socket_id;
 	bool use_rte_malloc;	  /* false: no EAL (unit tests) */
-	struct rtr_sb_shared *shared;
-};
-
-struct rtr_sb_io {
-	/* A Congestion Packet to route and send. */
-	void (*control)(void *arg, struct rte_mbuf *m);
-	struct rte_mbuf *(*alloc)(void *arg);
-	void *arg;
+	struct rtr_pm *shared;	  /* the inactive table (rtr_sb_shared_create), or NULL */
 };
 
 struct rtr_sb;
 
-struct rtr_sb *rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_sb_io *io);
-void rtr_sb_free(struct rtr_sb *sb);
+/* io.control gets the Congestion Packets to route and send (io.deliver is
+ * not used). */
+struct rtr_sb *rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_lb_io *io);
+void rtr_sb_free(void *state);
+
+/* rtr_lb_ops.init: the parameters from in->cfg->seqbalance. */
+void *rtr_sb_init(const struct rtr_lb_init *in);
 
 /* Aging of idle sub-flow entries: max(100 ms, 4 x subflow_idle), so that
  * an entry outlives its sub-flow long enough for late Congestion Packets. */
@@ -107,20 +106,20 @@ uint64_t rtr_sb_aging_ns(const struct rtr_sb_params *p);
  * host_port_mask) takes its sub-flow's path and is tagged (BTH byte 4 and
  * meta->bth_b4 = path); everything else goes by ECMP, untouched. Returns
  * the path index, or -1 when no path of g is live. c: the worker's LB
- * counters (struct rtr_lcore_stats.lb).
+ * counters in st->lb.
  */
-int rtr_sb_pick(struct rtr_sb *sb, const struct rtr_group *g, unsigned int g_idx,
-		struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns, uint64_t *c);
+int rtr_sb_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now_ns, struct rtr_lcore_stats *st);
 
-#define RTR_SB_FORWARD 0 /* rtr_sb_deliver: the caller sends m on */
+#define RTR_SB_FORWARD RTR_LB_FORWARD /* rtr_sb_deliver: the caller sends m on */
 
 /*
  * DstToR: a RoCE packet from a fabric port routed to host port `port`. A
  * CE-marked data packet is answered with a Congestion Packet (io.control);
  * byte 4 is zeroed. Always RTR_SB_FORWARD (nothing is held).
  */
-int rtr_sb_deliver(struct rtr_sb *sb, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
-		uint64_t now_ns, uint64_t *c);
+int rtr_sb_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /*
  * SrcToR: a control packet (parsed with its header, RTR_MF_CW_HDR) routed
@@ -128,24 +127,28 @@ int rtr_sb_deliver(struct rtr_sb *sb, struct rte_mbuf *m, struct rtr_meta *meta,
  * known sub-flow marks its path inactive until now + phi. The caller frees
  * m (never forwarded).
  */
-void rtr_sb_control_rx(struct rtr_sb *sb, const struct rte_mbuf *m, const struct rtr_meta *meta,
-		uint64_t now_ns, uint64_t *c);
+void rtr_sb_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
+		struct rtr_lcore_stats *st);
 
 /* A step of sub-flow aging; worker 0 also sets the sb_paths_inactive gauge. */
-void rtr_sb_tick(struct rtr_sb *sb, uint64_t now_ns, uint64_t *c);
+void rtr_sb_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /* No timers of its own: UINT64_MAX (the periodic tick is enough). */
-uint64_t rtr_sb_next_deadline(const struct rtr_sb *sb);
+uint64_t rtr_sb_next_deadline(const void *state);
 
 /* Call fn for up to max sub-flows (0 = all); returns how many. Telemetry
  * may call it from another thread: the values are a racy snapshot. */
-unsigned int rtr_sb_flows(struct rtr_sb *sb, uint64_t now_ns, unsigned int max,
+unsigned int rtr_sb_flows(void *state, uint64_t now_ns, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 
 /* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
-void rtr_sb_prefetch(const struct rtr_sb *x, const struct rtr_meta *meta, unsigned int step);
+void rtr_sb_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step);
 
 /* The worker's flow table (read-only use: telemetry, per-port limits). */
-const struct rtr_ft *rtr_sb_table(const struct rtr_sb *sb);
+const struct rtr_ft *rtr_sb_table(const void *state);
+
+/* The mode: its ops and its registry entry. */
+extern const struct rtr_lb_ops rtr_lb_seqbalance;
+extern const struct rtr_lb_desc rtr_lb_seqbalance_desc;
 
 #endif /* RTR_SEQBALANCE_H */

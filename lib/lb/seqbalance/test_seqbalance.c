@@ -28,6 +28,7 @@
 #include "rtr_seqbalance.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "test_lb_stats.h"
 #include "test_agg_cfg.h"
 #include "rtr_test_mbuf.h"
 
@@ -439,7 +440,7 @@ all_live(unsigned int n)
 }
 
 static struct rtr_sb_params
-def_params(struct rtr_sb_shared *sh, unsigned int worker)
+def_params(struct rtr_pm *sh, unsigned int worker)
 {
 	return (struct rtr_sb_params){
 		.phi_ns = PHI,
@@ -457,7 +458,7 @@ def_params(struct rtr_sb_shared *sh, unsigned int worker)
 static struct rtr_sb *
 mk_inst(const struct rtr_sb_params *p, struct sink *s)
 {
-	struct rtr_sb_io io = {
+	struct rtr_lb_io io = {
 		.control = io_control,
 		.alloc = io_alloc,
 		.arg = s,
@@ -470,14 +471,15 @@ mk_inst(const struct rtr_sb_params *p, struct sink *s)
 	return sb;
 }
 
-static uint64_t cs[RTR_LBC_MAX], cd[RTR_LBC_MAX], c1[RTR_LBC_MAX];
+static struct rtr_lcore_stats cs_st, cd_st, c1_st;
+static uint64_t *const cs = cs_st.lb, *const cd = cd_st.lb, *const c1 = c1_st.lb;
 
 static void
 zero_counters(void)
 {
-	memset(cs, 0, sizeof(cs));
-	memset(cd, 0, sizeof(cd));
-	memset(c1, 0, sizeof(c1));
+	memset(cs, 0, sizeof(cs_st.lb));
+	memset(cd, 0, sizeof(cd_st.lb));
+	memset(c1, 0, sizeof(c1_st.lb));
 }
 
 /* SrcToR: one data packet of flow f from a host through group gi; the
@@ -486,7 +488,7 @@ static int
 send_pkt(struct rtr_sb *sb, unsigned int gi, const struct flow *f, uint64_t now, uint64_t *c)
 {
 	struct rte_mbuf *m = mk_host(f, 7);
-	int path = rtr_sb_pick(sb, &GR[gi], gi, m, rtr_meta(m), now, c);
+	int path = rtr_sb_pick(sb, &GR[gi], gi, m, rtr_meta(m), now, LB_ST(c));
 
 	if (path >= 0) {
 		CHECK_EQ(mdata(m)[bth_off_of(f) + 4], path);
@@ -513,7 +515,7 @@ congest(struct rtr_sb *sb, const struct flow *f, unsigned int path, uint64_t now
 	struct rte_mbuf *m = mk_cp(f, (uint8_t)path, RTR_SB_CP_B8);
 
 	CHECK(rtr_meta_cw_control(rtr_meta(m)));
-	rtr_sb_control_rx(sb, m, rtr_meta(m), now, c);
+	rtr_sb_control_rx(sb, m, rtr_meta(m), now, LB_ST(c));
 	fake_free(m);
 }
 
@@ -530,9 +532,10 @@ static void
 mark_paths(struct rtr_sb *sb, unsigned int gi, uint64_t mask, uint64_t now)
 {
 	struct flow fm = marker(gi);
-	uint64_t scratch[RTR_LBC_MAX];
+	struct rtr_lcore_stats scratch_st;
+	uint64_t *scratch = scratch_st.lb;
 
-	memset(scratch, 0, sizeof(scratch));
+	memset(scratch, 0, sizeof(scratch_st.lb));
 	if (send_pkt(sb, gi, &fm, now, scratch) < 0)
 		return;
 	for (unsigned int p = 0; p < 64; p++)
@@ -570,7 +573,7 @@ gcd(unsigned int a, unsigned int b)
 static void
 test_ecmp_rest(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	struct flow f = flow4(1, 2, 50000);
@@ -586,7 +589,7 @@ test_ecmp_rest(void)
 	n = host_frame(buf, &f, 1, 4, 0x11, 0, 0, 4792);
 	m = frame_mbuf(buf, n, 0, HOST);
 	CHECK(!(rtr_meta(m)->flags & RTR_MF_ROCE));
-	path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, cs);
+	path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, LB_ST(cs));
 	CHECK_EQ(path, rtr_meta(m)->flow_hash % 4);
 	CHECK(m->data_len == n && memcmp(mdata(m), buf, n) == 0);
 	fake_free(m);
@@ -600,7 +603,7 @@ test_ecmp_rest(void)
 			n = host_frame(buf, &f, 1, 4, 0x11, 0, 0, 4791);
 			m = frame_mbuf(buf, n, 0, ports[i]);
 			CHECK(rtr_meta(m)->flags & RTR_MF_ROCE);
-			path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, cs);
+			path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, LB_ST(cs));
 			CHECK_EQ(path, rtr_meta(m)->flow_hash % 4);
 			CHECK(memcmp(mdata(m), buf, n) == 0, "port %u touched the frame", ports[i]);
 			CHECK_EQ(rtr_meta(m)->bth_b4, 0x11);
@@ -609,7 +612,7 @@ test_ecmp_rest(void)
 		/* A Congestion Packet in transit, from the switch. */
 		m = mk_cp(&f, 3, RTR_SB_CP_B8);
 		rtr_meta(m)->in_port = RTR_PORT_NONE;
-		path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, cs);
+		path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, LB_ST(cs));
 		CHECK_EQ(path, rtr_meta(m)->flow_hash % 4);
 		CHECK_EQ(mdata(m)[bth_off_of(&f) + 4], 3);
 		fake_free(m);
@@ -620,21 +623,21 @@ test_ecmp_rest(void)
 	/* Down paths: ECMP over the live ones; none live: -1. */
 	set_group(0, 4, 0x5);
 	m = mk_pkt(&f, 1, 4, 0, 0, 0, FABRIC, 0);
-	path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, cs);
+	path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, LB_ST(cs));
 	CHECK_EQ(path, (rtr_meta(m)->flow_hash % 2) ? 2 : 0);
 	fake_free(m);
 	set_group(0, 4, 0);
 	m = mk_pkt(&f, 1, 4, 0, 0, 0, FABRIC, 0);
-	CHECK_EQ(rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, cs), -1);
+	CHECK_EQ(rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, LB_ST(cs)), -1);
 	fake_free(m);
 	m = mk_host(&f, 1);
-	CHECK_EQ(rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, cs), -1);
+	CHECK_EQ(rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0, LB_ST(cs)), -1);
 	CHECK_EQ(mdata(m)[bth_off_of(&f) + 4], 0);
 	fake_free(m);
 	CHECK_EQ(cs[RTR_LBC_sb_tagged], 0);
 	set_group(0, 4, 0xf);
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 2. the PathTag */
@@ -642,7 +645,7 @@ test_ecmp_rest(void)
 static void
 test_tag(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 
@@ -663,7 +666,7 @@ test_tag(void)
 			struct rte_mbuf *m = frame_mbuf(buf, n, 0, 1);
 			struct choice ch = expect_choice(rtr_meta(m)->flow_hash, 8, 0xff, 0);
 			unsigned int b = bth_off_of(&f);
-			int path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0 + 10 * v + o, cs);
+			int path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0 + 10 * v + o, LB_ST(cs));
 
 			/* All ops of one flow share its sub-flow. */
 			CHECK_EQ(path, ch.path);
@@ -679,7 +682,7 @@ test_tag(void)
 	CHECK_EQ(cs[RTR_LBC_sb_subflows], 2); /* the v4 and v6 flows (VLAN: same flow) */
 	CHECK_EQ(cs[RTR_LBC_ecmp_packets], 0);
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 3. double hashing */
@@ -688,7 +691,7 @@ static void
 test_double_hash(void)
 {
 	const unsigned int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 64};
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb;
 	unsigned int trials = 0, noncoprime = 0, rehashes = 0, all = 0, downs = 0;
@@ -738,7 +741,7 @@ test_double_hash(void)
 			for (unsigned int q = 0; q < n; q++)
 				CHECK_EQ(rtr_sb_path_inactive(sh, gi, q, now), (inact >> q) & 1);
 			ch = expect_choice(h1, n, live, inact);
-			memcpy(before, cs, sizeof(cs));
+			memcpy(before, cs, sizeof(cs_st.lb));
 			path = send_pkt(sb, gi, &f, now, cs);
 			CHECK(path == ch.path, "n %u h1 %#x live %#lx inact %#lx: %d != %d", n, h1,
 					(unsigned long)live, (unsigned long)inact, path, ch.path);
@@ -784,7 +787,7 @@ test_double_hash(void)
 			CHECK_EQ(__builtin_popcountll(visited), 2);
 			now += PHI + 1;
 			mark_paths(sb, 8, visited, now);
-			memcpy(before, cs, sizeof(cs));
+			memcpy(before, cs, sizeof(cs_st.lb));
 			path = send_pkt(sb, 8, &f, now, cs);
 			CHECK_EQ(path, expect_choice(h1, 6, all_live(6), visited).path);
 			CHECK(path >= 0 && !((visited >> path) & 1));
@@ -816,7 +819,7 @@ test_double_hash(void)
 		set_group(9, 8, all_live(8));
 	}
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 3b. every path reachable */
@@ -830,7 +833,7 @@ test_double_hash(void)
 static void
 test_probe_all_paths(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	const unsigned int gi = 10, per_q = 8;
 	unsigned int flows = 0, missed = 0, all = 0, sizes_missed = 0, sport = 0;
@@ -880,7 +883,7 @@ test_probe_all_paths(void)
 	CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
 	set_group(gi, 4, 0xf);
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /*
@@ -892,7 +895,7 @@ static void
 test_one_inactive(void)
 {
 	const unsigned int sizes[] = {3, 5, 6, 12};
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	const uint64_t now = T0 + 1000;
 	struct rtr_sb *sb;
@@ -909,7 +912,7 @@ test_one_inactive(void)
 		set_group(gi, n, all_live(n));
 		mark_paths(sb, gi, 1ULL << 1, now);
 		CHECK(rtr_sb_path_inactive(sh, gi, 1, now + 500));
-		memcpy(before, cs, sizeof(cs));
+		memcpy(before, cs, sizeof(cs_st.lb));
 		for (unsigned int t = 0; t < 300; t++) {
 			struct flow f = flow6((uint8_t)t, (uint8_t)(40 + si), (uint16_t)(40000 + t));
 			int path = send_pkt(sb, gi, &f, now + 500 + t, cs);
@@ -930,7 +933,7 @@ test_one_inactive(void)
 		 * path 0 (an even n never repeats a candidate at i = 1, so one
 		 * inactive path cannot show a short sequence there; this can). */
 		mark_paths(sb, gi, all_live(n) & ~1ULL, now + 1000);
-		memcpy(before, cs, sizeof(cs));
+		memcpy(before, cs, sizeof(cs_st.lb));
 		on_inactive = 0;
 		for (unsigned int t = 0; t < 300; t++) {
 			struct flow f = flow6((uint8_t)t, (uint8_t)(40 + si), (uint16_t)(41000 + t));
@@ -945,7 +948,7 @@ test_one_inactive(void)
 	}
 	CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 4. sub-flows */
@@ -953,7 +956,7 @@ test_one_inactive(void)
 static void
 test_subflows(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	struct flow f = flow4(3, 4, 40000);
@@ -1029,7 +1032,7 @@ test_subflows(void)
 		set_group(0, 4, 0xf);
 	}
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 5. phi */
@@ -1037,7 +1040,7 @@ test_subflows(void)
 static void
 test_phi(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	struct flow fm = marker(0);
@@ -1094,7 +1097,7 @@ test_phi(void)
 	CHECK_EQ(cs[RTR_LBC_notifies_rx], 4);
 	CHECK_EQ(cs[RTR_LBC_busy_paths], 4);
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 6. SrcToR control_rx */
@@ -1102,7 +1105,7 @@ test_phi(void)
 static void
 test_control_rx(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(4, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = 4});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	struct flow f = flow6(5, 6, 12345), g = flow6(5, 7, 12345);
@@ -1135,7 +1138,7 @@ test_control_rx(void)
 	/* cw_op 2 (a ConWeave REPLY): ignored. */
 	m = mk_cp(&f, 1, RTR_CW_OP_REPLY << 5);
 	CHECK(rtr_meta_cw_control(rtr_meta(m)));
-	rtr_sb_control_rx(sb, m, rtr_meta(m), T0 + 30, cs);
+	rtr_sb_control_rx(sb, m, rtr_meta(m), T0 + 30, LB_ST(cs));
 	fake_free(m);
 	CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 4);
 	CHECK_EQ(cs[RTR_LBC_notifies_rx], 3);
@@ -1174,7 +1177,7 @@ test_control_rx(void)
 		CHECK(send_pkt(sb, 0, &h, T0 + IDLE + 2, cs) != q);
 	}
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 6b. inactive per destination ToR */
@@ -1365,7 +1368,7 @@ test_dst(void)
 
 			CHECK(rtr_meta(m)->flags & RTR_MF_CE);
 			CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR));
-			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, cd), RTR_SB_FORWARD);
+			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
 			/* The data packet: byte 4 zero, nothing else changed. */
 			CHECK_EQ(m->data_len, n);
 			CHECK_EQ(mdata(m)[b + 4], 0);
@@ -1410,7 +1413,7 @@ test_dst(void)
 			struct rte_mbuf *m = frame_mbuf(orig, n, RTR_PARSE_CW_CTRL, FABRIC);
 
 			CHECK(!(rtr_meta(m)->flags & RTR_MF_CE));
-			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, cd), RTR_SB_FORWARD);
+			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
 			CHECK_EQ(s->nc, 0);
 			CHECK_EQ(s->allocs, 0);
 			CHECK_EQ(mdata(m)[b + 4], 0);
@@ -1436,7 +1439,7 @@ test_dst(void)
 				if (ops[o] == RTR_BTH_OP_RC_ATOMIC_ACK)
 					rtr_meta(m)->bth_opcode = RTR_BTH_OP_RC_ATOMIC_ACK;
 				CHECK(rtr_meta(m)->flags & RTR_MF_CE);
-				CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, cd),
+				CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)),
 						RTR_SB_FORWARD);
 				CHECK_EQ(s->nc, 0);
 				CHECK_EQ(mdata(m)[b + 4], 0);
@@ -1452,7 +1455,7 @@ test_dst(void)
 		struct rte_mbuf *m = mk_pkt(&f, 1, 4, 5, 0, 0x03, FABRIC, RTR_PARSE_CW_CTRL);
 
 		s->no_alloc = true;
-		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, cd), RTR_SB_FORWARD);
+		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
 		CHECK_EQ(s->allocs, 1);
 		CHECK_EQ(s->nc, 0);
 		CHECK_EQ(cd[RTR_LBC_ctrl_alloc_failed], 1);
@@ -1468,7 +1471,7 @@ test_dst(void)
 		struct rte_mbuf *m = mk_cp(&f, 2, RTR_SB_CP_B8);
 
 		rtr_meta(m)->flags |= RTR_MF_CE;
-		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, cd), RTR_SB_FORWARD);
+		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
 		CHECK_EQ(s->nc, 0);
 		fake_free(m);
 	}
@@ -1479,7 +1482,7 @@ test_dst(void)
 		unsigned int n = host_frame(orig, &f, 1, 4, 5, 0, 0x03, 4000);
 		struct rte_mbuf *m = frame_mbuf(orig, n, RTR_PARSE_CW_CTRL, FABRIC);
 
-		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, cd), RTR_SB_FORWARD);
+		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
 		CHECK(memcmp(mdata(m), orig, n) == 0);
 		CHECK_EQ(s->nc, 0);
 		fake_free(m);
@@ -1493,7 +1496,7 @@ test_dst(void)
 static void
 test_shared(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p0 = def_params(sh, 0), p1 = def_params(sh, 1);
 	struct rtr_sb *w0 = mk_inst(&p0, &src_sink), *w1 = mk_inst(&p1, &aux_sink);
 	struct flow f = flow4(11, 12, 1111);
@@ -1528,17 +1531,17 @@ test_shared(void)
 	congest(w1, &f, 0, T0 + 40, c1);
 	cs[RTR_LBC_sb_paths_inactive] = 1000;
 	c1[RTR_LBC_sb_paths_inactive] = 0;
-	rtr_sb_tick(w0, T0 + 40, cs);
-	rtr_sb_tick(w1, T0 + 40, c1);
+	rtr_sb_tick(w0, T0 + 40, LB_ST(cs));
+	rtr_sb_tick(w1, T0 + 40, LB_ST(c1));
 	CHECK_EQ(cs[RTR_LBC_sb_paths_inactive], 3);
 	CHECK_EQ(c1[RTR_LBC_sb_paths_inactive], 0);
-	rtr_sb_tick(w0, T0 + 40, cs);
+	rtr_sb_tick(w0, T0 + 40, LB_ST(cs));
 	CHECK_EQ(cs[RTR_LBC_sb_paths_inactive], 3);
-	rtr_sb_tick(w0, T0 + 10 + PHI - 1, cs); /* group 0 path 2 still */
+	rtr_sb_tick(w0, T0 + 10 + PHI - 1, LB_ST(cs)); /* group 0 path 2 still */
 	CHECK_EQ(cs[RTR_LBC_sb_paths_inactive], 3);
-	rtr_sb_tick(w0, T0 + 10 + PHI, cs);
+	rtr_sb_tick(w0, T0 + 10 + PHI, LB_ST(cs));
 	CHECK_EQ(cs[RTR_LBC_sb_paths_inactive], 2);
-	rtr_sb_tick(w0, T0 + 40 + PHI, cs);
+	rtr_sb_tick(w0, T0 + 40 + PHI, LB_ST(cs));
 	CHECK_EQ(cs[RTR_LBC_sb_paths_inactive], 0);
 	/* Marked again from worker 0's own flow. */
 	{
@@ -1547,12 +1550,12 @@ test_shared(void)
 		send_pkt(w0, 0, &fm, T0 + 100 * PHI, cs);
 		congest(w0, &fm, 1, T0 + 100 * PHI + 10, cs);
 	}
-	rtr_sb_tick(w0, T0 + 100 * PHI + 10, cs);
+	rtr_sb_tick(w0, T0 + 100 * PHI + 10, LB_ST(cs));
 	CHECK_EQ(cs[RTR_LBC_sb_paths_inactive], 1);
 	CHECK(rtr_sb_path_inactive(sh, 0, 1, T0 + 100 * PHI + 10));
 	rtr_sb_free(w0);
 	rtr_sb_free(w1);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 9. flows, full table, aging */
@@ -1575,7 +1578,7 @@ collect(void *arg, const struct rtr_lb_flow_info *f)
 static void
 test_flows_full_aging(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb;
 	struct seen seen;
@@ -1632,7 +1635,7 @@ test_flows_full_aging(void)
 
 		/* The first choice inactive: ECMP does not care. */
 		congest(sb, &f4, h1 % 4, T0 + 2500, cs);
-		q = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0 + 3000, cs);
+		q = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0 + 3000, LB_ST(cs));
 		CHECK_EQ(q, h1 % 4);
 		CHECK_EQ(mdata(m)[bth_off_of(&g) + 4], q);
 		CHECK_EQ(rtr_meta(m)->bth_b4, q);
@@ -1646,12 +1649,12 @@ test_flows_full_aging(void)
 		CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 1);
 	}
 	/* Aging: the sweep frees entries idle longer than 100 ms. */
-	rtr_sb_tick(sb, T0 + 2000 + 100000000ULL, cs);
+	rtr_sb_tick(sb, T0 + 2000 + 100000000ULL, LB_ST(cs));
 	memset(&seen, 0, sizeof(seen));
 	CHECK_EQ(rtr_sb_flows(sb, T0, 0, collect, &seen), 6); /* f4, f6 gone */
 	congest(sb, &f4, 1, T0 + 2000 + 100000000ULL, cs);
 	CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 2);
-	rtr_sb_tick(sb, T0 + 2001 + 100000000ULL, cs);
+	rtr_sb_tick(sb, T0 + 2001 + 100000000ULL, LB_ST(cs));
 	CHECK_EQ(rtr_sb_flows(sb, T0, 0, collect, &seen), 0);
 	/* Room again. */
 	send_pkt(sb, 0, &f4, T0 + 2002 + 100000000ULL, cs);
@@ -1659,15 +1662,15 @@ test_flows_full_aging(void)
 	rtr_sb_free(sb);
 	/* Bad parameters, NULLs. */
 	p.flow_entries = 0;
-	CHECK(rtr_sb_create(&p, &(struct rtr_sb_io){io_control, io_alloc, &src_sink}) == NULL);
+	CHECK(rtr_sb_create(&p, &(struct rtr_lb_io){io_control, io_alloc, &src_sink}) == NULL);
 	rtr_sb_free(NULL);
-	rtr_sb_shared_free(NULL);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(NULL);
+	rtr_pm_free(sh);
 	/* A shared table for zero groups: nothing is ever inactive. */
-	sh = rtr_sb_shared_create(0, false, 0);
+	sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = 0});
 	CHECK(sh != NULL);
 	CHECK(!rtr_sb_path_inactive(sh, 0, 0, T0));
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 /* ------------------------------------------------------------ 10. end to end */
@@ -1711,7 +1714,7 @@ arrive(struct in_flight *q, struct rtr_sb *src, uint64_t now, uint64_t *last)
 		CHECK_EQ(reparse(cp, RTR_PARSE_CW_CTRL), RTR_DROP_NONE);
 		CHECK(rtr_meta_cw_control(rtr_meta(cp)));
 		CHECK_EQ(rtr_meta(cp)->bth_b4, 1);
-		rtr_sb_control_rx(src, cp, rtr_meta(cp), q->at[q->head], cs);
+		rtr_sb_control_rx(src, cp, rtr_meta(cp), q->at[q->head], LB_ST(cs));
 		*last = q->at[q->head];
 		fake_free(cp);
 		q->head++;
@@ -1723,8 +1726,8 @@ arrive(struct in_flight *q, struct rtr_sb *src, uint64_t now, uint64_t *last)
 static void
 test_e2e(void)
 {
-	struct rtr_sb_shared *ssh = rtr_sb_shared_create(N_GROUPS, false, 0);
-	struct rtr_sb_shared *dsh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *ssh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *dsh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params sp = def_params(ssh, 0), dp = def_params(dsh, 0);
 	struct rtr_sb *src = mk_inst(&sp, &src_sink), *dst = mk_inst(&dp, &dst_sink);
 	static struct in_flight q;
@@ -1756,7 +1759,7 @@ test_e2e(void)
 				int path;
 
 				arrive(&q, src, now, &last_cp);
-				path = rtr_sb_pick(src, &GR[2], 2, m, rtr_meta(m), now, cs);
+				path = rtr_sb_pick(src, &GR[2], 2, m, rtr_meta(m), now, LB_ST(cs));
 				CHECK(path >= 0 && path < 4);
 				if (k == 0) {
 					paths[i] = path;
@@ -1776,7 +1779,7 @@ test_e2e(void)
 					on1_pkts++;
 				fabric(m, &f, path == 1 && ph == 0);
 				CHECK_EQ(rtr_meta(m)->bth_b4, path);
-				CHECK_EQ(rtr_sb_deliver(dst, m, rtr_meta(m), 1, now, cd),
+				CHECK_EQ(rtr_sb_deliver(dst, m, rtr_meta(m), 1, now, LB_ST(cd)),
 						RTR_SB_FORWARD);
 				/* The host gets what was sent, but for ECN. */
 				CHECK_EQ(m->data_len, n);
@@ -1828,8 +1831,8 @@ test_e2e(void)
 		CHECK(!rtr_sb_path_inactive(dsh, 2, p, T0));
 	rtr_sb_free(src);
 	rtr_sb_free(dst);
-	rtr_sb_shared_free(ssh);
-	rtr_sb_shared_free(dsh);
+	rtr_pm_free(ssh);
+	rtr_pm_free(dsh);
 }
 
 /* ------------------------------------------------------------ resilient fallback */
@@ -1846,7 +1849,7 @@ test_e2e(void)
 static void
 test_resilient_fallback(void)
 {
-	struct rtr_sb_shared *sh = rtr_sb_shared_create(N_GROUPS, false, 0);
+	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	const unsigned int gi = 11, nf = 400;
@@ -1897,7 +1900,7 @@ test_resilient_fallback(void)
 	rtr_group_fini(g);
 	set_group(gi, 8, all);
 	rtr_sb_free(sb);
-	rtr_sb_shared_free(sh);
+	rtr_pm_free(sh);
 }
 
 int
