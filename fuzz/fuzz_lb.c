@@ -245,7 +245,7 @@ io_control(void *arg, struct rte_mbuf *m)
 	/* As the pipeline's lb_control: parsed like any frame, then routed
 	 * (re-entering the LB stage) as a frame the switch built. */
 	*mark(m) = 0;
-	if (rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_CW_HDR, meta) != RTR_DROP_NONE) {
+	if (rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_LB_HDR, meta) != RTR_DROP_NONE) {
 		fake_free(m);
 		return;
 	}

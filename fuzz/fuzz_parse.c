@@ -49,12 +49,12 @@ check_meta(const uint8_t *frame, uint32_t len, unsigned int flags, const struct 
 	if (m->flags & RTR_MF_L4)
 		FZ_CHECK(m->l4_off + 4u <= len);
 	if (!(m->flags & RTR_MF_ROCE)) {
-		FZ_CHECK(!(m->flags & (RTR_MF_CW_HDR | RTR_MF_TRIMMED)), "flags 0x%x", m->flags);
+		FZ_CHECK(!(m->flags & (RTR_MF_LB_HDR | RTR_MF_TRIMMED)), "flags 0x%x", m->flags);
 		return;
 	}
 	FZ_CHECK((m->flags & RTR_MF_L4) && m->l4_proto == 17 && m->dport == 4791);
 	FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN <= len);
-	if (m->flags & RTR_MF_CW_HDR) {
+	if (m->flags & RTR_MF_LB_HDR) {
 		FZ_CHECK(flags != 0, "ConWeave header without a CW parse flag");
 		FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN + RTR_CW_HDR_LEN <= len);
 	}
@@ -139,7 +139,7 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 		FZ_CHECK(mdata(c)[bth + 4] == hm.bth_b4 && mdata(c)[bth + 8] == hm.bth_b8);
 		FZ_CHECK(hm.bth_b4 == 0 || (hm.bth_opcode == RTR_BTH_OP_CNP &&
 				hm.bth_b4 == RTR_BTH_B4_BECN), "byte 4 0x%02x left", hm.bth_b4);
-		FZ_CHECK(!(hm.flags & RTR_MF_CW_HDR));
+		FZ_CHECK(!(hm.flags & RTR_MF_LB_HDR));
 		FZ_CHECK(rtr_parse(mdata(c), c->data_len, seed, 0, &cm) == RTR_DROP_NONE);
 		fake_free(c);
 	}
@@ -148,7 +148,7 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	FZ_CHECK(rtr_lb_ctrl_build(c, frame, m, m->bth_b4,
 			 (uint8_t)(RTR_CW_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
 	FZ_CHECK(c->data_len == rtr_lb_ctrl_len(m));
-	why = rtr_parse(mdata(c), c->data_len, seed, RTR_PARSE_CW_HDR, &cm);
+	why = rtr_parse(mdata(c), c->data_len, seed, RTR_PARSE_LB_HDR, &cm);
 	FZ_CHECK(why == RTR_DROP_NONE, "control packet does not parse (%d)", why);
 	FZ_CHECK(rtr_meta_cw_control(&cm), "control packet not read as one (flags 0x%x)",
 		cm.flags);
@@ -162,8 +162,8 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const unsigned int pflags[4] = {0, RTR_PARSE_CW_HDR, RTR_PARSE_CW_FOREIGN,
-		RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL};
+	static const unsigned int pflags[4] = {0, RTR_PARSE_LB_HDR, RTR_PARSE_LB_FOREIGN,
+		RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
 	const uint8_t *frame;
 	struct rtr_meta m;
 	enum rtr_drop_reason why;

@@ -111,8 +111,8 @@ rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io)
 	io->alloc = eg_alloc;
 	io->depart = eg_depart;
 	/* Only host ports' packets carry fields this switch stamped: on
-	 * other ports RTR_MF_CW_HDR is a transit packet's (never touched). */
-	io->depart_flags = RTR_MF_CW_HDR;
+	 * other ports RTR_MF_LB_HDR is a transit packet's (never touched). */
+	io->depart_flags = RTR_MF_LB_HDR;
 	io->depart_ports = 0;
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
 		if (sw->ports[p].configured && sw->ports[p].role == RTR_PORT_HOST)
@@ -363,7 +363,7 @@ lb_control(void *arg, struct rte_mbuf *m)
 
 	/* Parsed like any frame, so routing and egress see its metadata. */
 	if (rtr_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
-			    w->sw->hash_seed, RTR_PARSE_CW_HDR, meta) != RTR_DROP_NONE) {
+			    w->sw->hash_seed, RTR_PARSE_LB_HDR, meta) != RTR_DROP_NONE) {
 		drop(w, m, RTR_PORT_NONE, RTR_DROP_MALFORMED);
 		return;
 	}

@@ -30,7 +30,9 @@ enum rtr_l3 {
 				* after the BTH (+ ConWeave header) although the
 				* IP/UDP lengths say more (doc/egress.md) */
 #define RTR_MF_FRAG	  0x10 /* IPv4 fragment (ports only hashed on the first) */
-#define RTR_MF_CW_HDR	  0x20 /* a 4-byte ConWeave header follows the BTH */
+#define RTR_MF_LB_HDR	  0x20 /* a 4-byte LB header (ConWeave layout: a ConWeave
+				* DATA header, or a ConWeave or SeqBalance
+				* control packet's) follows the BTH */
 #define RTR_MF_L2_BCAST	  0x40 /* destination MAC is broadcast or multicast */
 #define RTR_MF_CE	  0x80 /* IP ECN field is CE (11) */
 

@@ -595,7 +595,7 @@ trim_packet(struct rtr_egress *eg, struct rte_mbuf *m)
 
 	if (!rtr_meta_is_roce_data(meta))
 		return false;
-	keep = meta->l4_off + 8u + RTR_BTH_LEN + ((meta->flags & RTR_MF_CW_HDR) ? RTR_CW_HDR_LEN : 0);
+	keep = meta->l4_off + 8u + RTR_BTH_LEN + ((meta->flags & RTR_MF_LB_HDR) ? RTR_CW_HDR_LEN : 0);
 	if (keep >= m->pkt_len || m->nb_segs != 1)
 		return false;
 	m->data_len = (uint16_t)keep;

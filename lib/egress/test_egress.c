@@ -1068,7 +1068,7 @@ static void
 test_depart_hook(void)
 {
 	struct rtr_egress_io io = {.tx = nic_tx, .drop = nic_drop, .alloc = nic_alloc,
-		.depart = dep_hook, .depart_flags = RTR_MF_CW_HDR, .depart_ports = 0x1};
+		.depart = dep_hook, .depart_flags = RTR_MF_LB_HDR, .depart_ports = 0x1};
 	struct rtr_egress *eg;
 	struct rte_mbuf *m;
 
@@ -1088,7 +1088,7 @@ test_depart_hook(void)
 	for (uint32_t i = 0; i < 8; i++) {
 		m = pkt(1000, false, 0, -1, 4, i, i == 1 ? 1 : 0);
 		if (i % 2 == 0 || i == 1)
-			rtr_meta(m)->flags |= RTR_MF_CW_HDR;
+			rtr_meta(m)->flags |= RTR_MF_LB_HDR;
 		CHECK_EQ(rtr_egress_enqueue(eg, 1, m, 0, 0), 0);
 	}
 	CHECK_EQ(dep.n, 0);
@@ -1110,13 +1110,13 @@ test_depart_hook(void)
 	nic_reset(true);
 	memset(&dep, 0, sizeof(dep));
 	m = pkt(200, false, 0, -1, 4, 40, 0);
-	rtr_meta(m)->flags |= RTR_MF_CW_HDR;
+	rtr_meta(m)->flags |= RTR_MF_LB_HDR;
 	CHECK_EQ(rtr_egress_enqueue(eg, 0, m, 0, 777), 0);
 	CHECK_EQ(dep.n, 1);
 	CHECK_EQ(dep.at[0], 777);
 	/* Not at the exit flush. */
 	m = pkt(1000, false, 0, -1, 4, 41, 0);
-	rtr_meta(m)->flags |= RTR_MF_CW_HDR;
+	rtr_meta(m)->flags |= RTR_MF_LB_HDR;
 	for (int i = 0; i < 4; i++)
 		rtr_egress_enqueue(eg, 1, pkt(1000, false, 0, -1, 4, 50 + i, 0), 0, 200000);
 	CHECK_EQ(rtr_egress_enqueue(eg, 1, m, 0, 200000), 0);

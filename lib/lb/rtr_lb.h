@@ -74,7 +74,7 @@ struct rtr_lb_ops {
 	/* Keeps per-flow state: every packet of a flow must be processed by
 	 * the worker that owns its flow hash (DESIGN.md A). */
 	bool flow_affinity;
-	/* Parser flags for frames from fabric ports (RTR_PARSE_CW_*). */
+	/* Parser flags for frames from fabric ports (RTR_PARSE_LB_* and RTR_PARSE_CW_DATA). */
 	unsigned int fabric_parse_flags;
 	/* Meta flags (RTR_MF_*): a packet from a fabric port routed to a host
 	 * port with any of them goes through deliver(). */
@@ -121,7 +121,7 @@ struct rtr_lb_ops {
 			uint16_t out_port);
 	/* A packet this switch received on a host port departs toward the
 	 * fabric (leaves its egress class queue) with LB fields the mode
-	 * stamped (RTR_MF_CW_HDR). May rewrite bytes, not the length.
+	 * stamped (RTR_MF_LB_HDR). May rewrite bytes, not the length.
 	 * ConWeave: its TX timestamps are departure times. */
 	void (*depart)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
 			struct rtr_lcore_stats *st);

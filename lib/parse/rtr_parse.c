@@ -262,7 +262,7 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	 */
 	ctrl_len = udp_end - (bth_off - 8) == 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN;
 	if (unlikely(cw_op >= RTR_CW_OP_REPLY) &&
-			(parse_flags & (RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL)) && ctrl_len &&
+			(parse_flags & (RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL)) && ctrl_len &&
 			rtr_roce_icrc_ok(frame, len, m))
 		cw_op = 0;
 	/*
@@ -273,23 +273,23 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	 * has the length signature (a trimmed one keeps its header whatever
 	 * the frame length: the trimmer cut behind it).
 	 */
-	if (unlikely(cw_op != 0) && (parse_flags & (RTR_PARSE_CW_HDR | RTR_PARSE_CW_DATA))) {
+	if (unlikely(cw_op != 0) && (parse_flags & (RTR_PARSE_LB_HDR | RTR_PARSE_CW_DATA))) {
 		if (cw_op >= RTR_CW_OP_REPLY) {
 			if (udp_end - (bth_off - 8) > 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN)
 				cw_op = 0;
 		} else if (!(m->flags & RTR_MF_TRIMMED) && !cw_data_signature(len, ip_end)) {
 			cw_op = 0;
-		} else if (!(parse_flags & RTR_PARSE_CW_HDR)) {
-			/* RTR_PARSE_CW_DATA reads DATA as RTR_PARSE_CW_HDR
+		} else if (!(parse_flags & RTR_PARSE_LB_HDR)) {
+			/* RTR_PARSE_CW_DATA reads DATA as RTR_PARSE_LB_HDR
 			 * does (and nothing else of ConWeave's). */
-			m->flags |= RTR_MF_CW_HDR;
+			m->flags |= RTR_MF_LB_HDR;
 			hdr_end += RTR_CW_HDR_LEN;
 			roce_end += RTR_CW_HDR_LEN;
 			cw_op = 0;
 		}
 	}
-	if ((parse_flags & RTR_PARSE_CW_HDR) && cw_op != 0) {
-		m->flags |= RTR_MF_CW_HDR;
+	if ((parse_flags & RTR_PARSE_LB_HDR) && cw_op != 0) {
+		m->flags |= RTR_MF_LB_HDR;
 		hdr_end += RTR_CW_HDR_LEN;
 		if (cw_op != RTR_CW_OP_DATA) {
 			/*
@@ -303,11 +303,11 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 		}
 		/* DATA: IP and UDP lengths do not count the 4 inserted bytes. */
 		roce_end += RTR_CW_HDR_LEN;
-	} else if ((parse_flags & RTR_PARSE_CW_CTRL) && cw_op >= RTR_CW_OP_REPLY && ctrl_len &&
+	} else if ((parse_flags & RTR_PARSE_LB_CTRL) && cw_op >= RTR_CW_OP_REPLY && ctrl_len &&
 			!(m->flags & RTR_MF_TRIMMED)) {
 		if (unlikely(udp_end > len))
 			return RTR_DROP_MALFORMED;
-		m->flags |= RTR_MF_CW_HDR;
+		m->flags |= RTR_MF_LB_HDR;
 		return RTR_DROP_NONE;
 	}
 	if (unlikely(m->flags & RTR_MF_TRIMMED)) {

@@ -63,8 +63,10 @@ rtr_hash_mix(uint32_t h)
 }
 
 /*
- * Parser options. Pass RTR_PARSE_CW_HDR only for frames from fabric ports
- * in ConWeave mode: hosts never send the header. With the flag, the
+ * Parser options (named LB_ where every mode that reads the ConWeave
+ * layout uses them, CW_ where only ConWeave's DATA header is meant). Pass
+ * RTR_PARSE_LB_HDR only for frames from fabric ports in ConWeave mode (and
+ * for control packets the switch built): hosts never send the header. With the flag, the
  * ConWeave fields are read when Resv7 and the lengths agree (an RNIC may
  * set Resv7 bits of its own, ALGORITHMS.md 0): cw_op 1 (DATA) with the
  * length signature (the frame 4 to 6 bytes longer than its IP datagram: the
@@ -74,25 +76,27 @@ rtr_hash_mix(uint32_t h)
  * m->ext = 0) and no valid ICRC there. Anything else with those Resv7 bits
  * parses as plain RoCE. See doc/wire-formats.md.
  */
-#define RTR_PARSE_CW_HDR 0x01 /* ConWeave fields (DATA header and control packets) */
+#define RTR_PARSE_LB_HDR 0x01 /* LB fields: ConWeave DATA header and control packets */
 /*
- * SeqBalance fabric ports: only control packets in the ConWeave layout
- * (cw_op 2/3, UDP length exactly 8 + BTH + 4, the header counted) are read
- * as such (RTR_MF_CW_HDR set); every other RoCE packet parses as plain
+ * LB control packets only (SeqBalance fabric ports: its Congestion
+ * Packets; every mode but ConWeave: ConWeave control packets to consume):
+ * control packets in the ConWeave layout (cw_op 2/3, UDP length exactly
+ * 8 + BTH + 4, the header counted) are read
+ * as such (RTR_MF_LB_HDR set); every other RoCE packet parses as plain
  * RoCE, whatever its Resv7 bits (data packets carry no header there).
  */
-#define RTR_PARSE_CW_CTRL 0x02
+#define RTR_PARSE_LB_CTRL 0x02
 /*
- * ConWeave DATA headers read as RTR_PARSE_CW_HDR reads them (length
+ * ConWeave DATA headers read as RTR_PARSE_LB_HDR reads them (length
  * signature, or a trimmed header), control packets left to
- * RTR_PARSE_CW_CTRL: what a ToR that does not run ConWeave needs to
+ * RTR_PARSE_LB_CTRL: what a ToR that does not run ConWeave needs to
  * remove the header before a host.
  */
 #define RTR_PARSE_CW_DATA 0x04
 /* Fabric ports of every mode but ConWeave (doc/wire-formats.md "LB fields
  * toward a host"): ConWeave data headers and control packets recognised,
  * so that the ToR strips or consumes them. */
-#define RTR_PARSE_CW_FOREIGN (RTR_PARSE_CW_CTRL | RTR_PARSE_CW_DATA)
+#define RTR_PARSE_LB_FOREIGN (RTR_PARSE_LB_CTRL | RTR_PARSE_CW_DATA)
 
 /*
  * Parse one frame of len bytes. Fills *m (in_port/out_port/tc are left 0).
@@ -141,7 +145,7 @@ int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
 static inline bool
 rtr_meta_cw_control(const struct rtr_meta *m)
 {
-	return (m->flags & RTR_MF_CW_HDR) && rtr_cw_op(m->bth_b8) >= RTR_CW_OP_REPLY;
+	return (m->flags & RTR_MF_LB_HDR) && rtr_cw_op(m->bth_b8) >= RTR_CW_OP_REPLY;
 }
 
 /* RoCE data packet: an RC/UC/UD request or READ response, not ACK/NAK/CNP. */

@@ -302,17 +302,17 @@ check_truncations(const uint8_t *buf, uint32_t full, unsigned int flags, const c
 	 * header: it is plain RoCE (an RNIC's frame with Resv7 bits set).
 	 * Every other cut is malformed. */
 	if (parse_copy(buf, full, SEED, flags, &m) == RTR_DROP_NONE && (m.flags & RTR_MF_ROCE)) {
-		hdr_end = m.l4_off + 8u + RTR_BTH_LEN + ((m.flags & RTR_MF_CW_HDR) ? RTR_CW_HDR_LEN : 0);
-		if ((m.flags & RTR_MF_CW_HDR) && ((m.bth_b8 >> 5) & 3) == RTR_CW_OP_DATA)
+		hdr_end = m.l4_off + 8u + RTR_BTH_LEN + ((m.flags & RTR_MF_LB_HDR) ? RTR_CW_HDR_LEN : 0);
+		if ((m.flags & RTR_MF_LB_HDR) && ((m.bth_b8 >> 5) & 3) == RTR_CW_OP_DATA)
 			plain_from = full - RTR_CW_HDR_LEN;
 	}
 	for (n = 0; n < full; n++) {
 		enum rtr_drop_reason r = parse_copy(buf, n, SEED, flags, &m);
 		bool trimmed_ok = hdr_end && n >= hdr_end && n <= (hdr_end > 60 ? hdr_end : 60) &&
-			!(m.flags & RTR_MF_CW_HDR && ((m.bth_b8 >> 5) & 3) >= 2);
+			!(m.flags & RTR_MF_LB_HDR && ((m.bth_b8 >> 5) & 3) >= 2);
 
 		if (n >= plain_from) {
-			CHECK(r == RTR_DROP_NONE && !(m.flags & (RTR_MF_CW_HDR | RTR_MF_TRIMMED)),
+			CHECK(r == RTR_DROP_NONE && !(m.flags & (RTR_MF_LB_HDR | RTR_MF_TRIMMED)),
 					"%s cut to %u of %u (no header signature): %d", what, n, full, r);
 		} else if (trimmed_ok) {
 			CHECK(r == RTR_DROP_NONE && (m.flags & RTR_MF_TRIMMED) && m.ext == 0,
@@ -394,7 +394,7 @@ test_combinations(void)
 					CHECK_TRUE(!rtr_meta_is_roce_data(&m));
 				}
 				check_truncations(buf, len, 0, what);
-				check_truncations(buf, len, RTR_PARSE_CW_HDR, what);
+				check_truncations(buf, len, RTR_PARSE_LB_HDR, what);
 			}
 		}
 	}
@@ -742,26 +742,26 @@ test_conweave(void)
 			s.b4 = 7; /* path_id */
 			s.cw_data = 1;
 			len = build(&s, buf, &e);
-			CHECK(parse_copy(buf, len, SEED, RTR_PARSE_CW_HDR, &m) == RTR_DROP_NONE,
+			CHECK(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m) == RTR_DROP_NONE,
 					"%s", what);
-			CHECK(m.flags & RTR_MF_CW_HDR, "%s", what);
+			CHECK(m.flags & RTR_MF_LB_HDR, "%s", what);
 			CHECK(m.flags & RTR_MF_ROCE, "%s", what);
 			CHECK_EQ(m.bth_b4, 7);
 			CHECK_EQ(m.bth_b8, s.b8);
 			CHECK_EQ(m.ext, e.ext);
 			CHECK_EQ(m.psn, 0xabcdef);
 			/* every cut, including inside the 4 uncounted bytes */
-			check_truncations(buf, len, RTR_PARSE_CW_HDR, what);
+			check_truncations(buf, len, RTR_PARSE_LB_HDR, what);
 			/* Without the option the 4 bytes are simply payload. */
 			CHECK_EQ(parse_copy(buf, len, SEED, 0, &m), RTR_DROP_NONE);
-			CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR));
+			CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR));
 			CHECK_EQ(m.ext, e.ext);
 
 			/* The same from its signature alone (a ToR in another mode). */
-			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_CW_FOREIGN, &m), RTR_DROP_NONE);
-			CHECK(m.flags & RTR_MF_CW_HDR, "%s, foreign", what);
+			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_FOREIGN, &m), RTR_DROP_NONE);
+			CHECK(m.flags & RTR_MF_LB_HDR, "%s, foreign", what);
 			CHECK_EQ(m.ext, e.ext);
-			check_truncations(buf, len, RTR_PARSE_CW_FOREIGN, what);
+			check_truncations(buf, len, RTR_PARSE_LB_FOREIGN, what);
 			/* Ethernet padding the sender's frame had moves along
 			 * behind the header: up to 2 bytes still read as one. */
 			for (unsigned int pad = 1; pad <= 3; pad++) {
@@ -769,9 +769,9 @@ test_conweave(void)
 
 				memcpy(padded, buf, len);
 				memset(padded + len, 0, pad);
-				CHECK_EQ(parse_copy(padded, len + pad, SEED, RTR_PARSE_CW_HDR, &m),
+				CHECK_EQ(parse_copy(padded, len + pad, SEED, RTR_PARSE_LB_HDR, &m),
 						RTR_DROP_NONE);
-				CHECK(!!(m.flags & RTR_MF_CW_HDR) == (pad <= 2), "%s pad %u", what, pad);
+				CHECK(!!(m.flags & RTR_MF_LB_HDR) == (pad <= 2), "%s pad %u", what, pad);
 			}
 
 			/* cw_op set, no header: an RNIC's Resv7 bits (ALGORITHMS.md
@@ -780,7 +780,7 @@ test_conweave(void)
 			len = build(&s, buf, &e);
 			for (unsigned int fl = 0; fl < 8; fl++) {
 				CHECK_EQ(parse_copy(buf, len, SEED, fl, &m), RTR_DROP_NONE);
-				CHECK(!(m.flags & RTR_MF_CW_HDR), "%s missing, flags %u", what, fl);
+				CHECK(!(m.flags & RTR_MF_LB_HDR), "%s missing, flags %u", what, fl);
 				CHECK_EQ(m.ext, e.ext);
 			}
 			/* ... even padded (2 bytes at most, below the signature). */
@@ -789,9 +789,9 @@ test_conweave(void)
 
 				memcpy(padded, buf, len);
 				memset(padded + len, 0, 2);
-				CHECK_EQ(parse_copy(padded, len + 2, SEED, RTR_PARSE_CW_HDR, &m),
+				CHECK_EQ(parse_copy(padded, len + 2, SEED, RTR_PARSE_LB_HDR, &m),
 						RTR_DROP_NONE);
-				CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR));
+				CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR));
 			}
 
 			/* REPLY / NOTIFY: cut after the header, lengths count it. */
@@ -800,17 +800,17 @@ test_conweave(void)
 			s.b8 = (2 << 5) | (1 << 4);
 			s.cw_ctrl = 1;
 			len = build(&s, buf, &e);
-			CHECK(parse_copy(buf, len, SEED, RTR_PARSE_CW_HDR, &m) == RTR_DROP_NONE,
+			CHECK(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m) == RTR_DROP_NONE,
 					"%s", what);
-			CHECK_EQ(m.flags & (RTR_MF_CW_HDR | RTR_MF_ROCE),
-					RTR_MF_CW_HDR | RTR_MF_ROCE);
+			CHECK_EQ(m.flags & (RTR_MF_LB_HDR | RTR_MF_ROCE),
+					RTR_MF_LB_HDR | RTR_MF_ROCE);
 			CHECK_EQ(m.ext, 0);
 			CHECK_EQ(m.bth_b8, s.b8);
-			check_truncations(buf, len, RTR_PARSE_CW_HDR, what);
+			check_truncations(buf, len, RTR_PARSE_LB_HDR, what);
 			/* NOTIFY on an opcode with a RETH: only parses with the option. */
 			s.b8 = 3 << 5;
 			len = build(&s, buf, &e);
-			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_CW_HDR, &m), RTR_DROP_NONE);
+			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m), RTR_DROP_NONE);
 			CHECK_EQ(parse_copy(buf, len, SEED, 0, &m),
 					e.ext_len > 4 ? RTR_DROP_MALFORMED : RTR_DROP_NONE);
 		}
@@ -821,14 +821,14 @@ test_conweave(void)
 	s.cw_ctrl = 1;
 	len = build(&s, buf, &e);
 	put16(buf + e.l4_off + 4, 8 + 12 + 3);
-	CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_CW_HDR, &m), RTR_DROP_MALFORMED);
+	CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m), RTR_DROP_MALFORMED);
 	/* Resv7 of a REPLY/NOTIFY on a longer packet: an RNIC's Resv7 bits,
 	 * or a CAVER-shimmed RC ACK (Resv7 0x7F = cw_op 3, UDP length 40):
 	 * plain RoCE with its extended headers, whatever the flags (control
 	 * packets are cut after the header: UDP length 24). */
 	{
-		static const unsigned int fls[4] = {RTR_PARSE_CW_HDR, RTR_PARSE_CW_CTRL,
-			RTR_PARSE_CW_FOREIGN, RTR_PARSE_CW_HDR | RTR_PARSE_CW_CTRL};
+		static const unsigned int fls[4] = {RTR_PARSE_LB_HDR, RTR_PARSE_LB_CTRL,
+			RTR_PARSE_LB_FOREIGN, RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
 
 		for (unsigned int i = 0; i < 4; i++) {
 			spec_init(&s, L2_UNTAGGED, L3_V4, L4_ACK);
@@ -836,21 +836,21 @@ test_conweave(void)
 			s.payload = 16;
 			len = build(&s, buf, &e);
 			CHECK_EQ(parse_copy(buf, len, SEED, fls[i], &m), RTR_DROP_NONE);
-			CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR) && !rtr_meta_cw_control(&m));
+			CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR) && !rtr_meta_cw_control(&m));
 			CHECK_EQ(m.ext, RTR_EXT_AETH);
 			spec_init(&s, L2_UNTAGGED, L3_V6, L4_SEND);
 			s.b8 = (2 << 5) | (1 << 4);
 			len = build(&s, buf, &e);
 			CHECK_EQ(parse_copy(buf, len, SEED, fls[i], &m), RTR_DROP_NONE);
-			CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR));
+			CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR));
 		}
 	}
 	/* AckReq and tail bits alone (cw_op 0): no header. */
 	spec_init(&s, L2_UNTAGGED, L3_V4, L4_SEND);
 	s.b8 = RTR_BTH_ACKREQ | 0x1f;
 	len = build(&s, buf, &e);
-	CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_CW_HDR, &m), RTR_DROP_NONE);
-	CHECK_TRUE(!(m.flags & RTR_MF_CW_HDR));
+	CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m), RTR_DROP_NONE);
+	CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR));
 	CHECK_EQ(m.bth_b8, RTR_BTH_ACKREQ | 0x1f);
 }
 
@@ -930,7 +930,7 @@ test_hash(void)
 		s.b8 = 1 << 5;
 		s.cw_data = 1;
 		len = build(&s, buf, &e);
-		CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_CW_HDR, &m), RTR_DROP_NONE);
+		CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m), RTR_DROP_NONE);
 		CHECK_EQ(m.flow_hash, h[0]);
 	}
 }

@@ -1682,13 +1682,13 @@ test_dre_tail_drop(void)
 /* ------------------------------------------------------------ toward a host, every mode */
 
 /* A frame as it arrives on a fabric port of a ToR in another mode: parsed
- * with RTR_PARSE_CW_FOREIGN. */
+ * with RTR_PARSE_LB_FOREIGN. */
 static struct rte_mbuf *
 foreign_frame(const uint8_t *buf, unsigned int n)
 {
 	struct rte_mbuf *m = fake_frame(buf, n);
 
-	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_CW_FOREIGN, rtr_meta(m)),
+	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_LB_FOREIGN, rtr_meta(m)),
 			RTR_DROP_NONE);
 	rtr_meta(m)->in_port = 2;
 	return m;
@@ -1729,7 +1729,7 @@ test_host_egress(void)
 		memcpy(buf + bo + 12, "\x12\x34\x56\x78", 4);
 		memcpy(buf + bo + 16, orig + bo + 12, len - bo - 12);
 		m = foreign_frame(buf, len + 4);
-		CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
+		CHECK(rtr_meta(m)->flags & RTR_MF_LB_HDR);
 		CHECK(rtr_lb_host_egress_needed(rtr_meta(m)));
 		rtr_lb_host_egress(m, rtr_meta(m), c);
 		memcpy(want, orig, len);
@@ -1738,7 +1738,7 @@ test_host_egress(void)
 		CHECK(icrc_ok(m));
 		CHECK_EQ(rtr_meta(m)->bth_b4, 0);
 		CHECK_EQ(rtr_meta(m)->bth_b8, RTR_BTH_ACKREQ);
-		CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		CHECK(!(rtr_meta(m)->flags & RTR_MF_LB_HDR));
 		fake_free(m);
 	}
 	CHECK_EQ(c[RTR_LBC_foreign_cw_stripped], 2);
@@ -1758,7 +1758,7 @@ test_host_egress(void)
 		memcpy(buf, mdata(m), m->data_len);
 		fake_free(m);
 		m = foreign_frame(buf, len + 12);
-		CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR)); /* Resv7 0x7F is no cw_op 3 */
+		CHECK(!(rtr_meta(m)->flags & RTR_MF_LB_HDR)); /* Resv7 0x7F is no cw_op 3 */
 		CHECK(rtr_lb_host_egress_needed(rtr_meta(m)));
 		rtr_lb_host_egress(m, rtr_meta(m), c);
 		CHECK_EQ(m->data_len, len);
@@ -1791,7 +1791,7 @@ test_host_egress(void)
 			k.b8 = cases[i].b8;
 			len = build(orig, &k);
 			m = foreign_frame(orig, len);
-			CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR), "case %u", i);
+			CHECK(!(rtr_meta(m)->flags & RTR_MF_LB_HDR), "case %u", i);
 			CHECK(rtr_lb_host_egress_needed(rtr_meta(m)), "case %u", i);
 			rtr_lb_host_egress(m, rtr_meta(m), c);
 			CHECK_EQ(m->data_len, len);
@@ -1853,7 +1853,7 @@ test_ops(void)
 	cfg.routes = routes;
 	CHECK_STR(ops->name, "caver");
 	CHECK(ops->mode == RTR_LB_CAVER && ops->flow_affinity &&
-			ops->fabric_parse_flags == RTR_PARSE_CW_FOREIGN &&
+			ops->fabric_parse_flags == RTR_PARSE_LB_FOREIGN &&
 			ops->deliver_flags == 0 && ops->post_route && ops->queued && ops->table && ops->tick &&
 			ops->next_deadline && ops->flows && ops->pick && !ops->deliver &&
 			!ops->control_rx);

@@ -435,7 +435,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	/* Only RoCE data from a host takes part: ACK/NAK/CNP, other traffic,
 	 * and whatever already carries ConWeave fields (transit, control
 	 * packets this switch originates) go by ECMP untouched. */
-	if (!rtr_meta_is_roce_data(meta) || (meta->flags & (RTR_MF_CW_HDR | RTR_MF_TRIMMED)))
+	if (!rtr_meta_is_roce_data(meta) || (meta->flags & (RTR_MF_LB_HDR | RTR_MF_TRIMMED)))
 		goto ecmp;
 	if (unlikely(meta->bth_b8 & RTR_BTH_RESV7_MASK)) {
 		/* Section 0: the sender's Resv7 is covered by the ICRC. */
@@ -553,7 +553,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	}
 	meta->bth_b4 = bth[4];
 	meta->bth_b8 = bth[8];
-	meta->flags |= RTR_MF_CW_HDR;
+	meta->flags |= RTR_MF_LB_HDR;
 	c[RTR_LBC_cw_packets]++;
 	return path;
 ecmp:
@@ -596,7 +596,7 @@ rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t n
 	struct cw_src *f;
 
 	(void)stats;
-	if (!(meta->flags & RTR_MF_CW_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA ||
+	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA ||
 			meta->in_port >= RTR_MAX_PORTS || !(cw->p.host_port_mask >> meta->in_port & 1))
 		return; /* not stamped here */
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
@@ -739,14 +739,14 @@ strip(struct rte_mbuf *m, struct rtr_meta *meta)
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint8_t *bth;
 
-	if (meta->flags & RTR_MF_CW_HDR) {
+	if (meta->flags & RTR_MF_LB_HDR) {
 		if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX))
 			rtr_move_head(f + RTR_CW_HDR_LEN, f, n);
 		else
 			memmove(f + RTR_CW_HDR_LEN, f, n);
 		rte_pktmbuf_adj(m, RTR_CW_HDR_LEN);
 		f = rte_pktmbuf_mtod(m, uint8_t *);
-		meta->flags &= (uint8_t)~RTR_MF_CW_HDR;
+		meta->flags &= (uint8_t)~RTR_MF_LB_HDR;
 	}
 	bth = f + rtr_meta_bth_off(meta);
 	bth[4] = 0;
@@ -923,7 +923,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	uint16_t ts_tx, ts_tail;
 	bool fresh;
 
-	if (!(meta->flags & RTR_MF_CW_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA) {
+	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA) {
 		strip(m, meta);
 		return RTR_CW_FORWARD;
 	}
@@ -1334,9 +1334,9 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 	.name = "conweave",
 	.mode = RTR_LB_CONWEAVE,
 	.flow_affinity = true,
-	.fabric_parse_flags = RTR_PARSE_CW_HDR,
+	.fabric_parse_flags = RTR_PARSE_LB_HDR,
 	.table = rtr_cw_table,
-	.deliver_flags = RTR_MF_CW_HDR,
+	.deliver_flags = RTR_MF_LB_HDR,
 	.shared_create = rtr_cw_shared_create,
 	.shared_free = rtr_cw_shared_free,
 	.init = rtr_cw_init,

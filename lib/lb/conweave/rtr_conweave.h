@@ -117,7 +117,7 @@ uint64_t rtr_cw_clear_timeout_ns(const struct rtr_cw_params *p);
  * SrcToR: choose the path of a packet routed to uplink group g (index g_idx
  * in the route table) and, for a RoCE data packet of a flow with state,
  * stamp byte 4 and Resv7 and insert the 4-byte header (meta updated:
- * bth_b4, bth_b8, RTR_MF_CW_HDR). Everything else goes by ECMP. Returns
+ * bth_b4, bth_b8, RTR_MF_LB_HDR). Everything else goes by ECMP. Returns
  * the path index, or -1 when no path of g is live. c: the worker's LB
  * counters in st->lb.
  */
@@ -154,7 +154,7 @@ int rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint1
 /*
  * What a DstToR delivers of a ConWeave DATA packet (any ToR: the shared
  * rule of rtr_lb_host_egress uses it too): the header removed (when
- * RTR_MF_CW_HDR), byte 4 and Resv7 zeroed, AckReq kept; meta updated. The
+ * RTR_MF_LB_HDR), byte 4 and Resv7 zeroed, AckReq kept; meta updated. The
  * sender's ICRC is valid again.
  */
 void rtr_cw_strip(struct rte_mbuf *m, struct rtr_meta *meta);

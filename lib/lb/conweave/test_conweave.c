@@ -265,7 +265,7 @@ mk_cw(const struct flow *f, uint32_t psn, uint8_t path, unsigned int phase, unsi
 	out[b + 14] = (uint8_t)(ts_tail >> 8);
 	out[b + 15] = (uint8_t)ts_tail;
 	memcpy(out + b + 16, buf + b + 12, n - b - 12);
-	return frame_mbuf(out, n + 4, RTR_PARSE_CW_HDR);
+	return frame_mbuf(out, n + 4, RTR_PARSE_LB_HDR);
 }
 
 static uint32_t
@@ -347,7 +347,7 @@ read_stamp(struct rte_mbuf *m, int path)
 	const uint8_t *b = mdata(m) + rtr_meta_bth_off(mt);
 	struct stamp s = {.path = path, .len = m->data_len};
 
-	s.cw = (mt->flags & RTR_MF_CW_HDR) != 0;
+	s.cw = (mt->flags & RTR_MF_LB_HDR) != 0;
 	s.b4 = b[4];
 	s.b8 = b[8];
 	if (s.cw) {
@@ -400,8 +400,8 @@ dst_rx(struct rtr_cw *cw, struct sink *s, struct rte_mbuf *m, uint16_t port, uin
 static void
 to_fabric(struct rte_mbuf *m)
 {
-	CHECK_EQ(reparse(m, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
-	CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
+	CHECK_EQ(reparse(m, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
+	CHECK(rtr_meta(m)->flags & RTR_MF_LB_HDR);
 }
 
 /* A control packet the DstToR sent, as the SrcToR's fabric port parses it:
@@ -409,7 +409,7 @@ to_fabric(struct rte_mbuf *m)
 static void
 ctrl_to_src(struct rtr_cw *src, struct rte_mbuf *m, uint64_t now, uint64_t *c)
 {
-	CHECK_EQ(reparse(m, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(m, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 	rtr_cw_control_rx(src, m, rtr_meta(m), now, LB_ST(c));
 }
 
@@ -423,11 +423,11 @@ ctrl_copy(struct rte_mbuf *m, uint8_t b4, uint8_t b8)
 	memcpy(mdata(n), mdata(m), m->data_len);
 	n->data_len = m->data_len;
 	n->pkt_len = m->pkt_len;
-	CHECK_EQ(reparse(n, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(n, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 	b = mdata(n) + rtr_meta_bth_off(rtr_meta(n));
 	b[4] = b4;
 	b[8] = b8;
-	CHECK_EQ(reparse(n, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(n, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 	return n;
 }
 
@@ -479,7 +479,7 @@ test_src_new_flow(void)
 		CHECK_EQ(m->data_off, RTR_TEST_MBUF_HEADROOM - 4);
 		CHECK_EQ(s.ts_tx, (now >> 10) & 0xffff);
 		CHECK_EQ(s.ts_tail, 0);
-		CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
+		CHECK(rtr_meta(m)->flags & RTR_MF_LB_HDR);
 		CHECK_EQ(rtr_meta(m)->bth_b8, s.b8);
 		CHECK_EQ(rtr_meta(m)->bth_b4, s.path);
 		/* Headers unchanged but byte 4 and 8 (IP length too: the
@@ -731,7 +731,7 @@ test_src_clear_inactive(void)
 	CHECK_EQ(dst_sink.nc, 1);
 	clear = dst_sink.cm[0];
 	dst_sink.nc = 0;
-	CHECK_EQ(reparse(clear, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(clear, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 	CHECK(is_b8(rtr_meta(clear)->bth_b8, RTR_CW_OP_REPLY, 1, 1, 0, 0));
 	CHECK_EQ(rtr_meta(clear)->bth_b4, tl.path);
 	CHECK_EQ(cd[RTR_LBC_clears], 1);
@@ -1055,7 +1055,7 @@ test_src_busy(void)
 	/* A real NOTIFY: a packet of flow fn CE-marked in the fabric. */
 	src_send(src, &fn, 0, T, cs, &m);
 	to_fabric(m);
-	mark_ce(m, RTR_PARSE_CW_HDR);
+	mark_ce(m, RTR_PARSE_LB_HDR);
 	CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, T + 50, cd), RTR_CW_FORWARD);
 	CHECK_EQ(dst_sink.nc, 2); /* RTT_REPLY, NOTIFY */
 	CHECK_EQ(cd[RTR_LBC_notifies], 1);
@@ -1063,7 +1063,7 @@ test_src_busy(void)
 	notify = dst_sink.cm[1];
 	fake_free(dst_sink.cm[0]);
 	dst_sink.nc = 0;
-	CHECK_EQ(reparse(notify, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(notify, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 	CHECK(is_b8(rtr_meta(notify)->bth_b8, RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
 	sink_clear(&dst_sink);
 
@@ -1147,7 +1147,7 @@ test_src_busy(void)
 
 		memset(cs, 0, sizeof(cs_st.lb));
 		l3[12 + 3] ^= 0x55; /* another host: the NOTIFY's source = flow's dst */
-		CHECK_EQ(reparse(x, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+		CHECK_EQ(reparse(x, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 		rtr_cw_control_rx(src, x, rtr_meta(x), T + 100000, LB_ST(cs));
 		CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 1);
 		CHECK_EQ(cs[RTR_LBC_busy_paths], 0);
@@ -1233,12 +1233,12 @@ agg_run(const struct rtr_config *cfg, bool notify, struct agg_paths *out)
 		struct rte_mbuf *m = mk_host(&f, 1, 4, 0, 0x02), *nt = NULL;
 		int path = ops->pick(state, &grp[v6], v6, m, rtr_meta(m), T, st);
 
-		CHECK(path >= 0 && (rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		CHECK(path >= 0 && (rtr_meta(m)->flags & RTR_MF_LB_HDR));
 		to_fabric(m);
-		mark_ce(m, RTR_PARSE_CW_HDR);
+		mark_ce(m, RTR_PARSE_LB_HDR);
 		CHECK_EQ(dst_rx(dst, &dst_sink, m, 0, T + 10, cd), RTR_CW_FORWARD);
 		for (unsigned int i = 0; i < dst_sink.nc; i++) {
-			CHECK_EQ(reparse(dst_sink.cm[i], RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+			CHECK_EQ(reparse(dst_sink.cm[i], RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 			if (rtr_cw_op(rtr_meta(dst_sink.cm[i])->bth_b8) == RTR_CW_OP_NOTIFY)
 				nt = dst_sink.cm[i];
 		}
@@ -1358,7 +1358,7 @@ test_src_bypass(void)
 		CHECK_EQ(path, rtr_group_pick(&G, rtr_meta(m)->flow_hash));
 		CHECK_EQ(m->data_len, n);
 		CHECK(memcmp(mdata(m), orig, n) == 0);
-		CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		CHECK(!(rtr_meta(m)->flags & RTR_MF_LB_HDR));
 		fake_free(m);
 	}
 	CHECK_EQ(cs[RTR_LBC_lb_bypass_resv7], 7);
@@ -1471,14 +1471,14 @@ expect_ctrl(struct sink *s, unsigned int i, const struct flow *f, unsigned int o
 		return;
 	}
 	m = s->cm[i];
-	CHECK_EQ(reparse(m, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(m, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 	mt = rtr_meta(m);
 	d = mdata(m);
 	l3 = d + mt->l3_off;
 	b = rtr_meta_bth_off(mt);
 	len = m->data_len;
 	CHECK(mt->flags & RTR_MF_ROCE, "line %d", line);
-	CHECK(mt->flags & RTR_MF_CW_HDR, "line %d", line);
+	CHECK(mt->flags & RTR_MF_LB_HDR, "line %d", line);
 	CHECK(!(mt->flags & RTR_MF_CE), "line %d", line);
 	CHECK(is_b8(mt->bth_b8, op, phase, epoch, 0, 0), "line %d: b8 %#x", line, mt->bth_b8);
 	CHECK((mt->bth_b8 & RTR_BTH_ACKREQ) == 0, "line %d", line);
@@ -1563,7 +1563,7 @@ test_dst_epochs(void)
 	{
 		struct rte_mbuf *m = dpkt(&f, 4, 1, 0, 0, 1, 0, 14, 0);
 
-		mark_ce(m, RTR_PARSE_CW_HDR);
+		mark_ce(m, RTR_PARSE_LB_HDR);
 		CHECK_EQ(RX(cw, m, 1, R + 40), RTR_CW_FORWARD);
 		CHECK_EQ(frame_psn(s->dm[2], &f), 4);
 		fake_free(s->dm[2]);
@@ -1641,7 +1641,7 @@ test_dst_control(void)
 		CHECK_EQ(s->nc, 0);
 		/* CE-marked: NOTIFY with its path. */
 		m = dpkt(&f, 2, 3, 0, 1, 0, 0, 0x1236, 0);
-		mark_ce(m, RTR_PARSE_CW_HDR);
+		mark_ce(m, RTR_PARSE_LB_HDR);
 		CHECK_EQ(RX(cw, m, 1, T0 + 20), RTR_CW_FORWARD);
 		CHECK_EQ(s->nc, 1);
 		expect_ctrl(s, 0, &f, RTR_CW_OP_NOTIFY, 0, 1, 3, __LINE__);
@@ -1661,7 +1661,7 @@ test_dst_control(void)
 		sink_clear(s);
 		/* CE-marked RTT_REQUEST of a new epoch: REPLY and NOTIFY. */
 		m = dpkt(&f, 3, 0, 0, 2, 1, 0, 0x2000, 0);
-		mark_ce(m, RTR_PARSE_CW_HDR);
+		mark_ce(m, RTR_PARSE_LB_HDR);
 		CHECK_EQ(RX(cw, m, 1, T0 + 30), RTR_CW_FORWARD);
 		CHECK_EQ(s->nc, 2);
 		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 2, 0, __LINE__);
@@ -2051,7 +2051,7 @@ test_dst_stale_epochs(void)
 	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 1);
 	/* Epoch 0 (d = 1), a CE-marked TAIL sent at ts 105. */
 	m = dpkt(&f, 1, 1, 0, 0, 1, 1, 105, 105);
-	mark_ce(m, RTR_PARSE_CW_HDR);
+	mark_ce(m, RTR_PARSE_LB_HDR);
 	CHECK_EQ(RX(cw, m, 1, R + 308000), RTR_CW_FORWARD);
 	/* Epoch 1 (d = 2), a phase-1 packet sent at ts 212. */
 	CHECK_EQ(RX(cw, dpkt(&f, 12, 3, 1, 1, 0, 0, 212, 210), 1, R + 309000), RTR_CW_FORWARD);
@@ -2569,7 +2569,7 @@ e2e_run(bool lose_tails)
 				continue;
 			}
 			if (kind == 1 && mt->psn % 10 == 0) {
-				mark_ce(m, RTR_PARSE_CW_HDR);
+				mark_ce(m, RTR_PARSE_LB_HDR);
 				E.ce++;
 			}
 			if (rtr_cw_deliver(dst, m, rtr_meta(m), 1, E.now, LB_ST(cd)) == RTR_CW_FORWARD)
@@ -2591,7 +2591,7 @@ e2e_run(bool lose_tails)
 			int path = rtr_cw_pick(src, &G2, 0, m, rtr_meta(m), E.now, LB_ST(cs));
 
 			CHECK(path == 0 || path == 1);
-			CHECK(rtr_meta(m)->flags & RTR_MF_CW_HDR);
+			CHECK(rtr_meta(m)->flags & RTR_MF_LB_HDR);
 			on_slow += path == 1;
 			q_push(&q_path[path & 1], E.now + delay[path & 1], m);
 			E.sent++;
@@ -3054,7 +3054,7 @@ test_src_one_path(void)
 		CHECK(path == r.path || path == ecmp, "path %d", path);
 		CHECK_EQ(m->data_len, olen);
 		CHECK(memcmp(mdata(m), orig, olen) == 0);
-		CHECK(!(rtr_meta(m)->flags & RTR_MF_CW_HDR));
+		CHECK(!(rtr_meta(m)->flags & RTR_MF_LB_HDR));
 		fake_free(m);
 		/* 2 bytes of headroom, room at the tail: the frame moves
 		 * back and is stamped like any packet of the flow. */
@@ -3062,7 +3062,7 @@ test_src_one_path(void)
 		m = mk_host_room(&f, 5, 0, 2, 64);
 		path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), t0 + 9100, LB_ST(cs));
 		shifted_on += path == r.path;
-		if (rtr_meta(m)->flags & RTR_MF_CW_HDR) {
+		if (rtr_meta(m)->flags & RTR_MF_LB_HDR) {
 			const uint8_t *d = mdata(m);
 
 			shifted_cw++;
@@ -3165,7 +3165,7 @@ dep_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 		const uint8_t *b = mdata(m) + rtr_meta_bth_off(rtr_meta(m));
 		uint32_t psn = (uint32_t)b[9] << 16 | (uint32_t)b[10] << 8 | b[11];
 
-		if (!(rtr_meta(m)->flags & RTR_MF_CW_HDR)) {
+		if (!(rtr_meta(m)->flags & RTR_MF_LB_HDR)) {
 			fake_free(m); /* other traffic (test 20) */
 			continue;
 		}
@@ -3213,7 +3213,7 @@ dep_egress(void)
 		.tx = dep_tx,
 		.drop = dep_drop,
 		.depart = dep_depart,
-		.depart_flags = RTR_MF_CW_HDR,
+		.depart_flags = RTR_MF_LB_HDR,
 		.depart_ports = 0x3,
 	};
 	struct rtr_egress *eg;
@@ -3266,7 +3266,7 @@ dep_drive(struct rtr_cw *src, struct rtr_egress *eg, const struct flow *f, unsig
 			uint64_t pt = t0 + next * gap;
 			int path = rtr_cw_pick(src, &G, 0, m, rtr_meta(m), pt, LB_ST(cs));
 
-			CHECK(path >= 0 && (rtr_meta(m)->flags & RTR_MF_CW_HDR));
+			CHECK(path >= 0 && (rtr_meta(m)->flags & RTR_MF_LB_HDR));
 			dr.p[next].pick = pt;
 			dr.p[next].path = path;
 			if (dst != NULL && rtr_cw_tail(rtr_meta(m)->bth_b8)) {
@@ -3277,7 +3277,7 @@ dep_drive(struct rtr_cw *src, struct rtr_egress *eg, const struct flow *f, unsig
 				CHECK_EQ(dst_rx(dst, &aux_sink, c, 0, pt, cd), RTR_CW_FORWARD);
 				CHECK(aux_sink.nc > 0);
 				clear = aux_sink.cm[--aux_sink.nc];
-				CHECK_EQ(reparse(clear, RTR_PARSE_CW_HDR), RTR_DROP_NONE);
+				CHECK_EQ(reparse(clear, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
 				CHECK(is_b8(rtr_meta(clear)->bth_b8, RTR_CW_OP_REPLY, 1,
 						rtr_cw_epoch(rtr_meta(m)->bth_b8), 0, 0));
 			}

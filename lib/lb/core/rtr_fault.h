@@ -73,7 +73,7 @@ rtr_fault_kind(const struct rtr_meta *m)
 
 	if (!(m->flags & RTR_MF_ROCE))
 		return RTR_FAULT_NONE;
-	if (m->flags & RTR_MF_CW_HDR) {
+	if (m->flags & RTR_MF_LB_HDR) {
 		switch (rtr_cw_op(m->bth_b8)) {
 		case RTR_CW_OP_REPLY:
 			return (b8 >> 4) & 1 ? RTR_FAULT_CLEAR : RTR_FAULT_RTT_REPLY;

@@ -93,7 +93,7 @@ rtr_lb_host_egress(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
 
 	if (!(meta->flags & RTR_MF_ROCE))
 		return;
-	if ((meta->flags & RTR_MF_CW_HDR) && rtr_cw_op(meta->bth_b8) == RTR_CW_OP_DATA) {
+	if ((meta->flags & RTR_MF_LB_HDR) && rtr_cw_op(meta->bth_b8) == RTR_CW_OP_DATA) {
 		/* Header, byte 4 and Resv7: the sender's frame again. */
 		rtr_cw_strip(m, meta);
 		c[RTR_LBC_foreign_cw_stripped]++;

@@ -103,7 +103,7 @@ rtr_lb_host_ingress(uint8_t *frame, uint32_t len, struct rtr_meta *meta, bool *b
  * port, after the mode's own stage (deliver, post_route) did what it
  * does. Whatever LB field is still recognised goes, so that the host gets
  * the bytes its peer's RNIC sent (DESIGN.md B4): a ConWeave DATA header
- * (parsed by its length signature: RTR_MF_CW_HDR, cw_op 1) with byte 4
+ * (parsed by its length signature: RTR_MF_LB_HDR, cw_op 1) with byte 4
  * and Resv7, a CAVER shim (rtr_caver_is_shimmed), and byte 4 (ICRC
  * masked: a PathTag or source route; a CNP keeps its BECN). Resv7 is only
  * touched with a header or shim it marks: an RNIC's own Resv7 bits stay.

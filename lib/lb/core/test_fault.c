@@ -30,7 +30,7 @@ meta(uint8_t flags, uint8_t opcode, uint8_t b8)
 static void
 test_kinds(void)
 {
-	const uint8_t cw = RTR_MF_ROCE | RTR_MF_CW_HDR;
+	const uint8_t cw = RTR_MF_ROCE | RTR_MF_LB_HDR;
 	struct rtr_meta m;
 
 	m = meta(cw, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
@@ -66,11 +66,11 @@ test_rates(void)
 	struct rtr_faults_cfg fc;
 	struct rtr_fault f, g;
 	struct rtr_meta reply = meta(
-			RTR_MF_ROCE | RTR_MF_CW_HDR, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
+			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
 	struct rtr_meta clear = meta(
-			RTR_MF_ROCE | RTR_MF_CW_HDR, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 1, 1, 0, 0));
+			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 1, 1, 0, 0));
 	struct rtr_meta notify = meta(
-			RTR_MF_ROCE | RTR_MF_CW_HDR, 4, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
 	unsigned int lost = 0, same = 0, wrong = 0, n = 100000, i;
 
 	memset(&fc, 0, sizeof(fc));

@@ -510,7 +510,7 @@ const struct rtr_lb_ops rtr_lb_seqbalance = {
 	/* Data packets carry no header (only byte 4): on fabric ports the
 	 * Congestion Packets are read with theirs, and a ConWeave DATA
 	 * header by its length signature, to be removed before a host. */
-	.fabric_parse_flags = RTR_PARSE_CW_FOREIGN,
+	.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
 	.table = rtr_sb_table,
 	/* Every RoCE packet toward a host: byte 4 must be zeroed. */
 	.deliver_flags = RTR_MF_ROCE,

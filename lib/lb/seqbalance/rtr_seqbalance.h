@@ -122,7 +122,7 @@ int rtr_sb_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint1
 		uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /*
- * SrcToR: a control packet (parsed with its header, RTR_MF_CW_HDR) routed
+ * SrcToR: a control packet (parsed with its header, RTR_MF_LB_HDR) routed
  * to one of this switch's host ports. A Congestion Packet (cw_op 3) of a
  * known sub-flow marks its path inactive until now + phi. The caller frees
  * m (never forwarded).
