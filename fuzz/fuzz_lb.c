@@ -59,6 +59,7 @@
 #include "rtr_config.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_worker.h"
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -307,7 +308,8 @@ wire_put(struct sw *sw, struct rte_mbuf *m)
 	H.nwire++;
 }
 
-/* forward() of the pipeline from routing on: m parsed, meta->in_port set. */
+/* forward() of the pipeline from routing on (m parsed, meta->in_port set),
+ * through the same hook rules (rtr_lb_worker.h). */
 static void
 route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 {
@@ -315,6 +317,7 @@ route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 	const struct rtr_lb_ops *ops = H.ops;
 	int r = route_of(sw, mdata(m), meta);
 	uint16_t in = meta->in_port, out;
+	struct rtr_lb_hop hop;
 
 	TRACE("  ToR %c: in %u, route %d\n", 'A' + sw->idx, in, r);
 	if (r == NO_ROUTE) {
@@ -322,12 +325,8 @@ route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 		return;
 	}
 	if (r == TO_GROUP) {
-		int path;
+		int path = rtr_lb_pick(ops, sw->st, &sw->g, 0, m, meta, now, H.stats);
 
-		if (ops->pick == NULL)
-			path = rtr_group_pick(&sw->g, meta->flow_hash);
-		else
-			path = ops->pick(sw->st, &sw->g, 0, m, meta, now, H.stats);
 		if (path < 0) {
 			fake_free(m);
 			return;
@@ -341,32 +340,29 @@ route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 		out = sw->g.port[path];
 	} else {
 		out = (uint16_t)r;
-		if (rtr_meta_cw_control(meta)) {
-			/* Consumed, by the mode or as foreign_ctrl. */
-			if (ops->control_rx != NULL)
-				ops->control_rx(sw->st, m, meta, now, H.stats);
-			fake_free(m);
-			return;
-		}
-		if (sw->host_down[out]) {
-			fake_free(m);
-			return;
-		}
+	}
+	hop = (struct rtr_lb_hop){
+		.fabric_ports = 0x3u << FABRIC0, /* ports 2, 3 */
+		.in_port = in,
+		.out_port = out,
+		.group = r == TO_GROUP,
+		.out_host = out < N_HOST,
+	};
+	/* Consumed, by the mode or as foreign_ctrl. */
+	if (rtr_lb_ctrl_rx(ops, sw->st, m, meta, &hop, now, H.stats)) {
+		fake_free(m);
+		return;
+	}
+	if (r != TO_GROUP && sw->host_down[out]) {
+		fake_free(m);
+		return;
 	}
 	meta->out_port = (uint8_t)out;
-	if ((meta->flags & ops->deliver_flags) && r != TO_GROUP && in != RTR_PORT_NONE &&
-			in >= FABRIC0 && ops->deliver != NULL &&
-			ops->deliver(sw->st, m, meta, out, now, H.stats) == RTR_LB_TAKEN)
+	if (rtr_lb_out(ops, sw->st, m, meta, &hop, now, H.stats) == RTR_LB_TAKEN)
 		return;
-	if (ops->post_route != NULL)
-		ops->post_route(sw->st, m, meta, out, now, H.stats);
-	/* The LB fields left toward a host, every mode (rtr_lb_host_egress). */
-	if (rtr_lb_host_egress_needed(meta) && out < N_HOST && in != RTR_PORT_NONE && in >= FABRIC0)
-		rtr_lb_host_egress(m, meta, H.stats->lb);
 	FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
 	/* The wire and the host take everything: every packet is queued. */
-	if (ops->queued != NULL)
-		ops->queued(sw->st, m, meta, out);
+	rtr_lb_queued(ops, sw->st, m, meta, out);
 	if (out >= FABRIC0)
 		wire_put(sw, m);
 	else
@@ -414,10 +410,8 @@ receive(struct sw *sw, struct rte_mbuf *m, uint16_t port)
 		fake_free(m);
 		return;
 	}
-	if (ops->prefetch != NULL) {
-		ops->prefetch(sw->st, meta, 0);
-		ops->prefetch(sw->st, meta, 1);
-	}
+	rtr_lb_prefetch(ops, sw->st, meta, 0);
+	rtr_lb_prefetch(ops, sw->st, meta, 1);
 	route_and_send(sw, m, H.now);
 }
 

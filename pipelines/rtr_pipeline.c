@@ -22,6 +22,7 @@
 #include "rtr_cksum.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_worker.h"
 #include "rtr_pipeline.h"
 
 int
@@ -97,8 +98,7 @@ eg_depart(void *arg, struct rte_mbuf *m, uint64_t now_ns)
 {
 	struct rtr_worker *w = arg;
 
-	if (w->lb->depart != NULL)
-		w->lb->depart(w->lb_state, m, rtr_meta(m), now_ns, w->stats);
+	rtr_lb_depart(w->lb, w->lb_state, m, rtr_meta(m), now_ns, w->stats);
 }
 
 void
@@ -110,9 +110,8 @@ rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io)
 	io->drop = eg_drop;
 	io->alloc = eg_alloc;
 	io->depart = eg_depart;
-	/* Only host ports' packets carry fields this switch stamped: on
-	 * other ports RTR_MF_LB_HDR is a transit packet's (never touched). */
-	io->depart_flags = RTR_MF_LB_HDR;
+	/* Only host ports' packets carry fields this switch stamped. */
+	io->depart_flags = RTR_LB_DEPART_FLAGS;
 	io->depart_ports = 0;
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
 		if (sw->ports[p].configured && sw->ports[p].role == RTR_PORT_HOST)
@@ -213,14 +212,7 @@ lb_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int64_t 
 	if (((unsigned int)res & RTR_RT_KIND_MASK) != RTR_RT_GROUP)
 		return res;
 	g = &sw->route->groups[nh_idx];
-	if (w->lb->pick == NULL) {
-		/* ECMP (and a ConWeave/SeqBalance spine): the group's hash,
-		 * without a call. */
-		w->stats->lb[RTR_LBC_ecmp_packets]++;
-		path = rtr_group_pick(g, meta->flow_hash);
-	} else {
-		path = w->lb->pick(w->lb_state, g, nh_idx, m, meta, now_ns, w->stats);
-	}
+	path = rtr_lb_pick(w->lb, w->lb_state, g, nh_idx, m, meta, now_ns, w->stats);
 	if (unlikely(path < 0)) {
 		drop(w, m, meta->in_port, RTR_DROP_PORT_DOWN);
 		return FWD_DONE;
@@ -243,6 +235,7 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 	const unsigned int nh_idx = (unsigned int)res & RTR_RT_INDEX_MASK;
 	const struct rtr_port_rt *op;
 	const struct rtr_nh *nh;
+	struct rtr_lb_hop hop;
 	uint16_t out;
 
 	if (unlikely(kind == RTR_RT_LOCAL)) {
@@ -260,17 +253,16 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 	nh = rtr_neigh_nh(sw->neigh, nh_idx);
 	out = nh->port;
 	op = &sw->ports[out];
-	/* ConWeave fields toward a host: a control packet for this SrcToR is
-	 * consumed here (whatever the host link does), by the mode that reads
-	 * it or, in a mode that has no use for it, counted (foreign_ctrl): it
-	 * has no ICRC, a host must never get it. A data packet goes through
-	 * the DstToR below. */
-	if (unlikely(rtr_meta_cw_control(meta)) && kind != RTR_RT_GROUP &&
-			op->role == RTR_PORT_HOST) {
-		if (w->lb->control_rx != NULL)
-			w->lb->control_rx(w->lb_state, m, meta, now_ns, w->stats);
-		else
-			w->stats->lb[RTR_LBC_foreign_ctrl]++;
+	hop = (struct rtr_lb_hop){
+		.fabric_ports = w->lb_fabric_ports,
+		.in_port = in_port,
+		.out_port = out,
+		.group = kind == RTR_RT_GROUP,
+		.out_host = op->role == RTR_PORT_HOST,
+	};
+	/* An LB control packet toward a host is consumed here (a data
+	 * packet goes through the DstToR below). */
+	if (unlikely(rtr_lb_ctrl_rx(w->lb, w->lb_state, m, meta, &hop, now_ns, w->stats))) {
 		w->stats->consumed++;
 		rte_pktmbuf_free(m);
 		return;
@@ -304,22 +296,12 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 	}
 	memcpy(eth->src_addr.addr_bytes, op->mac, RTE_ETHER_ADDR_LEN);
 	meta->out_port = (uint8_t)out;
-	if (unlikely(meta->flags & w->lb->deliver_flags) && kind != RTR_RT_GROUP &&
-			op->role == RTR_PORT_HOST && in_port != RTR_PORT_NONE &&
-			sw->ports[in_port].role == RTR_PORT_FABRIC && w->lb->deliver != NULL &&
-			w->lb->deliver(w->lb_state, m, meta, out, now_ns, w->stats) == RTR_LB_TAKEN)
+	/* DstToR delivery, post-route hook, LB fields removed toward a host
+	 * (rtr_lb_worker.h). */
+	if (rtr_lb_out(w->lb, w->lb_state, m, meta, &hop, now_ns, w->stats) == RTR_LB_TAKEN)
 		return;
-	if (w->lb->post_route != NULL)
-		w->lb->post_route(w->lb_state, m, meta, out, now_ns, w->stats);
-	/* Whatever LB field is left toward a host goes, in every mode (a
-	 * fabric in mixed modes, a runtime switch: doc/wire-formats.md). A
-	 * plain RoCE frame pays the test of two metadata bytes. */
-	if (unlikely(rtr_lb_host_egress_needed(meta)) && op->role == RTR_PORT_HOST &&
-			in_port != RTR_PORT_NONE && sw->ports[in_port].role == RTR_PORT_FABRIC)
-		rtr_lb_host_egress(m, meta, w->stats->lb);
-	/* Only what the queue took counts as load (CAVER's DRE). */
-	if (tx_enqueue(w, out, m, now_ns) == 0 && w->lb->queued != NULL)
-		w->lb->queued(w->lb_state, m, meta, out);
+	if (tx_enqueue(w, out, m, now_ns) == 0)
+		rtr_lb_queued(w->lb, w->lb_state, m, meta, out);
 }
 
 /* Route, pick a path and rewrite one parsed packet; ends in TX or a drop. */
@@ -841,6 +823,10 @@ rtr_worker_main(void *arg)
 	int state;
 
 	w->last_rx_tsc = rte_rdtsc();
+	w->lb_fabric_ports = 0;
+	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
+		if (sw->ports[p].role == RTR_PORT_FABRIC)
+			w->lb_fabric_ports |= 1u << p;
 	for (;;) {
 		uint64_t now_tsc = rte_rdtsc(), t0 = now_tsc;
 		uint64_t now_ns = rtr_tsc_to_ns(sw, now_tsc);

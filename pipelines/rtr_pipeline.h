@@ -118,6 +118,7 @@ struct rtr_worker {
 	 * the pair whole: rtr_worker_lb_read). */
 	const struct rtr_lb_ops *lb;
 	void *lb_state;
+	uint32_t lb_fabric_ports; /* bit p: port p is a fabric port (rtr_lb_hop) */
 	_Atomic uint32_t lb_gen;
 	struct rtr_lb_req *_Atomic lb_req; /* a pending runtime switch, or NULL */
 	uint64_t last_rx_tsc;	/* read by the main lcore for --exit-on-idle */
