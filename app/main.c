@@ -172,7 +172,7 @@ rtr_app_stats(struct rtr_app *app, struct rtr_lcore_stats *sum)
 	for (unsigned int i = 0; i < app->sw.n_workers; i++)
 		list[n++] = app->sw.workers[i]->stats;
 	list[n++] = app->sw.ctrl_stats;
-	rtr_stats_sum(list, n, sum);
+	rtr_stats_sum(list, n, rtr_lb_counter_max, rtr_lb_counter_n_max, sum);
 	rtr_pipeline_flow_counters(&app->sw, sum);
 }
 
@@ -231,6 +231,8 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	memset(&doc, 0, sizeof(doc));
 	doc.switch_name = app->cfg.sw.name;
 	doc.lb = sw->lb->name;
+	doc.lb_names = rtr_lb_counter_names;
+	doc.n_lb = RTR_LBC_MAX;
 	doc.uptime_s = (double)(rte_rdtsc() - app->start_tsc) / (double)sw->tsc_hz;
 	doc.n_ports = app->n_cfg_ports;
 	doc.port_ids = app->port_ids;

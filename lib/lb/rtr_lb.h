@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "rtr_config.h"
+#include "rtr_lb_counters.h"
 #include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -203,6 +204,11 @@ struct rtr_lb_desc {
 	/* The mode's config section, a top-level key named after the mode
 	 * (lib/lb/<mode>/<mode>_config.c), or NULL when it has none. */
 	const struct rtr_cfg_section *config;
+	/* The mode's own LB counters: enum rtr_lb_counter values
+	 * [counter_first, counter_first + n_counters) (per-mode views and
+	 * docs); the core's (RTR_LBC_CORE_*) any stateful mode may count. */
+	uint16_t counter_first;
+	uint16_t n_counters;
 };
 
 /* Modes in the registry (implemented or reserved); ids are 0..count-1. */

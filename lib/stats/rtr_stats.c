@@ -10,18 +10,6 @@
 
 #include "rtr_stats.h"
 
-const char *const rtr_lb_counter_names[RTR_LBC_MAX] = {
-#define RTR_LB_CNT_NAME(n, d) [RTR_LBC_##n] = #n,
-	RTR_LB_COUNTERS(RTR_LB_CNT_NAME)
-#undef RTR_LB_CNT_NAME
-};
-
-const char *const rtr_lb_counter_help[RTR_LBC_MAX] = {
-#define RTR_LB_CNT_HELP(n, d) [RTR_LBC_##n] = d,
-	RTR_LB_COUNTERS(RTR_LB_CNT_HELP)
-#undef RTR_LB_CNT_HELP
-};
-
 const char *const rtr_stage_names[RTR_STAGE_MAX] = {
 #define RTR_STAGE_NAME(n) [RTR_STAGE_##n] = #n,
 	RTR_STAGES(RTR_STAGE_NAME)
@@ -29,7 +17,8 @@ const char *const rtr_stage_names[RTR_STAGE_MAX] = {
 };
 
 void
-rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, struct rtr_lcore_stats *out)
+rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, const uint16_t *lb_max,
+		unsigned int n_lb_max, struct rtr_lcore_stats *out)
 {
 	/* The struct is all uint64_t; summing it as an array keeps this in step
 	 * with any counter added later. */
@@ -46,16 +35,16 @@ rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, struct rtr_
 			o[w] += s[w];
 	}
 	/* Gauges that are maxima: the largest value of any lcore, not the sum. */
-	static const enum rtr_lb_counter max_gauges[] = {
-		RTR_LBC_reorder_queues_max, RTR_LBC_reorder_hold_max_ns};
+	for (unsigned int g = 0; g < n_lb_max; g++) {
+		uint64_t *o_g;
 
-	for (unsigned int g = 0; g < RTE_DIM(max_gauges); g++) {
-		uint64_t *o_g = &out->lb[max_gauges[g]];
-
+		if (lb_max[g] >= RTR_STATS_LB_SLOTS)
+			continue;
+		o_g = &out->lb[lb_max[g]];
 		*o_g = 0;
 		for (unsigned int l = 0; l < n; l++)
 			if (lcores[l] != NULL)
-				*o_g = RTE_MAX(*o_g, lcores[l]->lb[max_gauges[g]]);
+				*o_g = RTE_MAX(*o_g, lcores[l]->lb[lb_max[g]]);
 	}
 }
 
@@ -98,8 +87,8 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 		total_drops += s->drops[i];
 	}
 	fprintf(f, "},\n \"lb\": {");
-	for (i = 0; i < RTR_LBC_MAX; i++)
-		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", rtr_lb_counter_names[i], s->lb[i]);
+	for (i = 0; i < doc->n_lb && i < RTR_STATS_LB_SLOTS; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", doc->lb_names[i], s->lb[i]);
 	fprintf(f, "},\n \"paths\": [");
 	for (i = 0; i < doc->n_groups && i < RTR_STATS_GROUPS; i++) {
 		fprintf(f, "%s\n  {\"group\": %u, \"prefix\": \"%s\", \"tx_packets\": [", i ? "," : "",

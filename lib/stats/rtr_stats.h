@@ -18,72 +18,13 @@
 #include "rtr_common.h"
 #include "rtr_drop.h"
 
-/* LB counters: names as in DESIGN.md B5 and the LB issues. Append only. */
-#define RTR_LB_COUNTERS(X)                                                                         \
-	X(reroutes, "flows moved to a new path")                                                  \
-	X(rtt_requests, "RTT_REQUEST packets sent (ConWeave SrcToR)")                             \
-	X(rtt_replies, "RTT_REPLY packets (sent by DstToR / accepted by SrcToR)")                 \
-	X(reply_timeouts, "RTT_REPLY deadlines that passed")                                      \
-	X(tails, "TAIL packets")                                                                  \
-	X(clears, "CLEAR packets")                                                                \
-	X(notifies, "NOTIFY / congestion packets")                                                \
-	X(busy_paths, "paths marked busy or inactive")                                            \
-	X(reorder_held, "packets held in reorder queues")                                         \
-	X(reorder_flush_tail, "reorder queues flushed by a TAIL")                                 \
-	X(reorder_flush_timeout, "reorder queues flushed at their deadline")                      \
-	X(reorder_overflow, "reorder attempts that degraded to plain forwarding")                 \
-	X(reorder_queues_in_use, "reorder queues held now (gauge)")                               \
-	X(reorder_queues_max, "most reorder queues held at once (gauge)")                         \
-	X(epoch_overrun, "reorder queues flushed because a new epoch arrived")                    \
-	X(lb_bypass_resv7, "host RoCE packets not stamped because Resv7 was not zero")           \
-	X(late_epoch_packets, "packets of a previous epoch forwarded at once")                    \
-	X(flow_table_full, "new flows sent by ECMP because the flow table was full")              \
-	X(flow_limit_share, "new host flows sent by ECMP: their port held its flow_share")       \
-	X(flow_limit_rate, "new host flows sent by ECMP: their port was over its flow_rate")     \
-	X(ecmp_packets, "packets whose path was chosen by the ECMP hash")                         \
-	X(rtt_requests_rx, "RTT_REQUESTs received (ConWeave DstToR)")                             \
-	X(rtt_replies_rx, "RTT_REPLYs received by the SrcToR")                                    \
-	X(rtt_replies_late, "RTT_REPLYs received after their deadline or for another epoch")      \
-	X(tails_rx, "TAILs received (ConWeave DstToR)")                                           \
-	X(clears_rx, "CLEARs received by the SrcToR")                                             \
-	X(notifies_rx, "NOTIFYs received by the SrcToR")                                          \
-	X(idle_moves, "idle flows (new epoch after theta_inactive) moved to another path")        \
-	X(ctrl_no_flow, "ConWeave control packets for a flow this switch has no state for")      \
-	X(ctrl_alloc_failed, "control packets not sent: no mbuf")                                 \
-	X(reorder_hold_max_ns, "longest time a reorder queue was held, ns (gauge, max)")          \
-	X(cw_packets, "RoCE data packets stamped by the ConWeave SrcToR")                         \
-	X(sb_subflows, "SeqBalance sub-flows started (first packet, or idle > subflow_idle_us)")  \
-	X(sb_rehashes, "new sub-flows moved off an inactive first choice by double hashing")      \
-	X(sb_all_inactive, "new sub-flows that found every path inactive (took h1 mod n)")        \
-	X(sb_paths_inactive, "SeqBalance paths inactive now (gauge)")                             \
-	X(sb_tagged, "RoCE packets stamped with a PathTag by the SeqBalance SrcToR")              \
-	X(caver_shims_added, "CAVER shims added to RC ACKs from local hosts")                     \
-	X(caver_shims_rewritten, "CAVER shims rewritten on the way back (transit)")              \
-	X(caver_shims_stripped, "CAVER shims removed before a local host")                        \
-	X(caver_adverts, "CAVER advertisements stored in the path table")                        \
-	X(caver_shim_skipped, "RC ACKs not shimmed (IPv6, Resv7 not zero, no room)")             \
-	X(caver_hosts_full, "CAVER advertisements lost: path table has no room for the host")     \
-	X(caver_flows_table, "CAVER flows placed on the best path of the path table")            \
-	X(caver_flows_ecmp, "CAVER flows placed by ECMP (no valid path-table entry)")            \
-	X(caver_source_routed, "packets sent on the egress port their source route asked for")   \
-	X(caver_source_route_bad, "source routes not usable here (not in the group, down): ECMP") \
-	X(dst_slot_evictions, "busy/inactive marks lost to another destination sharing the slot") \
-	X(foreign_cw_stripped, "ConWeave headers removed before a host by a ToR not running ConWeave") \
-	X(foreign_shims_stripped, "CAVER shims removed before a host by a ToR not running CAVER") \
-	X(foreign_ctrl, "ConWeave/SeqBalance control packets for a host no mode here reads: consumed") \
-	X(stale_epoch_packets, "stragglers of an older epoch (by ts_tx) forwarded at once")       \
-	X(clear_timeouts, "phase-1 flows that started a new epoch without their CLEAR")            \
-	X(cw_unstamped, "packets of a ConWeave flow sent on its path without the fields")          \
-	X(reorder_over_budget, "reorder overflows because the worker held its hold budget")
-
-enum rtr_lb_counter {
-#define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
-	RTR_LB_COUNTERS(RTR_LB_CNT_ENUM)
-#undef RTR_LB_CNT_ENUM
-	RTR_LBC_MAX
-};
-extern const char *const rtr_lb_counter_names[RTR_LBC_MAX];
-extern const char *const rtr_lb_counter_help[RTR_LBC_MAX];
+/*
+ * Capacity of the LB counters of a struct rtr_lcore_stats: lib/lb defines
+ * them (enum rtr_lb_counter in rtr_lb_counters.h, each mode its own) and
+ * checks that they fit; lib/stats knows them only as slots and takes their
+ * names from its caller.
+ */
+#define RTR_STATS_LB_SLOTS 96
 
 struct rtr_port_counters {
 	uint64_t rx_packets;
@@ -135,7 +76,7 @@ struct rtr_lcore_stats {
 	uint64_t handoff_rx;
 	uint64_t idle_sleeps;
 	uint64_t lb_switch_released; /* packets the old mode held at runtime LB switches */
-	uint64_t lb[RTR_LBC_MAX];
+	uint64_t lb[RTR_STATS_LB_SLOTS]; /* enum rtr_lb_counter (lib/lb) */
 	uint64_t path_tx[RTR_STATS_GROUPS][RTR_MAX_PATHS];
 	uint64_t busy_cycles; /* TSC cycles spent in bursts that had packets */
 	uint64_t busy_packets;
@@ -143,9 +84,10 @@ struct rtr_lcore_stats {
 	uint64_t stage_packets;		      /* packets received in the timed passes */
 } __attribute__((aligned(64)));
 
-/* Sum n per-lcore blocks into out (out is overwritten). */
-void rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n,
-		struct rtr_lcore_stats *out);
+/* Sum n per-lcore blocks into out (out is overwritten); the LB slots listed
+ * in lb_max (n_lb_max of them) are maxima: the largest value of any lcore. */
+void rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, const uint16_t *lb_max,
+		unsigned int n_lb_max, struct rtr_lcore_stats *out);
 
 /* Everything the stats document (DESIGN.md B5) shows besides the counters. */
 struct rtr_stats_doc {
@@ -172,6 +114,10 @@ struct rtr_stats_doc {
 	int64_t mempool_in_use_stopped;	 /* in use once the workers stopped, before the
 					  * ports closed; -1 while running (null) */
 	uint64_t lb_switches; /* runtime LB switches completed */
+	/* The LB counters' names (the "lb" member), lb_names[i] for slot i,
+	 * from lib/lb (rtr_lb_counter_names, RTR_LBC_MAX). */
+	const char *const *lb_names;
+	unsigned int n_lb;
 };
 
 /* Write the JSON stats document. Returns 0 or -errno. */

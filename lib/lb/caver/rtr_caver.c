@@ -1112,4 +1112,6 @@ const struct rtr_lb_desc rtr_lb_caver_desc = {
 	.config = &rtr_caver_section,
 	.spine = RTR_LB_SPINE_RUN,
 	.flow_view = cv_flow_view,
+	.counter_first = RTR_LBC_CAVER_FIRST,
+	.n_counters = RTR_LBC_CAVER_N,
 };

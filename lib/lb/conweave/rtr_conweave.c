@@ -1361,4 +1361,6 @@ const struct rtr_lb_desc rtr_lb_conweave_desc = {
 	.spine = RTR_LB_SPINE_ECMP,
 	.mbuf_budget = cw_mbuf_budget,
 	.flow_view = cw_flow_view,
+	.counter_first = RTR_LBC_CW_FIRST,
+	.n_counters = RTR_LBC_CW_N,
 };

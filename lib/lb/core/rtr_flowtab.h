@@ -37,6 +37,7 @@
 
 #include <rte_prefetch.h>
 
+#include "rtr_lb_counters.h"
 #include "rtr_lb_flow.h"
 #include "rtr_parse.h"
 #include "rtr_stats.h"

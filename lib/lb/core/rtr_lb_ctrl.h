@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "rtr_drop.h"
+#include "rtr_lb_counters.h"
 #include "rtr_parse.h"
 
 struct rte_mbuf;

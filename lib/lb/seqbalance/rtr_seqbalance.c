@@ -534,4 +534,6 @@ const struct rtr_lb_desc rtr_lb_seqbalance_desc = {
 	.config = &rtr_seqbalance_section,
 	.spine = RTR_LB_SPINE_ECMP,
 	.flow_view = sb_flow_view,
+	.counter_first = RTR_LBC_SB_FIRST,
+	.n_counters = RTR_LBC_SB_N,
 };

@@ -741,7 +741,7 @@ test_double_hash(void)
 			for (unsigned int q = 0; q < n; q++)
 				CHECK_EQ(rtr_sb_path_inactive(sh, gi, q, now), (inact >> q) & 1);
 			ch = expect_choice(h1, n, live, inact);
-			memcpy(before, cs, sizeof(cs_st.lb));
+			memcpy(before, cs, sizeof(before));
 			path = send_pkt(sb, gi, &f, now, cs);
 			CHECK(path == ch.path, "n %u h1 %#x live %#lx inact %#lx: %d != %d", n, h1,
 					(unsigned long)live, (unsigned long)inact, path, ch.path);
@@ -787,7 +787,7 @@ test_double_hash(void)
 			CHECK_EQ(__builtin_popcountll(visited), 2);
 			now += PHI + 1;
 			mark_paths(sb, 8, visited, now);
-			memcpy(before, cs, sizeof(cs_st.lb));
+			memcpy(before, cs, sizeof(before));
 			path = send_pkt(sb, 8, &f, now, cs);
 			CHECK_EQ(path, expect_choice(h1, 6, all_live(6), visited).path);
 			CHECK(path >= 0 && !((visited >> path) & 1));
@@ -912,7 +912,7 @@ test_one_inactive(void)
 		set_group(gi, n, all_live(n));
 		mark_paths(sb, gi, 1ULL << 1, now);
 		CHECK(rtr_sb_path_inactive(sh, gi, 1, now + 500));
-		memcpy(before, cs, sizeof(cs_st.lb));
+		memcpy(before, cs, sizeof(before));
 		for (unsigned int t = 0; t < 300; t++) {
 			struct flow f = flow6((uint8_t)t, (uint8_t)(40 + si), (uint16_t)(40000 + t));
 			int path = send_pkt(sb, gi, &f, now + 500 + t, cs);
@@ -933,7 +933,7 @@ test_one_inactive(void)
 		 * path 0 (an even n never repeats a candidate at i = 1, so one
 		 * inactive path cannot show a short sequence there; this can). */
 		mark_paths(sb, gi, all_live(n) & ~1ULL, now + 1000);
-		memcpy(before, cs, sizeof(cs_st.lb));
+		memcpy(before, cs, sizeof(before));
 		on_inactive = 0;
 		for (unsigned int t = 0; t < 300; t++) {
 			struct flow f = flow6((uint8_t)t, (uint8_t)(40 + si), (uint16_t)(41000 + t));
