@@ -3,11 +3,13 @@
  */
 
 /*
- * Fuzz targets "lb_conweave", "lb_seqbalance", "lb_caver" (FUZZ_LB_MODE):
- * one worker's LB stage driven through its ops table (rtr_lb_get) exactly
- * as the pipeline drives it (pipelines/rtr_pipeline.c: ingress checks,
- * pick / control_rx / deliver / post_route, the io callbacks, tick, flush),
- * without the EAL: fake mbufs (rtr_test_mbuf.h), a virtual clock.
+ * Fuzz targets "lb_<mode>", one per stateful mode (its entry, struct
+ * rtr_lb_fuzz in lib/lb/<mode>/fuzz_<mode>.c, gives the mode, its config
+ * section and its shared state): one worker's LB stage driven through its
+ * ops table (rtr_lb_get) by the pipeline's own hook rules (rtr_lb_worker.h:
+ * pick / control_rx / deliver / post_route / queued), with the pipeline's
+ * ingress checks, the io callbacks, tick and flush, without the EAL: fake
+ * mbufs (rtr_test_mbuf.h), a virtual clock.
  *
  * Two ToRs, A (index 0) and B (index 1), each with host ports 0 and 1,
  * fabric ports 2 and 3 and one uplink group (paths on ports 2 and 3), their
@@ -20,7 +22,8 @@
  * Congestion Packets and CAVER's shims and source routes make the whole
  * trip.
  *
- * Input: byte 0 picks the mode's parameters (through the real validator),
+ * Input: byte 0 picks the mode's parameters (its entry's config section,
+ * through the real validator),
  * then operations until the input ends; bit 3 of an operation byte picks
  * the ToR it acts on:
  *   0..2  a RoCE packet built from ~16 fuzz-chosen fields (address, port,
@@ -55,10 +58,10 @@
 
 #include "fuzz.h"
 #include "rtr_caver.h"
-#include "caver/caver_config.h"
 #include "rtr_config.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_fuzz.h"
 #include "rtr_lb_worker.h"
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
@@ -66,9 +69,6 @@
 #include "rtr_stats.h"
 #include "rtr_test_mbuf.h"
 
-#ifndef FUZZ_LB_MODE
-#error "FUZZ_LB_MODE must be an enum rtr_lb_mode value"
-#endif
 
 #define SEED	   0x5eed1234u
 #define WIRE_MAX   16
@@ -128,39 +128,6 @@ mark(struct rte_mbuf *m)
 
 /* ------------------------------------------------------------ config */
 
-static const char *
-mode_section(uint8_t p, char *buf, size_t n)
-{
-	switch (FUZZ_LB_MODE) {
-	case RTR_LB_CONWEAVE:
-		/* Few, shallow rings so overflow and reuse are reached;
-		 * short or default thresholds. */
-		snprintf(buf, n,
-			"conweave: {reorder_queues_per_port: %u, reorder_queue_depth: %u, "
-			"flow_table_size: 1024%s}\n",
-			1 + (p & 3), 1 + ((p >> 2) & 7),
-			(p & 0x20) ? ", base_rtt_us: 2, theta_reply_us: 2, theta_path_busy_us: 4, "
-				     "theta_inactive_us: 50, resume_extra_us: 2, resume_default_us: 20" :
-				     "");
-		break;
-	case RTR_LB_SEQBALANCE:
-		snprintf(buf, n,
-			"seqbalance: {phi_us: %u, subflow_idle_us: %u, flow_table_size: 1024}\n",
-			1 + (p & 63), 1 + (p >> 6) * 200);
-		break;
-	case RTR_LB_CAVER:
-		snprintf(buf, n,
-			"caver: {dre_period_us: %u, q: %u, alpha: %s, aging_us: %u, flow_idle_us: "
-			"%u, flow_table_size: 1024}\n",
-			1 + (p & 7) * 10, 1 + ((p >> 3) & 15), (p & 0x80) ? "1.0" : "0.2",
-			(p & 0x80) ? 20 : 500, (p & 0x40) ? 5 : 1000);
-		break;
-	default:
-		buf[0] = '\0';
-	}
-	return buf;
-}
-
 /* The config of ToR i for parameter byte p, read and validated once. */
 static const struct rtr_config *
 config_for(unsigned int i, uint8_t p)
@@ -185,8 +152,8 @@ config_for(unsigned int i, uint8_t p)
 		"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
 		"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
 		"%s",
-		i, 7 + i, rtr_lb_mode_at(FUZZ_LB_MODE)->name, i, i, 1 - i,
-		mode_section(p, sect, sizeof(sect)));
+		i, 7 + i, rtr_lb_mode_at(rtr_lb_fuzz_entry.mode)->name, i, i, 1 - i,
+		rtr_lb_fuzz_entry.config(p, sect, sizeof(sect)));
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL)
 		abort();
@@ -658,11 +625,8 @@ sw_init(struct sw *sw, unsigned int idx, uint8_t p)
 	sw->g.n_paths = 2;
 	sw->g.port[0] = 2, sw->g.port[1] = 3;
 	atomic_store(&sw->g.live_mask, 3);
-	if (FUZZ_LB_MODE == RTR_LB_CAVER) {
-		/* The ops' table holds RTR_CAVER_HOSTS hosts (4 MB to zero per
-		 * input); a small one runs 20 times faster and can fill up. */
-		sw->shared = rtr_caver_shared_create(16,
-			(uint64_t)rtr_caver_config(cfg)->aging_us * 1000, false, 0);
+	if (rtr_lb_fuzz_entry.shared_create != NULL) {
+		sw->shared = rtr_lb_fuzz_entry.shared_create(cfg);
 		FZ_CHECK(sw->shared != NULL);
 	} else if (H.ops->shared_create != NULL) {
 		sw->shared = H.ops->shared_create(cfg, 1, false, 0);
@@ -725,7 +689,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&H, 0, sizeof(H));
 	memset(&stats_block, 0, sizeof(stats_block));
 	H.stats = &stats_block;
-	H.ops = rtr_lb_get(FUZZ_LB_MODE);
+	H.ops = rtr_lb_get(rtr_lb_fuzz_entry.mode);
 	FZ_CHECK(H.ops != NULL);
 	H.now = 1000000;
 	live_mbufs = 0;

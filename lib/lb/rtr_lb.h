@@ -141,20 +141,10 @@ struct rtr_lb_ops {
 			void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 };
 
-struct rtr_ft_limit;
-
 /* What one host port's reorder rings may count toward a mode's mbuf budget
  * (like an egress port's share of the pool: deeper rings need
  * switch.mbufs). */
 #define RTR_LB_HOLD_PORT_MAX 4096
-
-/*
- * The per-origin limits of a worker's flow table of `entries` entries from
- * the host ports' flow_share / flow_rate / flow_burst (doc/security.md):
- * share of this table, rate and burst divided among the workers (flows are
- * spread over them by hash). lim has RTR_FT_ORIGINS entries.
- */
-void rtr_lb_ft_limits(const struct rtr_lb_init *in, uint32_t entries, struct rtr_ft_limit *lim);
 
 /* The ops for a mode, or NULL when this build does not implement it yet. */
 const struct rtr_lb_ops *rtr_lb_get(enum rtr_lb_mode mode);

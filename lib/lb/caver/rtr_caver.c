@@ -25,6 +25,7 @@
 #include "rtr_cksum.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
+#include "rtr_lb_fs.h"
 #include "rtr_lb_mem.h"
 #include "rtr_stats.h"
 
@@ -83,9 +84,9 @@ struct cv_flow {
 };
 
 struct rtr_caver {
+	struct rtr_lb_fs fs; /* first: the flow-state base (rtr_lb_fs.h) */
 	struct rtr_caver_params p;
 	struct rtr_caver_shared *s;
-	struct rtr_ft *ft;
 	struct rtr_caver_host *hosts;
 	/*
 	 * Which attached host the next ACK advertises, per uplink: rounds in
@@ -486,6 +487,20 @@ cv_pinned(const struct rtr_ft_entry *e)
 	return false;
 }
 
+/* The telemetry view of one flow (rtr_lb_fs.fill). */
+static void
+cv_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_flow_info *fi)
+{
+	const struct cv_flow *f = (const struct cv_flow *)rtr_ft_value(e);
+
+	(void)state;
+	(void)now;
+	fi->path = f->path;
+	fi->next_hop = f->next_hop;
+	fi->ce = f->ce;
+	fi->by_table = f->by_table;
+}
+
 struct rtr_caver *
 rtr_caver_create(const struct rtr_caver_params *p, const struct rtr_lb_io *io)
 {
@@ -537,9 +552,10 @@ rtr_caver_create(const struct rtr_caver_params *p, const struct rtr_lb_io *io)
 		.socket_id = p->socket_id,
 		.use_rte_malloc = p->use_rte_malloc,
 	};
-	cv->ft = rtr_ft_create(&fp);
+	cv->fs.ft = rtr_ft_create(&fp);
+	cv->fs.fill = cv_fill;
 	cv->p.ft_limits = NULL; /* the caller's, gone after create */
-	if (cv->ft == NULL)
+	if (cv->fs.ft == NULL)
 		goto fail;
 	return cv;
 fail:
@@ -553,7 +569,7 @@ rtr_caver_free(void *state)
 	struct rtr_caver *cv = state;
 	if (cv == NULL)
 		return;
-	rtr_ft_free(cv->ft);
+	rtr_ft_free(cv->fs.ft);
 	free(cv->hosts);
 	free(cv);
 }
@@ -648,7 +664,7 @@ rtr_caver_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struc
 		struct cv_flow *f;
 
 		rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
-		e = rtr_ft_lookup(cv->ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
+		e = rtr_ft_lookup(cv->fs.ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
 		if (unlikely(e == NULL)) {
 			rtr_ft_count_refusal(st, c);
 			/* Whatever the host left in byte 4 must not read as a
@@ -941,7 +957,7 @@ rtr_caver_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 		dre_decay(cv, k);
 		cv->dre_next += k * period;
 	}
-	rtr_ft_sweep(cv->ft, now, 4);
+	rtr_lb_fs_age(&cv->fs, now);
 	table_sweep(cv, now);
 }
 
@@ -949,51 +965,8 @@ uint64_t
 rtr_caver_next_deadline(const void *state)
 {
 	const struct rtr_caver *cv = state;
-	
+
 	return cv->dre_next;
-}
-
-unsigned int
-rtr_caver_flows(void *state, uint64_t now, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
-{
-	struct rtr_caver *cv = state;
-	uint32_t cursor = 0;
-	struct rtr_ft_entry *e;
-	unsigned int n = 0;
-
-	while ((max == 0 || n < max) && (e = rtr_ft_next(cv->ft, &cursor)) != NULL) {
-		const struct cv_flow *f = (const struct cv_flow *)rtr_ft_value(e);
-		struct rtr_lb_flow_info fi;
-
-		rtr_ft_flow_info(&fi, e, now);
-		fi.path = f->path;
-		fi.next_hop = f->next_hop;
-		fi.ce = f->ce;
-		fi.by_table = f->by_table;
-		fi.reply_deadline_in_ns = NEVER;
-		fi.deadline_in_ns = NEVER;
-		fn(arg, &fi);
-		n++;
-	}
-	return n;
-}
-
-void
-rtr_caver_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step)
-{
-	const struct rtr_caver *x = state;
-	
-	if (meta->flags & RTR_MF_ROCE)
-		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
-}
-
-const struct rtr_ft *
-rtr_caver_table(const void *state)
-{
-	const struct rtr_caver *cv = state;
-	
-	return cv->ft;
 }
 
 /* ------------------------------------------------------------- the mode */
@@ -1096,13 +1069,13 @@ const struct rtr_lb_ops rtr_lb_caver = {
 	.init = rtr_caver_init,
 	.fini = rtr_caver_free,
 	.pick = rtr_caver_pick,
-	.prefetch = rtr_caver_prefetch,
+	.prefetch = rtr_lb_fs_prefetch,
 	.post_route = rtr_caver_post_route,
 	.queued = rtr_caver_queued,
-	.table = rtr_caver_table,
+	.table = rtr_lb_fs_table,
 	.tick = rtr_caver_tick,
 	.next_deadline = rtr_caver_next_deadline,
-	.flows = rtr_caver_flows,
+	.flows = rtr_lb_fs_flows,
 };
 
 const struct rtr_lb_desc rtr_lb_caver_desc = {

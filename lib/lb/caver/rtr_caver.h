@@ -138,8 +138,8 @@ struct rtr_caver;
 struct rtr_caver *rtr_caver_create(const struct rtr_caver_params *p, const struct rtr_lb_io *io);
 void rtr_caver_free(void *state);
 
-/* rtr_lb_ops.init: the parameters from in->cfg->caver and the ports and
- * routes of in->cfg. */
+/* rtr_lb_ops.init: the parameters from the caver section, the ports and
+ * the routes of in->cfg. */
 void *rtr_caver_init(const struct rtr_lb_init *in);
 
 /* Local congestion of an egress port: the DRE of every worker, quantised. */
@@ -186,11 +186,6 @@ void rtr_caver_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 /* The next DRE period boundary (0 before the first tick). */
 uint64_t rtr_caver_next_deadline(const void *state);
 
-/* Call fn for up to max flows (0 = all); returns how many. A racy snapshot
- * when called from another thread. */
-unsigned int rtr_caver_flows(void *state, uint64_t now_ns, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
-
 /* ------------------------------------------------- for tests and telemetry */
 
 /* The advertisement stored for (host, port), if valid at now_ns. */
@@ -214,12 +209,6 @@ bool rtr_caver_is_shimmed(const uint8_t *frame, uint32_t len, const struct rtr_m
  * lengths, IPv4 checksum and Resv7 (0, AckReq kept) as the RNIC sent them,
  * meta updated. The ICRC is valid again. */
 void rtr_caver_shim_strip(struct rte_mbuf *m, struct rtr_meta *meta);
-
-/* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
-void rtr_caver_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step);
-
-/* The worker's flow table (read-only use: telemetry, per-port limits). */
-const struct rtr_ft *rtr_caver_table(const void *state);
 
 /* The mode: its ops and its registry entry. */
 extern const struct rtr_lb_ops rtr_lb_caver;

@@ -20,6 +20,7 @@
 
 #include "rtr_caver.h"
 #include "caver/caver_config.h"
+#include "rtr_lb_fs.h"
 #include "rtr_egress.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
@@ -733,7 +734,7 @@ test_best_path(void)
 	CHECK_EQ(b4, 0x87);
 	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], 1);
 	memset(&fs, 0, sizeof(fs));
-	CHECK_EQ(rtr_caver_flows(s.cv[0], now + 5, 0, flow_cb, &fs), 1);
+	CHECK_EQ(rtr_lb_fs_flows(s.cv[0], now + 5, 0, flow_cb, &fs), 1);
 	CHECK_EQ(fs.f[0].path, 1);
 	CHECK_EQ(fs.f[0].next_hop, 7);
 	CHECK_EQ(fs.f[0].ce, 20);
@@ -1277,11 +1278,11 @@ test_three_switches(void)
 		struct flow_seen fs;
 
 		memset(&fs, 0, sizeof(fs));
-		CHECK_EQ(rtr_caver_flows(a.cv[0], 450, 0, flow_cb, &fs), 1);
+		CHECK_EQ(rtr_lb_fs_flows(a.cv[0], 450, 0, flow_cb, &fs), 1);
 		CHECK_EQ(fs.f[0].next_hop, 1);
 		CHECK_EQ(fs.f[0].ce, ce_s);
 		CHECK(fs.f[0].by_table);
-		CHECK_EQ(rtr_caver_flows(a.cv[0], 450, 1, flow_cb, &fs), 1);
+		CHECK_EQ(rtr_lb_fs_flows(a.cv[0], 450, 1, flow_cb, &fs), 1);
 	}
 
 	/* S with two ways to h2 (a second ToR link, port 3): the cheaper

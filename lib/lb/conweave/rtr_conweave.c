@@ -25,6 +25,7 @@
 #include "rtr_cw_bounds.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
+#include "rtr_lb_fs.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
 #include "rtr_pathmark.h"
@@ -92,9 +93,9 @@ struct cw_timer {
 };
 
 struct rtr_cw {
+	struct rtr_lb_fs fs; /* first: the flow-state base (rtr_lb_fs.h) */
 	struct rtr_cw_params p;
 	struct rtr_lb_io io;
-	struct rtr_ft *ft;
 	uint64_t aging_ns;
 	uint64_t hold_max_ns;	/* rtr_cw_max_hold_ns() */
 	uint64_t clear_to_ns;	/* rtr_cw_clear_timeout_ns() */
@@ -215,6 +216,34 @@ rtr_cw_clear_timeout_ns(const struct rtr_cw_params *p)
 			p->base_rtt_ns, p->theta_reply_ns);
 }
 
+/* The telemetry view of one flow (rtr_lb_fs.fill), either role. */
+static void
+cw_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_flow_info *fi)
+{
+	const struct rtr_cw *cw = state;
+
+	if (e->key.kind == KIND_SRC) {
+		const struct cw_src *s = src_of(e);
+
+		fi->epoch = s->epoch;
+		fi->phase = s->phase;
+		fi->path = s->path;
+		fi->stabilized = s->stabilized;
+		fi->reply_deadline_in_ns = s->reply_deadline == NEVER ? NEVER :
+			(s->reply_deadline > now ? s->reply_deadline - now : 0);
+	} else {
+		const struct cw_dst *d = dst_of(e);
+
+		fi->dst_role = true;
+		fi->epoch = d->epoch;
+		fi->phase = d->rx_phase;
+		fi->held = d->ring == NO_RING ? 0 :
+			rtr_pring_depth(rtr_pring_at(cw->pool[d->port], d->ring));
+		fi->deadline_in_ns = d->ring == NO_RING ? NEVER :
+			(d->deadline > now ? d->deadline - now : 0);
+	}
+}
+
 struct rtr_cw *
 rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_lb_io *io)
 {
@@ -249,9 +278,10 @@ rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_lb_io *io)
 		.socket_id = p->socket_id,
 		.use_rte_malloc = p->use_rte_malloc,
 	};
-	cw->ft = rtr_ft_create(&fp);
+	cw->fs.ft = rtr_ft_create(&fp);
+	cw->fs.fill = cw_fill;
 	cw->p.ft_limits = NULL; /* the caller's, gone after create */
-	if (cw->ft == NULL)
+	if (cw->fs.ft == NULL)
 		goto fail;
 	for (unsigned int port = 0; port < RTR_MAX_PORTS; port++) {
 		struct rtr_pring_params pp;
@@ -289,7 +319,7 @@ rtr_cw_free(void *state)
 		return;
 	for (unsigned int port = 0; port < RTR_MAX_PORTS; port++)
 		rtr_pring_pool_free(cw->pool[port], NULL, NULL);
-	rtr_ft_free(cw->ft);
+	rtr_ft_free(cw->fs.ft);
 	free(cw->heap);
 	free(cw);
 }
@@ -402,7 +432,7 @@ unstamped(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, stru
 	if (live == 0)
 		return -1;
 	rtr_ft_key_from_frame(&k, rte_pktmbuf_mtod(m, const uint8_t *), meta, KIND_SRC, false);
-	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, false, RTR_FT_ORIGIN_NONE, &st);
+	e = rtr_ft_lookup(cw->fs.ft, &k, meta->flow_hash, now, false, RTR_FT_ORIGIN_NONE, &st);
 	if (e == NULL) {
 		c[RTR_LBC_ecmp_packets]++;
 		return rtr_group_pick(g, meta->flow_hash);
@@ -448,7 +478,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		return unstamped(cw, g, g_idx, m, meta, live, now, c);
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
-	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
+	e = rtr_ft_lookup(cw->fs.ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
 	if (unlikely(e == NULL)) {
 		rtr_ft_count_refusal(st, c);
 		goto ecmp;
@@ -605,7 +635,7 @@ rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t n
 	if (pick_tx == ts && !rtr_cw_tail(b8) && !rtr_cw_phase(b8))
 		return;
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
-	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, false, RTR_FT_ORIGIN_NONE, &st);
+	e = rtr_ft_lookup(cw->fs.ft, &k, meta->flow_hash, now, false, RTR_FT_ORIGIN_NONE, &st);
 	if (e == NULL)
 		return; /* the flow is gone: the pick-time stamps stay */
 	f = src_of(e);
@@ -655,7 +685,7 @@ rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 	else
 		return;
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, true);
-	e = rtr_ft_lookup(cw->ft, &k, rtr_flow_hash_reverse(frame, meta, cw->p.hash_seed), now,
+	e = rtr_ft_lookup(cw->fs.ft, &k, rtr_flow_hash_reverse(frame, meta, cw->p.hash_seed), now,
 			false, RTR_FT_ORIGIN_NONE, &st);
 	if (e == NULL) {
 		c[RTR_LBC_ctrl_no_flow]++;
@@ -935,7 +965,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	else if (ask)
 		c[RTR_LBC_rtt_requests_rx]++;
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_DST, false);
-	e = rtr_ft_lookup(cw->ft, &k, meta->flow_hash, now, true, RTR_FT_ORIGIN_NONE, &st);
+	e = rtr_ft_lookup(cw->fs.ft, &k, meta->flow_hash, now, true, RTR_FT_ORIGIN_NONE, &st);
 	if (unlikely(e == NULL)) {
 		/* No state: still answer what needs no state, never hold. */
 		c[RTR_LBC_flow_table_full]++;
@@ -1151,14 +1181,14 @@ rtr_cw_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 		}
 		expire(cw, t.e, now, c);
 	}
-	rtr_ft_sweep(cw->ft, now, 4);
+	rtr_lb_fs_age(&cw->fs, now);
 }
 
 uint64_t
 rtr_cw_next_deadline(const void *state)
 {
 	const struct rtr_cw *cw = state;
-	
+
 	return cw->heap_n ? cw->heap[0].deadline : NEVER;
 }
 
@@ -1169,7 +1199,7 @@ flush_where(struct rtr_cw *cw, int port, uint64_t now, uint64_t *c)
 	uint32_t cursor = 0;
 	struct rtr_ft_entry *e;
 
-	while ((e = rtr_ft_next(cw->ft, &cursor)) != NULL) {
+	while ((e = rtr_ft_next(cw->fs.ft, &cursor)) != NULL) {
 		struct cw_dst *d = dst_of(e);
 
 		if (e->key.kind != KIND_DST || d->ring == NO_RING)
@@ -1192,68 +1222,10 @@ uint64_t
 rtr_cw_held(const void *state)
 {
 	const struct rtr_cw *cw = state;
-	
+
 	return cw->held;
 }
 
-unsigned int
-rtr_cw_flows(void *state, uint64_t now, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
-{
-	struct rtr_cw *cw = state;
-	uint32_t cursor = 0;
-	struct rtr_ft_entry *e;
-	unsigned int n = 0;
-
-	while ((max == 0 || n < max) && (e = rtr_ft_next(cw->ft, &cursor)) != NULL) {
-		struct rtr_lb_flow_info fi;
-
-		rtr_ft_flow_info(&fi, e, now);
-		if (e->key.kind == KIND_SRC) {
-			const struct cw_src *s = src_of(e);
-
-			fi.epoch = s->epoch;
-			fi.phase = s->phase;
-			fi.path = s->path;
-			fi.stabilized = s->stabilized;
-			fi.reply_deadline_in_ns = s->reply_deadline == NEVER ? NEVER :
-				(s->reply_deadline > now ? s->reply_deadline - now : 0);
-			fi.deadline_in_ns = NEVER;
-		} else {
-			const struct cw_dst *d = dst_of(e);
-
-			fi.dst_role = true;
-			fi.epoch = d->epoch;
-			fi.phase = d->rx_phase;
-			fi.reply_deadline_in_ns = NEVER;
-			fi.held = d->ring == NO_RING ? 0 :
-				rtr_pring_depth(rtr_pring_at(cw->pool[d->port], d->ring));
-			fi.deadline_in_ns = d->ring == NO_RING ? NEVER :
-				(d->deadline > now ? d->deadline - now : 0);
-		}
-		fn(arg, &fi);
-		n++;
-	}
-	return n;
-}
-
-
-void
-rtr_cw_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step)
-{
-	const struct rtr_cw *x = state;
-	
-	if (meta->flags & RTR_MF_ROCE)
-		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
-}
-
-const struct rtr_ft *
-rtr_cw_table(const void *state)
-{
-	const struct rtr_cw *cw = state;
-	
-	return cw->ft;
-}
 
 /* ------------------------------------------------------------- the mode */
 
@@ -1335,14 +1307,14 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 	.mode = RTR_LB_CONWEAVE,
 	.flow_affinity = true,
 	.fabric_parse_flags = RTR_PARSE_LB_HDR,
-	.table = rtr_cw_table,
+	.table = rtr_lb_fs_table,
 	.deliver_flags = RTR_MF_LB_HDR,
 	.shared_create = rtr_cw_shared_create,
 	.shared_free = rtr_cw_shared_free,
 	.init = rtr_cw_init,
 	.fini = rtr_cw_free,
 	.pick = rtr_cw_pick,
-	.prefetch = rtr_cw_prefetch,
+	.prefetch = rtr_lb_fs_prefetch,
 	.control_rx = rtr_cw_control_rx,
 	.depart = rtr_cw_depart,
 	.deliver = rtr_cw_deliver,
@@ -1350,7 +1322,7 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 	.next_deadline = rtr_cw_next_deadline,
 	.flush = rtr_cw_flush,
 	.held = rtr_cw_held,
-	.flows = rtr_cw_flows,
+	.flows = rtr_lb_fs_flows,
 };
 
 const struct rtr_lb_desc rtr_lb_conweave_desc = {

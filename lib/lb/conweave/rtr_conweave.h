@@ -100,7 +100,7 @@ struct rtr_cw *rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_lb_
 /* Flush (rtr_cw_flush) first: free() of a state that holds packets frees them. */
 void rtr_cw_free(void *state);
 
-/* rtr_lb_ops.init: the parameters from in->cfg->conweave. */
+/* rtr_lb_ops.init: the parameters from the conweave section of in->cfg. */
 void *rtr_cw_init(const struct rtr_lb_init *in);
 
 /* Aging of idle flows (both roles): max(100 ms, 4 x theta_inactive). */
@@ -171,17 +171,6 @@ uint64_t rtr_cw_held(const void *state);
 
 /* The earliest pending reorder deadline, UINT64_MAX if none. */
 uint64_t rtr_cw_next_deadline(const void *state);
-
-/* Call fn for up to max flows (0 = all); returns how many. Telemetry may
- * call it from another thread: the values are a racy snapshot. */
-unsigned int rtr_cw_flows(void *state, uint64_t now_ns, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
-
-/* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
-void rtr_cw_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step);
-
-/* The worker's flow table (read-only use: telemetry, per-port limits). */
-const struct rtr_ft *rtr_cw_table(const void *state);
 
 /* The mode: its ops and its registry entry. */
 extern const struct rtr_lb_ops rtr_lb_conweave;

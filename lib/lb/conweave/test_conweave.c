@@ -20,6 +20,7 @@
 
 #include "rtr_config.h"
 #include "rtr_conweave.h"
+#include "rtr_lb_fs.h"
 #include "rtr_pathmark.h"
 #include "rtr_egress.h"
 #include "rtr_flowtab.h"
@@ -2345,7 +2346,7 @@ test_full_telemetry_aging(void)
 		CHECK_EQ(RX(dst, dpkt(&f, 3, 3, 1, 1, 0, 0, 31, 20), 1, R + 200), RTR_CW_HELD);
 	}
 	fs.n = 0;
-	CHECK_EQ(rtr_cw_flows(dst, R + 300, 0, flow_seen, &fs), 8);
+	CHECK_EQ(rtr_lb_fs_flows(dst, R + 300, 0, flow_seen, &fs), 8);
 	for (unsigned int i = 0; i < fs.n; i++) {
 		const struct rtr_lb_flow_info *fi = &fs.fi[i];
 
@@ -2365,9 +2366,9 @@ test_full_telemetry_aging(void)
 		}
 		CHECK(memcmp(fi->src, (uint8_t[]){10, 0, 0, 100}, 4) == 0);
 	}
-	CHECK_EQ(rtr_cw_flows(dst, R + 300, 3, flow_seen, &fs), 3);
+	CHECK_EQ(rtr_lb_fs_flows(dst, R + 300, 3, flow_seen, &fs), 3);
 	fs.n = 0;
-	CHECK_EQ(rtr_cw_flows(src, R + 300, 0, flow_seen, &fs), 8);
+	CHECK_EQ(rtr_lb_fs_flows(src, R + 300, 0, flow_seen, &fs), 8);
 	for (unsigned int i = 0; i < fs.n; i++) {
 		const struct rtr_lb_flow_info *fi = &fs.fi[i];
 
@@ -2387,8 +2388,8 @@ test_full_telemetry_aging(void)
 	CHECK_EQ(s->nc, 1); /* its CLEAR */
 	ctrl_clear(s);
 	sink_clear(s);
-	n_src = rtr_cw_flows(src, R + 300000000, 0, flow_seen, &fs);
-	n_dst = rtr_cw_flows(dst, R + 300000000, 0, flow_seen, &fs);
+	n_src = rtr_lb_fs_flows(src, R + 300000000, 0, flow_seen, &fs);
+	n_dst = rtr_lb_fs_flows(dst, R + 300000000, 0, flow_seen, &fs);
 	CHECK_EQ(n_src, 0);
 	CHECK_EQ(n_dst, 0);
 	/* Room again. */

@@ -19,6 +19,7 @@
 #include "rtr_common.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
+#include "rtr_lb_fs.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_pathmark.h"
 #include "seqbalance_config.h"
@@ -44,9 +45,9 @@ struct sb_flow {
 _Static_assert(RTR_MAX_PATHS == 64, "SB_STRIDES counts the strides of 1..64 paths");
 
 struct rtr_sb {
+	struct rtr_lb_fs fs; /* first: the flow-state base (rtr_lb_fs.h) */
 	struct rtr_sb_params p;
 	struct rtr_lb_io io;
-	struct rtr_ft *ft;
 	uint64_t aging_ns;
 	/* The strides a group of n paths may use: stride[stride_off[n] + k]
 	 * for k < stride_n[n], the numbers in 1..n coprime to n, ascending. */
@@ -145,6 +146,15 @@ strides_init(struct rtr_sb *sb)
 	}
 }
 
+/* The telemetry view of one sub-flow (rtr_lb_fs.fill): where it was placed. */
+static void
+sb_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_flow_info *fi)
+{
+	(void)state;
+	(void)now;
+	fi->path = flow_of(e)->path;
+}
+
 struct rtr_sb *
 rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_lb_io *io)
 {
@@ -169,9 +179,10 @@ rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_lb_io *io)
 		.socket_id = p->socket_id,
 		.use_rte_malloc = p->use_rte_malloc,
 	};
-	sb->ft = rtr_ft_create(&fp);
+	sb->fs.ft = rtr_ft_create(&fp);
+	sb->fs.fill = sb_fill;
 	sb->p.ft_limits = NULL; /* the caller's, gone after create */
-	if (sb->ft == NULL) {
+	if (sb->fs.ft == NULL) {
 		free(sb);
 		return NULL;
 	}
@@ -184,7 +195,7 @@ rtr_sb_free(void *state)
 	struct rtr_sb *sb = state;
 	if (sb == NULL)
 		return;
-	rtr_ft_free(sb->ft);
+	rtr_ft_free(sb->fs.ft);
 	free(sb);
 }
 
@@ -265,7 +276,7 @@ rtr_sb_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		return -1;
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SUB, false);
-	e = rtr_ft_lookup(sb->ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
+	e = rtr_ft_lookup(sb->fs.ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
 	if (unlikely(e == NULL)) {
 		/* No state: the path ECMP gives (stable for the flow, so no
 		 * reordering either); still tagged, the DstToR expects it. */
@@ -332,7 +343,7 @@ rtr_sb_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 	 * the fabric lost. */
 	c[RTR_LBC_notifies_rx]++;
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SUB, true);
-	e = rtr_ft_lookup(sb->ft, &k, rtr_flow_hash_reverse(frame, meta, sb->p.hash_seed), now,
+	e = rtr_ft_lookup(sb->fs.ft, &k, rtr_flow_hash_reverse(frame, meta, sb->p.hash_seed), now,
 			false, RTR_FT_ORIGIN_NONE, &st);
 	if (e == NULL) {
 		/* Aged out (or another switch's flow): the group the path
@@ -412,7 +423,7 @@ rtr_sb_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 {
 	struct rtr_sb *sb = state;
 	uint64_t *c = stats->lb;
-	rtr_ft_sweep(sb->ft, now, 4);
+	rtr_lb_fs_age(&sb->fs, now);
 	/* A switch-wide gauge: one worker sets it, the others leave theirs
 	 * 0, so the sum over workers is the count. */
 	if (sb->p.worker == 0 && sb->p.shared != NULL)
@@ -423,50 +434,9 @@ uint64_t
 rtr_sb_next_deadline(const void *state)
 {
 	const struct rtr_sb *sb = state;
-	
+
 	(void)sb;
 	return NEVER;
-}
-
-unsigned int
-rtr_sb_flows(void *state, uint64_t now, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg)
-{
-	struct rtr_sb *sb = state;
-	uint32_t cursor = 0;
-	struct rtr_ft_entry *e;
-	unsigned int n = 0;
-
-	while ((max == 0 || n < max) && (e = rtr_ft_next(sb->ft, &cursor)) != NULL) {
-		struct rtr_lb_flow_info fi;
-
-		rtr_ft_flow_info(&fi, e, now);
-		fi.dst_role = false;
-		fi.path = flow_of(e)->path;
-		fi.reply_deadline_in_ns = NEVER;
-		fi.deadline_in_ns = NEVER;
-		fi.next_hop = RTR_LB_HOP_NONE;
-		fn(arg, &fi);
-		n++;
-	}
-	return n;
-}
-
-void
-rtr_sb_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step)
-{
-	const struct rtr_sb *x = state;
-	
-	if (meta->flags & RTR_MF_ROCE)
-		rtr_ft_prefetch(x->ft, meta->flow_hash, step);
-}
-
-const struct rtr_ft *
-rtr_sb_table(const void *state)
-{
-	const struct rtr_sb *sb = state;
-	
-	return sb->ft;
 }
 
 /* ------------------------------------------------------------- the mode */
@@ -511,7 +481,7 @@ const struct rtr_lb_ops rtr_lb_seqbalance = {
 	 * Congestion Packets are read with theirs, and a ConWeave DATA
 	 * header by its length signature, to be removed before a host. */
 	.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
-	.table = rtr_sb_table,
+	.table = rtr_lb_fs_table,
 	/* Every RoCE packet toward a host: byte 4 must be zeroed. */
 	.deliver_flags = RTR_MF_ROCE,
 	.shared_create = rtr_sb_shared_create,
@@ -519,12 +489,12 @@ const struct rtr_lb_ops rtr_lb_seqbalance = {
 	.init = rtr_sb_init,
 	.fini = rtr_sb_free,
 	.pick = rtr_sb_pick,
-	.prefetch = rtr_sb_prefetch,
+	.prefetch = rtr_lb_fs_prefetch,
 	.control_rx = rtr_sb_control_rx,
 	.deliver = rtr_sb_deliver,
 	.tick = rtr_sb_tick,
 	.next_deadline = rtr_sb_next_deadline,
-	.flows = rtr_sb_flows,
+	.flows = rtr_lb_fs_flows,
 };
 
 const struct rtr_lb_desc rtr_lb_seqbalance_desc = {

@@ -93,7 +93,7 @@ struct rtr_sb;
 struct rtr_sb *rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_lb_io *io);
 void rtr_sb_free(void *state);
 
-/* rtr_lb_ops.init: the parameters from in->cfg->seqbalance. */
+/* rtr_lb_ops.init: the parameters from the seqbalance section of in->cfg. */
 void *rtr_sb_init(const struct rtr_lb_init *in);
 
 /* Aging of idle sub-flow entries: max(100 ms, 4 x subflow_idle), so that
@@ -135,17 +135,6 @@ void rtr_sb_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 
 /* No timers of its own: UINT64_MAX (the periodic tick is enough). */
 uint64_t rtr_sb_next_deadline(const void *state);
-
-/* Call fn for up to max sub-flows (0 = all); returns how many. Telemetry
- * may call it from another thread: the values are a racy snapshot. */
-unsigned int rtr_sb_flows(void *state, uint64_t now_ns, unsigned int max,
-		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
-
-/* Prefetch the flow-table state of a packet (rtr_lb_ops.prefetch). */
-void rtr_sb_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step);
-
-/* The worker's flow table (read-only use: telemetry, per-port limits). */
-const struct rtr_ft *rtr_sb_table(const void *state);
 
 /* The mode: its ops and its registry entry. */
 extern const struct rtr_lb_ops rtr_lb_seqbalance;

@@ -22,6 +22,7 @@
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
+#include "rtr_lb_fs.h"
 #include "rtr_pathmark.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -1597,7 +1598,7 @@ test_flows_full_aging(void)
 	p4 = send_pkt(sb, 0, &f4, T0, cs);
 	p6 = send_pkt(sb, 0, &f6, T0 + 1000, cs);
 	memset(&seen, 0, sizeof(seen));
-	CHECK_EQ(rtr_sb_flows(sb, T0 + 5000, 0, collect, &seen), 2);
+	CHECK_EQ(rtr_lb_fs_flows(sb, T0 + 5000, 0, collect, &seen), 2);
 	CHECK_EQ(seen.n, 2);
 	for (unsigned int i = 0; i < 2 && i < seen.n; i++) {
 		const struct rtr_lb_flow_info *fi = &seen.fi[i];
@@ -1617,7 +1618,7 @@ test_flows_full_aging(void)
 	}
 	CHECK(seen.fi[0].v6 != seen.fi[1].v6);
 	memset(&seen, 0, sizeof(seen));
-	CHECK_EQ(rtr_sb_flows(sb, T0, 1, collect, &seen), 1);
+	CHECK_EQ(rtr_lb_fs_flows(sb, T0, 1, collect, &seen), 1);
 	CHECK_EQ(seen.fi[0].idle_ns, 0); /* clock before last use: 0 */
 	/* Fill the table: the ninth flow goes by ECMP, still tagged. */
 	for (unsigned int i = 0; i < 6; i++) {
@@ -1651,11 +1652,11 @@ test_flows_full_aging(void)
 	/* Aging: the sweep frees entries idle longer than 100 ms. */
 	rtr_sb_tick(sb, T0 + 2000 + 100000000ULL, LB_ST(cs));
 	memset(&seen, 0, sizeof(seen));
-	CHECK_EQ(rtr_sb_flows(sb, T0, 0, collect, &seen), 6); /* f4, f6 gone */
+	CHECK_EQ(rtr_lb_fs_flows(sb, T0, 0, collect, &seen), 6); /* f4, f6 gone */
 	congest(sb, &f4, 1, T0 + 2000 + 100000000ULL, cs);
 	CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 2);
 	rtr_sb_tick(sb, T0 + 2001 + 100000000ULL, LB_ST(cs));
-	CHECK_EQ(rtr_sb_flows(sb, T0, 0, collect, &seen), 0);
+	CHECK_EQ(rtr_lb_fs_flows(sb, T0, 0, collect, &seen), 0);
 	/* Room again. */
 	send_pkt(sb, 0, &f4, T0 + 2002 + 100000000ULL, cs);
 	CHECK_EQ(cs[RTR_LBC_sb_subflows], 9);

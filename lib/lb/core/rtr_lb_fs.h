@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The flow-state base of a stateful mode: a worker's state (struct rtr_cw,
+ * rtr_sb, rtr_caver) begins with a struct rtr_lb_fs, so that what every
+ * such mode does with its flow table exists once: the two-step prefetch,
+ * the table for telemetry and per-port limits, the telemetry flow walk
+ * (the mode fills in only its own members) and the aging step of each
+ * tick. The rtr_lb_fs_* functions that take a state are rtr_lb_ops
+ * entries as they are.
+ */
+#ifndef RTR_LB_FS_H
+#define RTR_LB_FS_H
+
+#include <stdint.h>
+
+#include "rtr_flowtab.h"
+#include "rtr_lb.h"
+#include "rtr_lb_flow.h"
+#include "rtr_parse.h"
+
+struct rtr_lb_fs {
+	struct rtr_ft *ft; /* the worker's flow table */
+	/* The mode's members of one flow's telemetry view (fi comes with
+	 * the key, the idle time, SrcToR role, no deadlines and no next
+	 * hop); state is the mode's. */
+	void (*fill)(const void *state, struct rtr_ft_entry *e, uint64_t now_ns,
+			struct rtr_lb_flow_info *fi);
+};
+
+/* Entries a tick examines for aging (rtr_ft_sweep). */
+#define RTR_LB_FS_SWEEP 4
+
+/* rtr_lb_ops.prefetch: a RoCE packet's bucket (step 0), then its entry
+ * (step 1). */
+static inline void
+rtr_lb_fs_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step)
+{
+	const struct rtr_lb_fs *fs = state;
+
+	if (meta->flags & RTR_MF_ROCE)
+		rtr_ft_prefetch(fs->ft, meta->flow_hash, step);
+}
+
+/* rtr_lb_ops.table (read-only use: telemetry, per-port limits). */
+const struct rtr_ft *rtr_lb_fs_table(const void *state);
+
+/* rtr_lb_ops.flows: fn for up to max flows (0 = all); returns how many.
+ * Telemetry may call it from another thread: a racy snapshot. */
+unsigned int rtr_lb_fs_flows(void *state, uint64_t now_ns, unsigned int max,
+		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
+
+/* A tick's step of flow aging. */
+static inline unsigned int
+rtr_lb_fs_age(struct rtr_lb_fs *fs, uint64_t now_ns)
+{
+	return rtr_ft_sweep(fs->ft, now_ns, RTR_LB_FS_SWEEP);
+}
+
+/*
+ * The per-origin limits of a worker's flow table of `entries` entries from
+ * the host ports' flow_share / flow_rate / flow_burst (doc/security.md):
+ * share of this table, rate and burst divided among the workers (flows are
+ * spread over them by hash). lim has RTR_FT_ORIGINS entries.
+ */
+void rtr_lb_ft_limits(const struct rtr_lb_init *in, uint32_t entries, struct rtr_ft_limit *lim);
+
+#endif /* RTR_LB_FS_H */
