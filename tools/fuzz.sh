@@ -16,7 +16,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-ALL="parse config_yaml config_cfg lb_conweave lb_seqbalance lb_caver"
+# Every target has its seed corpus fuzz/seeds/<target> (the LB targets one
+# per stateful mode: lb_<mode>, fuzz/meson.build).
+ALL=$(cd fuzz/seeds && echo *)
 secs=60
 replay=0
 targets=()

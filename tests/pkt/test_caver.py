@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The rocetor authors
-"""CAVER on pcap ports (ALGORITHMS.md 4, wire formats in lib/lb/rtr_caver.h),
+"""CAVER on pcap ports (ALGORITHMS.md 4, wire formats in lib/lb/caver/rtr_caver.h),
 one switch at a time.
 
 1. Origin + strip, two runs. ToR B (hosts 10.2.0.1..4 as /32 routes on host

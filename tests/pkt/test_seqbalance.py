@@ -24,7 +24,7 @@
    matter. The new sub-flows' paths are predicted from the double-hash
    sequence (h1 + i*step) mod n with the model. What this cannot show
    deterministically (phi expiring, a new sub-flow after an idle gap) is
-   left to lib/lb/test_seqbalance.c (virtual clock) and
+   left to lib/lb/seqbalance/test_seqbalance.c (virtual clock) and
    tests/pkt/test_leafspine.py (end to end).
 4. Host trust: a Congestion Packet from a host is dropped (host_lb_packet);
    a host's zero-payload packet with the same Resv7 bits and a valid ICRC
