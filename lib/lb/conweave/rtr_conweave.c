@@ -761,36 +761,6 @@ send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *met
 	cw->io.control(cw->io.arg, m);
 }
 
-/* Remove the header, zero byte 4 and Resv7: the sender's bytes again. */
-static inline void
-strip(struct rte_mbuf *m, struct rtr_meta *meta)
-{
-	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
-	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint8_t *bth;
-
-	if (meta->flags & RTR_MF_LB_HDR) {
-		if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX))
-			rtr_move_head(f + RTR_CW_HDR_LEN, f, n);
-		else
-			memmove(f + RTR_CW_HDR_LEN, f, n);
-		rte_pktmbuf_adj(m, RTR_CW_HDR_LEN);
-		f = rte_pktmbuf_mtod(m, uint8_t *);
-		meta->flags &= (uint8_t)~RTR_MF_LB_HDR;
-	}
-	bth = f + rtr_meta_bth_off(meta);
-	bth[4] = 0;
-	bth[8] &= RTR_BTH_ACKREQ;
-	meta->bth_b4 = 0;
-	meta->bth_b8 = bth[8];
-}
-
-void
-rtr_cw_strip(struct rte_mbuf *m, struct rtr_meta *meta)
-{
-	strip(m, meta);
-}
-
 static void send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *meta,
 		unsigned int op, unsigned int phase, uint16_t ts_tx, uint16_t ts_tail, uint64_t *c);
 
@@ -954,7 +924,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	bool fresh;
 
 	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA) {
-		strip(m, meta);
+		rtr_lb_hdr_strip(m, meta);
 		return RTR_CW_FORWARD;
 	}
 	read_ts(frame, meta, &ts_tx, &ts_tail);
@@ -976,7 +946,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		if (tail) {
 			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 1, ts_tx, ts_tail, c);
 		}
-		strip(m, meta);
+		rtr_lb_hdr_strip(m, meta);
 		return RTR_CW_FORWARD;
 	}
 	d = dst_of(e);
@@ -994,7 +964,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 
 		if (diff == 3) {
 			c[RTR_LBC_late_epoch_packets]++;
-			strip(m, meta);
+			rtr_lb_hdr_strip(m, meta);
 			return RTR_CW_FORWARD;
 		}
 		if (diff != 0) {
@@ -1008,7 +978,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			 */
 			if (now - d->ep_rx < STALE_WINDOW_NS && ts_before(ts_tx, d->ep_tx)) {
 				c[RTR_LBC_stale_epoch_packets]++;
-				strip(m, meta);
+				rtr_lb_hdr_strip(m, meta);
 				return RTR_CW_FORWARD;
 			}
 			fresh = true;
@@ -1062,7 +1032,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			d->clear_sent = 1;
 			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 1, ts_tx, ts_tail, c);
 		}
-		strip(m, meta);
+		rtr_lb_hdr_strip(m, meta);
 		if (d->ring != NO_RING) {
 			cw->io.deliver(cw->io.arg, m, port, false);
 			c[RTR_LBC_reorder_flush_tail]++;
@@ -1082,7 +1052,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			c[RTR_LBC_reorder_overflow]++;
 			c[RTR_LBC_reorder_over_budget]++;
 			d->no_reorder = 1;
-			strip(m, meta);
+			rtr_lb_hdr_strip(m, meta);
 			if (d->ring != NO_RING)
 				release_ring(cw, d, now, c);
 			return RTR_CW_FORWARD;
@@ -1095,14 +1065,14 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 				/* D8: no queue: this epoch is not reordered. */
 				c[RTR_LBC_reorder_overflow]++;
 				d->no_reorder = 1;
-				strip(m, meta);
+				rtr_lb_hdr_strip(m, meta);
 				return RTR_CW_FORWARD;
 			}
 			if (cw->heap_n == cw->heap_cap && heap_compact(cw) != 0) {
 				rtr_pring_release(cw->pool[port], r, NULL, NULL);
 				c[RTR_LBC_reorder_overflow]++;
 				d->no_reorder = 1;
-				strip(m, meta);
+				rtr_lb_hdr_strip(m, meta);
 				return RTR_CW_FORWARD;
 			}
 			d->ring = (uint16_t)rtr_pring_index(r);
@@ -1133,7 +1103,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 					d->deadline = dl;
 			}
 		}
-		strip(m, meta);
+		rtr_lb_hdr_strip(m, meta);
 		if (rtr_pring_enqueue(r, m) != 0) {
 			/* D8: full: release in order, then this one. */
 			c[RTR_LBC_reorder_overflow]++;
@@ -1145,7 +1115,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		c[RTR_LBC_reorder_held]++;
 		return RTR_CW_HELD;
 	}
-	strip(m, meta);
+	rtr_lb_hdr_strip(m, meta);
 	return RTR_CW_FORWARD;
 }
 

@@ -151,14 +151,6 @@ void rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, u
 int rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
 		uint64_t now_ns, struct rtr_lcore_stats *st);
 
-/*
- * What a DstToR delivers of a ConWeave DATA packet (any ToR: the shared
- * rule of rtr_lb_host_egress uses it too): the header removed (when
- * RTR_MF_LB_HDR), byte 4 and Resv7 zeroed, AckReq kept; meta updated. The
- * sender's ICRC is valid again.
- */
-void rtr_cw_strip(struct rte_mbuf *m, struct rtr_meta *meta);
-
 /* Timers: reorder deadlines that passed, and a step of flow aging. */
 void rtr_cw_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 

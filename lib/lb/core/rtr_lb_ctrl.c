@@ -13,7 +13,6 @@
 #include <rte_mbuf.h>
 
 #include "rtr_caver.h"
-#include "rtr_conweave.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_stats.h"
 
@@ -95,7 +94,7 @@ rtr_lb_host_egress(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
 		return;
 	if ((meta->flags & RTR_MF_LB_HDR) && rtr_cw_op(meta->bth_b8) == RTR_CW_OP_DATA) {
 		/* Header, byte 4 and Resv7: the sender's frame again. */
-		rtr_cw_strip(m, meta);
+		rtr_lb_hdr_strip(m, meta);
 		c[RTR_LBC_foreign_cw_stripped]++;
 		return;
 	}

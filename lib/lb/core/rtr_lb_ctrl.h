@@ -14,7 +14,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
+#include <rte_mbuf.h>
+
+#include "rtr_common.h"
 #include "rtr_drop.h"
 #include "rtr_lb_counters.h"
 #include "rtr_parse.h"
@@ -96,6 +100,35 @@ rtr_lb_host_ingress(uint8_t *frame, uint32_t len, struct rtr_meta *meta, bool *b
 		*b4_cleared = true;
 	}
 	return RTR_DROP_NONE;
+}
+
+/*
+ * What a DstToR delivers of a ConWeave DATA packet, and what any ToR
+ * delivers of one toward a host (rtr_lb_host_egress): the LB header
+ * removed (when RTR_MF_LB_HDR), byte 4 and Resv7 zeroed, AckReq kept; meta
+ * updated. The sender's bytes, and ICRC, again.
+ */
+static inline void
+rtr_lb_hdr_strip(struct rte_mbuf *m, struct rtr_meta *meta)
+{
+	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint8_t *bth;
+
+	if (meta->flags & RTR_MF_LB_HDR) {
+		if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX))
+			rtr_move_head(f + RTR_CW_HDR_LEN, f, n);
+		else
+			memmove(f + RTR_CW_HDR_LEN, f, n);
+		rte_pktmbuf_adj(m, RTR_CW_HDR_LEN);
+		f = rte_pktmbuf_mtod(m, uint8_t *);
+		meta->flags &= (uint8_t)~RTR_MF_LB_HDR;
+	}
+	bth = f + rtr_meta_bth_off(meta);
+	bth[4] = 0;
+	bth[8] &= RTR_BTH_ACKREQ;
+	meta->bth_b4 = 0;
+	meta->bth_b8 = bth[8];
 }
 
 /*
