@@ -6,7 +6,9 @@
  * The LB stage, chosen once from a table of operations (like l3fwd's
  * --lookup modes) by switch.lb / --lb. Each mode's state machine lives in
  * its own directory and takes (clock, packet metadata): no EAL I/O, so unit
- * tests drive it with a virtual clock.
+ * tests drive it with a virtual clock. This is the control API (the hooks,
+ * the registry); the fast path's rules for which hook runs when are
+ * rtr_lb_worker.h. Layout and how a mode plugs in: doc/architecture.md.
  */
 #ifndef RTR_LB_H
 #define RTR_LB_H
