@@ -9,10 +9,8 @@
 
 #include <rte_common.h>
 
-#include "rtr_caver.h"
-#include "rtr_conweave.h"
 #include "rtr_lb.h"
-#include "rtr_seqbalance.h"
+#include "rtr_lb_modes.h"
 
 /* ------------------------------------------------------------ the registry */
 
@@ -22,13 +20,17 @@ static const struct rtr_lb_desc lb_spray_reserved = {
 	.summary = "per-packet spraying with in-network reordering (reserved)",
 };
 
-/* Index = mode id = enum rtr_lb_mode. One line per mode: its descriptor,
- * defined in the mode's folder. */
+/* Each mode's descriptor, defined in its folder (rtr_lb_<name>_desc). */
+#define LB_MODE_EXTERN(d) extern const struct rtr_lb_desc d;
+RTR_LB_MODE_DESCS(LB_MODE_EXTERN)
+#undef LB_MODE_EXTERN
+
+/* Index = mode id = enum rtr_lb_mode: the modes of lib/lb/meson.build's
+ * lb_modes (rtr_lb_modes.h), then the reserved names. */
 static const struct rtr_lb_desc *const lb_modes[] = {
-	&rtr_lb_ecmp_desc,
-	&rtr_lb_conweave_desc,
-	&rtr_lb_seqbalance_desc,
-	&rtr_lb_caver_desc,
+#define LB_MODE_ENTRY(d) &d,
+	RTR_LB_MODE_DESCS(LB_MODE_ENTRY)
+#undef LB_MODE_ENTRY
 	&lb_spray_reserved,
 };
 _Static_assert(RTE_DIM(lb_modes) == RTR_LB_MAX, "lb_modes[] out of step with enum rtr_lb_mode");

@@ -21,6 +21,7 @@
 #include "rtr_config.h"
 #include "rtr_lb_counters.h"
 #include "rtr_lb_flow.h"
+#include "rtr_lb_modes.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 #include "rtr_stats.h"
@@ -29,13 +30,14 @@ struct rte_mbuf;
 struct rtr_ft;
 struct rtr_cfg_section;
 
-/* A mode's id: its index in the registry, the value of switch.lb. */
+/* A mode's id: its index in the registry, the value of switch.lb:
+ * RTR_LB_<NAME> for each name of lib/lb/meson.build's lb_modes, in that
+ * order, then the reserved names. */
 enum rtr_lb_mode {
-	RTR_LB_ECMP = 0,
-	RTR_LB_CONWEAVE,
-	RTR_LB_SEQBALANCE,
-	RTR_LB_CAVER,
-	RTR_LB_SPRAY,
+#define RTR_LB_MODE_ID(n) RTR_LB_##n,
+	RTR_LB_MODE_IDS(RTR_LB_MODE_ID)
+#undef RTR_LB_MODE_ID
+	RTR_LB_SPRAY, /* reserved: issue 19 */
 	RTR_LB_MAX
 };
 

@@ -20,7 +20,7 @@ const char *const rtr_lb_counter_help[RTR_LBC_MAX] = {
 
 const uint16_t rtr_lb_counter_max[] = {
 #define RTR_LB_CNT_MAX(n) RTR_LBC_##n,
-	RTR_CW_MAX_GAUGES(RTR_LB_CNT_MAX)
+	RTR_LB_MODE_MAX_GAUGES(RTR_LB_CNT_MAX)
 #undef RTR_LB_CNT_MAX
 };
 const unsigned int rtr_lb_counter_n_max = RTE_DIM(rtr_lb_counter_max);

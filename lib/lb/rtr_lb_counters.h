@@ -14,14 +14,11 @@
 
 #include <stdint.h>
 
-#include "rtr_caver_counters.h"
-#include "rtr_cw_counters.h"
 #include "rtr_lb_core_counters.h"
-#include "rtr_sb_counters.h"
+#include "rtr_lb_modes.h"
 #include "rtr_stats.h"
 
-#define RTR_LB_COUNTERS(X)                                                                         \
-	RTR_LB_CORE_COUNTERS(X) RTR_CW_COUNTERS(X) RTR_SB_COUNTERS(X) RTR_CAVER_COUNTERS(X)
+#define RTR_LB_COUNTERS(X) RTR_LB_CORE_COUNTERS(X) RTR_LB_MODE_COUNTERS(X)
 
 enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
@@ -36,15 +33,10 @@ _Static_assert(RTR_LBC_MAX <= RTR_STATS_LB_SLOTS, "LB counters beyond RTR_STATS_
 enum {
 	RTR_LBC_CORE_FIRST = 0,
 	RTR_LBC_CORE_N = 0 RTR_LB_CORE_COUNTERS(RTR_LB_CNT_ONE),
-	RTR_LBC_CW_FIRST = RTR_LBC_CORE_FIRST + RTR_LBC_CORE_N,
-	RTR_LBC_CW_N = 0 RTR_CW_COUNTERS(RTR_LB_CNT_ONE),
-	RTR_LBC_SB_FIRST = RTR_LBC_CW_FIRST + RTR_LBC_CW_N,
-	RTR_LBC_SB_N = 0 RTR_SB_COUNTERS(RTR_LB_CNT_ONE),
-	RTR_LBC_CAVER_FIRST = RTR_LBC_SB_FIRST + RTR_LBC_SB_N,
-	RTR_LBC_CAVER_N = 0 RTR_CAVER_COUNTERS(RTR_LB_CNT_ONE),
+	RTR_LB_MODE_COUNTER_RANGES(RTR_LB_CNT_ONE)
 };
 #undef RTR_LB_CNT_ONE
-_Static_assert(RTR_LBC_CAVER_FIRST + RTR_LBC_CAVER_N == RTR_LBC_MAX, "a list out of the ranges");
+_Static_assert(RTR_LB_MODE_COUNTERS_END == RTR_LBC_MAX, "a list out of the ranges");
 
 extern const char *const rtr_lb_counter_names[RTR_LBC_MAX];
 extern const char *const rtr_lb_counter_help[RTR_LBC_MAX];

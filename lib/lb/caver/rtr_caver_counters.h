@@ -23,4 +23,7 @@
 	X(caver_source_routed, "packets sent on the egress port their source route asked for") \
 	X(caver_source_route_bad, "source routes not usable here (not in the group, down): ECMP")
 
+/* None of them is a maximum over the workers. */
+#define RTR_CAVER_MAX_GAUGES(X)
+
 #endif /* RTR_CAVER_COUNTERS_H */

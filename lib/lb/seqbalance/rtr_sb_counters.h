@@ -18,4 +18,7 @@
 	X(sb_paths_inactive, "SeqBalance paths inactive now (gauge)") \
 	X(sb_tagged, "RoCE packets stamped with a PathTag by the SeqBalance SrcToR")
 
+/* None of them is a maximum over the workers. */
+#define RTR_SB_MAX_GAUGES(X)
+
 #endif /* RTR_SB_COUNTERS_H */
