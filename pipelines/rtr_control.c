@@ -17,7 +17,9 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "rtr_pipeline.h"
+#include "rtr_control.h"
+#include "rtr_mbuf.h"
+#include "rtr_switch.h"
 
 #define CTRL_NEIGH_TICK_MS 10
 #define CTRL_LINK_POLL_MS  100
