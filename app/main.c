@@ -40,12 +40,15 @@ static bool main_forwards;	/* --main-forwards: the main lcore is worker 0 too */
 static void
 usage(const char *prog)
 {
+	char modes[256];
+
+	rtr_lb_mode_list(modes, sizeof(modes), " | ", false);
 	printf("\nrocetor options (after the EAL options and --):\n"
 	       "  %s [EAL options] -- --config FILE [--lb MODE] [--duration SEC]\n"
 	       "        [--exit-on-idle MS] [--stats-json FILE] [--stats-interval SEC]\n"
 	       "        [--wait-links MS] [--main-forwards] [--telemetry-rw]\n"
 	       "  --config FILE         switch config: .yaml/.yml (libyaml) or .cfg/.conf (libconfig)\n"
-	       "  --lb MODE             override switch.lb: ecmp | conweave | seqbalance | caver | spray\n"
+	       "  --lb MODE             override switch.lb: %s\n"
 	       "  --duration SEC        run SEC seconds (fractions allowed), then exit cleanly\n"
 	       "  --exit-on-idle MS     exit once no port has received a packet for MS ms\n"
 	       "  --stats-json FILE     write the stats document (doc/counters.md) at exit\n"
@@ -58,7 +61,7 @@ usage(const char *prog)
 	       "                        /rocetor/port/admin); without it telemetry is read-only\n"
 	       "  -h, --help            this help\n"
 	       "Exit status: 0 success (also on SIGINT/SIGTERM), 2 bad arguments or config, 1 other failure.\n",
-		prog);
+		prog, modes);
 }
 
 static int
@@ -352,16 +355,16 @@ control_loop(struct rtr_app *app)
 const struct rtr_lb_ops *
 rtr_app_lb_ops(struct rtr_app *app, enum rtr_lb_mode mode)
 {
-	const struct rtr_lb_ops *ops = rtr_lb_get(mode);
+	const struct rtr_lb_desc *d = rtr_lb_mode_at((unsigned int)mode);
+	const struct rtr_lb_ops *ops = d != NULL ? d->ops : NULL;
 
-	if (ops == NULL || app->cfg.sw.role != RTR_ROLE_SPINE || mode == RTR_LB_CAVER)
+	if (ops == NULL || app->cfg.sw.role != RTR_ROLE_SPINE || d->spine != RTR_LB_SPINE_ECMP)
 		return ops;
 	/*
-	 * ConWeave and SeqBalance live in the ToRs (ALGORITHMS.md: a path is
-	 * the SrcToR uplink): a spine routes their packets by ECMP and never
-	 * touches their fields. It still parses their headers, so trimming and
-	 * the control class see them whole. CAVER runs in the spine too (DRE,
-	 * ACK shims, source routes).
+	 * A ToR-only mode (a path is the SrcToR's uplink): a spine routes its
+	 * packets by ECMP and never touches its fields. It still parses its
+	 * headers (the mode's fabric_parse_flags), so trimming and the
+	 * control class see them whole.
 	 */
 	if (app->spine_ops[mode].name != NULL)
 		return &app->spine_ops[mode]; /* made once: workers may be using it */
@@ -408,7 +411,7 @@ lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared, void
 			.socket = (int)rte_lcore_to_socket_id(sw->workers[i]->lcore_id),
 			.n_groups = sw->route->n_groups,
 			.hash_seed = sw->hash_seed,
-			.hold_budget = app->cw_hold_budget,
+			.hold_budget = app->hold_budget,
 			.use_rte_malloc = true,
 			.shared = *shared,
 			.link_down = &sw->link_down_mask,
@@ -420,10 +423,11 @@ lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared, void
 		rtr_worker_lb_io(sw->workers[i], &in.io);
 		states[i] = ops->init(&in);
 		if (states[i] == NULL) {
-			fprintf(stderr, "rocetor: LB mode %s: cannot initialise worker %u (flow table "
-					"and reorder queues: conweave.flow_table_size, "
-					"reorder_queues_per_port x reorder_queue_depth)\n",
-				ops->name, i);
+			/* The mode's state is sized by its config section. */
+			fprintf(stderr, "rocetor: LB mode %s: cannot initialise worker %u (out of "
+					"memory for its flow table and state: see %s.flow_table_size "
+					"and the other sizes of its config section)\n",
+				ops->name, i, ops->name);
 			lb_destroy(ops, *shared, states, i);
 			*shared = NULL;
 			return -ENOMEM;
@@ -442,7 +446,10 @@ rtr_app_lb_switch(struct rtr_app *app, enum rtr_lb_mode mode, char *err, size_t 
 
 	ops = rtr_app_lb_ops(app, mode);
 	if (ops == NULL) {
-		snprintf(err, len, "LB mode %s is not available in this build", rtr_lb_mode_at(mode)->name);
+		const struct rtr_lb_desc *d = rtr_lb_mode_at((unsigned int)mode);
+
+		snprintf(err, len, "LB mode %s is not available in this build",
+			d != NULL ? d->name : "?");
 		return -ENOTSUP;
 	}
 	pthread_mutex_lock(&app->switch_lock);
@@ -775,7 +782,7 @@ main(int argc, char **argv)
 {
 	struct rtr_app *app = &rtr_app;
 	struct rtr_switch *sw = &app->sw;
-	char err[1024];
+	char err[1024], modes[256];
 	int ret, mode;
 
 	app->mempool_stopped = -1;
@@ -809,8 +816,8 @@ main(int argc, char **argv)
 	if (app->lb_override != NULL) {
 		mode = rtr_lb_mode_find(app->lb_override);
 		if (mode < 0) {
-			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\" (ecmp, conweave, "
-					"seqbalance, caver, spray)\n", app->lb_override);
+			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\" (%s)\n", app->lb_override,
+				rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
 			rtr_config_free(&app->cfg);
 			rte_eal_cleanup();
 			return RTR_EXIT_USAGE;
@@ -820,8 +827,9 @@ main(int argc, char **argv)
 	sw->lb = rtr_app_lb_ops(app, app->cfg.sw.lb);
 	if (sw->lb == NULL) {
 		fprintf(stderr, "%s: switch.lb: mode \"%s\" is not available in this build yet "
-				"(available: ecmp, conweave, seqbalance, caver)\n", app->lb_override ? "--lb" : app->cfg.path,
-			rtr_lb_mode_at(app->cfg.sw.lb)->name);
+				"(available: %s)\n", app->lb_override ? "--lb" : app->cfg.path,
+			rtr_lb_mode_at(app->cfg.sw.lb)->name,
+			rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
 		rtr_config_free(&app->cfg);
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;

@@ -30,7 +30,7 @@ struct rtr_app {
 	uint16_t port_ids[RTR_MAX_PORTS];
 	uint16_t rxq[RTR_MAX_PORTS], txq[RTR_MAX_PORTS];
 	uint32_t n_mbufs;
-	uint32_t cw_hold_budget; /* mbufs each worker's reorder rings may hold (ports.c) */
+	uint32_t hold_budget;	/* mbufs each worker's LB state may hold (app/budget.c) */
 	uint32_t mbuf_data_room;
 	uint16_t mbuf_priv_size; /* metadata in the private area (no dynfield room) */
 	unsigned int mempool_baseline;	/* in use when forwarding started */

@@ -199,10 +199,22 @@ tel_lb(const char *cmd, const char *params, struct rte_tel_data *d)
 
 struct tel_flows_ctx {
 	struct rte_tel_data *d;
-	enum rtr_lb_mode mode;
+	const struct rtr_lb_desc *desc; /* the mode of the worker being walked */
 	unsigned int n;
 	unsigned int worker;
 };
+
+static void
+tel_kv_u64(void *arg, const char *key, uint64_t v)
+{
+	add_u64(arg, key, v);
+}
+
+static void
+tel_kv_str(void *arg, const char *key, const char *v)
+{
+	rte_tel_data_add_dict_string(arg, key, v);
+}
 
 static void
 tel_flow_one(void *arg, const struct rtr_lb_flow_info *f)
@@ -223,28 +235,11 @@ tel_flow_one(void *arg, const struct rtr_lb_flow_info *f)
 	add_u64(e, "sport", f->sport);
 	add_u64(e, "worker", x->worker);
 	add_u64(e, "idle_us", f->idle_ns / 1000);
-	if (x->mode != RTR_LB_CONWEAVE) {
-		/* SeqBalance sub-flows, CAVER flows: where they were placed. */
-		add_u64(e, "path", f->path);
-		if (x->mode == RTR_LB_CAVER) {
-			if (f->next_hop != RTR_LB_HOP_NONE)
-				add_u64(e, "next_hop", f->next_hop);
-			add_u64(e, "ce", f->ce);
-			rte_tel_data_add_dict_string(e, "placed_by", f->by_table ? "table" : "ecmp");
-		}
-	} else if (f->dst_role) {
-		add_u64(e, "epoch", f->epoch);
-		add_u64(e, "rx_phase", f->phase);
-		add_u64(e, "held", f->held);
-		if (f->deadline_in_ns != UINT64_MAX)
-			add_u64(e, "deadline_in_us", f->deadline_in_ns / 1000);
-	} else {
-		add_u64(e, "epoch", f->epoch);
-		add_u64(e, "phase", f->phase);
-		add_u64(e, "path", f->path);
-		add_u64(e, "stabilized", f->stabilized);
-		if (f->reply_deadline_in_ns != UINT64_MAX)
-			add_u64(e, "reply_deadline_in_us", f->reply_deadline_in_ns / 1000);
+	/* The mode's own members (doc/user-guide.md lists them). */
+	if (x->desc != NULL && x->desc->flow_view != NULL) {
+		const struct rtr_lb_kv kv = {.u64 = tel_kv_u64, .str = tel_kv_str, .arg = e};
+
+		x->desc->flow_view(f, &kv);
 	}
 	snprintf(key, sizeof(key), "flow_%u", x->n++);
 	rte_tel_data_add_dict_container(x->d, key, e, 0);
@@ -286,7 +281,7 @@ tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (ops->flows == NULL)
 			continue;
 		x.worker = i;
-		x.mode = ops->mode;
+		x.desc = rtr_lb_mode_at((unsigned int)ops->mode);
 		ops->flows(state, now, (unsigned int)max - x.n, tel_flow_one, &x);
 	}
 	pthread_mutex_unlock(&rtr_app.sw.lb_lock);
@@ -471,11 +466,26 @@ tel_writable(struct rte_tel_data *d)
 	return false;
 }
 
+/* The implemented modes, "a, b, c or d", for the help and usage texts. */
+static const char *
+tel_mode_list(char *buf, size_t len)
+{
+	char *last;
+
+	rtr_lb_mode_list(buf, len, ", ", true);
+	last = strrchr(buf, ',');
+	if (last != NULL && strlen(last) + 2 < len - (size_t)(last - buf)) {
+		memmove(last + 3, last + 1, strlen(last + 1) + 1);
+		memcpy(last, " or", 3);
+	}
+	return buf;
+}
+
 /* /rocetor/lb/set,MODE: switch the LB mode at runtime (doc/user-guide.md). */
 static int
 tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	char err[RTE_TEL_MAX_STRING_LEN];
+	char err[RTE_TEL_MAX_STRING_LEN], modes[RTE_TEL_MAX_STRING_LEN];
 	const char *from;
 	int64_t released;
 	int mode;
@@ -485,11 +495,17 @@ tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -EAGAIN;
 	if (!tel_writable(d))
 		return 0;
-	if (params == NULL || *params == '\0')
-		return tel_refuse(d, "usage: /rocetor/lb/set,MODE (ecmp, conweave, seqbalance, caver)");
+	if (params == NULL || *params == '\0') {
+		snprintf(err, sizeof(err), "usage: /rocetor/lb/set,MODE (%s)",
+			rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
+		return tel_refuse(d, err);
+	}
 	mode = rtr_lb_mode_find(params);
-	if (mode < 0)
-		return tel_refuse(d, "unknown LB mode (ecmp, conweave, seqbalance, caver)");
+	if (mode < 0) {
+		snprintf(err, sizeof(err), "unknown LB mode (%s)",
+			rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
+		return tel_refuse(d, err);
+	}
 	from = rtr_app.sw.lb->name;
 	released = rtr_app_lb_switch(&rtr_app, (enum rtr_lb_mode)mode, err, sizeof(err));
 	if (released < 0)
@@ -600,6 +616,9 @@ rtr_telemetry_harden(void)
 	return rc;
 }
 
+/* The help of /rocetor/lb/set, from the registry (tel_register). */
+static char tel_lb_set_help[RTE_TEL_MAX_STRING_LEN];
+
 static const struct tel_cmd {
 	const char *path;
 	telemetry_cb fn;
@@ -609,7 +628,7 @@ static const struct tel_cmd {
 	{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
 	{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
 	{"/rocetor/lb/flows", tel_lb_flows,
-		"Per-flow LB state (path; ConWeave epoch/phase/held, CAVER next hop/cost). "
+		"Per-flow LB state: the running mode's view of each flow (path, phase, held...). "
 		"Parameter: max flows (default 16, at most 64)."},
 	{"/rocetor/lb/buckets", tel_lb_buckets,
 		"Resilient bucket table of an uplink group: buckets per path, buckets off home. "
@@ -617,9 +636,7 @@ static const struct tel_cmd {
 	{"/rocetor/config", tel_config, "The running configuration (summary)."},
 	{"/rocetor/egress", tel_egress,
 		"Egress of one port: per-class counters, depth, PFC. Parameter: port id."},
-	{"/rocetor/lb/set", tel_lb_set,
-		"rw (--telemetry-rw): switch the LB mode at runtime. Parameter: ecmp, conweave, "
-		"seqbalance or caver."},
+	{"/rocetor/lb/set", tel_lb_set, tel_lb_set_help},
 	{"/rocetor/port/admin", tel_port_admin,
 		"rw (--telemetry-rw): a port's admin state. Parameters: PORT,up or PORT,down."},
 };
@@ -663,6 +680,21 @@ rtr_telemetry_close(void)
 int
 rtr_telemetry_register(void)
 {
+	char modes[RTE_TEL_MAX_STRING_LEN];
+	int n;
+
+	/*
+	 * DPDK 22.11 refuses a help of RTE_TEL_MAX_STRING_LEN characters or
+	 * more, and a refused command would leave the later ones unregistered:
+	 * a list of modes too long for it is left out.
+	 */
+	n = snprintf(tel_lb_set_help, sizeof(tel_lb_set_help),
+		"rw (--telemetry-rw): switch the LB mode at runtime. Parameter: %s.",
+		tel_mode_list(modes, sizeof(modes)));
+	if (n < 0 || (size_t)n >= sizeof(tel_lb_set_help))
+		snprintf(tel_lb_set_help, sizeof(tel_lb_set_help),
+			"rw (--telemetry-rw): switch the LB mode at runtime. Parameter: a mode "
+			"(rocetor --help lists them).");
 	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(commands); i++) {
 		int rc = rte_telemetry_register_cmd(commands[i].path, tel_dispatch,
 			commands[i].help);
