@@ -10,8 +10,8 @@
  * (doc/tools.md) and the bench reads it from there, so the formula exists
  * once. The LB modes' share comes from the registry (desc->mbuf_budget).
  */
-#ifndef RTR_BUDGET_H
-#define RTR_BUDGET_H
+#ifndef RTR_APP_BUDGET_H
+#define RTR_APP_BUDGET_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,4 +70,4 @@ void rtr_budget_queues(const struct rtr_config *cfg, unsigned int workers,
 int rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 		struct rtr_budget *out);
 
-#endif /* RTR_BUDGET_H */
+#endif /* RTR_APP_BUDGET_H */

@@ -14,7 +14,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
@@ -22,7 +24,7 @@
 #include <rte_mempool.h>
 
 #include "budget.h"
-#include "rtr_app.h"
+#include "ports.h"
 
 int
 rtr_ports_check(struct rtr_app *app)
@@ -289,6 +291,58 @@ rtr_ports_setup(struct rtr_app *app)
 			return rc;
 	}
 	return 0;
+}
+
+/* --wait-links MS: some devices come up after rte_eth_dev_start() (memif
+ * waits for its peer, real NICs negotiate). Poll every configured port that
+ * is not admin_down every 10 ms until all report link up or MS ms passed;
+ * then name the ports still down and go on anyway (not an error). */
+void
+rtr_ports_wait_links(const struct rtr_app *app, uint64_t ms)
+{
+	const struct timespec tick = {.tv_sec = 0, .tv_nsec = 10 * 1000 * 1000};
+	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc(), waited_ms;
+	char down[256];
+	bool said = false;
+
+	for (;;) {
+		unsigned int n_down = 0;
+		size_t len = 0;
+
+		down[0] = '\0';
+		for (unsigned int i = 0; i < app->cfg.n_ports; i++) {
+			const struct rtr_port_cfg *pc = &app->cfg.ports[i];
+			struct rte_eth_link link;
+
+			memset(&link, 0, sizeof(link));
+			if (pc->admin_down || (rte_eth_link_get_nowait(pc->port, &link) == 0 &&
+					link.link_status == RTE_ETH_LINK_UP))
+				continue;
+			n_down++;
+			if (len < sizeof(down))
+				len += (size_t)snprintf(down + len, sizeof(down) - len, " %u", pc->port);
+		}
+		waited_ms = (rte_rdtsc() - t0) * 1000 / hz;
+		if (n_down == 0) {
+			printf("rocetor: --wait-links: all links up after %" PRIu64 " ms\n", waited_ms);
+			fflush(stdout);
+			return;
+		}
+		/* Ports are started: a memif peer may connect from now on. */
+		if (!said) {
+			printf("rocetor: --wait-links: waiting up to %" PRIu64 " ms for port%s%s\n", ms,
+				n_down == 1 ? "" : "s", down);
+			fflush(stdout);
+			said = true;
+		}
+		if (waited_ms >= ms) {
+			fprintf(stderr, "rocetor: --wait-links %" PRIu64 ": after %" PRIu64 " ms, "
+					"port%s still down:%s\n", ms, waited_ms, n_down == 1 ? "" : "s",
+				down);
+			return;
+		}
+		nanosleep(&tick, NULL);
+	}
 }
 
 void

@@ -2,12 +2,15 @@
  * Copyright(c) 2026 The rocetor authors
  */
 
-/* What the pieces of app/ share: the process-wide state of one rocetor. */
+/*
+ * The process-wide state of one rocetor, shared by the files of app/ (each
+ * has its own header for its functions: args.h, ports.h, budget.h, lb.h,
+ * setup.h, control.h, stats_doc.h, telemetry.h).
+ */
 #ifndef RTR_APP_H
 #define RTR_APP_H
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -22,6 +25,8 @@ struct rtr_app {
 	uint64_t exit_on_idle_ms;
 	const char *stats_json;
 	double stats_interval_s;
+	uint64_t wait_links_ms;	/* --wait-links MS, 0 = do not wait */
+	bool main_forwards;	/* --main-forwards: the main lcore is worker 0 too */
 	bool telemetry_rw;	/* --telemetry-rw: commands that change state are allowed */
 
 	struct rtr_config cfg;
@@ -41,44 +46,11 @@ struct rtr_app {
 	uint64_t nic_rx_nombuf[RTR_MAX_PORTS], nic_imissed[RTR_MAX_PORTS];
 	uint64_t start_tsc;
 	uint64_t last_stats_tsc;
-	bool stopping;
 	bool pdump_ready;
-	/* switch.role spine with a ToR-only mode: ECMP under that mode's name */
+	/* switch.role spine with a ToR-only mode: ECMP under that mode's name
+	 * (app/lb.c) */
 	struct rtr_lb_ops spine_ops[RTR_LB_MAX];
 	pthread_mutex_t switch_lock; /* one runtime LB switch at a time */
 };
-
-extern struct rtr_app rtr_app;
-extern volatile sig_atomic_t rtr_signal;
-
-/* ports.c */
-int rtr_ports_check(struct rtr_app *app);
-int rtr_ports_setup(struct rtr_app *app);
-void rtr_ports_close(struct rtr_app *app);
-
-/* telemetry.c */
-int rtr_telemetry_register(void);
-/* From now on telemetry commands answer null: the exit frees what they read. */
-void rtr_telemetry_close(void);
-/* Owner-only permissions on the EAL runtime directory and the telemetry
- * sockets in it; checked and logged. Returns 0, or -1 if one could not be
- * made owner-only. */
-int rtr_telemetry_harden(void);
-
-/* The ops of LB mode `mode` for this switch (a spine runs ConWeave and
- * SeqBalance as ECMP under their names), or NULL when this build does not
- * implement it. */
-const struct rtr_lb_ops *rtr_app_lb_ops(struct rtr_app *app, enum rtr_lb_mode mode);
-/* Switch the running switch to LB mode `mode` (doc/user-guide.md). Returns
- * the packets the old mode held and released, or -errno with a message in
- * err. */
-int64_t rtr_app_lb_switch(struct rtr_app *app, enum rtr_lb_mode mode, char *err, size_t len);
-
-/* stats view shared by the JSON writer and telemetry */
-struct rtr_stats_doc;
-void rtr_app_stats(struct rtr_app *app, struct rtr_lcore_stats *sum);
-void rtr_app_write_stats(struct rtr_app *app, FILE *f);
-/* One port's egress report (classes, PFC), summed over workers. */
-void rtr_app_egress_report(struct rtr_app *app, uint16_t port, struct rtr_eg_port_report *r);
 
 #endif /* RTR_APP_H */

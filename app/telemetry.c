@@ -32,7 +32,12 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
-#include "rtr_app.h"
+#include "lb.h"
+#include "stats_doc.h"
+#include "telemetry.h"
+
+/* The rocetor the commands answer about (rtr_telemetry_register). */
+static struct rtr_app *tel_app;
 
 static struct rtr_lcore_stats *
 summed(void)
@@ -40,14 +45,14 @@ summed(void)
 	struct rtr_lcore_stats *s = rte_zmalloc(NULL, sizeof(*s), 64);
 
 	if (s != NULL)
-		rtr_app_stats(&rtr_app, s);
+		rtr_app_stats(tel_app, s);
 	return s;
 }
 
 static bool
 ready(void)
 {
-	return rtr_app.sw.route != NULL && rtr_app.start_tsc != 0;
+	return tel_app->sw.route != NULL && tel_app->start_tsc != 0;
 }
 
 static int
@@ -75,10 +80,10 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENOMEM;
 	}
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "switch", rtr_app.cfg.sw.name);
-	rte_tel_data_add_dict_string(d, "lb", rtr_app.sw.lb->name);
+	rte_tel_data_add_dict_string(d, "switch", tel_app->cfg.sw.name);
+	rte_tel_data_add_dict_string(d, "lb", tel_app->sw.lb->name);
 	add_u64(d, "uptime_ms",
-		(rte_rdtsc() - rtr_app.start_tsc) * 1000 / rtr_app.sw.tsc_hz);
+		(rte_rdtsc() - tel_app->start_tsc) * 1000 / tel_app->sw.tsc_hz);
 	rte_tel_data_start_dict(drops);
 	for (unsigned int i = 1; i < RTR_DROP_MAX; i++) {
 		add_u64(drops, rtr_drop_names[i], s->drops[i]);
@@ -92,9 +97,9 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	add_u64(d, "dropped", total);
 	add_u64(d, "handoff_tx", s->handoff_tx);
 	add_u64(d, "handoff_rx", s->handoff_rx);
-	add_u64(d, "held_packets", rtr_pipeline_held(&rtr_app.sw));
-	add_u64(d, "mempool_in_use", rte_mempool_in_use_count(rtr_app.sw.pool));
-	add_u64(d, "lb_switches", atomic_load(&rtr_app.sw.lb_switches));
+	add_u64(d, "held_packets", rtr_pipeline_held(&tel_app->sw));
+	add_u64(d, "mempool_in_use", rte_mempool_in_use_count(tel_app->sw.pool));
+	add_u64(d, "lb_switches", atomic_load(&tel_app->sw.lb_switches));
 	add_u64(d, "lb_switch_released", s->lb_switch_released);
 	add_u64(d, "busy_cycles_per_packet",
 		s->busy_packets ? s->busy_cycles / s->busy_packets : 0);
@@ -115,9 +120,9 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (s == NULL)
 		return -ENOMEM;
 	rte_tel_data_start_dict(d);
-	for (unsigned int i = 0; i < rtr_app.n_cfg_ports; i++) {
-		uint16_t p = rtr_app.port_ids[i];
-		const struct rtr_port_rt *pr = &rtr_app.sw.ports[p];
+	for (unsigned int i = 0; i < tel_app->n_cfg_ports; i++) {
+		uint16_t p = tel_app->port_ids[i];
+		const struct rtr_port_rt *pr = &tel_app->sw.ports[p];
 		const struct rtr_port_counters *c = &s->port[p];
 		struct rte_tel_data *pd = rte_tel_data_alloc();
 		char key[16], mac[32];
@@ -150,7 +155,7 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_lb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct rtr_route *r = rtr_app.sw.route;
+	const struct rtr_route *r = tel_app->sw.route;
 	struct rtr_lcore_stats *s;
 	struct rte_tel_data *c;
 
@@ -166,8 +171,8 @@ tel_lb(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENOMEM;
 	}
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "mode", rtr_app.sw.lb->name);
-	add_u64(d, "lb_switches", atomic_load(&rtr_app.sw.lb_switches));
+	rte_tel_data_add_dict_string(d, "mode", tel_app->sw.lb->name);
+	add_u64(d, "lb_switches", atomic_load(&tel_app->sw.lb_switches));
 	rte_tel_data_start_dict(c);
 	for (unsigned int i = 0; i < RTR_LBC_MAX; i++)
 		add_u64(c, rtr_lb_counter_names[i], s->lb[i]);
@@ -248,7 +253,7 @@ tel_flow_one(void *arg, const struct rtr_lb_flow_info *f)
 static int
 tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct rtr_switch *sw = &rtr_app.sw;
+	const struct rtr_switch *sw = &tel_app->sw;
 	struct tel_flows_ctx x = {.d = d};
 	unsigned long max = TEL_FLOWS_DEFAULT;
 	uint64_t now;
@@ -272,7 +277,7 @@ tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 	now = rtr_tsc_to_ns(sw, rte_rdtsc());
 	/* Each worker's own mode and state (they differ for a moment during a
 	 * runtime switch); lb_lock keeps the states from being freed. */
-	pthread_mutex_lock(&rtr_app.sw.lb_lock);
+	pthread_mutex_lock(&tel_app->sw.lb_lock);
 	for (unsigned int i = 0; i < sw->n_workers && x.n < max; i++) {
 		const struct rtr_lb_ops *ops;
 		void *state;
@@ -284,7 +289,7 @@ tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 		x.desc = rtr_lb_mode_at((unsigned int)ops->mode);
 		ops->flows(state, now, (unsigned int)max - x.n, tel_flow_one, &x);
 	}
-	pthread_mutex_unlock(&rtr_app.sw.lb_lock);
+	pthread_mutex_unlock(&tel_app->sw.lb_lock);
 	add_u64(d, "shown", x.n);
 	return 0;
 }
@@ -292,7 +297,7 @@ tel_lb_flows(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct rtr_config *cfg = &rtr_app.cfg;
+	const struct rtr_config *cfg = &tel_app->cfg;
 	struct rte_tel_data *ports, *routes;
 
 	(void)cmd;
@@ -311,10 +316,10 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "name", cfg->sw.name);
 	rte_tel_data_add_dict_string(d, "role", cfg->sw.role == RTR_ROLE_TOR ? "tor" : "spine");
 	add_u64(d, "id", cfg->sw.id);
-	rte_tel_data_add_dict_string(d, "lb", rtr_app.sw.lb->name);
+	rte_tel_data_add_dict_string(d, "lb", tel_app->sw.lb->name);
 	add_u64(d, "seed", cfg->sw.seed);
-	add_u64(d, "workers", rtr_app.sw.n_workers);
-	add_u64(d, "mbufs", rtr_app.n_mbufs);
+	add_u64(d, "workers", tel_app->sw.n_workers);
+	add_u64(d, "mbufs", tel_app->n_mbufs);
 	rte_tel_data_start_array(ports, RTE_TEL_STRING_VAL);
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		char line[RTE_TEL_MAX_STRING_LEN];
@@ -353,15 +358,15 @@ tel_egress(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	if (!ready())
 		return -EAGAIN;
-	port = rtr_app.port_ids[0];
+	port = tel_app->port_ids[0];
 	if (params != NULL && *params != '\0') {
 		unsigned long v = strtoul(params, &end, 10);
 
-		if (*end != '\0' || v >= RTR_MAX_PORTS || !rtr_app.sw.ports[v].configured)
+		if (*end != '\0' || v >= RTR_MAX_PORTS || !tel_app->sw.ports[v].configured)
 			return -EINVAL;
 		port = (unsigned int)v;
 	}
-	rtr_app_egress_report(&rtr_app, (uint16_t)port, &r);
+	rtr_app_egress_report(tel_app, (uint16_t)port, &r);
 	pfc = rte_tel_data_alloc();
 	for (unsigned int c = 0; c < r.n_classes; c++)
 		cls[c] = rte_tel_data_alloc();
@@ -404,7 +409,7 @@ tel_egress(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_lb_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct rtr_route *r = rtr_app.sw.route;
+	const struct rtr_route *r = tel_app->sw.route;
 	unsigned int count[RTR_MAX_PATHS], moved = 0, g = 0;
 	const struct rtr_group *grp;
 	struct rte_tel_data *a;
@@ -460,7 +465,7 @@ tel_refuse(struct rte_tel_data *d, const char *why)
 static bool
 tel_writable(struct rte_tel_data *d)
 {
-	if (rtr_app.telemetry_rw)
+	if (tel_app->telemetry_rw)
 		return true;
 	tel_refuse(d, "read-only telemetry: start rocetor with --telemetry-rw to allow this");
 	return false;
@@ -506,16 +511,16 @@ tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 			rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
 		return tel_refuse(d, err);
 	}
-	from = rtr_app.sw.lb->name;
-	released = rtr_app_lb_switch(&rtr_app, (enum rtr_lb_mode)mode, err, sizeof(err));
+	from = tel_app->sw.lb->name;
+	released = rtr_app_lb_switch(tel_app, (enum rtr_lb_mode)mode, err, sizeof(err));
 	if (released < 0)
 		return tel_refuse(d, err);
 	rte_tel_data_start_dict(d);
 	add_u64(d, "ok", 1);
 	rte_tel_data_add_dict_string(d, "from", from);
-	rte_tel_data_add_dict_string(d, "mode", rtr_app.sw.lb->name);
+	rte_tel_data_add_dict_string(d, "mode", tel_app->sw.lb->name);
 	add_u64(d, "released", (uint64_t)released);
-	add_u64(d, "lb_switches", atomic_load(&rtr_app.sw.lb_switches));
+	add_u64(d, "lb_switches", atomic_load(&tel_app->sw.lb_switches));
 	return 0;
 }
 
@@ -540,7 +545,7 @@ tel_port_admin(const char *cmd, const char *params, struct rte_tel_data *d)
 		return tel_refuse(d, "usage: /rocetor/port/admin,PORT,up|down");
 	port = strtoul(params, &end, 10);
 	if (end == params || *end != ',' || port >= RTR_MAX_PORTS ||
-			!rtr_app.sw.ports[port].configured)
+			!tel_app->sw.ports[port].configured)
 		return tel_refuse(d, "usage: /rocetor/port/admin,PORT,up|down (a configured port)");
 	if (strcmp(end + 1, "up") == 0)
 		down = false;
@@ -548,7 +553,7 @@ tel_port_admin(const char *cmd, const char *params, struct rte_tel_data *d)
 		down = true;
 	else
 		return tel_refuse(d, "usage: /rocetor/port/admin,PORT,up|down");
-	pr = &rtr_app.sw.ports[port];
+	pr = &tel_app->sw.ports[port];
 	atomic_store(&pr->admin_down, down);
 	atomic_store(&pr->lsc_event, 1); /* re-read link state at the next poll */
 	rte_tel_data_start_dict(d);
@@ -579,7 +584,7 @@ owner_only(const char *path, mode_t want)
 }
 
 int
-rtr_telemetry_harden(void)
+rtr_telemetry_harden(const struct rtr_app *app)
 {
 	const char *dir = rte_eal_get_runtime_dir();
 	char path[PATH_MAX];
@@ -612,7 +617,7 @@ rtr_telemetry_harden(void)
 	if (rc == 0)
 		printf("rocetor: telemetry: %u socket%s in %s, owner-only (0600, directory 0700), "
 		       "%s\n", n, n == 1 ? "" : "s", dir,
-			rtr_app.telemetry_rw ? "read-write (--telemetry-rw)" : "read-only");
+			app->telemetry_rw ? "read-write (--telemetry-rw)" : "read-only");
 	return rc;
 }
 
@@ -678,11 +683,12 @@ rtr_telemetry_close(void)
 }
 
 int
-rtr_telemetry_register(void)
+rtr_telemetry_register(struct rtr_app *app)
 {
 	char modes[RTE_TEL_MAX_STRING_LEN];
 	int n;
 
+	tel_app = app;
 	/*
 	 * DPDK 22.11 refuses a help of RTE_TEL_MAX_STRING_LEN characters or
 	 * more, and a refused command would leave the later ones unregistered:

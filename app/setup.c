@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The switch built from the config, in two steps around the ports (the
+ * ports need the workers to deal their RX queues, the egress needs the
+ * ports' link speeds): workers on the lcores first; then neighbours,
+ * routes, the LB states, egress and the run parameters.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "control.h"
+#include "lb.h"
+#include "setup.h"
+
+static int
+nh_add(void *arg, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac)
+{
+	return rtr_neigh_add(arg, port, ip, mac);
+}
+
+int
+rtr_app_workers_setup(struct rtr_app *app)
+{
+	struct rtr_switch *sw = &app->sw;
+	unsigned int lcores[RTR_MAX_LCORES], n_lcores = 0, lcore, i, n = 0;
+	char name[RTE_RING_NAMESIZE];
+
+	/* With one lcore the main lcore forwards too; with more, the main
+	 * lcore runs the control plane and every other lcore forwards. */
+	if (rte_lcore_count() == 1 || app->main_forwards) {
+		lcores[n_lcores++] = rte_get_main_lcore();
+	}
+	if (rte_lcore_count() > 1) {
+		RTE_LCORE_FOREACH_WORKER(lcore) {
+			if (n_lcores < RTR_MAX_LCORES)
+				lcores[n_lcores++] = lcore;
+		}
+	}
+	for (i = 0; i < n_lcores; i++) {
+		struct rtr_worker *w;
+
+		lcore = lcores[i];
+		w = rte_zmalloc_socket("rtr_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+			(int)rte_lcore_to_socket_id(lcore));
+
+		if (w == NULL)
+			return -ENOMEM;
+		w->idx = n;
+		w->lcore_id = lcore;
+		w->sw = sw;
+		w->is_control = lcore == rte_get_main_lcore();
+		w->stats = rte_zmalloc_socket("rtr_stats", sizeof(*w->stats), RTE_CACHE_LINE_SIZE,
+			(int)rte_lcore_to_socket_id(lcore));
+		snprintf(name, sizeof(name), "rtr_handoff_%u", n);
+		w->handoff = rte_ring_create(name, app->cfg.sw.handoff_ring,
+			(int)rte_lcore_to_socket_id(lcore), RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		snprintf(name, sizeof(name), "rtr_inject_%u", n);
+		w->inject = rte_ring_create(name, RTR_INJECT_RING_SIZE,
+			(int)rte_lcore_to_socket_id(lcore), RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->stats == NULL || w->handoff == NULL || w->inject == NULL)
+			return -ENOMEM;
+		if (rtr_fault_enabled(&app->cfg.faults)) {
+			w->fault = rte_zmalloc_socket("rtr_fault", sizeof(*w->fault),
+				RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
+			if (w->fault == NULL)
+				return -ENOMEM;
+			rtr_fault_init(w->fault, &app->cfg.faults, n);
+		}
+		sw->workers[n++] = w;
+	}
+	sw->n_workers = n;
+	sw->ctrl_stats = rte_zmalloc("rtr_stats", sizeof(*sw->ctrl_stats), RTE_CACHE_LINE_SIZE);
+	sw->ctrl_ring = rte_ring_create("rtr_ctrl", RTR_CTRL_RING_SIZE, (int)rte_socket_id(),
+		RING_F_SC_DEQ);
+	if (sw->ctrl_stats == NULL || sw->ctrl_ring == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Shared per-port egress state, then one egress per worker. */
+static int
+setup_egress(struct rtr_app *app)
+{
+	struct rtr_switch *sw = &app->sw;
+	uint32_t speed[RTR_MAX_PORTS] = {0};
+
+	for (unsigned int i = 0; i < app->cfg.n_ports; i++) {
+		uint16_t port = app->cfg.ports[i].port;
+		struct rte_eth_link link;
+
+		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+				link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+			speed[port] = link.link_speed;
+	}
+	sw->egress = rte_zmalloc("rtr_egress_shared", sizeof(*sw->egress), RTE_CACHE_LINE_SIZE);
+	if (sw->egress == NULL || rtr_egress_shared_init(sw->egress, &app->cfg, speed) != 0) {
+		fprintf(stderr, "rocetor: cannot set up the egress\n");
+		return -ENOMEM;
+	}
+	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
+		memcpy(sw->egress->port[p].mac, sw->ports[p].mac, 6);
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		struct rtr_worker *w = sw->workers[i];
+		struct rtr_egress_io io;
+
+		rtr_worker_egress_io(w, &io);
+		w->eg = rtr_egress_create(sw->egress, w->idx, &io, w->stats, app->n_mbufs,
+			(int)rte_lcore_to_socket_id(w->lcore_id));
+		if (w->eg == NULL) {
+			fprintf(stderr, "rocetor: cannot allocate the egress queues of worker %u "
+					"(qos.queue_kb and the ports' delay_us size them)\n", i);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int
+rtr_app_switch_setup(struct rtr_app *app)
+{
+	struct rtr_switch *sw = &app->sw;
+	struct rtr_config *cfg = &app->cfg;
+	uint8_t macs[RTR_MAX_PORTS][6];
+	void *states[RTR_MAX_LCORES];
+	char err[512];
+
+	memset(macs, 0, sizeof(macs));
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		memcpy(macs[cfg->ports[i].port], cfg->ports[i].mac, 6);
+	sw->neigh = rtr_neigh_create(cfg, (const uint8_t(*)[6])macs,
+		(uint64_t)cfg->sw.neigh_timeout_s * 1000000000ULL);
+	if (sw->neigh == NULL) {
+		fprintf(stderr, "rocetor: cannot create the neighbour table\n");
+		return -ENOMEM;
+	}
+	sw->route = rtr_route_create("rtr_rt", cfg, (int)rte_socket_id(), nh_add, sw->neigh, err,
+		sizeof(err));
+	if (sw->route == NULL) {
+		fprintf(stderr, "%s: %s\n", cfg->path, err);
+		return -EINVAL;
+	}
+	sw->hash_seed = cfg->sw.seed;
+	if (rtr_app_lb_create(app, sw->lb, &sw->lb_shared, states) < 0)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		sw->workers[i]->lb = sw->lb;
+		sw->workers[i]->lb_state = states[i];
+	}
+	if (setup_egress(app) < 0)
+		return -ENOMEM;
+	sw->tsc_hz = rte_get_tsc_hz();
+	sw->idle_sleep_us = cfg->sw.idle_sleep_us;
+	sw->idle_threshold = cfg->sw.idle_threshold;
+	sw->main_tick = rtr_app_main_tick;
+	sw->main_arg = app;
+	sw->cfg = cfg;
+	/* Paths whose port is down at start leave their groups now. */
+	rtr_control_links(sw);
+	return 0;
+}
+
+void
+rtr_app_switch_free(struct rtr_app *app)
+{
+	struct rtr_switch *sw = &app->sw;
+
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		if (sw->workers[i]->lb != NULL && sw->workers[i]->lb_state != NULL)
+			sw->workers[i]->lb->fini(sw->workers[i]->lb_state);
+		rtr_egress_free(sw->workers[i]->eg);
+		rte_ring_free(sw->workers[i]->handoff);
+		rte_ring_free(sw->workers[i]->inject);
+		rte_free(sw->workers[i]->fault);
+		rte_free(sw->workers[i]->stats);
+		rte_free(sw->workers[i]);
+	}
+	if (sw->lb != NULL && sw->lb->shared_free != NULL && sw->lb_shared != NULL)
+		sw->lb->shared_free(sw->lb_shared);
+	rte_free(sw->egress);
+	rte_ring_free(sw->ctrl_ring);
+	rtr_route_free(sw->route);
+	rtr_neigh_free(sw->neigh);
+	rte_free(sw->ctrl_stats);
+	rte_mempool_free(sw->pool);
+}
