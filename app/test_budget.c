@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The mempool budget (app/budget.c) against figures computed by hand from
+ * the formula in doc/egress.md and doc/conweave.md ("Hold budget"), for a
+ * few configs. With the defaults (8 classes of 2048 KB, handoff_ring
+ * 4096): one port's egress share is min(8 x 1398, 4096) = 4096, one
+ * worker's share is 32 x (ports + 1) + 384 + 4096 + 1024, the control
+ * share 2048.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "budget.h"
+#include "rtr_test.h"
+
+/* A ToR with one host and one fabric port: lb, more switch keys, more
+ * keys of port 1, more sections. */
+static const char *const cfg_1h1f =
+	"switch: {name: t, role: tor, id: 1, lb: %s%s}\n"
+	"ports:\n"
+	"  - {port: 0, role: host, mac: \"02:00:00:00:01:00\"}\n"
+	"  - {port: 1, role: fabric, mac: \"02:00:00:00:01:01\"%s}\n"
+	"routes:\n"
+	"  - {prefix: \"10.1.0.1/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+	"  - prefix: \"10.2.0.0/16\"\n"
+	"    paths:\n"
+	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
+	"%s";
+
+/* Four host ports and one fabric port, ConWeave: more switch keys. */
+static const char *const cfg_4h1f =
+	"switch: {name: t, role: tor, id: 1, lb: conweave%s}\n"
+	"ports:\n"
+	"  - {port: 0, role: host, mac: \"02:00:00:00:01:00\"}\n"
+	"  - {port: 1, role: host, mac: \"02:00:00:00:01:01\"}\n"
+	"  - {port: 2, role: host, mac: \"02:00:00:00:01:02\"}\n"
+	"  - {port: 3, role: host, mac: \"02:00:00:00:01:03\"}\n"
+	"  - {port: 4, role: fabric, mac: \"02:00:00:00:01:04\"}\n"
+	"routes:\n"
+	"  - {prefix: \"10.1.0.1/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+	"  - prefix: \"10.2.0.0/16\"\n"
+	"    paths:\n"
+	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:01\"}\n";
+
+static const char *const cfg_spine =
+	"switch: {name: s, role: spine, id: 9, lb: conweave}\n"
+	"ports:\n"
+	"  - {port: 0, role: fabric, mac: \"02:00:00:00:09:00\", mtu: 9000}\n"
+	"  - {port: 1, role: fabric, mac: \"02:00:00:00:09:01\", mtu: 9000}\n"
+	"routes:\n"
+	"  - {prefix: \"10.1.0.0/16\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+	"  - {prefix: \"10.2.0.0/16\", port: 1, nexthop_mac: \"02:00:00:00:aa:02\"}\n";
+
+static int
+load(struct rtr_config *cfg, const char *text)
+{
+	char err[512];
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	rc = rtr_config_load_buf("budget.yaml", "yaml", text, strlen(text), cfg, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "%s\n", err);
+	return rc;
+}
+
+static int
+load_1h1f(struct rtr_config *cfg, const char *lb, const char *sw, const char *p1,
+		const char *tail)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text), cfg_1h1f, lb, sw, p1, tail);
+	return load(cfg, text);
+}
+
+static int
+budget(const struct rtr_config *cfg, unsigned int workers, bool rw, struct rtr_budget *b)
+{
+	struct rtr_budget_in in;
+
+	memset(&in, 0, sizeof(in));
+	rtr_budget_queues(cfg, workers, &in);
+	in.telemetry_rw = rw;
+	memset(b, 0xa5, sizeof(*b));
+	return rtr_mbuf_budget(cfg, &in, b);
+}
+
+static const char *
+mode_name(const struct rtr_budget *b)
+{
+	return b->hold_mode != NULL ? b->hold_mode->name : "(none)";
+}
+
+/* ECMP, one host and one fabric port: nothing held. */
+static void
+test_ecmp(void)
+{
+	struct rtr_config cfg;
+	struct rtr_budget b;
+
+	printf("1. ECMP, 2 ports\n");
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", "", ""), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.rx_desc, 2048);
+	CHECK_EQ(b.tx_desc, 2048);
+	CHECK_EQ(b.per_worker, 32 * 3 + 384 + 4096 + 1024); /* 5600 */
+	CHECK_EQ(b.workers, 5600);
+	CHECK_EQ(b.egress, 8192);
+	CHECK_EQ(b.hold, 0);
+	CHECK_EQ(b.control, 2048);
+	CHECK_EQ(b.need, 19936);
+	CHECK_EQ(b.mbufs, 32767);
+	CHECK(!b.mbufs_set);
+	CHECK(b.hold_mode == NULL);
+	CHECK(b.hold_key == NULL);
+	CHECK_EQ(b.hold_per_worker, 0);
+	CHECK(!b.hold_cut);
+	CHECK_EQ(b.data_room, 128 + 2048);
+	/* Two workers: twice the queues and the worker share. */
+	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
+	CHECK_EQ(b.rx_desc, 4096);
+	CHECK_EQ(b.tx_desc, 4096);
+	CHECK_EQ(b.workers, 11200);
+	CHECK_EQ(b.need, 29632);
+	CHECK_EQ(b.mbufs, 32767);
+	CHECK_EQ(b.hold_per_worker, 0);
+	rtr_config_free(&cfg);
+
+	/* A delay line (100 us at 100 Gb/s: 1220 mbufs of 1 KiB) and jumbo
+	 * frames. */
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", ", speed_gbps: 100, delay_us: 100, mtu: 9000", ""),
+		0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.egress, 8192 + 1220);
+	CHECK_EQ(b.need, 19936 + 1220);
+	CHECK_EQ(b.data_room, 128 + 9000 + 14 + 8 + 4 + 4);
+	rtr_config_free(&cfg);
+
+	/* Queue counts: rx_queues as given, TX one per worker or more. */
+	{
+		struct rtr_budget_in in;
+
+		CHECK_EQ(load_1h1f(&cfg, "ecmp", "", ", rx_queues: 2, tx_queues: 3", ""), 0);
+		memset(&in, 0, sizeof(in));
+		rtr_budget_queues(&cfg, 1, &in);
+		CHECK_EQ(in.workers, 1);
+		CHECK_EQ(in.rxq[0], 1);
+		CHECK_EQ(in.txq[0], 1);
+		CHECK_EQ(in.rxq[1], 2);
+		CHECK_EQ(in.txq[1], 3);
+		rtr_budget_queues(&cfg, 4, &in);
+		CHECK_EQ(in.rxq[0], 4);
+		CHECK_EQ(in.txq[0], 4);
+		CHECK_EQ(in.rxq[1], 2);
+		CHECK_EQ(in.txq[1], 4);
+		CHECK_EQ(rtr_mbuf_budget(&cfg, &in, &b), 0);
+		CHECK_EQ(b.rx_desc, (4 + 2) * 1024);
+		CHECK_EQ(b.tx_desc, (4 + 4) * 1024);
+		/* No worker, or a port without queues: refused. */
+		in.workers = 0;
+		CHECK_EQ(rtr_mbuf_budget(&cfg, &in, &b), -EINVAL);
+		in.workers = 4;
+		in.rxq[1] = 0;
+		CHECK_EQ(rtr_mbuf_budget(&cfg, &in, &b), -EINVAL);
+		rtr_config_free(&cfg);
+	}
+}
+
+/* ConWeave: the reorder share derived from the rings, or hold_budget. */
+static void
+test_conweave(void)
+{
+	struct rtr_config cfg;
+	struct rtr_budget b;
+
+	printf("2. ConWeave, derived and explicit hold budget\n");
+	/* Defaults: 1024 rings x 2048 per host port, capped at 4096. */
+	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "", ""), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.hold, 4096);
+	CHECK_EQ(b.need, 19936 + 4096);
+	CHECK_EQ(b.mbufs, 32767);
+	CHECK_STR(mode_name(&b), "conweave");
+	CHECK(b.hold_key == NULL);
+	CHECK_EQ(b.hold_per_worker, 4096);
+	CHECK(!b.hold_cut);
+	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
+	CHECK_EQ(b.need, 29632 + 4096);
+	CHECK_EQ(b.mbufs, 65535);
+	CHECK_EQ(b.hold_per_worker, 2048);
+	rtr_config_free(&cfg);
+
+	/* Small rings: 4 x 100 per host port, below the cap. */
+	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "", "conweave: {reorder_queues_per_port: 4, "
+						 "reorder_queue_depth: 100}\n"), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.hold, 400);
+	CHECK_EQ(b.hold_per_worker, 400);
+	CHECK_EQ(budget(&cfg, 3, false, &b), 0);
+	CHECK_EQ(b.hold_per_worker, 133);
+	rtr_config_free(&cfg);
+
+	/* conweave.hold_budget: reserved as given, split between workers. */
+	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "", "conweave: {hold_budget: 3000}\n"), 0);
+	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
+	CHECK_EQ(b.hold, 3000);
+	CHECK_EQ(b.need, 29632 + 3000);
+	CHECK_EQ(b.mbufs, 32767); /* 32632 fits in 2^15 - 1 */
+	CHECK_STR(b.hold_key, "conweave.hold_budget");
+	CHECK_EQ(b.hold_per_worker, 1500);
+	CHECK(!b.hold_cut);
+	rtr_config_free(&cfg);
+
+	/* An explicit budget with switch.mbufs below the formula is not cut
+	 * (the validator keeps it below switch.mbufs). */
+	CHECK_EQ(load_1h1f(&cfg, "conweave", ", mbufs: 8191", "", "conweave: {hold_budget: 3000}\n"),
+		0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.mbufs, 8191);
+	CHECK(b.mbufs_set);
+	CHECK_EQ(b.hold_per_worker, 3000);
+	CHECK(!b.hold_cut);
+	rtr_config_free(&cfg);
+}
+
+/* switch.mbufs below the formula: holding gets what remains, at least a
+ * quarter of the pool, never more than the share. */
+static void
+test_cut(void)
+{
+	struct rtr_config cfg;
+	struct rtr_budget b;
+	char text[2048];
+
+	printf("3. switch.mbufs below the formula\n");
+	CHECK_EQ(load_1h1f(&cfg, "conweave", ", mbufs: 4095", "", ""), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.mbufs, 4095);
+	CHECK(b.mbufs_set);
+	CHECK_EQ(b.need, 24032); /* the formula's need is still reported */
+	/* others 19936 > 4095: nothing remains, a quarter is 1023 */
+	CHECK_EQ(b.hold_per_worker, 1023);
+	CHECK(b.hold_cut);
+	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
+	CHECK_EQ(b.hold_per_worker, 511);
+	CHECK(b.hold_cut);
+	rtr_config_free(&cfg);
+
+	/* A quarter at least the share: not cut. others 19936, 22000 / 4 =
+	 * 5500 >= 4096. */
+	CHECK_EQ(load_1h1f(&cfg, "conweave", ", mbufs: 22000", "", ""), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.hold_per_worker, 4096);
+	CHECK(!b.hold_cut);
+	rtr_config_free(&cfg);
+
+	/* Four host ports: share 16384; others = rx 5120 + tx 5120 + worker
+	 * 5696 + egress 20480 + control 2048 = 38464. 54000 leaves 15536,
+	 * more than a quarter (13500): holding gets what remains. */
+	snprintf(text, sizeof(text), cfg_4h1f, ", mbufs: 54000");
+	CHECK_EQ(load(&cfg, text), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.hold, 16384);
+	CHECK_EQ(b.need, 38464 + 16384);
+	CHECK_EQ(b.hold_per_worker, 15536);
+	CHECK(b.hold_cut);
+	rtr_config_free(&cfg);
+	/* The same config by formula: 54848 -> 65535, nothing cut. */
+	snprintf(text, sizeof(text), cfg_4h1f, "");
+	CHECK_EQ(load(&cfg, text), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.mbufs, 65535);
+	CHECK_EQ(b.hold_per_worker, 16384);
+	CHECK(!b.hold_cut);
+	rtr_config_free(&cfg);
+}
+
+/* --telemetry-rw: the mode may change at runtime, the pool is sized for
+ * the implemented mode that holds the most from the start. */
+static void
+test_rw(void)
+{
+	struct rtr_config cfg;
+	struct rtr_budget b;
+
+	printf("4. --telemetry-rw\n");
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", "", ""), 0);
+	CHECK_EQ(budget(&cfg, 1, true, &b), 0);
+	CHECK_EQ(b.hold, 4096);
+	CHECK_EQ(b.need, 19936 + 4096);
+	CHECK_STR(mode_name(&b), "conweave");
+	CHECK(b.hold_key == NULL);
+	CHECK_EQ(b.hold_per_worker, 4096);
+	CHECK_EQ(budget(&cfg, 2, true, &b), 0);
+	CHECK_EQ(b.hold_per_worker, 2048);
+	rtr_config_free(&cfg);
+
+	CHECK_EQ(load_1h1f(&cfg, "seqbalance", ", mbufs: 4095", "", "conweave: {}\n"), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK(b.hold_mode == NULL);
+	CHECK_EQ(b.hold, 0);
+	CHECK_EQ(b.hold_per_worker, 0);
+	CHECK_EQ(budget(&cfg, 1, true, &b), 0);
+	CHECK_EQ(b.hold, 4096);
+	CHECK_EQ(b.hold_per_worker, 1023);
+	CHECK(b.hold_cut);
+	rtr_config_free(&cfg);
+
+	CHECK_EQ(load_1h1f(&cfg, "caver", "", "", "conweave: {hold_budget: 3000}\n"), 0);
+	CHECK_EQ(budget(&cfg, 2, true, &b), 0);
+	CHECK_EQ(b.hold, 3000);
+	CHECK_STR(b.hold_key, "conweave.hold_budget");
+	CHECK_EQ(b.hold_per_worker, 1500);
+	rtr_config_free(&cfg);
+
+	/* A spine running a ToR-only mode still counts the mode's budget:
+	 * no host port, so 0, and at least 1 per worker. */
+	CHECK_EQ(load(&cfg, cfg_spine), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.hold, 0);
+	CHECK_STR(mode_name(&b), "conweave");
+	CHECK_EQ(b.hold_per_worker, 1);
+	CHECK_EQ(b.data_room, 128 + 9000 + 30);
+	CHECK_EQ(b.need, 4096 + 5600 + 8192 + 2048);
+	rtr_config_free(&cfg);
+}
+
+int
+main(void)
+{
+	test_ecmp();
+	test_conweave();
+	test_cut();
+	test_rw();
+	return rtr_test_done("budget");
+}
