@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * rocetor-info: what rocetor would do, without the EAL, as JSON for scripts
+ * (tools/bench, tests; doc/tools.md):
+ *
+ *   rocetor-info modes
+ *   rocetor-info budget --config FILE [--workers N] [--lb MODE] [--telemetry-rw]
+ *
+ * `modes` lists the LB mode registry; `budget` prints the mempool budget
+ * rocetor computes for a config (app/budget.c), taking the queue counts
+ * rocetor asks for (rx_queues or one RX queue per worker, one TX queue per
+ * worker or tx_queues) as the device gives them, as net_null and net_pcap
+ * do. Exit status as rocetor's: 0, 2 bad arguments or config.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget.h"
+#include "rtr_common.h"
+#include "rtr_config.h"
+#include "rtr_lb.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rocetor-info modes\n"
+		"       rocetor-info budget --config FILE [--workers N] [--lb MODE] [--telemetry-rw]\n"
+		"  modes                 the LB modes of this build, as JSON\n"
+		"  budget                the mempool budget rocetor computes for FILE, as JSON:\n"
+		"    --config FILE       switch config (.yaml/.yml or .cfg/.conf)\n"
+		"    --workers N         forwarding lcores (default 1)\n"
+		"    --lb MODE           override switch.lb, as rocetor --lb\n"
+		"    --telemetry-rw      as rocetor --telemetry-rw (the mode may change at runtime)\n"
+		"Exit status: 0 success, 2 bad arguments or config.\n");
+}
+
+/* s as a JSON string (the registry's texts and config keys are ASCII). */
+static void
+json_str(const char *s)
+{
+	putchar('"');
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static int
+cmd_modes(void)
+{
+	printf("{\"modes\": [");
+	for (unsigned int id = 0; id < rtr_lb_mode_count(); id++) {
+		const struct rtr_lb_desc *d = rtr_lb_mode_at(id);
+
+		printf("%s\n  {\"id\": %u, \"name\": ", id ? "," : "", id);
+		json_str(d->name);
+		printf(", \"summary\": ");
+		json_str(d->summary != NULL ? d->summary : "");
+		printf(", \"implemented\": %s, \"spine\": \"%s\", \"holds\": %s}",
+			d->ops != NULL ? "true" : "false",
+			d->spine == RTR_LB_SPINE_ECMP ? "ecmp" : "run",
+			d->mbuf_budget != NULL ? "true" : "false");
+	}
+	printf("\n]}\n");
+	return RTR_EXIT_OK;
+}
+
+static int
+cmd_budget(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"workers", required_argument, NULL, 'w'},
+		{"lb", required_argument, NULL, 'l'},
+		{"telemetry-rw", no_argument, NULL, 't'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *path = NULL, *lb = NULL;
+	struct rtr_budget_in in;
+	struct rtr_config cfg;
+	struct rtr_budget b;
+	unsigned long workers = 1;
+	bool rw = false;
+	char err[1024], *end;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'w':
+			errno = 0;
+			workers = strtoul(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' || workers < 1 ||
+					workers > RTR_MAX_LCORES) {
+				fprintf(stderr, "rocetor-info: --workers: expected 1..%u, got \"%s\"\n",
+					RTR_MAX_LCORES, optarg);
+				return RTR_EXIT_USAGE;
+			}
+			break;
+		case 'l':
+			lb = optarg;
+			break;
+		case 't':
+			rw = true;
+			break;
+		default:
+			fprintf(stderr, "rocetor-info: budget: unknown or incomplete option \"%s\"\n",
+				argv[optind - 1]);
+			return RTR_EXIT_USAGE;
+		}
+	}
+	if (optind < argc || path == NULL) {
+		fprintf(stderr, "rocetor-info: budget: --config FILE is required (see --help)\n");
+		return RTR_EXIT_USAGE;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	if (rtr_config_load(path, &cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return RTR_EXIT_USAGE;
+	}
+	if (lb != NULL) {
+		char modes[256];
+		int mode = rtr_lb_mode_find(lb);
+
+		if (mode < 0) {
+			fprintf(stderr, "rocetor-info: --lb: unknown mode \"%s\" (%s)\n", lb,
+				rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
+			rtr_config_free(&cfg);
+			return RTR_EXIT_USAGE;
+		}
+		cfg.sw.lb = (enum rtr_lb_mode)mode;
+	}
+	memset(&in, 0, sizeof(in));
+	rtr_budget_queues(&cfg, (unsigned int)workers, &in);
+	in.telemetry_rw = rw;
+	if (rtr_mbuf_budget(&cfg, &in, &b) < 0) {
+		fprintf(stderr, "%s: cannot size the mempool\n", path);
+		rtr_config_free(&cfg);
+		return RTR_EXIT_USAGE;
+	}
+	printf("{\"mbufs\": %" PRIu32 ", \"need\": %" PRIu64 ", \"parts\": {\"rx_desc\": %" PRIu64
+	       ", \"tx_desc\": %" PRIu64 ", \"workers\": %" PRIu64 ", \"egress\": %" PRIu64
+	       ", \"hold\": %" PRIu64 ", \"control\": %" PRIu64 "}, \"hold_budget_per_worker\": %"
+	       PRIu32 ", \"hold_key\": ",
+		b.mbufs, b.need, b.rx_desc, b.tx_desc, b.workers, b.egress, b.hold, b.control,
+		b.hold_per_worker);
+	if (b.hold_key != NULL)
+		json_str(b.hold_key);
+	else
+		printf("null");
+	printf(", \"data_room\": %" PRIu32 "}\n", b.data_room);
+	rtr_config_free(&cfg);
+	return RTR_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+		usage(stdout);
+		return RTR_EXIT_OK;
+	}
+	if (argc == 2 && strcmp(argv[1], "modes") == 0)
+		return cmd_modes();
+	if (argc >= 2 && strcmp(argv[1], "budget") == 0)
+		return cmd_budget(argc - 1, argv + 1);
+	usage(stderr);
+	return RTR_EXIT_USAGE;
+}
