@@ -100,7 +100,7 @@ def main():
             return t.done()
         rocetor = os.path.join(build, "app", "rocetor")
         p = subprocess.run([rocetor, "-h"], capture_output=True, text=True, timeout=60)
-        t.check("rr" in re.findall(r"[a-z]+", (p.stdout + p.stderr).split("--lb")[1][:300]),
+        t.check("rr" in re.findall(r"[a-z]+", (p.stdout + p.stderr).split("--lb MODE")[-1][:300]),
                 "-h does not list rr: " + (p.stdout + p.stderr)[-600:])
 
         # The new mode: per packet, alternating uplinks.
