@@ -162,8 +162,32 @@ def test_errors():
     check(rc == 0 and "rocetor-info budget" in out, "--help")
 
 
+def test_docs_table():
+    """doc/config.md's table of LB modes is the registry's, in id order."""
+    print("4. doc/config.md's LB mode table against the registry")
+    rc, out, err = info("modes")
+    modes = json.loads(out)["modes"]
+    doc = open(os.path.join(SRC, "doc", "config.md")).read()
+    start = doc.find("<!-- lb-modes:")
+    end = doc.find("<!-- end lb-modes -->")
+    check(0 <= start < end, "doc/config.md has the lb-modes table")
+    rows = [r for r in doc[start:end].splitlines() if r.startswith("| `")]
+    got = [[c.strip() for c in r.strip("|").split("|")] for r in rows]
+    check([g[0].strip("`") for g in got] == [m["name"] for m in modes],
+          "table's modes, in id order: %s" % [g[0] for g in got])
+    for g, m in zip(got, modes):
+        check(g[1] == m["summary"], "%s: summary %r != %r" % (m["name"], g[1], m["summary"]))
+        if m["implemented"]:
+            want = "runs" if m["spine"] == "run" else "ECMP under its name"
+            check(g[2] == want, "%s: on a spine %r, registry %s" % (m["name"], g[2], m["spine"]))
+            check(g[3].startswith("yes") == m["holds"], "%s: holds %r" % (m["name"], g[3]))
+        else:
+            check(g[2].startswith("not implemented"), "%s: reserved" % m["name"])
+
+
 def main():
     test_modes()
+    test_docs_table()
     test_budget_vs_rocetor()
     test_errors()
     print("info: %d passed, %d failed" % (passed, failed))
