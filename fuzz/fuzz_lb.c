@@ -61,6 +61,7 @@
 #include "rtr_config.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_host.h"
 #include "rtr_lb_fuzz.h"
 #include "rtr_lb_worker.h"
 #include "rtr_mbuf.h"

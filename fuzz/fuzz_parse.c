@@ -28,6 +28,7 @@
 #include "fuzz.h"
 #include "rtr_caver.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_host.h"
 #include "rtr_parse.h"
 #include "rtr_stats.h"
 #include "rtr_test_mbuf.h"
@@ -113,7 +114,7 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 
 	why = rtr_lb_ctrl_host_check(frame, len, m);
 	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
-	why = rtr_caver_host_check(m);
+	why = rtr_caver_host_check(frame, len, m);
 	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
 	if (rtr_caver_is_shimmed(frame, len, m)) {
 		struct rtr_caver_shim sh;

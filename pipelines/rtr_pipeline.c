@@ -21,7 +21,7 @@
 
 #include "rtr_cksum.h"
 #include "rtr_flowtab.h"
-#include "rtr_lb_ctrl.h"
+#include "rtr_lb_host.h"
 #include "rtr_lb_worker.h"
 #include "rtr_pipeline.h"
 

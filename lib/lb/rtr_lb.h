@@ -203,6 +203,24 @@ struct rtr_lb_desc {
 	 * docs); the core's (RTR_LBC_CORE_*) any stateful mode may count. */
 	uint16_t counter_first;
 	uint16_t n_counters;
+	/*
+	 * The mode's part of the host-port rules, which every switch applies
+	 * whatever mode it runs (rtr_lb_host.h, doc/security.md): another
+	 * switch of the fabric, or this one after a runtime LB switch, may
+	 * run this mode. Both run on the rare path only (a RoCE frame with
+	 * Resv7, or toward a host byte 4, nonzero). NULL: nothing of the kind.
+	 */
+	/* A parsed RoCE frame from a host port with Resv7 nonzero: one of
+	 * this mode's control packets or shims, which a host never sends?
+	 * RTR_DROP_HOST_LB_PACKET if so, else RTR_DROP_NONE. Pure. */
+	enum rtr_drop_reason (*host_check)(const uint8_t *frame, uint32_t len,
+			const struct rtr_meta *meta);
+	/* A parsed RoCE frame from a fabric port about to be queued on a host
+	 * port (after the running mode's own stage): remove this mode's
+	 * fields still in it, meta updated, counted in c (RTR_LBC_*). Returns
+	 * true when the frame is then its sender's, byte 4 included, so that
+	 * no later mode's strip nor the byte 4 rule applies. */
+	bool (*host_strip)(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c);
 };
 
 /* Modes in the registry (implemented or reserved); ids are 0..count-1. */

@@ -33,7 +33,7 @@
 
 #include "rtr_common.h"
 #include "rtr_lb.h"
-#include "rtr_lb_ctrl.h"
+#include "rtr_lb_host.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 #include "rtr_stats.h"

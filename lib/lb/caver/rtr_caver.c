@@ -928,14 +928,31 @@ rtr_caver_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *m
 }
 
 enum rtr_drop_reason
-rtr_caver_host_check(const struct rtr_meta *meta)
+rtr_caver_host_check(const uint8_t *frame, uint32_t len, const struct rtr_meta *meta)
 {
+	(void)frame;
+	(void)len;
 	/* The next switch would take it for a shim (and a host must not
 	 * write the path table). */
 	if ((meta->flags & RTR_MF_ROCE) && meta->bth_opcode == RTR_BTH_OP_RC_ACK &&
 			(meta->bth_b8 & RTR_BTH_RESV7_MASK) == RTR_CAVER_RESV7)
 		return RTR_DROP_HOST_LB_PACKET;
 	return RTR_DROP_NONE;
+}
+
+bool
+rtr_caver_host_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
+{
+	/* A CAVER ToR strips the shims it sees in post_route (counted
+	 * caver_shims_stripped); what is left here came past another mode. */
+	if (rte_pktmbuf_is_contiguous(m) &&
+			rtr_caver_is_shimmed(rte_pktmbuf_mtod(m, const uint8_t *),
+				rte_pktmbuf_data_len(m), meta)) {
+		rtr_caver_shim_strip(m, meta);
+		c[RTR_LBC_foreign_shims_stripped]++;
+	}
+	/* Byte 4 may still hold a source route: the all-modes rule clears it. */
+	return false;
 }
 
 /* ------------------------------------------------------------------ timers */
@@ -1087,4 +1104,6 @@ const struct rtr_lb_desc rtr_lb_caver_desc = {
 	.flow_view = cv_flow_view,
 	.counter_first = RTR_LBC_CAVER_FIRST,
 	.n_counters = RTR_LBC_CAVER_N,
+	.host_check = rtr_caver_host_check,
+	.host_strip = rtr_caver_host_strip,
 };

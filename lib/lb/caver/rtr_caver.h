@@ -175,9 +175,18 @@ void rtr_caver_post_route(void *state, struct rte_mbuf *m, struct rtr_meta *meta
 void rtr_caver_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
 		uint16_t out_port);
 
-/* A parsed packet from a host port: an RC ACK with Resv7 = 0x7F is a forged
- * shim (RTR_DROP_HOST_LB_PACKET). Part of rtr_lb_host_check. */
-enum rtr_drop_reason rtr_caver_host_check(const struct rtr_meta *meta);
+/* CAVER's host_check (rtr_lb_desc, rtr_lb_host.h), applied by every host
+ * port whatever the mode: a parsed packet from a host port that is an RC
+ * ACK with Resv7 = 0x7F is a forged shim (RTR_DROP_HOST_LB_PACKET). */
+enum rtr_drop_reason rtr_caver_host_check(const uint8_t *frame, uint32_t len,
+		const struct rtr_meta *meta);
+
+/* CAVER's host_strip (rtr_lb_desc, rtr_lb_host.h), applied toward every
+ * host whatever the mode: a shim still in a packet from a fabric port
+ * (rtr_caver_is_shimmed, single segment) is removed
+ * (rtr_caver_shim_strip) and counted in c[RTR_LBC_foreign_shims_stripped].
+ * Returns false: byte 4 is left to the all-modes rule. */
+bool rtr_caver_host_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c);
 
 /* Timers: DRE decay at period boundaries (late ticks apply every period
  * that passed), a step of flow aging, a slice of the path-table sweep. */

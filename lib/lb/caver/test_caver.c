@@ -24,6 +24,7 @@
 #include "rtr_egress.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_host.h"
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -1205,7 +1206,7 @@ test_three_switches(void)
 	/* The ACK from h2 at B. */
 	m = mk(&k, 0, orig, &len);
 	CHECK(icrc_ok(m));
-	CHECK_EQ(rtr_caver_host_check(rtr_meta(m)), RTR_DROP_NONE);
+	CHECK_EQ(rtr_caver_host_check(mdata(m), m->data_len, rtr_meta(m)), RTR_DROP_NONE);
 	rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 100, LB_ST(b.st.lb));
 	shim_at(m, &s);
 	CHECK_EQ(s.ce, ce_b);
@@ -1349,13 +1350,13 @@ test_host_check(void)
 		k.v6 = cases[i].v6;
 		k.payload = k.opcode == RTR_BTH_OP_RC_ACK ? 0 : 16;
 		m = mk(&k, 0, NULL, NULL);
-		CHECK_EQ(rtr_caver_host_check(rtr_meta(m)),
+		CHECK_EQ(rtr_caver_host_check(mdata(m), m->data_len, rtr_meta(m)),
 				cases[i].want);
 		fake_free(m);
 	}
 	/* Non-RoCE. */
 	m = mk(&(struct pkt){.src = h1, .dst = h2, .payload = 12, .ttl = 5}, 0, NULL, NULL);
-	CHECK_EQ(rtr_caver_host_check(rtr_meta(m)), RTR_DROP_NONE);
+	CHECK_EQ(rtr_caver_host_check(mdata(m), m->data_len, rtr_meta(m)), RTR_DROP_NONE);
 	fake_free(m);
 	sw_fini(&s);
 }

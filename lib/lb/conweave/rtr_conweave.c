@@ -1295,6 +1295,17 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 	.flows = rtr_lb_fs_flows,
 };
 
+bool
+rtr_cw_host_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
+{
+	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_cw_op(meta->bth_b8) != RTR_CW_OP_DATA)
+		return false;
+	/* Header, byte 4 and Resv7: the sender's frame again. */
+	rtr_lb_hdr_strip(m, meta);
+	c[RTR_LBC_foreign_cw_stripped]++;
+	return true;
+}
+
 const struct rtr_lb_desc rtr_lb_conweave_desc = {
 	.name = "conweave",
 	.summary = "ConWeave: reroute every RTT, reorder at the DstToR",
@@ -1305,4 +1316,6 @@ const struct rtr_lb_desc rtr_lb_conweave_desc = {
 	.flow_view = cw_flow_view,
 	.counter_first = RTR_LBC_CW_FIRST,
 	.n_counters = RTR_LBC_CW_N,
+	.host_check = rtr_lb_ctrl_host_check,
+	.host_strip = rtr_cw_host_strip,
 };

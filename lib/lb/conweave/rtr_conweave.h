@@ -164,6 +164,18 @@ uint64_t rtr_cw_held(const void *state);
 /* The earliest pending reorder deadline, UINT64_MAX if none. */
 uint64_t rtr_cw_next_deadline(const void *state);
 
+/*
+ * ConWeave's host_strip (rtr_lb_desc, rtr_lb_host.h), applied toward every
+ * host whatever the mode: a ConWeave DATA packet from a fabric port (its
+ * header parsed by its length signature: RTR_MF_LB_HDR, cw_op 1) that no
+ * DstToR delivered loses its header, byte 4 and Resv7 (rtr_lb_hdr_strip;
+ * counted in c[RTR_LBC_foreign_cw_stripped]) and returns true: the frame
+ * is its sender's again. Anything else: false, untouched. The mode's
+ * control packets (REPLY, NOTIFY) are consumed before (rtr_lb_ctrl_rx) and
+ * refused from hosts by rtr_lb_ctrl_host_check, its host_check.
+ */
+bool rtr_cw_host_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c);
+
 /* The mode: its ops and its registry entry. */
 extern const struct rtr_lb_ops rtr_lb_conweave;
 extern const struct rtr_lb_desc rtr_lb_conweave_desc;

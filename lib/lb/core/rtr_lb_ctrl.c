@@ -12,7 +12,6 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
-#include "rtr_caver.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_stats.h"
 
@@ -73,40 +72,4 @@ rtr_lb_ctrl_host_check(const uint8_t *frame, uint32_t len, const struct rtr_meta
 			8 + RTR_BTH_LEN + RTR_CW_HDR_LEN || rtr_roce_icrc_ok(frame, len, meta))
 		return RTR_DROP_NONE;
 	return RTR_DROP_HOST_LB_PACKET;
-}
-
-enum rtr_drop_reason
-rtr_lb_host_check(const uint8_t *frame, uint32_t len, const struct rtr_meta *meta)
-{
-	if (likely(!(meta->flags & RTR_MF_ROCE) || (meta->bth_b8 & RTR_BTH_RESV7_MASK) == 0))
-		return RTR_DROP_NONE;
-	if (rtr_caver_host_check(meta) != RTR_DROP_NONE)
-		return RTR_DROP_HOST_LB_PACKET;
-	return rtr_lb_ctrl_host_check(frame, len, meta);
-}
-
-void
-rtr_lb_host_egress(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
-{
-	uint8_t b4;
-
-	if (!(meta->flags & RTR_MF_ROCE))
-		return;
-	if ((meta->flags & RTR_MF_LB_HDR) && rtr_cw_op(meta->bth_b8) == RTR_CW_OP_DATA) {
-		/* Header, byte 4 and Resv7: the sender's frame again. */
-		rtr_lb_hdr_strip(m, meta);
-		c[RTR_LBC_foreign_cw_stripped]++;
-		return;
-	}
-	if (rte_pktmbuf_is_contiguous(m) &&
-			rtr_caver_is_shimmed(rte_pktmbuf_mtod(m, const uint8_t *),
-				rte_pktmbuf_data_len(m), meta)) {
-		rtr_caver_shim_strip(m, meta);
-		c[RTR_LBC_foreign_shims_stripped]++;
-	}
-	b4 = meta->bth_opcode == RTR_BTH_OP_CNP ? meta->bth_b4 & RTR_BTH_B4_BECN : 0;
-	if (meta->bth_b4 != b4) {
-		rte_pktmbuf_mtod(m, uint8_t *)[rtr_meta_bth_off(meta) + 4] = b4;
-		meta->bth_b4 = b4;
-	}
 }

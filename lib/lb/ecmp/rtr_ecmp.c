@@ -35,7 +35,7 @@ const struct rtr_lb_ops rtr_lb_ecmp = {
 	.mode = RTR_LB_ECMP,
 	.flow_affinity = false,
 	/* ConWeave fields read, so that a host never gets them (the shared
-	 * rule of rtr_lb_host_egress; doc/wire-formats.md). */
+	 * rule of rtr_lb_host_egress, rtr_cw_host_strip; doc/wire-formats.md). */
 	.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
 	.init = ecmp_init,
 	.fini = ecmp_fini,

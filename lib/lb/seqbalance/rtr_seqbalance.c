@@ -506,4 +506,8 @@ const struct rtr_lb_desc rtr_lb_seqbalance_desc = {
 	.flow_view = sb_flow_view,
 	.counter_first = RTR_LBC_SB_FIRST,
 	.n_counters = RTR_LBC_SB_N,
+	/* Its Congestion Packet has the LB control-packet layout; its
+	 * PathTag is in byte 4, which the all-modes rule clears toward a
+	 * host: nothing else of it to strip. */
+	.host_check = rtr_lb_ctrl_host_check,
 };
