@@ -207,8 +207,9 @@ struct rtr_lb_desc {
 	 * The mode's part of the host-port rules, which every switch applies
 	 * whatever mode it runs (rtr_lb_host.h, doc/security.md): another
 	 * switch of the fabric, or this one after a runtime LB switch, may
-	 * run this mode. Both run on the rare path only (a RoCE frame with
-	 * Resv7, or toward a host byte 4, nonzero). NULL: nothing of the kind.
+	 * run this mode. Both run on the rare path only (from a host, a RoCE
+	 * frame with Resv7 nonzero; toward a host, one with byte 4 or Resv7
+	 * nonzero). NULL: nothing of the kind.
 	 */
 	/* A parsed RoCE frame from a host port with Resv7 nonzero: one of
 	 * this mode's control packets or shims, which a host never sends?
