@@ -3,7 +3,7 @@
  */
 
 /*
- * The mempool formula (doc/egress.md, doc/conweave.md "Hold budget"). Every
+ * The mempool formula (doc/egress.md; a mode's hold budget: its doc). Every
  * descriptor may hold an mbuf, every worker may hold a burst per port in
  * TX buffers plus an RX burst and its mempool cache, and every ring may be
  * full; the egress queues and the LB mode's reorder rings are the switch's

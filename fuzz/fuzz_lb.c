@@ -57,7 +57,7 @@
 #include <rte_net_crc.h>
 
 #include "fuzz.h"
-#include "rtr_caver.h"
+#include "caver/rtr_caver.h"
 #include "rtr_config.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
@@ -363,7 +363,7 @@ receive(struct sw *sw, struct rte_mbuf *m, uint16_t port)
 				rtr_roce_icrc_ok(frame, m->data_len, meta) ?
 			MARK_ICRC : 0;
 	}
-	if (rtr_meta_cw_control(meta))
+	if (rtr_meta_lb_control(meta))
 		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, SEED);
 	if (port < N_HOST) {
 		bool cleared;

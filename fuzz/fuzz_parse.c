@@ -26,7 +26,7 @@
 #include <rte_mbuf.h>
 
 #include "fuzz.h"
-#include "rtr_caver.h"
+#include "caver/rtr_caver.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_lb_host.h"
 #include "rtr_parse.h"
@@ -66,7 +66,7 @@ check_meta(const uint8_t *frame, uint32_t len, unsigned int flags, const struct 
 	(void)rtr_meta_dqp(frame, m);
 	(void)rtr_meta_pcp(frame, m);
 	(void)rtr_meta_is_roce_data(m);
-	(void)rtr_meta_cw_control(m);
+	(void)rtr_meta_lb_control(m);
 	el = rtr_bth_ext_len(m->bth_opcode, &ext);
 	FZ_CHECK(el >= -1 && el <= 64);
 	/* The extended headers counted are the opcode's (none for control
@@ -125,7 +125,7 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 		return;
 	/* Toward a host (every mode): what is left is the RoCE frame without
 	 * LB fields, and it parses again as such. */
-	if (len <= (uint32_t)(RTR_TEST_MBUF_BUFSZ - RTR_TEST_MBUF_HEADROOM) && !rtr_meta_cw_control(m)) {
+	if (len <= (uint32_t)(RTR_TEST_MBUF_BUFSZ - RTR_TEST_MBUF_HEADROOM) && !rtr_meta_lb_control(m)) {
 		struct rtr_meta hm = *m;
 		uint64_t cnt[RTR_LBC_MAX] = {0};
 		unsigned int bth;
@@ -151,7 +151,7 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	FZ_CHECK(c->data_len == rtr_lb_ctrl_len(m));
 	why = rtr_parse(mdata(c), c->data_len, seed, RTR_PARSE_LB_HDR, &cm);
 	FZ_CHECK(why == RTR_DROP_NONE, "control packet does not parse (%d)", why);
-	FZ_CHECK(rtr_meta_cw_control(&cm), "control packet not read as one (flags 0x%x)",
+	FZ_CHECK(rtr_meta_lb_control(&cm), "control packet not read as one (flags 0x%x)",
 		cm.flags);
 	FZ_CHECK(rtr_flow_hash_reverse(mdata(c), &cm, seed) == m->flow_hash,
 		"control packet leads to flow 0x%08x, not 0x%08x",

@@ -91,7 +91,7 @@ eg_alloc(void *arg)
 }
 
 /* A packet stamped by the LB stage on its way from a host leaves its class
- * queue: the mode's departure hook (ConWeave's TX timestamps). The egress
+ * queue: the mode's departure hook (e.g. TX timestamps). The egress
  * calls this only for such packets. */
 static void
 eg_depart(void *arg, struct rte_mbuf *m, uint64_t now_ns)
@@ -460,8 +460,8 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		drop(w, m, port, why);
 		return ING_DONE;
 	}
-	if (unlikely(rtr_meta_cw_control(meta))) {
-		/* A ConWeave REPLY/NOTIFY belongs to the worker that owns the
+	if (unlikely(rtr_meta_lb_control(meta))) {
+		/* An LB control packet belongs to the worker that owns the
 		 * flow it answers: the one its reverse 5-tuple hashes to. */
 		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, sw->hash_seed);
 	}

@@ -293,7 +293,7 @@ rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
 			return eg->top;
 		/* ConWeave REPLY (2) / NOTIFY (3) in transit (a spine, or a ToR
 		 * forwarding them between fabric ports). */
-		if (rtr_meta_cw_control(meta))
+		if (rtr_meta_lb_control(meta))
 			return eg->top;
 	}
 	if (eg->trust_pcp && (meta->flags & RTR_MF_VLAN))

@@ -100,7 +100,7 @@ rtr_lb_ctrl_rx(const struct rtr_lb_ops *ops, void *state, struct rte_mbuf *m,
 		struct rtr_meta *meta, const struct rtr_lb_hop *h, uint64_t now_ns,
 		struct rtr_lcore_stats *st)
 {
-	if (likely(!rtr_meta_cw_control(meta)) || h->group || !h->out_host)
+	if (likely(!rtr_meta_lb_control(meta)) || h->group || !h->out_host)
 		return false;
 	if (ops->control_rx != NULL)
 		ops->control_rx(state, m, meta, now_ns, st);

@@ -141,9 +141,11 @@ void rtr_parse_init(void);
 /* Length of the extended headers implied by a BTH opcode, or -1 if unknown. */
 int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
 
-/* A ConWeave REPLY or NOTIFY parsed with its header (fabric ports). */
+/* An LB control packet (the layout of lib/lb/core/rtr_lb_ctrl.h that
+ * ConWeave's REPLY/CLEAR/NOTIFY and SeqBalance's Congestion Packet share:
+ * cw_op 2 or 3) parsed with its header (fabric ports). */
 static inline bool
-rtr_meta_cw_control(const struct rtr_meta *m)
+rtr_meta_lb_control(const struct rtr_meta *m)
 {
 	return (m->flags & RTR_MF_LB_HDR) && rtr_cw_op(m->bth_b8) >= RTR_CW_OP_REPLY;
 }

@@ -836,7 +836,7 @@ test_conweave(void)
 			s.payload = 16;
 			len = build(&s, buf, &e);
 			CHECK_EQ(parse_copy(buf, len, SEED, fls[i], &m), RTR_DROP_NONE);
-			CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR) && !rtr_meta_cw_control(&m));
+			CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR) && !rtr_meta_lb_control(&m));
 			CHECK_EQ(m.ext, RTR_EXT_AETH);
 			spec_init(&s, L2_UNTAGGED, L3_V6, L4_SEND);
 			s.b8 = (2 << 5) | (1 << 4);

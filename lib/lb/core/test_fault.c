@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rtr_conweave.h"
+#include "conweave/rtr_conweave.h"
 #include "rtr_fault.h"
 #include "rtr_test.h"
 #include "test_lb_stats.h"

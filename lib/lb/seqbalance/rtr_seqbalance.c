@@ -407,7 +407,7 @@ rtr_sb_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	 * and a control packet (consumed before this, by the pipeline) never
 	 * answers another. */
 	if ((meta->flags & RTR_MF_CE) && rtr_meta_is_roce_data(meta) &&
-			!rtr_meta_cw_control(meta))
+			!rtr_meta_lb_control(meta))
 		send_congestion(sb, frame, meta, c);
 	/* Byte 4 is ICRC-masked: zeroing it is the only change, and the
 	 * host's RNIC gets a valid packet. */

@@ -515,7 +515,7 @@ congest(struct rtr_sb *sb, const struct flow *f, unsigned int path, uint64_t now
 {
 	struct rte_mbuf *m = mk_cp(f, (uint8_t)path, RTR_SB_CP_B8);
 
-	CHECK(rtr_meta_cw_control(rtr_meta(m)));
+	CHECK(rtr_meta_lb_control(rtr_meta(m)));
 	rtr_sb_control_rx(sb, m, rtr_meta(m), now, LB_ST(c));
 	fake_free(m);
 }
@@ -1138,7 +1138,7 @@ test_control_rx(void)
 	CHECK(!rtr_sb_path_inactive(sh, 0, 1, T0 + 20));
 	/* cw_op 2 (a ConWeave REPLY): ignored. */
 	m = mk_cp(&f, 1, RTR_CW_OP_REPLY << 5);
-	CHECK(rtr_meta_cw_control(rtr_meta(m)));
+	CHECK(rtr_meta_lb_control(rtr_meta(m)));
 	rtr_sb_control_rx(sb, m, rtr_meta(m), T0 + 30, LB_ST(cs));
 	fake_free(m);
 	CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 4);
@@ -1393,7 +1393,7 @@ test_dst(void)
 			CHECK(cm.flags & RTR_MF_LB_HDR);
 			CHECK(cm.flags & RTR_MF_ROCE);
 			CHECK(!(cm.flags & RTR_MF_CE));
-			CHECK(rtr_meta_cw_control(&cm));
+			CHECK(rtr_meta_lb_control(&cm));
 			CHECK_EQ(rtr_cw_op(cm.bth_b8), 3);
 			CHECK_EQ(cm.bth_b8, 3 << 5);
 			CHECK_EQ(cm.bth_b4, tag);
@@ -1402,7 +1402,7 @@ test_dst(void)
 			/* And as the pipeline's lb_control parses it. */
 			CHECK_EQ(rtr_parse(mdata(cp), cp->data_len, SEED, RTR_PARSE_LB_HDR, &cm),
 					RTR_DROP_NONE);
-			CHECK(rtr_meta_cw_control(&cm));
+			CHECK(rtr_meta_lb_control(&cm));
 			if (!f.v6)
 				CHECK_EQ(ip_csum(mdata(cp) + l3_off_of(&f), 20), 0);
 			sink_clear(s);
@@ -1713,7 +1713,7 @@ arrive(struct in_flight *q, struct rtr_sb *src, uint64_t now, uint64_t *last)
 		struct rte_mbuf *cp = q->m[q->head];
 
 		CHECK_EQ(reparse(cp, RTR_PARSE_LB_CTRL), RTR_DROP_NONE);
-		CHECK(rtr_meta_cw_control(rtr_meta(cp)));
+		CHECK(rtr_meta_lb_control(rtr_meta(cp)));
 		CHECK_EQ(rtr_meta(cp)->bth_b4, 1);
 		rtr_sb_control_rx(src, cp, rtr_meta(cp), q->at[q->head], LB_ST(cs));
 		*last = q->at[q->head];
