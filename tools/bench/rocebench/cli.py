@@ -1,0 +1,307 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""The command line: options, the plan's memory, --rerender and main()."""
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from .common import HERE, LOCK, SRC, fmt_count, fnum, log, parse_count, sha256, warn
+from .config import DEFAULT_MODES, MODES, TESTPMD_MODES, mem_mb, n_mbufs
+from .datapath import check_datapath
+from .machine import Hugepages, tsc_hz
+from .report import write_outputs
+from .runner import Ctx, run_matrix, scaling, summarise, testpmd_available
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="run.py", description="rocetor benchmark suite (doc/benchmarks.md)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--modes", default=",".join(DEFAULT_MODES),
+                   help="comma list of %s, or all (default: %s)" %
+                   (", ".join(MODES), ",".join(DEFAULT_MODES)))
+    p.add_argument("--sizes", default="64,1024,4096", help="comma list of 64, 1024, 4096")
+    p.add_argument("--flows", default="1K,100K,1M", help="comma list (1K, 100K, 1M, 5000..)")
+    p.add_argument("--runs", type=int, default=5, help="rounds (runs of each mode), default 5")
+    p.add_argument("--duration", type=float, default=2.0,
+                   help="measured seconds per run (after --warmup), default 2")
+    p.add_argument("--warmup", type=float, default=0.5,
+                   help="seconds of each run before the measurement window, default 0.5 "
+                   "(rocetor: the window starts at the first stats document at uptime >= "
+                   "this)")
+    p.add_argument("--smoke", action="store_true",
+                   help="tiny: ecmp and conweave-src, 1024 B, 1K flows, 1 round of 1 s, "
+                   "testpmd 5tswap only, -m <= 512 per process")
+    p.add_argument("--scaling", action="store_true",
+                   help="also: 1 vs 2 workers, ecmp and conweave-src, 1024 B, 1K flows")
+    p.add_argument("--check-datapath", action="store_true",
+                   help="also: count syscalls, malloc/free, rte_malloc/rte_free and mutex "
+                   "locks per thread with perf while ecmp and conweave-src forward")
+    p.add_argument("--no-matrix", action="store_true",
+                   help="skip the matrix (with --scaling / --check-datapath)")
+    p.add_argument("--out", default=os.path.join(SRC, "out", "bench"),
+                   help="results directory (default out/bench/)")
+    p.add_argument("--traffic-dir", default=None,
+                   help="benchgen cache (default out/bench/gen/ of the checkout)")
+    p.add_argument("--packets", type=int, default=None,
+                   help="frames per pcap (benchgen --packets; default benchgen's)")
+    p.add_argument("--src-packets", type=int, default=None,
+                   help="frames of the role-src pcaps only (e.g. 1: one frame per flow, "
+                   "so that at 1K flows the replayed frames stay in cache)")
+    p.add_argument("--dst-baseline", choices=("own", "src"), default="own",
+                   help="testpmd for conweave-dst: own = its own pair on the DstToR port "
+                   "setup and pcap every round (default); src = reuse the role-src pair "
+                   "(saves about a third of the matrix time)")
+    p.add_argument("--testpmd-modes", default=",".join(TESTPMD_MODES),
+                   help="testpmd forward modes to compare with (default 5tswap,macswap; "
+                   "'none' to skip)")
+    p.add_argument("--no-testpmd", action="store_true", help="no testpmd runs")
+    p.add_argument("--rocetor", default=os.environ.get("ROCETOR") or os.path.join(
+        os.environ.get("ROCETOR_BUILD") or os.path.join(SRC, "build"), "app", "rocetor"))
+    p.add_argument("--testpmd", default=shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd")
+    p.add_argument("--benchgen", default=os.environ.get("BENCHGEN",
+                                                        os.path.join(HERE, "benchgen.py")))
+    p.add_argument("--mbuf-headroom", type=int, default=65536,
+                   help="mbufs beyond the pcap's frames (default 65536; pool = 2^k - 1)")
+    p.add_argument("--mbuf-rounding", choices=("pow2", "4k"), default="4k",
+                   help="pool size: 4k = frames + headroom rounded up to a multiple of "
+                   "4096, minus 1 (default); pow2 = 2^k - 1 >= frames + headroom (up to "
+                   "twice the memory and about 1 s more start-up per run of a big pcap)")
+    p.add_argument("--max-mem", type=int, default=0,
+                   help="refuse runs needing more than -m MB (smoke: 512)")
+    p.add_argument("--probe-seconds", type=float, default=3.0,
+                   help="--check-datapath: seconds counted per mode")
+    p.add_argument("--datapath-tool", choices=("perf", "strace"), default="perf",
+                   help="--check-datapath: perf (syscalls + uprobes), or strace -ff "
+                   "(syscalls only; the fallback when perf fails)")
+    p.add_argument("--keep-hugepages", action="store_true",
+                   help="do not put vm.nr_hugepages back at the end")
+    p.add_argument("--no-snapshot", action="store_true",
+                   help="run --rocetor in place instead of a copy in --out")
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--rerender", metavar="RESULTS_JSON",
+                   help="run nothing: write the report, CSV and plot into --out again from "
+                   "a results.json")
+    p.add_argument("--no-install", action="store_true", help="never apt-get install")
+    a = p.parse_args(argv)
+    if a.smoke:
+        a.modes = "ecmp,conweave-src"
+        a.sizes = "1024"
+        a.flows = "1K"
+        a.runs = 1
+        a.duration = 1.0
+        a.warmup = 0.5
+        a.testpmd_modes = "5tswap"
+        a.mbuf_headroom = min(a.mbuf_headroom, 49152)
+        a.packets = a.packets or 16000  # 16 per flow: the pool stays at 2^16 - 1 mbufs
+        a.max_mem = a.max_mem or 512
+        a.no_install = True
+    a.modes = list(MODES) if a.modes == "all" else [m.strip() for m in a.modes.split(",")
+                                                     if m.strip()]
+    for m in a.modes:
+        if m not in MODES:
+            p.error("unknown mode %r (modes: %s)" % (m, ", ".join(MODES)))
+    try:
+        a.sizes = [int(s) for s in a.sizes.split(",")]
+        a.flows = [parse_count(f) for f in a.flows.split(",")]
+    except ValueError as e:
+        p.error(str(e))
+    for s in a.sizes:
+        if s not in (64, 1024, 4096):
+            p.error("--sizes: 64, 1024 or 4096, got %d" % s)
+    if a.runs < 1 or a.duration <= 0 or a.warmup < 0.5:
+        p.error("--runs >= 1, --duration > 0, --warmup >= 0.5 (the first stats document "
+                "comes at 0.5 s)")
+    a.testpmd_modes = [] if a.no_testpmd or a.testpmd_modes == "none" else \
+        [m.strip() for m in a.testpmd_modes.split(",") if m.strip()]
+    for m in a.testpmd_modes:
+        if m not in TESTPMD_MODES:
+            p.error("--testpmd-modes: 5tswap, macswap")
+    a.scaling_modes = ["ecmp", "conweave-src"]
+    a.out = os.path.abspath(a.out)
+    a.traffic_dir = os.path.abspath(a.traffic_dir or os.path.join(SRC, "out", "bench", "gen"))
+    a.rocetor = os.path.abspath(a.rocetor)
+    return a
+
+
+def planned_mem(ctx):
+    """-m of the biggest process the plan will start (estimated from the
+    frame counts benchgen reports)."""
+    a = ctx.args
+    big = 0
+    plan = []
+    if not a.no_matrix:
+        for s in a.sizes:
+            for f in a.flows:
+                for m in a.modes:
+                    plan.append((m, s, f, 1, 1))
+    if a.scaling:
+        for m in a.scaling_modes:
+            plan += [(m, 1024, 1000, 1, 1), (m, 1024, 1000, 2, 2)]
+    if a.check_datapath:
+        plan += [("ecmp", 1024, 1000, 1, 1), ("conweave-src", 1024, 1000, 1, 1)]
+    for m, s, f, q, w in plan:
+        lb, role = MODES[m]
+        meta = ctx.traffic.get(role, s, f, q)
+        mb = n_mbufs(meta["frames"], a.mbuf_headroom, a.mbuf_rounding)
+        big = max(big, mem_mb(mb, s, lb, f, w))
+    return big
+
+
+def rerender(a):
+    """--rerender FILE: the report, CSV and plot again from a results.json."""
+    with open(a.rerender) as f:
+        doc = json.load(f)
+    m = doc["meta"]
+    a.modes = m["modes"]
+    a.runs, a.duration, a.warmup = m["runs"], m["duration_s"], m["warmup_s"]
+    a.testpmd_modes = m["testpmd_modes"]
+    a.dst_baseline = m.get("dst_baseline", "own")
+    ctx = Ctx(a)
+    ctx.meta = m
+    ctx.tsc = m.get("tsc_hz")
+    ctx.records = doc["runs"]
+    ctx.unavailable = m.get("unavailable_modes", {})
+    rows = summarise(ctx)
+    jpath, mpath, cpath, ppath, text = write_outputs(ctx, rows, doc.get("sources", {}),
+                                                     doc.get("scaling"), doc.get("datapath"),
+                                                     m.get("elapsed_s", 0))
+    log(text)
+    log("results: %s, %s, %s; plot: %s" % (jpath, mpath, cpath, ppath or "(none)"))
+    return 0
+
+
+def main(argv=None):
+    # Debian's python3 (python3-matplotlib for the plot), whatever python3
+    # the caller's PATH had
+    deb = "/usr/bin/python3"
+    if os.path.exists(deb) and os.path.realpath(sys.executable) != os.path.realpath(deb) \
+            and not os.environ.get("RTRBENCH_NO_REEXEC"):
+        os.environ["RTRBENCH_NO_REEXEC"] = "1"
+        os.execv(deb, [deb, os.path.join(HERE, "run.py")] +
+                 (sys.argv[1:] if argv is None else list(argv)))
+    a = parse_args(argv)
+    t0 = time.time()
+    if a.rerender:
+        return rerender(a)
+    if not os.path.isfile(a.benchgen):
+        warn("%s not found: the traffic generator is needed (tools/bench/benchgen.py)" %
+             a.benchgen)
+        return 77 if a.smoke else 2
+    if not os.access(a.rocetor, os.X_OK):
+        warn("%s is not an executable (build it: ninja -C build)" % a.rocetor)
+        return 2
+    if a.testpmd_modes and not testpmd_available(a):
+        log("dpdk-testpmd not found (%s): no testpmd comparison" % a.testpmd)
+        a.testpmd_modes = []
+    os.makedirs(a.out, exist_ok=True)
+    built = a.rocetor
+    if not a.no_snapshot:
+        # the binary every run uses, copied so that a rebuild during the
+        # matrix cannot change it halfway
+        snap = os.path.join(a.out, "rocetor.bin")
+        shutil.copy2(a.rocetor, snap + ".tmp")
+        os.replace(snap + ".tmp", snap)
+        a.rocetor = snap
+    ctx = Ctx(a)
+    ctx.probes = None
+    tsc, tsc_src = tsc_hz()
+    ctx.tsc = tsc
+    git = subprocess.run(["git", "-C", SRC, "describe", "--always", "--dirty"],
+                         capture_output=True, text=True).stdout.strip()
+    cpu = "?"
+    try:
+        cpu = re.search(r"model name\s*:\s*(.*)", open("/proc/cpuinfo").read()).group(1)
+    except (OSError, AttributeError):
+        pass
+    tpv = "-"
+    if a.testpmd_modes:
+        tpv = a.testpmd
+        r = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "dpdk"],
+                           capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout:
+            tpv += " (dpdk %s)" % r.stdout.strip()
+    ctx.meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+                "host": platform.node(), "cpu": cpu, "cpus": os.cpu_count(),
+                "kernel": platform.release(), "rocetor": built, "rocetor_run": a.rocetor,
+                "rocetor_sha256": sha256(a.rocetor), "git": git or "?",
+                "testpmd": tpv, "testpmd_modes": a.testpmd_modes, "tsc_hz": tsc,
+                "tsc_source": tsc_src, "modes": a.modes, "sizes": a.sizes, "flows": a.flows,
+                "runs": a.runs, "duration_s": a.duration, "warmup_s": a.warmup,
+                "dst_baseline": a.dst_baseline,
+                "argv": sys.argv[1:], "lock": LOCK}
+    log("rocetor benchmark: modes %s; sizes %s; flows %s; %d round(s) x %g s (+%g s warm-up); "
+        "testpmd %s; out %s" % (",".join(a.modes), ",".join(map(str, a.sizes)),
+                                ",".join(fmt_count(f) for f in a.flows), a.runs, a.duration,
+                                a.warmup, "/".join(a.testpmd_modes) or "none", a.out))
+    log("TSC %s Hz (%s)" % (fnum(tsc, "%.0f"), tsc_src))
+    hp = Hugepages(keep=a.keep_hugepages)
+    rows, sources, scale, dp = [], {}, None, None
+    interrupted = False
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt()
+    signal.signal(signal.SIGTERM, on_term)
+    rc = 0
+    try:
+        try:
+            need = planned_mem(ctx)
+        except RuntimeError as e:
+            warn(str(e))
+            return 1
+        log("traffic ready after %.0f s" % (time.time() - t0))
+        hp.ensure(need)
+        n_roles = len({MODES[m][1] for m in a.modes})
+        if not a.no_matrix:
+            ctx.planned_runs += len(a.sizes) * len(a.flows) * a.runs * (
+                len(a.modes) + (n_roles if a.dst_baseline == "own" else 1) *
+                len(a.testpmd_modes))
+        if a.scaling:
+            ctx.planned_runs += 2 * len(a.scaling_modes) * a.runs
+        if a.check_datapath:
+            ctx.planned_runs += 2
+        if not a.no_matrix:
+            sources = run_matrix(ctx)
+            rows = summarise(ctx)
+        if a.scaling:
+            scale = scaling(ctx)
+        if a.check_datapath:
+            dp = check_datapath(ctx)
+    except KeyboardInterrupt:
+        interrupted = True
+        warn("interrupted: stopping the current run, writing what was measured")
+        if ctx.current is not None:
+            ctx.current.stop()
+        rows = summarise(ctx)
+        rc = 130
+    finally:
+        if ctx.probes:
+            ctx.probes.cleanup()
+        hp.restore()
+    elapsed = time.time() - t0
+    jpath, mpath, cpath, ppath, text = write_outputs(ctx, rows, sources, scale, dp, elapsed)
+    log("")
+    log(text)
+    log("results: %s" % jpath)
+    log("         %s" % mpath)
+    log("         %s" % cpath)
+    log("plot:    %s" % (ppath or "(none)"))
+    log("elapsed: %.0f s (%.1f min)%s" % (elapsed, elapsed / 60, " (interrupted)"
+                                           if interrupted else ""))
+    if rc == 0:
+        bad = [r for r in ctx.records if r["kind"] == "rocetor" and not r["ok"] and
+               not r.get("unsupported")]
+        if bad:
+            warn("%d rocetor run(s) failed or were not sane: %s" % (
+                len(bad), "; ".join("%s: %s" % (r["label"], ", ".join(r["problems"]))
+                                    for r in bad[:5])))
+            rc = 1
+    return rc
