@@ -23,6 +23,11 @@ import struct
 import sys
 import zlib
 
+# The pcap format lives in tools/rtrpy/pcap.py (shared with benchgen, the
+# soak and the packet tests); rocegen's names for it stay (PCAP_HDR, T0,
+# read_pcap, write_pcap).
+from rtrpy.pcap import PCAP_HDR, T0, read_pcap, write_pcap  # noqa: F401
+
 ROCE_PORT = 4791
 ETH_MIN = 60  # shortest Ethernet frame without FCS
 ICRC_LEN = 4
@@ -171,57 +176,6 @@ def fix_icrc(frame):
     f = bytearray(frame)
     f[end - ICRC_LEN:end] = icrc(bytes(f[off:end - ICRC_LEN]))
     return bytes(f)
-
-
-# --------------------------------------------------------------------------
-# pcap
-# --------------------------------------------------------------------------
-
-T0 = 1700000000  # first timestamp (seconds); fixed so output is reproducible
-PCAP_HDR = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 262144, 1)
-
-
-def write_pcap(path, frames, t0=1700000000.0, gap=1e-6):
-    """Write frames (bytes, or (ts_seconds, bytes) pairs) to a classic pcap."""
-    with open(path, "wb") as f:
-        f.write(PCAP_HDR)
-        t = t0
-        for fr in frames:
-            if isinstance(fr, tuple):
-                t, fr = fr
-            sec = int(t)
-            f.write(struct.pack("<IIII", sec, int(round((t - sec) * 1e6)) % 1000000,
-                                len(fr), len(fr)))
-            f.write(fr)
-            t += gap
-
-
-def read_pcap(path, with_ts=False):
-    """Frames of a classic pcap (microsecond or nanosecond), as bytes."""
-    out = []
-    with open(path, "rb") as f:
-        hdr = f.read(24)
-        if len(hdr) < 24:
-            return out
-        magic = struct.unpack("<I", hdr[:4])[0]
-        if magic in (0xA1B2C3D4, 0xA1B23C4D):
-            e = "<"
-        elif magic in (0xD4C3B2A1, 0x4D3CB2A1):
-            e = ">"
-        else:
-            raise ValueError("%s: not a classic pcap" % path)
-        nano = magic in (0xA1B23C4D, 0x4D3CB2A1)
-        while True:
-            rec = f.read(16)
-            if len(rec) < 16:
-                break
-            sec, frac, incl, _ = struct.unpack(e + "IIII", rec)
-            data = f.read(incl)
-            if with_ts:
-                out.append((sec + frac / (1e9 if nano else 1e6), data))
-            else:
-                out.append(data)
-    return out
 
 
 # --------------------------------------------------------------------------

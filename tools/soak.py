@@ -49,14 +49,18 @@ import json
 import os
 import random
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "pkt"))
-import harness  # noqa: E402  (the telemetry client)
+# rtrpy (tools/rtrpy, on the path as this script's directory): the DPDK
+# process runner, the accounting rule, pcaps and the telemetry client
+# shared with tools/bench and the packet tests.
+from rtrpy import dpdk, pcap
+from rtrpy.env import sanitized
+from rtrpy.stats import accounted, mempool_back
+from rtrpy.telemetry import Telemetry
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(HERE)
@@ -90,37 +94,23 @@ def benchgen(work, role, flows, packets, seed, name):
     return out + ".pcap"
 
 
-def pcap_frames(path):
-    """The records of a classic pcap (header, record bytes), in order."""
-    with open(path, "rb") as f:
-        data = f.read()
-    hdr, off, recs = data[:24], 24, []
-    while off + 16 <= len(data):
-        incl = struct.unpack_from("<I", data, off + 8)[0]
-        recs.append(data[off:off + 16 + incl])
-        off += 16 + incl
-    return hdr, recs
-
-
 def make_traffic(work, seed):
     """(host pcap, fabric pcap, frames in both)."""
     hdr, recs = None, []
     for s in range(SEGMENTS):
-        h, r = pcap_frames(benchgen(work, "src", SEG_FLOWS, SEG_PACKETS, seed * 100 + s,
-                                    "src%d" % s))
+        h, r = pcap.records(benchgen(work, "src", SEG_FLOWS, SEG_PACKETS, seed * 100 + s,
+                                     "src%d" % s))
         hdr = hdr or h
         recs += r
     host = os.path.join(work, "host.pcap")
-    with open(host, "wb") as f:
-        f.write(hdr + b"".join(recs))
-    h, r = pcap_frames(benchgen(work, "dst", DST_FLOWS, DST_PACKETS, seed, "dst"))
+    pcap.write_records(host, hdr, recs)
+    h, r = pcap.records(benchgen(work, "dst", DST_FLOWS, DST_PACKETS, seed, "dst"))
     # One DstToR flow in four loses its TAILs (as if dropped in the
     # fabric): its phase-1 packets stay held until their deadline, so that
     # switches away from ConWeave find packets to release.
-    r = [x for x in r if not lost_tail(x[16:])]
+    r = [x for x in r if not lost_tail(pcap.record_frame(x))]
     fab = os.path.join(work, "fabric.pcap")
-    with open(fab, "wb") as f:
-        f.write(h + b"".join(r))
+    pcap.write_records(fab, h, r)
     return host, fab, len(recs) + len(r)
 
 
@@ -195,18 +185,6 @@ def flat(stats, ports):
         for k in ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "drops"):
             out["port%s.%s" % (p, k)] = e.get(k, 0)
     return out
-
-
-def accounted(s):
-    rx = sum(p["rx_packets"] for p in s["ports"])
-    fwd_tx = sum(p["tx_packets"] for p in s["ports"]) - s["originated"]
-    ok = (rx == s["forwarded"] + s["consumed"] + s["dropped"] and fwd_tx == s["forwarded"]
-          and s["dropped"] == sum(s["drops"].values())
-          and s["dropped"] == sum(p["drops"] for p in s["ports"])
-          and s["held_packets"] == 0 and s["mempool_in_use"] == 0)
-    return ok, ("rx %d = forwarded %d + consumed %d + dropped %d; tx-originated %d; held %d; "
-                "mempool_in_use %d" % (rx, s["forwarded"], s["consumed"], s["dropped"], fwd_tx,
-                                       s["held_packets"], s["mempool_in_use"]))
 
 
 # --------------------------------------------------------------------------
@@ -336,7 +314,7 @@ class Soak:
         cfg = os.path.join(work, "soak.yaml")
         with open(cfg, "w") as f:
             f.write(config(mbufs, self.mode))
-        prefix = "rtr_soak_%d" % os.getpid()
+        prefix = dpdk.file_prefix("soak")
         stats_json = os.path.join(work, "stats.json")
         mem = max(512, mbufs * 2400 // (1 << 20) + 256)
         lc = ["--lcores" if "@" in a.lcores else "-l", a.lcores]
@@ -354,15 +332,13 @@ class Soak:
         log("%d frames replayed (%d host flows in %d segments, %d ConWeave DstToR flows), "
             "pool %d mbufs, start mode %s" % (frames, SEGMENTS * SEG_FLOWS, SEGMENTS,
                                               DST_FLOWS, mbufs, self.mode))
-        out_path = os.path.join(work, "rocetor.out")
-        outf = open(out_path, "w")
-        proc = subprocess.Popen(cmd, stdout=outf, stderr=subprocess.STDOUT)
+        proc = dpdk.Proc(cmd, who="soak")
         tel = None
         t0 = None
         try:
-            tel = harness.Telemetry(prefix, timeout=60)
+            tel = Telemetry(prefix, timeout=60)
             while tel.cmd("/rocetor/stats") is None:
-                if proc.poll() is not None:
+                if not proc.alive():
                     raise RuntimeError("rocetor exited early")
                 time.sleep(0.1)
             t0 = time.time()
@@ -372,20 +348,18 @@ class Soak:
         finally:
             if tel:
                 tel.close()
-        try:
-            proc.wait(timeout=a.duration + 120)
-        except subprocess.TimeoutExpired:
+        # Stopped with SIGINT (SIGKILL 30 s later) if it overruns.
+        if proc.wait(a.duration + 120, grace=30) is None:
             self.fail("rocetor did not exit at --duration")
-            harness.interrupt(proc)
-        outf.close()
-        with open(out_path) as f:
-            out = f.read()
+        out = proc.text() + proc.text("err")
+        with open(os.path.join(work, "rocetor.out"), "w") as f:
+            f.write(out)
         self.finish(proc.returncode, out, stats_json)
         if a.keep or self.failures:
             log("work directory kept: %s" % work)
         else:
             shutil.rmtree(work, ignore_errors=True)
-        shutil.rmtree("/var/run/dpdk/%s" % prefix, ignore_errors=True)
+        dpdk.drop_runtime_dir(prefix)
         return 0 if not self.failures else 1
 
     def run_loop(self, tel, pid, t0):
@@ -437,9 +411,8 @@ class Soak:
     def finish(self, rc, out, stats_json):
         a = self.a
         self.check(rc == 0, "rocetor exit status %r: %s" % (rc, out[-1500:]))
-        self.check("mempool in use after ports closed: 0 of" in out,
-                   "mempool not back to its baseline at exit: %s" %
-                   [line for line in out.splitlines() if "mempool in use" in line])
+        back, lines = mempool_back(out)
+        self.check(back, "mempool not back to its baseline at exit: %s" % lines)
         try:
             with open(stats_json) as f:
                 s = json.load(f)
@@ -470,7 +443,7 @@ class Soak:
         # ASan's quarantine (up to 256 MB) and the RSS climbs without a
         # leak; LeakSanitizer at exit and the heap and mempool checks below
         # stand in for the RSS bounds there.
-        rss_checked = not harness.sanitized("the soak's RSS growth bounds")
+        rss_checked = not sanitized("the soak's RSS growth bounds")
         if self.samples:
             base = self.baseline or self.samples[len(self.samples) // 2]
             after = [x for x in self.samples if x["t"] >= base["t"]]

@@ -9,18 +9,20 @@ stats document, which the tests check for exact accounting.
 """
 import json
 import os
-import shutil
-import signal
+import shutil  # noqa: F401  (tests use harness.shutil)
 import subprocess
 import sys
 import tempfile
-import time
 
+# tools/: rocegen and rtrpy, the helpers shared with tools/bench and
+# tools/soak.py (the DPDK process runner, the accounting rule, pcaps,
+# telemetry).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
-import rocegen  # noqa: E402
-
-from scapy.utils import wrpcap
-from scapy.layers.l2 import Ether
+import rocegen  # noqa: E402,F401  (tests use harness.rocegen)
+from rtrpy import dpdk, pcap  # noqa: E402
+from rtrpy.env import SANITIZED, sanitized  # noqa: E402,F401
+from rtrpy.stats import accounted  # noqa: E402,F401
+from rtrpy.telemetry import Telemetry, telemetry_socket  # noqa: E402,F401
 
 # meson test sets ROCETOR (and ROCETOR_BUILD) to the binary of the build
 # directory it runs in (build/, build-san/, ...); run by hand, a test takes
@@ -28,44 +30,22 @@ from scapy.layers.l2 import Ether
 SRC_ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ROCETOR = os.environ.get("ROCETOR") or os.path.join(
     os.environ.get("ROCETOR_BUILD") or os.path.join(SRC_ROOT, "build"), "app", "rocetor")
-# Set by meson in a -Dsanitize build (the sanitizer list): tests skip only
-# their timing assertions there, saying so (sanitized()).
-SANITIZED = os.environ.get("ROCETOR_SANITIZED", "")
-_seq = [0]
-
-
-def sanitized(what, action="skipping"):
-    """True in the sanitizer build: the caller then skips (or, as `action`
-    says, adapts) the timing assertion `what`, and this prints that it
-    does: never a silent skip."""
-    if SANITIZED:
-        print("sanitizer build (-Dsanitize=%s, ASan slows the data path): %s: %s"
-              % (SANITIZED, action, what))
-        return True
-    return False
 
 
 def eal_prefix(tag):
-    _seq[0] += 1
-    return "rtr_%s_%d_%d" % (tag, os.getpid(), _seq[0])
+    """A unique EAL --file-prefix (rtr_TAG_PID_N)."""
+    return dpdk.file_prefix(tag)
 
 
 def write_pcap(path, frames):
     """frames: list of bytes or scapy packets (may be empty)."""
-    pkts = [Ether(bytes(f)) for f in frames]
-    if pkts:
-        wrpcap(path, pkts)
-    else:  # an empty but valid pcap: global header only
-        with open(path, "wb") as f:
-            f.write(bytes.fromhex("d4c3b2a1020004000000000000000000ffff000001000000"))
+    pcap.write_pcap(path, [bytes(f) for f in frames])
 
 
 def read_pcap_ts(path):
     """(time in seconds, frame bytes) of every frame of a classic pcap
     (net_pcap writes nanosecond TX timestamps); [] if there is none."""
-    if not os.path.exists(path) or os.path.getsize(path) < 24:
-        return []
-    return rocegen.read_pcap(path, with_ts=True)
+    return pcap.read_output(path)
 
 
 def read_pcap(path):
@@ -133,30 +113,10 @@ def run(config_text, inputs, tag="pkt", lcores="0", args=(), idle_ms=400,
     return res
 
 
-def accounted(stats):
-    """rx = forwarded + consumed + dropped, nothing held, nothing leaked."""
-    rx = sum(p["rx_packets"] for p in stats["ports"])
-    fwd_tx = sum(p["tx_packets"] for p in stats["ports"]) - stats["originated"]
-    ok = (rx == stats["forwarded"] + stats["consumed"] + stats["dropped"]
-          and fwd_tx == stats["forwarded"]
-          and stats["dropped"] == sum(stats["drops"].values())
-          and stats["dropped"] == sum(p["drops"] for p in stats["ports"])
-          and stats["held_packets"] == 0 and stats["mempool_in_use"] == 0)
-    return ok, ("rx %d fwd %d consumed %d dropped %d held %d in_use %d "
-                "tx-orig %d" % (rx, stats["forwarded"], stats["consumed"],
-                                stats["dropped"], stats["held_packets"],
-                                stats["mempool_in_use"], fwd_tx))
-
-
 def interrupt(proc, timeout=30):
     """SIGINT to our own child, wait (SIGKILL after timeout); returns
     (stdout, stderr). proc.returncode is then set."""
-    proc.send_signal(signal.SIGINT)
-    try:
-        return proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        return proc.communicate()
+    return dpdk.interrupt(proc, timeout)
 
 
 def telemetry(prefix, commands, timeout=20):
@@ -202,40 +162,3 @@ class Checker:
     def done(self):
         print("%s: %d passed, %d failed" % (self.name, self.passed, self.failed))
         return 0 if self.failed == 0 and self.passed > 0 else 1
-
-
-def telemetry_socket(prefix):
-    """The path of a running rocetor's telemetry socket (run as root)."""
-    return "/var/run/dpdk/%s/dpdk_telemetry.v2" % prefix
-
-
-class Telemetry:
-    """A connection to a rocetor's telemetry socket kept open between
-    commands (dpdk-telemetry.py starts a python per call: too slow when a
-    command must land within milliseconds)."""
-
-    def __init__(self, prefix, timeout=20):
-        import socket
-        path = telemetry_socket(prefix)
-        deadline = time.time() + timeout
-        while True:
-            try:
-                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-                self.sock.connect(path)
-                break
-            except OSError:
-                self.sock.close()
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.01)
-        self.info = json.loads(self.sock.recv(1 << 16).decode())
-        self.max_len = self.info.get("max_output_len", 16384)
-
-    def cmd(self, command):
-        """The reply's value ({"/a": value}), None when the command failed."""
-        self.sock.send(command.encode())
-        reply = json.loads(self.sock.recv(self.max_len + 1).decode())
-        return next(iter(reply.values())) if reply else None
-
-    def close(self):
-        self.sock.close()

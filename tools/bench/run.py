@@ -32,13 +32,16 @@ This file is the entry point; the code is the rocebench package next to it
 (tools/bench/README.md lists its modules).
 """
 
+import os
 import sys
 
-from rocebench.cli import main, parse_args  # noqa: F401
+# tools/: rtrpy, the helpers shared with tools/soak.py and the packet tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from rocebench.cli import main, parse_args  # noqa: E402,F401
 # The runner's checks and sizing, by their old names: tests/pkt/test_bench_smoke.py
 # feeds them doctored input.
-from rocebench.config import data_room, n_mbufs  # noqa: F401
-from rocebench.runs import check_final, parse_docs, testpmd_samples  # noqa: F401
+from rocebench.config import data_room, n_mbufs  # noqa: E402,F401
+from rocebench.runs import check_final, parse_docs, testpmd_samples  # noqa: E402,F401
 
 if __name__ == "__main__":
     sys.exit(main())

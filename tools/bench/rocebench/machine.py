@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The rocetor authors
-"""The machine around the runs: the benchmark lock, hugepages, the TSC
-frequency and the child processes."""
+"""The machine around the runs: the benchmark lock, hugepages and the TSC
+frequency (the child processes are rtrpy.dpdk.Proc)."""
 
 import contextlib
 import errno
@@ -9,9 +9,7 @@ import fcntl
 import math
 import os
 import re
-import signal
 import subprocess
-import threading
 import time
 
 from .common import LOCK, log, warn
@@ -141,87 +139,3 @@ def tsc_hz(startup_text=""):
     except OSError:
         pass
     return None, "unknown"
-
-
-class Proc:
-    """A child process whose stdout/stderr are read by threads (line by
-    line, with the time each line arrived). Stopped only by its own PID."""
-
-    def __init__(self, cmd, env=None):
-        self.cmd = cmd
-        self.t0 = time.time()
-        self.p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, env=env, text=True,
-                                  errors="replace", bufsize=1)
-        self.pid = self.p.pid
-        self.out = []
-        self.err = []
-        self.lock = threading.Lock()
-        self.threads = [threading.Thread(target=self._read, args=(self.p.stdout, self.out),
-                                         daemon=True),
-                        threading.Thread(target=self._read, args=(self.p.stderr, self.err),
-                                         daemon=True)]
-        for t in self.threads:
-            t.start()
-
-    def _read(self, stream, into):
-        for line in stream:
-            with self.lock:
-                into.append((time.time(), line))
-
-    def lines(self, which="out"):
-        with self.lock:
-            return [l for _, l in (self.out if which == "out" else self.err)]
-
-    def text(self, which="out"):
-        return "".join(self.lines(which))
-
-    def alive(self):
-        return self.p.poll() is None
-
-    def wait_for(self, pred, timeout):
-        end = time.time() + timeout
-        while time.time() < end:
-            if pred():
-                return True
-            if not self.alive():
-                return pred()
-            time.sleep(0.05)
-        return False
-
-    def stop(self, sig=signal.SIGINT, grace=20.0):
-        """SIGINT (clean exit), then SIGKILL after `grace` seconds."""
-        if self.alive():
-            try:
-                os.kill(self.pid, sig)
-            except ProcessLookupError:
-                pass
-        try:
-            self.p.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            warn("pid %d did not exit %.0f s after signal %d: SIGKILL" % (self.pid, grace, sig))
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.p.wait()
-        self.join()
-        return self.p.returncode
-
-    def wait(self, timeout):
-        try:
-            self.p.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            warn("pid %d still running after %.0f s: stopping it" % (self.pid, timeout))
-            self.stop()
-            return None
-        self.join()
-        return self.p.returncode
-
-    def join(self):
-        for t in self.threads:
-            t.join(timeout=5)
-
-
-# --------------------------------------------------------------------------
-# Traffic

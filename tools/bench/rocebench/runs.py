@@ -7,14 +7,16 @@ cycles, the sanity of rocetor's final stats document)."""
 import json
 import os
 import re
-import shutil
 import statistics
 import time
+
+from rtrpy import dpdk
+from rtrpy.stats import exit_problems
 
 from .common import fmt_count
 from .config import (MODES, MTU_4K, RX_PORT, data_room, mem_mb, n_mbufs,
                      rocetor_config)
-from .machine import Proc, bench_lock
+from .machine import bench_lock
 
 
 def vdevs(meta, role, pcap_name_id=None):
@@ -31,21 +33,9 @@ def vdevs(meta, role, pcap_name_id=None):
     return out
 
 
-_seq = [0]
-
-
 def prefix(tag):
-    _seq[0] += 1
-    return "rtrbench_%s_%d_%d" % (tag, os.getpid(), _seq[0])
-
-
-def drop_runtime_dir(file_prefix):
-    """The EAL leaves /var/run/dpdk/PREFIX (about 2 MB) behind; remove ours
-    once the process has exited."""
-    base = "/var/run/dpdk" if os.geteuid() == 0 else os.path.join(
-        os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")
-    if file_prefix.startswith("rtrbench_"):
-        shutil.rmtree(os.path.join(base, file_prefix), ignore_errors=True)
+    """A unique --file-prefix: rtrbench_TAG_PID_N."""
+    return dpdk.file_prefix(tag, base="rtrbench")
 
 
 def eal(file_prefix, mem, workers=1):
@@ -87,13 +77,7 @@ def check_final(st, rx_port):
     if rx <= 0:
         problems.append("nothing received")
         return problems, notes, 0.0, None
-    if st.get("held_packets", 0) != 0:
-        problems.append("held_packets %d at exit" % st["held_packets"])
-    if st.get("mempool_in_use", 0) != 0:
-        problems.append("mempool_in_use %d at exit" % st["mempool_in_use"])
-    if rx != st["forwarded"] + st["consumed"] + st["dropped"]:
-        problems.append("rx %d != forwarded + consumed + dropped %d" %
-                        (rx, st["forwarded"] + st["consumed"] + st["dropped"]))
+    problems += exit_problems(st)  # held, mempool, rx = forwarded + consumed + dropped
     if st["forwarded"] <= 0:
         problems.append("nothing forwarded")
     drops = st.get("drops", {})
@@ -156,7 +140,7 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
     rec["loadavg"] = open("/proc/loadavg").read().split()[:3]
     with bench_lock():
         t0 = time.time()
-        p = Proc(cmd)
+        p = dpdk.Proc(cmd, who="run.py")
         ctx.current = p
         try:
             started = p.wait_for(lambda: '{"switch"' in p.text(), start_allow)
@@ -170,7 +154,7 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
             if p.alive():
                 p.stop()
             ctx.current = None
-            drop_runtime_dir(fp)
+            dpdk.drop_runtime_dir(fp)
     rec["rc"] = rc
     rec["wall_s"] = round(time.time() - t0, 2)
     out = p.text()
@@ -276,7 +260,7 @@ def run_testpmd(ctx, fwd, size, flows, meta, role, label):
     rec["loadavg"] = open("/proc/loadavg").read().split()[:3]
     with bench_lock():
         t0 = time.time()
-        p = Proc(cmd)
+        p = dpdk.Proc(cmd, who="run.py")
         ctx.current = p
         try:
             # the first sample of each port is 0 (no previous one); keep nsamp after it
@@ -290,7 +274,7 @@ def run_testpmd(ctx, fwd, size, flows, meta, role, label):
             if p.alive():
                 p.stop()
             ctx.current = None
-            drop_runtime_dir(fp)
+            dpdk.drop_runtime_dir(fp)
     rec["wall_s"] = round(time.time() - t0, 2)
     rec["rc"] = rc
     samples = testpmd_samples(p.lines(), rxp)

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""rtrpy: the Python helpers that the benchmark (tools/bench), the soak
+(tools/soak.py), the packet tests (tests/pkt/harness.py) and the packet
+tools share, so that each rule exists once:
+
+  dpdk       a DPDK process: its unique --file-prefix, its runtime
+             directory, start / wait / stop by PID with the output captured
+             (Proc), SIGINT-then-SIGKILL (interrupt)
+  stats      rocetor's stats document: the accounting rule (accounted) and
+             the end-of-run problems the benchmark reports (exit_problems)
+  pcap       classic pcap files: frames with timestamps, raw records
+  telemetry  a connection to a running rocetor's telemetry socket
+  env        what the environment says about the build (sanitized)
+
+It lives in tools/ because every user already has tools/ on its path:
+tools/*.py are run from there, tests/pkt/harness.py adds it for rocegen,
+tools/bench/run.py adds it in one line."""

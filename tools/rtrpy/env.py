@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""What the environment says about the rocetor build under test."""
+
+import os
+
+# Set by meson in a -Dsanitize build (the sanitizer list): tests skip only
+# their timing assertions there, saying so (sanitized()).
+SANITIZED = os.environ.get("ROCETOR_SANITIZED", "")
+
+
+def sanitized(what, action="skipping"):
+    """True in the sanitizer build: the caller then skips (or, as `action`
+    says, adapts) the timing assertion `what`, and this prints that it
+    does: never a silent skip."""
+    if SANITIZED:
+        print("sanitizer build (-Dsanitize=%s, ASan slows the data path): %s: %s"
+              % (SANITIZED, action, what))
+        return True
+    return False
