@@ -14,20 +14,39 @@ import sys
 import time
 
 from .common import HERE, LOCK, SRC, fmt_count, fnum, log, parse_count, sha256, warn
-from .config import DEFAULT_MODES, MODES, TESTPMD_MODES, mem_mb, n_mbufs
+from . import switch
+from .config import (DEFAULT_MODES, MODE_INFO, MODES, TESTPMD_MODES, implemented, load_modes,
+                     mem_mb, pool, tool)
 from .datapath import check_datapath
 from .machine import Hugepages, tsc_hz
 from .report import write_outputs
 from .runner import Ctx, run_matrix, scaling, summarise, testpmd_available
 
 
+def default_rocetor():
+    return os.environ.get("ROCETOR") or os.path.join(
+        os.environ.get("ROCETOR_BUILD") or os.path.join(SRC, "build"), "app", "rocetor")
+
+
 def parse_args(argv):
+    # The scenarios (--modes) are the switch's modes: ask the rocetor-info
+    # of --rocetor's build before the options are defined (their help
+    # names them). --rerender needs none.
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--rocetor", default=default_rocetor())
+    known, _ = pre.parse_known_args(argv)
+    try:
+        load_modes(known.rocetor)
+        modes_error = None
+        modes_help = "comma list of %s, or all (default: %s)" % (
+            ", ".join(MODES), ",".join(DEFAULT_MODES))
+    except switch.SwitchInfoError as e:
+        modes_error = str(e)
+        modes_help = "comma list of the switch's scenarios, or all (%s)" % modes_error
     p = argparse.ArgumentParser(
         prog="run.py", description="rocetor benchmark suite (doc/benchmarks.md)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--modes", default=",".join(DEFAULT_MODES),
-                   help="comma list of %s, or all (default: %s)" %
-                   (", ".join(MODES), ",".join(DEFAULT_MODES)))
+    p.add_argument("--modes", default=",".join(DEFAULT_MODES), help=modes_help)
     p.add_argument("--sizes", default="64,1024,4096", help="comma list of 64, 1024, 4096")
     p.add_argument("--flows", default="1K,100K,1M", help="comma list (1K, 100K, 1M, 5000..)")
     p.add_argument("--runs", type=int, default=5, help="rounds (runs of each mode), default 5")
@@ -64,13 +83,13 @@ def parse_args(argv):
                    help="testpmd forward modes to compare with (default 5tswap,macswap; "
                    "'none' to skip)")
     p.add_argument("--no-testpmd", action="store_true", help="no testpmd runs")
-    p.add_argument("--rocetor", default=os.environ.get("ROCETOR") or os.path.join(
-        os.environ.get("ROCETOR_BUILD") or os.path.join(SRC, "build"), "app", "rocetor"))
+    p.add_argument("--rocetor", default=default_rocetor())
     p.add_argument("--testpmd", default=shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd")
     p.add_argument("--benchgen", default=os.environ.get("BENCHGEN",
                                                         os.path.join(HERE, "benchgen.py")))
-    p.add_argument("--mbuf-headroom", type=int, default=65536,
-                   help="mbufs beyond the pcap's frames (default 65536; pool = 2^k - 1)")
+    p.add_argument("--mbuf-headroom", type=int, default=None,
+                   help="mbufs beyond the pcap's frames (default: what the switch needs "
+                   "for the run's config, from rocetor-info budget)")
     p.add_argument("--mbuf-rounding", choices=("pow2", "4k"), default="4k",
                    help="pool size: 4k = frames + headroom rounded up to a multiple of "
                    "4096, minus 1 (default); pow2 = 2^k - 1 >= frames + headroom (up to "
@@ -100,14 +119,17 @@ def parse_args(argv):
         a.duration = 1.0
         a.warmup = 0.5
         a.testpmd_modes = "5tswap"
-        a.mbuf_headroom = min(a.mbuf_headroom, 49152)
+        # below the switch's own need: every process fits in -m 512
+        a.mbuf_headroom = 49152 if a.mbuf_headroom is None else min(a.mbuf_headroom, 49152)
         a.packets = a.packets or 16000  # 16 per flow: the pool stays at 2^16 - 1 mbufs
         a.max_mem = a.max_mem or 512
         a.no_install = True
+    if modes_error and not a.rerender:
+        p.error(modes_error)
     a.modes = list(MODES) if a.modes == "all" else [m.strip() for m in a.modes.split(",")
                                                      if m.strip()]
     for m in a.modes:
-        if m not in MODES:
+        if m not in MODES and not a.rerender:
             p.error("unknown mode %r (modes: %s)" % (m, ", ".join(MODES)))
     try:
         a.sizes = [int(s) for s in a.sizes.split(",")]
@@ -150,9 +172,11 @@ def planned_mem(ctx):
         plan += [("ecmp", 1024, 1000, 1, 1), ("conweave-src", 1024, 1000, 1, 1)]
     for m, s, f, q, w in plan:
         lb, role = MODES[m]
+        if not implemented(lb):
+            continue  # not run (rocetor-info modes: not in this build)
         meta = ctx.traffic.get(role, s, f, q)
-        mb = n_mbufs(meta["frames"], a.mbuf_headroom, a.mbuf_rounding)
-        big = max(big, mem_mb(mb, s, lb, f, w))
+        mb, b = pool(m, s, f, meta["frames"], w, a.mbuf_headroom, a.mbuf_rounding)
+        big = max(big, mem_mb(mb, b["data_room"], lb, f, w))
     return big
 
 
@@ -237,7 +261,8 @@ def main(argv=None):
                 "tsc_source": tsc_src, "modes": a.modes, "sizes": a.sizes, "flows": a.flows,
                 "runs": a.runs, "duration_s": a.duration, "warmup_s": a.warmup,
                 "dst_baseline": a.dst_baseline,
-                "argv": sys.argv[1:], "lock": LOCK}
+                "argv": sys.argv[1:], "lock": LOCK,
+                "rocetor_info": tool(), "switch_modes": list(MODE_INFO.values())}
     log("rocetor benchmark: modes %s; sizes %s; flows %s; %d round(s) x %g s (+%g s warm-up); "
         "testpmd %s; out %s" % (",".join(a.modes), ",".join(map(str, a.sizes)),
                                 ",".join(fmt_count(f) for f in a.flows), a.runs, a.duration,

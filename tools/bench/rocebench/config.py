@@ -1,25 +1,32 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The rocetor authors
-"""What is run: the benchmark's modes (name -> switch.lb, traffic role), the
-receiving port of each role, the pool and memory sizing, and the rocetor
-config each run writes."""
+"""What is run: the benchmark's scenarios (name -> switch.lb, traffic role),
+made from the switch's own list of LB modes; the receiving port of each
+role; the pool and memory sizing, from the switch's own mempool budget; and
+the rocetor config each run writes.
+
+A scenario is a mode of the registry (rocetor-info modes) on the traffic of
+a SrcToR ("ecmp", "seqbalance"); a mode that holds packets (reorders at the
+DstToR, "holds": true) is two: NAME-src and NAME-dst, the latter replaying
+DstToR traffic into a fabric port ("conweave-src", "conweave-dst")."""
 
 import math
+import os
 
-from .common import fmt_count, pow2_at_least
+from . import switch
+from .common import SRC, fmt_count, pow2_at_least
 
-
-# mode -> (switch.lb, traffic role)
-MODES = {
-    "ecmp": ("ecmp", "src"),
-    "conweave-src": ("conweave", "src"),
-    "conweave-dst": ("conweave", "dst"),
-    "seqbalance": ("seqbalance", "src"),
-    "caver": ("caver", "src"),
-    "spray": ("spray", "src"),
-}
-DEFAULT_MODES = ["ecmp", "conweave-src", "conweave-dst", "seqbalance", "caver"]
-MODE_TEXT = {
+# Filled by load_modes() from rocetor-info, in the registry's order (the
+# other modules hold references to these objects: they are updated in
+# place).
+MODES = {}          # scenario -> (switch.lb, traffic role)
+DEFAULT_MODES = []  # the scenarios of the implemented modes
+MODE_TEXT = {}      # scenario -> what it is, for the config's comment line
+MODE_INFO = {}      # switch.lb -> its rocetor-info modes entry
+_tool = [None]
+# Today's wording of the scenarios that existed before the list came from
+# the registry; a new mode's is made from its summary.
+LABELS = {
     "ecmp": "ECMP (SrcToR)",
     "conweave-src": "ConWeave as SrcToR",
     "conweave-dst": "ConWeave as DstToR, reordering active",
@@ -30,13 +37,77 @@ MODE_TEXT = {
 TESTPMD_MODES = ["5tswap", "macswap"]
 RX_PORT = {"src": 0, "dst": 1}  # the port the pcap is replayed into
 STAGES = ["rx", "parse", "route", "lb", "egress", "tx"]
-FLOW_LB = ("conweave", "seqbalance", "caver")
 MTU_4K = 4200  # 4096-byte payload frames are 4154 B (4158 with the ConWeave header)
+# Memory estimate only (the pool's size in mbufs comes from the switch):
 MBUF_OVERHEAD = 320  # per mbuf beyond its data room: rte_mbuf, private area, pool header
 SLACK_MB = 256
-REORDER_MB = 32  # ConWeave reorder rings per worker and host port at the defaults
+HOLD_MB = 32  # a holding mode's reorder rings per worker (ConWeave's at the defaults)
 NEXTHOP_HOST = "02:00:00:00:aa:01"
 NEXTHOP_UP = ["02:00:00:00:bb:0%d" % i for i in range(1, 5)]
+
+
+def load_modes(rocetor):
+    """The scenarios from rocetor-info modes of the build of `rocetor`
+    (switch.SwitchInfoError when the tool is missing or fails)."""
+    tool = switch.info_path(rocetor)
+    modes = switch.modes(tool)
+    _tool[0] = tool
+    MODES.clear()
+    MODE_TEXT.clear()
+    MODE_INFO.clear()
+    del DEFAULT_MODES[:]
+    for m in modes:
+        name = m["name"]
+        MODE_INFO[name] = m
+        title = m["summary"].split(":")[0] if ":" in m["summary"] else name
+        if m.get("holds"):
+            scen = [(name + "-src", "src", "%s as SrcToR" % title),
+                    (name + "-dst", "dst", "%s as DstToR, reordering active" % title)]
+        else:
+            scen = [(name, "src", "%s as SrcToR" % title)]
+        for sc, role, text in scen:
+            MODES[sc] = (name, role)
+            MODE_TEXT[sc] = LABELS.get(sc, text)
+            if m.get("implemented"):
+                DEFAULT_MODES.append(sc)
+    return MODES
+
+
+def tool():
+    """The rocetor-info in use (that of the default --rocetor if
+    load_modes() has not run)."""
+    if _tool[0] is None:
+        load_modes(os.environ.get("ROCETOR") or os.path.join(
+            os.environ.get("ROCETOR_BUILD") or os.path.join(SRC, "build"), "app", "rocetor"))
+    return _tool[0]
+
+
+def implemented(lb):
+    tool()
+    return bool(MODE_INFO.get(lb, {}).get("implemented"))
+
+
+def holds(lb):
+    """The mode holds packets (reorder rings at the DstToR)."""
+    tool()
+    return bool(MODE_INFO.get(lb, {}).get("holds"))
+
+
+_flow_table = {}
+
+
+def has_flow_table(lb):
+    """The mode keeps per-flow state sized by its section's flow_table_size:
+    the switch's config schema is asked (rocetor-info budget of a config
+    with that key), unless rocetor-info modes says it ("flow_table")."""
+    tool()
+    info = MODE_INFO.get(lb, {})
+    if "flow_table" in info:
+        return bool(info["flow_table"])
+    if lb not in _flow_table:
+        _flow_table[lb] = switch.accepts(tool(), config_text(lb, "src", "probe", 1024, 1000,
+                                                             None, flow_table=True))
+    return _flow_table[lb]
 
 
 def mtu_for(size):
@@ -44,15 +115,20 @@ def mtu_for(size):
 
 
 def data_room(size):
-    """rocetor's mbuf data room (app/ports.c): headroom + max(2048, mtu + 30)."""
-    return 128 + max(2048, mtu_for(size) + 14 + 8 + 4 + 4)
+    """rocetor's mbuf data room for frames of `size` (the switch's budget:
+    headroom + max(2048, mtu + 30))."""
+    tool()
+    first = next(iter(MODE_INFO))
+    return switch.budget(tool(), config_text(first, "src", "data room", size, 1000,
+                                             None))["data_room"]
 
 
 def n_mbufs(frames, headroom, rounding="pow2"):
     """net_pcap infinite_rx keeps every frame of the pcap in an mbuf of the
-    app's pool for the whole run: frames + what the app needs; pow2: 2^k - 1
-    (the mempool's best size), else rounded up to a multiple of 4096, minus 1
-    (half the memory, and start-up time, for pcaps just above 2^k frames)."""
+    app's pool for the whole run: frames + what the app needs (headroom);
+    pow2: 2^k - 1 (the mempool's best size), else rounded up to a multiple
+    of 4096, minus 1 (half the memory, and start-up time, for pcaps just
+    above 2^k frames)."""
     if rounding == "pow2":
         return max(1023, pow2_at_least(frames + headroom) - 1)
     return -(-(frames + headroom) // 4096) * 4096 - 1
@@ -65,23 +141,30 @@ def flow_table_size(flows):
     return max(1024, min(16777216, pow2_at_least(4 * flows)))
 
 
-def mem_mb(mbufs, size, lb=None, flows=0, workers=1):
-    b = mbufs * (data_room(size) + MBUF_OVERHEAD)
-    if lb in FLOW_LB:
+def mem_mb(mbufs, room, lb=None, flows=0, workers=1):
+    """-m MB for a pool of mbufs of data room `room`, mode lb's flow tables
+    and hold rings, and slack (an estimate: what the pool needs is the
+    switch's figure, what its memory costs is counted here)."""
+    b = mbufs * (room + MBUF_OVERHEAD)
+    if lb is not None and has_flow_table(lb):
         entries = pow2_at_least(flow_table_size(flows))
         b += entries * (128 + 4) + 64 * workers
-    if lb == "conweave":
-        b += REORDER_MB * workers * (1 << 20)
+    if lb is not None and holds(lb):
+        b += HOLD_MB * workers * (1 << 20)
     mb = int(math.ceil(b / float(1 << 20))) + SLACK_MB
     return mb + (mb & 1)
 
 
-def rocetor_config(mode, size, flows, mbufs):
-    lb, role = MODES[mode]
+def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
+    """The rocetor config of a run: five ports (0 host, 1-4 fabric), the
+    pcap's port with the MTU of `size`, mode lb with a flow table of
+    flow_table_size(flows) when it keeps one; switch.mbufs when mbufs is
+    not None."""
     mtu = mtu_for(size)
-    lines = ["# rocetor benchmark config: mode %s (%s), %d B, %s flows (tools/bench/run.py)" %
-             (mode, MODE_TEXT[mode], size, fmt_count(flows)),
-             "switch: {name: bench, id: 1, lb: %s, mbufs: %d}" % (lb, mbufs),
+    lines = ["# rocetor benchmark config: mode %s, %d B, %s flows (tools/bench/run.py)" %
+             (label, size, fmt_count(flows)),
+             "switch: {name: bench, id: 1, lb: %s%s}" % (
+                 lb, "" if mbufs is None else ", mbufs: %d" % mbufs),
              "ports:"]
     for p in range(5):
         e = "  - {port: %d, role: %s, l2_filter: false" % (p, "host" if p == 0 else "fabric")
@@ -94,10 +177,32 @@ def rocetor_config(mode, size, flows, mbufs):
               "    paths:"]
     for i in range(4):
         lines.append('      - {port: %d, nexthop_mac: "%s"}' % (i + 1, NEXTHOP_UP[i]))
-    if lb in FLOW_LB:
+    if flow_table if flow_table is not None else has_flow_table(lb):
         lines.append("%s: {flow_table_size: %d}" % (lb, flow_table_size(flows)))
     return "\n".join(lines) + "\n"
 
 
-# --------------------------------------------------------------------------
-# Runs
+def rocetor_config(mode, size, flows, mbufs):
+    lb, role = MODES[mode]
+    return config_text(lb, role, "%s (%s)" % (mode, MODE_TEXT[mode]), size, flows, mbufs)
+
+
+def pool(mode, size, flows, frames, workers, headroom, rounding):
+    """The pool of a rocetor run of scenario `mode`: (mbufs, budget), the
+    switch's own need for the run's config and worker count (rocetor-info
+    budget) plus the frames net_pcap keeps; headroom (--mbuf-headroom), when
+    not None, stands in for the need."""
+    lb, role = MODES[mode]
+    b = switch.budget(tool(), config_text(lb, role, mode, size, flows, None), workers)
+    room = b["need"] if headroom is None else headroom
+    return n_mbufs(frames, room, rounding), b
+
+
+def testpmd_pool(role, size, flows, frames, headroom, rounding):
+    """testpmd's --total-num-mbufs: the pool of the plain switch (the
+    registry's first mode, ECMP) on the same ports and traffic."""
+    tool()
+    lb = next(iter(MODE_INFO))
+    b = switch.budget(tool(), config_text(lb, role, lb, size, flows, None), 1)
+    room = b["need"] if headroom is None else headroom
+    return n_mbufs(frames, room, rounding), b

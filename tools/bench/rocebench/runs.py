@@ -14,8 +14,8 @@ from rtrpy import dpdk
 from rtrpy.stats import exit_problems
 
 from .common import fmt_count
-from .config import (MODES, MTU_4K, RX_PORT, data_room, mem_mb, n_mbufs,
-                     rocetor_config)
+from .config import (MODES, MTU_4K, RX_PORT, implemented, mem_mb, pool, rocetor_config,
+                     testpmd_pool)
 from .machine import bench_lock
 
 
@@ -103,17 +103,36 @@ def err_tail(err, out, n=2):
     return " | ".join(lines[-n:])
 
 
+def budget_record(b, headroom):
+    """What a run's record keeps of the switch's budget."""
+    return {"need": b["need"], "parts": b.get("parts"),
+            "hold_budget_per_worker": b.get("hold_budget_per_worker"),
+            "data_room": b["data_room"],
+            "headroom": b["need"] if headroom is None else headroom,
+            "headroom_from": "rocetor-info budget" if headroom is None else "--mbuf-headroom"}
+
+
 def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
     """One rocetor run; returns a record. `during(proc)` is called once the
     first stats document is out (forwarding has started)."""
     a = ctx.args
     lb, role = MODES[mode]
     rxp = RX_PORT[role]
-    mbufs = n_mbufs(meta["frames"], a.mbuf_headroom, a.mbuf_rounding)
-    mem = mem_mb(mbufs, size, lb, flows, workers)
+    if not implemented(lb):
+        # The registry lists it, this build has no code for it: what
+        # rocetor would say at start-up (exit 2), without starting it.
+        why = "switch.lb %s: not available in this build (rocetor-info modes)" % lb
+        return {"kind": "rocetor", "mode": mode, "lb": lb, "role": role, "size": size,
+                "flows": flows, "workers": workers, "label": label, "mpps": None,
+                "ok": False, "problems": [why], "notes": [], "unavailable": True,
+                "stderr_tail": why}
+    mbufs, budget = pool(mode, size, flows, meta["frames"], workers, a.mbuf_headroom,
+                         a.mbuf_rounding)
+    mem = mem_mb(mbufs, budget["data_room"], lb, flows, workers)
     rec = {"kind": "rocetor", "mode": mode, "lb": lb, "role": role, "size": size,
            "flows": flows, "workers": workers, "label": label, "mbufs": mbufs, "mem_mb": mem,
-           "mpps": None, "ok": False, "problems": [], "notes": []}
+           "mpps": None, "ok": False, "problems": [], "notes": [],
+           "budget": budget_record(budget, a.mbuf_headroom)}
     if a.max_mem and mem > a.max_mem:
         rec["problems"].append("needs -m %d > --max-mem %d" % (mem, a.max_mem))
         return rec
@@ -240,8 +259,9 @@ def testpmd_samples(lines, port):
 def run_testpmd(ctx, fwd, size, flows, meta, role, label):
     a = ctx.args
     rxp = RX_PORT[role]
-    mbufs = n_mbufs(meta["frames"], a.mbuf_headroom, a.mbuf_rounding)
-    mem = mem_mb(mbufs, size)
+    mbufs, budget = testpmd_pool(role, size, flows, meta["frames"], a.mbuf_headroom,
+                                 a.mbuf_rounding)
+    mem = mem_mb(mbufs, budget["data_room"])
     rec = {"kind": "testpmd", "mode": "testpmd-" + fwd, "fwd": fwd, "role": role, "size": size,
            "flows": flows, "label": label, "mbufs": mbufs, "mem_mb": mem, "mpps": None,
            "ok": False, "problems": [], "notes": []}
@@ -254,7 +274,7 @@ def run_testpmd(ctx, fwd, size, flows, meta, role, label):
         ["--", "--auto-start", "--forward-mode=%s" % fwd, "--port-topology=chained",
          "--nb-cores=1", "--total-num-mbufs=%d" % mbufs, "--stats-period", "1"]
     if size >= 4096:
-        cmd += ["--mbuf-size=%d" % data_room(size), "--max-pkt-len=%d" % (MTU_4K + 18)]
+        cmd += ["--mbuf-size=%d" % budget["data_room"], "--max-pkt-len=%d" % (MTU_4K + 18)]
     rec["cmd"] = " ".join(cmd)
     start_allow = 60 + meta["bytes"] / 40e6 + mem / 1000.0
     rec["loadavg"] = open("/proc/loadavg").read().split()[:3]
