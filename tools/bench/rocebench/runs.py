@@ -121,7 +121,7 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
     if not implemented(lb):
         # The registry lists it, this build has no code for it: what
         # rocetor would say at start-up (exit 2), without starting it.
-        why = "switch.lb %s: not available in this build (rocetor-info modes)" % lb
+        why = "rocetor-info modes: %s is reserved, not implemented by this build" % lb
         return {"kind": "rocetor", "mode": mode, "lb": lb, "role": role, "size": size,
                 "flows": flows, "workers": workers, "label": label, "mpps": None,
                 "ok": False, "problems": [why], "notes": [], "unavailable": True,
