@@ -41,8 +41,15 @@ def main(argv):
     ratio_row("ECMP, 1 KB, 1K flows >= 0.9 x testpmd 5tswap", 1024, 1000, "ecmp", 0.9)
     ratio_row("ConWeave SrcToR, 1 KB, 1K flows >= 0.75 x 5tswap", 1024, 1000, "conweave-src", 0.75)
     ratio_row("ConWeave DstToR, 1 KB, 1K flows >= 0.75 x 5tswap", 1024, 1000, "conweave-dst", 0.75)
+    # the rocetor scenarios of the results, in the order they were run (the
+    # switch's modes: tools/bench/rocebench/config.py)
+    modes = []
+    for s in d["summary"]:
+        if s.get("kind", "rocetor") == "rocetor" and not s["mode"].startswith("testpmd") \
+                and s["mode"] not in modes:
+            modes.append(s["mode"])
     for size in (64, 1024, 4096):
-        for mode in ("ecmp", "conweave-src", "conweave-dst", "seqbalance", "caver"):
+        for mode in modes:
             a, b = cell.get((size, 1000000, mode)), cell.get((size, 1000, mode))
             if a is None or b is None or not b.get("mpps"):
                 continue
