@@ -72,10 +72,12 @@ cmd_modes(void)
 		json_str(d->name);
 		printf(", \"summary\": ");
 		json_str(d->summary != NULL ? d->summary : "");
-		printf(", \"implemented\": %s, \"spine\": \"%s\", \"holds\": %s}",
+		printf(", \"implemented\": %s, \"spine\": \"%s\", \"holds\": %s, "
+		       "\"flow_table\": %s}",
 			d->ops != NULL ? "true" : "false",
 			d->spine == RTR_LB_SPINE_ECMP ? "ecmp" : "run",
-			d->mbuf_budget != NULL ? "true" : "false");
+			d->mbuf_budget != NULL ? "true" : "false",
+			d->ops != NULL && d->ops->table != NULL ? "true" : "false");
 	}
 	printf("\n]}\n");
 	return RTR_EXIT_OK;

@@ -54,9 +54,12 @@ def test_modes():
           {"ecmp": "run", "conweave": "ecmp", "seqbalance": "ecmp", "caver": "run",
            "spray": "run"}, "spine behaviour")
     check([m["name"] for m in modes if m["holds"]] == ["conweave"], "only conweave holds")
+    check([m["name"] for m in modes if m["flow_table"]] == ["conweave", "seqbalance", "caver"],
+          "the stateful modes have a flow table")
     for m in modes:
         check(isinstance(m["summary"], str) and m["summary"], "%s has a summary" % m["name"])
-        check(set(m) == {"id", "name", "summary", "implemented", "spine", "holds"},
+        check(set(m) == {"id", "name", "summary", "implemented", "spine", "holds",
+                          "flow_table"},
               "%s: keys %r" % (m["name"], sorted(m)))
     # rocetor -h lists the same modes.
     p = subprocess.run([ROCETOR, "--no-huge", "--no-pci", "--file-prefix",

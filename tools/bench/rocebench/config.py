@@ -93,21 +93,11 @@ def holds(lb):
     return bool(MODE_INFO.get(lb, {}).get("holds"))
 
 
-_flow_table = {}
-
-
 def has_flow_table(lb):
-    """The mode keeps per-flow state sized by its section's flow_table_size:
-    the switch's config schema is asked (rocetor-info budget of a config
-    with that key), unless rocetor-info modes says it ("flow_table")."""
+    """The mode keeps per-flow state sized by its section's flow_table_size
+    (rocetor-info modes: "flow_table", the mode's ops have a flow table)."""
     tool()
-    info = MODE_INFO.get(lb, {})
-    if "flow_table" in info:
-        return bool(info["flow_table"])
-    if lb not in _flow_table:
-        _flow_table[lb] = switch.accepts(tool(), config_text(lb, "src", "probe", 1024, 1000,
-                                                             None, flow_table=True))
-    return _flow_table[lb]
+    return bool(MODE_INFO.get(lb, {}).get("flow_table", False))
 
 
 def mtu_for(size):

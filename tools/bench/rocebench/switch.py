@@ -80,13 +80,3 @@ def budget(tool, config_text, workers=1, telemetry_rw=False):
         os.unlink(path)
     _cache[key] = v
     return v
-
-
-def accepts(tool, config_text):
-    """True when the switch loads config_text (rocetor-info budget exits
-    0): asks the config schema whether a mode has a key."""
-    try:
-        budget(tool, config_text)
-        return True
-    except SwitchInfoError:
-        return False
