@@ -14,6 +14,7 @@
 
 #include "args.h"
 #include "rtr_lb.h"
+#include "rtr_lb_registry.h"
 
 void
 rtr_args_usage(const char *prog)

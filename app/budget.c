@@ -19,6 +19,7 @@
 
 #include "budget.h"
 #include "rtr_pipeline.h"
+#include "rtr_lb_registry.h"
 
 /* Per port: the "shared buffer" its egress queues may fill. */
 #define EGRESS_QUEUE_MBUFS_MAX 4096

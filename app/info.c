@@ -27,6 +27,7 @@
 #include "rtr_common.h"
 #include "rtr_config.h"
 #include "rtr_lb.h"
+#include "rtr_lb_registry.h"
 
 static void
 usage(FILE *f)

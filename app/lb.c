@@ -18,6 +18,7 @@
 #include <rte_lcore.h>
 
 #include "lb.h"
+#include "rtr_lb_registry.h"
 
 int
 rtr_app_lb_select(struct rtr_app *app)
@@ -48,24 +49,7 @@ rtr_app_lb_select(struct rtr_app *app)
 const struct rtr_lb_ops *
 rtr_app_lb_ops(struct rtr_app *app, enum rtr_lb_mode mode)
 {
-	const struct rtr_lb_desc *d = rtr_lb_mode_at((unsigned int)mode);
-	const struct rtr_lb_ops *ops = d != NULL ? d->ops : NULL;
-
-	if (ops == NULL || app->cfg.sw.role != RTR_ROLE_SPINE || d->spine != RTR_LB_SPINE_ECMP)
-		return ops;
-	/*
-	 * A ToR-only mode (a path is the SrcToR's uplink): a spine routes its
-	 * packets by ECMP and never touches its fields. It still parses its
-	 * headers (the mode's fabric_parse_flags), so trimming and the
-	 * control class see them whole.
-	 */
-	if (app->spine_ops[mode].name != NULL)
-		return &app->spine_ops[mode]; /* made once: workers may be using it */
-	app->spine_ops[mode] = rtr_lb_ecmp;
-	app->spine_ops[mode].name = ops->name;
-	app->spine_ops[mode].mode = mode;
-	app->spine_ops[mode].fabric_parse_flags = ops->fabric_parse_flags;
-	return &app->spine_ops[mode];
+	return rtr_lb_mode_ops((unsigned int)mode, app->cfg.sw.role == RTR_ROLE_SPINE);
 }
 
 void

@@ -47,9 +47,6 @@ struct rtr_app {
 	uint64_t start_tsc;
 	uint64_t last_stats_tsc;
 	bool pdump_ready;
-	/* switch.role spine with a ToR-only mode: ECMP under that mode's name
-	 * (app/lb.c) */
-	struct rtr_lb_ops spine_ops[RTR_LB_MAX];
 	pthread_mutex_t switch_lock; /* one runtime LB switch at a time */
 };
 

@@ -35,6 +35,7 @@
 #include "lb.h"
 #include "stats_doc.h"
 #include "telemetry.h"
+#include "rtr_lb_registry.h"
 
 /* The rocetor the commands answer about (rtr_telemetry_register). */
 static struct rtr_app *tel_app;

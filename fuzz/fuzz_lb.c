@@ -60,6 +60,7 @@
 #include "caver/rtr_caver.h"
 #include "rtr_config.h"
 #include "rtr_lb.h"
+#include "rtr_lb_registry.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_lb_host.h"
 #include "rtr_lb_fuzz.h"

@@ -19,16 +19,35 @@ import subprocess
 import sys
 
 
-def objects(build):
-    """(source path, object path) of every library and app object."""
+def objects(build, src_root):
+    """(source path relative to src_root, object path) of every library and
+    app object. Meson names an object after its source's path relative to
+    the folder of the meson.build that builds it, '/' flattened to '_'
+    (lib/lb/conweave/rtr_conweave.c of lib/lb/meson.build is
+    conweave_rtr_conweave.c.o): undo that by looking for the source."""
     for root, _dirs, files in os.walk(build):
         for f in files:
-            if not f.endswith(".c.o"):
+            if not f.endswith(".c.o") or ".p" not in root:
                 continue
-            src = f[:-2]
-            if src.startswith(("test_", "fuzz_", "bench_")) or src in ("replay.c", "info.c"):
+            rel = os.path.relpath(root, build).split(".p")[0].rsplit("/", 1)[0]
+            flat = f[:-2]
+            src = None
+            base = os.path.join(src_root, rel)
+            for sroot, dirs, sfiles in os.walk(base):
+                dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+                for sf in sfiles:
+                    cand = os.path.relpath(os.path.join(sroot, sf), base)
+                    if cand.replace("/", "_") == flat:
+                        src = os.path.join(rel, cand)
+                        break
+                if src:
+                    break
+            if src is None:
                 continue
-            if "/tools/" in root or "/fuzz/" in root or "/tests/" in root:
+            name = os.path.basename(src)
+            if name.startswith(("test_", "fuzz_", "bench_")) or name in ("replay.c", "info.c"):
+                continue
+            if src.startswith(("tools/", "fuzz/", "tests/")):
                 continue
             yield src, os.path.join(root, f)
 
@@ -80,14 +99,10 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     build = argv[1]
-    files = {}
-    for src, obj in objects(build):
-        rel = os.path.relpath(os.path.dirname(obj), build)
-        # build/lib/lb/librtr_lb.a.p/conweave_rtr_conweave.c.o: the source's
-        # folder is the build folder (meson flattens subfolders with "_").
-        key = os.path.join(rel.split(".p")[0].rsplit("/", 1)[0], src)
-        files[key] = symbols(obj)
     src_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    files = {}
+    for src, obj in objects(build, src_root):
+        files[src] = symbols(obj)
     paths = {}
     for root, dirs, fs in os.walk(src_root):
         dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
@@ -107,10 +122,9 @@ def main(argv):
                 why.setdefault((f, g), s)
         graph.setdefault(f, set())
         # Include edges: "rtr_x.h" -> the file implementing it (rtr_x.c).
-        base = os.path.basename(f)
         try:
-            text = open(paths[base]).read()
-        except (KeyError, OSError):
+            text = open(os.path.join(src_root, f)).read()
+        except OSError:
             continue
         for line in text.splitlines():
             line = line.strip()

@@ -19,6 +19,7 @@
 
 #include "rtr_config.h"
 #include "rtr_lb.h"
+#include "rtr_lb_registry.h"
 #include "rtr_test.h"
 #include "caver/caver_config.h"
 #include "conweave/conweave_config.h"

@@ -150,8 +150,6 @@ struct rtr_lb_ops {
  * switch.mbufs). */
 #define RTR_LB_HOLD_PORT_MAX 4096
 
-/* The ops for a mode, or NULL when this build does not implement it yet. */
-const struct rtr_lb_ops *rtr_lb_get(enum rtr_lb_mode mode);
 
 /* ------------------------------------------------------------ the registry */
 
@@ -177,7 +175,7 @@ struct rtr_lb_kv {
  * One LB mode as the rest of the switch sees it: everything above lib/lb
  * (app, pipelines, telemetry, config, the bench) learns about modes from
  * these descriptors only, never by name. A mode's id is its index in the
- * registry (lb_modes[] in rtr_lb.c), the value of switch.lb (enum
+ * registry (lb_modes[] in rtr_lb_registry.c), the value of switch.lb (enum
  * rtr_lb_mode). Each mode defines its descriptor in its own folder.
  */
 struct rtr_lb_desc {
@@ -224,18 +222,7 @@ struct rtr_lb_desc {
 	bool (*host_strip)(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c);
 };
 
-/* Modes in the registry (implemented or reserved); ids are 0..count-1. */
-unsigned int rtr_lb_mode_count(void);
-/* The descriptor of mode id, or NULL when out of range. */
-const struct rtr_lb_desc *rtr_lb_mode_at(unsigned int id);
-/* The id of the mode called name, or -1. */
-int rtr_lb_mode_find(const char *name);
-/* The names, separated by sep, into buf (truncated to len): every mode, or
- * only those this build implements. Returns buf. */
-const char *rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implemented_only);
-
-/* ECMP has no header of its own (no state, no API but its ops). */
-extern const struct rtr_lb_ops rtr_lb_ecmp;
-extern const struct rtr_lb_desc rtr_lb_ecmp_desc;
+/* The registry's API (the modes, by id or name) is rtr_lb_registry.h: a
+ * mode needs only the types above. */
 
 #endif /* RTR_LB_H */

@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 
 #include "rtr_lb.h"
+#include "rtr_lb_registry.h"
 #include "rtr_lb_host.h"
 
 /* Whether a mode before id already has host_check fn (ConWeave and

@@ -11,6 +11,7 @@
 
 #include "rtr_lb.h"
 #include "rtr_lb_modes.h"
+#include "rtr_lb_registry.h"
 
 /* ------------------------------------------------------------ the registry */
 
@@ -43,10 +44,25 @@ _Static_assert(RTE_DIM(lb_modes) <= RTR_LB_MODES_MAX, "more modes than a config 
  * whole (meson link_whole), so this runs even where nothing else of it is
  * called.
  */
+/* ECMP's ops: what a ToR-only mode runs on a spine (rtr_lb_mode_ops). */
+extern const struct rtr_lb_ops rtr_lb_ecmp;
+static struct rtr_lb_ops lb_spine_ops[RTE_DIM(lb_modes)];
+
 RTE_INIT(lb_modes_to_config)
 {
 	struct rtr_config_lb_mode m[RTE_DIM(lb_modes)];
 
+	/* A ToR-only mode on a spine: ECMP under the mode's name. */
+	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++) {
+		const struct rtr_lb_ops *ops = lb_modes[i]->ops;
+
+		if (ops == NULL || lb_modes[i]->spine != RTR_LB_SPINE_ECMP)
+			continue;
+		lb_spine_ops[i] = rtr_lb_ecmp;
+		lb_spine_ops[i].name = ops->name;
+		lb_spine_ops[i].mode = ops->mode;
+		lb_spine_ops[i].fabric_parse_flags = ops->fabric_parse_flags;
+	}
 	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++)
 		m[i] = (struct rtr_config_lb_mode){lb_modes[i]->name, lb_modes[i]->config};
 	if (rtr_config_set_lb_modes(m, RTE_DIM(lb_modes)) != 0)
@@ -101,4 +117,16 @@ rtr_lb_get(enum rtr_lb_mode mode)
 	const struct rtr_lb_desc *d = rtr_lb_mode_at((unsigned int)mode);
 
 	return d != NULL ? d->ops : NULL;
+}
+
+const struct rtr_lb_ops *
+rtr_lb_mode_ops(unsigned int id, bool on_spine)
+{
+	const struct rtr_lb_desc *d = rtr_lb_mode_at(id);
+
+	if (d == NULL || d->ops == NULL)
+		return NULL;
+	if (on_spine && d->spine == RTR_LB_SPINE_ECMP)
+		return &lb_spine_ops[id];
+	return d->ops;
 }

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * The LB mode registry (rtr_lb_registry.c): the modes of lib/lb/meson.build's
+ * lb_modes, by id or by name. What app/, telemetry, config and the tools
+ * know of modes comes from here; the modes themselves need only rtr_lb.h,
+ * so the registry uses the modes and never the other way.
+ */
+#ifndef RTR_LB_REGISTRY_H
+#define RTR_LB_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rtr_lb.h"
+
+/* Modes in the registry (implemented or reserved); ids are 0..count-1. */
+unsigned int rtr_lb_mode_count(void);
+/* The descriptor of mode id, or NULL when out of range. */
+const struct rtr_lb_desc *rtr_lb_mode_at(unsigned int id);
+/* The id of the mode called name, or -1. */
+int rtr_lb_mode_find(const char *name);
+/* The names, separated by sep, into buf (truncated to len): every mode, or
+ * only those this build implements. Returns buf. */
+const char *rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implemented_only);
+
+/* The ops for a mode, or NULL when this build does not implement it yet. */
+const struct rtr_lb_ops *rtr_lb_get(enum rtr_lb_mode mode);
+
+/*
+ * The ops mode id runs on a switch: its own, or on a spine (on_spine) for a
+ * mode whose descriptor says RTR_LB_SPINE_ECMP, ECMP's ops under the mode's
+ * name and id that still parse the mode's fields (its fabric_parse_flags),
+ * so that trimming and the control class see them whole. NULL when the
+ * build does not implement the mode. The tables are built before main()
+ * and never change: workers may keep the pointer.
+ */
+const struct rtr_lb_ops *rtr_lb_mode_ops(unsigned int id, bool on_spine);
+
+#endif /* RTR_LB_REGISTRY_H */
