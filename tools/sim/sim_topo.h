@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Topologies (doc/simulator.md): nodes (hosts and switches), their ports,
+ * and the links between ports. Each switch is a rocetor switch: a struct
+ * rtr_config loaded by rtr_config_load_buf from YAML text the builder
+ * writes (ports, host routes, an uplink group), and the route table lib/route
+ * builds from it, so routing and ECMP are the switch's own.
+ *
+ * Leaf-spine addressing (IPv4):
+ *   host j of ToR t       10.(t+1).j.1, behind ToR port j (10.(t+1).j.254/24)
+ *   ToR t port H+s        172.16.s.(2t)/31, to spine s port t (172.16.s.(2t+1))
+ *   ToR routes            10.(t+1).j.1/32 -> port j; 10.0.0.0/8 -> the uplink
+ *                         group of ports H..H+S-1
+ *   spine s routes        10.(t+1).0.0/16 -> port t
+ * Oversubscription = H x host_gbps / (S x uplink_gbps).
+ *
+ * Needs the EAL (the route tables are rte_lpm).
+ */
+#ifndef SIM_TOPO_H
+#define SIM_TOPO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rtr_common.h"
+#include "rtr_config.h"
+#include "rtr_route.h"
+
+struct rtr_lb_ops;
+
+enum sim_node_kind { SIM_HOST = 0, SIM_TOR, SIM_SPINE };
+
+/* One direction of a link: what leaves port (node, port) arrives at
+ * (peer, peer_port) after the delay. */
+struct sim_port {
+	uint32_t peer;	      /* node index */
+	uint16_t peer_port;
+	double gbps;
+	uint64_t delay_ns;
+	bool fabric;	      /* a switch's fabric port (rocetor's port role) */
+	/* Filled by the network (sim_net.c): the port's transmitter. */
+	void *tx;
+};
+
+/* A route-table next hop: its port (the sim has no ARP: the peer is known). */
+struct sim_nh {
+	uint16_t port;
+};
+
+struct sim_node {
+	enum sim_node_kind kind;
+	uint32_t index;	       /* among nodes of its kind */
+	char name[32];
+	uint32_t ip;	       /* hosts: the address (host byte order) */
+	uint16_t n_ports;
+	struct sim_port *ports;
+	/* Switches: */
+	struct rtr_config *cfg;
+	struct rtr_route *route;
+	uint32_t fabric_ports; /* bit p: port p is a fabric port */
+	unsigned int n_nh;
+	struct sim_nh nh[RTR_MAX_PORTS * 2];
+	const struct rtr_lb_ops *lb_ops;
+	void *lb_state;
+};
+
+struct sim_leafspine {
+	unsigned int tors, spines, hosts_per_tor;
+	double host_gbps;      /* host <-> ToR links */
+	double uplink_gbps;    /* ToR <-> spine links; 0: host_gbps */
+	uint64_t link_delay_ns;
+	const char *lb;	       /* switch.lb; NULL: ecmp */
+	uint16_t mtu;	       /* the switches' port MTU; 0: 9000 */
+};
+
+struct sim_topo {
+	uint32_t n_nodes, n_hosts, n_switches;
+	struct sim_node *nodes; /* hosts first, then ToRs, then spines */
+	uint32_t first_tor, first_spine;
+	double oversub;
+};
+
+/* Build a leaf-spine fabric: nodes, ports, links, each switch's config and
+ * route table. name_prefix keeps LPM names unique in the process. 0 or -1
+ * with one line in err. */
+int sim_topo_leafspine(struct sim_topo *t, const struct sim_leafspine *p, const char *name_prefix,
+		char *err, size_t errlen);
+void sim_topo_free(struct sim_topo *t);
+
+/* The YAML text of ToR t's / spine s's config (what sim_topo_leafspine
+ * loads). Returns the length written, or -1 if buf is too small. */
+int sim_topo_tor_yaml(const struct sim_leafspine *p, unsigned int t, char *buf, size_t len);
+int sim_topo_spine_yaml(const struct sim_leafspine *p, unsigned int s, char *buf, size_t len);
+
+/* The node of the host with address ip (host byte order), or -1. */
+int64_t sim_topo_host_by_ip(const struct sim_topo *t, uint32_t ip);
+
+/* rte_eal_init without hugepages, PCI or files shared with other runs
+ * (--no-huge -m mb, a --file-prefix of name and the pid): the route tables
+ * need the EAL's memory. 0 or -1. */
+int sim_eal_init(const char *name, unsigned int mb);
+
+static inline uint32_t
+sim_host_ip(unsigned int tor, unsigned int j)
+{
+	return (10u << 24) | ((tor + 1) << 16) | (j << 8) | 1;
+}
+
+#endif /* SIM_TOPO_H */
