@@ -65,6 +65,8 @@ struct sim_node {
 	struct sim_nh nh[RTR_MAX_PORTS * 2];
 	const struct rtr_lb_ops *lb_ops;
 	void *lb_state;
+	void *lb_shared;       /* the mode's shared_create, or NULL */
+	void *lb_io;	       /* the io struct's argument (sim_net.c) */
 };
 
 struct sim_leafspine {

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "rtr_cksum.h"
+#include "rtr_lb.h"
+#include "rtr_lb_worker.h"
+#include "rtr_parse.h"
+#include "sim_net.h"
+
+static inline struct sim_net *
+net_of(struct sim *s)
+{
+	return (struct sim_net *)(void *)s;
+}
+
+/* ------------------------------------------------------------------ packets */
+
+struct sim_pkt *
+sim_pkt_alloc(struct sim_net *net)
+{
+	struct sim_pkt *p = net->free_list;
+
+	if (p != NULL) {
+		net->free_list = p->next;
+	} else {
+		size_t sz = sizeof(*p) + SIM_PKT_BUFSZ;
+
+		p = aligned_alloc(RTE_CACHE_LINE_SIZE, RTE_ALIGN_CEIL(sz, RTE_CACHE_LINE_SIZE));
+		if (p == NULL)
+			return NULL;
+		net->pkts_alloc++;
+	}
+	memset(p, 0, sizeof(*p));
+	p->mb.buf_addr = (uint8_t *)p + sizeof(*p);
+	p->mb.buf_len = SIM_PKT_BUFSZ;
+	p->mb.data_off = SIM_PKT_HEADROOM;
+	p->mb.nb_segs = 1;
+	p->mb.refcnt = 1;
+	net->pkts_live++;
+	return p;
+}
+
+void
+sim_pkt_free(struct sim_net *net, struct sim_pkt *p)
+{
+	if (p == NULL)
+		return;
+	net->pkts_live--;
+	p->next = net->free_list;
+	net->free_list = p;
+}
+
+/* -------------------------------------------------------------------- links */
+
+static void tx_start(struct sim_net *net, uint32_t node, uint16_t port);
+static void switch_rx(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p);
+
+static inline uint64_t
+key(uint32_t node, uint16_t port)
+{
+	return (uint64_t)node << 16 | port;
+}
+
+/* The last bit of the frame left: the transmitter takes the next one. */
+static void
+ev_tx_done(struct sim *s, void *arg, uint64_t u)
+{
+	struct sim_net *net = net_of(s);
+
+	(void)arg;
+	net->tx[u >> 16][u & 0xffff].busy = false;
+	tx_start(net, (uint32_t)(u >> 16), (uint16_t)(u & 0xffff));
+}
+
+/* A frame arrives at (node, port) = u. */
+static void
+ev_arrive(struct sim *s, void *arg, uint64_t u)
+{
+	struct sim_net *net = net_of(s);
+	uint32_t node = (uint32_t)(u >> 16);
+	struct sim_pkt *p = arg;
+
+	if (net->topo->nodes[node].kind == SIM_HOST) {
+		net->delivered++;
+		if (net->host_rx != NULL)
+			net->host_rx(net, node, p);
+		else
+			sim_pkt_free(net, p);
+		return;
+	}
+	switch_rx(net, node, (uint16_t)(u & 0xffff), p);
+}
+
+static void
+tx_start(struct sim_net *net, uint32_t node, uint16_t port)
+{
+	struct sim_tx *tx = &net->tx[node][port];
+	const struct sim_port *pt = &net->topo->nodes[node].ports[port];
+	struct sim_pkt *p = tx->head;
+	uint64_t start_ps, done_ps, done_ns;
+	uint32_t len;
+
+	if (tx->busy || p == NULL)
+		return;
+	tx->head = p->next;
+	if (tx->head == NULL)
+		tx->tail = NULL;
+	p->next = NULL;
+	len = p->mb.pkt_len;
+	tx->q_pkts--;
+	tx->q_bytes -= len;
+	/* The link was idle since free_ps, or frees now: whichever is later. */
+	start_ps = net->sim.now_ns * 1000;
+	if (tx->free_ps > start_ps)
+		start_ps = tx->free_ps;
+	done_ps = start_ps + sim_ser_ps(len, net->wire_overhead, pt->gbps);
+	tx->free_ps = done_ps;
+	tx->busy = true;
+	tx->tx_pkts++;
+	tx->tx_bytes += len;
+	tx->tx_wire_bytes += len + net->wire_overhead;
+	done_ns = (done_ps + 999) / 1000;
+	sim_at(&net->sim, done_ns, ev_tx_done, NULL, key(node, port));
+	sim_at(&net->sim, done_ns + pt->delay_ns, ev_arrive, p, key(pt->peer, pt->peer_port));
+}
+
+void
+sim_net_send(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p)
+{
+	struct sim_tx *tx = &net->tx[node][port];
+
+	p->next = NULL;
+	if (tx->tail != NULL)
+		tx->tail->next = p;
+	else
+		tx->head = p;
+	tx->tail = p;
+	tx->q_pkts++;
+	tx->q_bytes += p->mb.pkt_len;
+	if (tx->q_bytes > tx->max_q_bytes)
+		tx->max_q_bytes = tx->q_bytes;
+	tx_start(net, node, port);
+}
+
+/* ------------------------------------------------------------------ switches */
+
+static void
+sw_drop(struct sim_net *net, uint32_t node, struct sim_pkt *p, enum rtr_drop_reason why)
+{
+	net->st[node].drops[why]++;
+	net->sw_dropped++;
+	sim_pkt_free(net, p);
+}
+
+static inline void
+ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
+{
+	uint16_t old_word = rte_be_to_cpu_16(*(const uint16_t *)&ip->time_to_live);
+	uint16_t new_word = old_word - 0x0100;
+	uint16_t ck = rtr_cksum_update16(rte_be_to_cpu_16(ip->hdr_checksum), old_word, new_word);
+
+	ip->time_to_live--;
+	ip->hdr_checksum = rte_cpu_to_be_16(ck);
+}
+
+/*
+ * One frame through switch node, arrived on in_port (RTR_PORT_NONE: the
+ * switch built it), at the current time: the pipeline's steps, through
+ * rtr_lb_worker.h. IPv4 only for now (the topologies are IPv4).
+ */
+static void
+switch_rx(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt *p)
+{
+	struct sim_node *n = &net->topo->nodes[node];
+	struct rtr_lcore_stats *st = &net->st[node];
+	const struct rtr_lb_ops *ops = n->lb_ops;
+	struct rtr_meta *meta = &p->meta;
+	struct rte_mbuf *m = &p->mb;
+	uint64_t now = net->sim.now_ns;
+	struct rtr_lb_hop hop = {.fabric_ports = n->fabric_ports, .in_port = in_port};
+	struct rte_ipv4_hdr *ip;
+	enum rtr_drop_reason why;
+	uint8_t *frame = sim_pkt_data(p);
+	bool from_fabric = in_port < RTR_MAX_PORTS && (n->fabric_ports >> in_port & 1);
+	int64_t res;
+	int path;
+
+	why = rtr_parse(frame, m->pkt_len, n->cfg->sw.seed, from_fabric ? ops->fabric_parse_flags : 0,
+			meta);
+	if (why != RTR_DROP_NONE) {
+		sw_drop(net, node, p, why);
+		return;
+	}
+	if (meta->l3 != RTR_L3_IPV4) {
+		sw_drop(net, node, p, RTR_DROP_NOT_IP);
+		return;
+	}
+	meta->in_port = (uint8_t)in_port;
+	if (in_port < RTR_MAX_PORTS && !from_fabric) {
+		bool b4;
+
+		why = rtr_lb_host_ingress(frame, m->pkt_len, meta, &b4);
+		if (why != RTR_DROP_NONE) {
+			sw_drop(net, node, p, why);
+			return;
+		}
+	}
+	rtr_lb_prefetch(ops, n->lb_state, meta, 0);
+	rtr_lb_prefetch(ops, n->lb_state, meta, 1);
+	ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
+	res = rtr_route_lookup4(n->route, ip->dst_addr);
+	if (res < 0 || (res & RTR_RT_KIND_MASK) == RTR_RT_LOCAL) {
+		/* The sim sends nothing to a switch's own addresses. */
+		sw_drop(net, node, p, res < 0 ? RTR_DROP_NO_ROUTE : RTR_DROP_LOCAL_UNSUPPORTED);
+		return;
+	}
+	if ((res & RTR_RT_KIND_MASK) == RTR_RT_GROUP) {
+		unsigned int gi = (unsigned int)(res & RTR_RT_INDEX_MASK);
+		const struct rtr_group *g = &n->route->groups[gi];
+
+		path = rtr_lb_pick(ops, n->lb_state, g, gi, m, meta, now, st);
+		if (path < 0) {
+			sw_drop(net, node, p, RTR_DROP_PORT_DOWN);
+			return;
+		}
+		hop.group = true;
+		hop.out_port = g->port[path];
+		/* The frame may have grown at the head (an LB header). */
+		frame = sim_pkt_data(p);
+		ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
+	} else {
+		hop.out_port = n->nh[res & RTR_RT_INDEX_MASK].port;
+	}
+	hop.out_host = !(n->fabric_ports >> hop.out_port & 1);
+	if (rtr_lb_ctrl_rx(ops, n->lb_state, m, meta, &hop, now, st)) {
+		st->consumed++;
+		sim_pkt_free(net, p);
+		return;
+	}
+	if (ip->time_to_live <= 1) {
+		sw_drop(net, node, p, RTR_DROP_TTL);
+		return;
+	}
+	ipv4_dec_ttl(ip);
+	meta->out_port = (uint8_t)hop.out_port;
+	if (rtr_lb_out(ops, n->lb_state, m, meta, &hop, now, st) == RTR_LB_TAKEN)
+		return;
+	/* TODO(issue 17): lib/egress here (class queues, RED/ECN, PFC,
+	 * trimming; rtr_lb_queued only when it admits the frame, and
+	 * rtr_lb_depart when it leaves its class queue). For now an
+	 * unbounded FIFO that takes everything. */
+	st->forwarded++;
+	st->port[hop.out_port].tx_packets++;
+	sim_net_send(net, node, hop.out_port, p);
+	rtr_lb_queued(ops, n->lb_state, m, meta, hop.out_port);
+}
+
+/* ------------------------------------------------------- the LB modes' io */
+
+struct sim_lb_io {
+	struct sim_net *net;
+	uint32_t node;
+};
+
+static void
+io_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
+{
+	struct sim_lb_io *io = arg;
+
+	(void)held;
+	io->net->st[io->node].forwarded++;
+	sim_net_send(io->net, io->node, port, sim_pkt_of(m));
+}
+
+static void
+io_control(void *arg, struct rte_mbuf *m)
+{
+	struct sim_lb_io *io = arg;
+
+	io->net->st[io->node].originated++;
+	switch_rx(io->net, io->node, RTR_PORT_NONE, sim_pkt_of(m));
+}
+
+static struct rte_mbuf *
+io_alloc(void *arg)
+{
+	struct sim_lb_io *io = arg;
+	struct sim_pkt *p = sim_pkt_alloc(io->net);
+
+	return p == NULL ? NULL : &p->mb;
+}
+
+/* ------------------------------------------------------------- set-up */
+
+int
+sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead, char *err,
+		size_t errlen)
+{
+	uint32_t i;
+
+	memset(net, 0, sizeof(*net));
+	if (sim_init(&net->sim, 1024) != 0)
+		goto nomem;
+	net->topo = topo;
+	net->wire_overhead = wire_overhead;
+	net->tx = calloc(topo->n_nodes, sizeof(*net->tx));
+	net->st = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*net->st) * topo->n_nodes);
+	if (net->tx == NULL || net->st == NULL)
+		goto nomem;
+	memset(net->st, 0, sizeof(*net->st) * topo->n_nodes);
+	for (i = 0; i < topo->n_nodes; i++) {
+		struct sim_node *n = &topo->nodes[i];
+
+		net->tx[i] = calloc(n->n_ports, sizeof(**net->tx));
+		if (net->tx[i] == NULL)
+			goto nomem;
+		if (n->kind == SIM_HOST || n->lb_ops->init == NULL)
+			continue;
+		struct sim_lb_io *io = calloc(1, sizeof(*io));
+		struct rtr_lb_init in = {
+			.cfg = n->cfg,
+			.worker = 0,
+			.n_workers = 1,
+			.socket = SOCKET_ID_ANY,
+			.n_groups = n->route->n_groups,
+			.host_port_mask = ~n->fabric_ports & ((1u << n->n_ports) - 1),
+			.hash_seed = n->cfg->sw.seed,
+			.use_rte_malloc = false,
+			.io = {.deliver = io_deliver, .control = io_control, .alloc = io_alloc},
+		};
+
+		if (io == NULL)
+			goto nomem;
+		io->net = net;
+		io->node = i;
+		in.io.arg = io;
+		if (n->lb_ops->shared_create != NULL)
+			in.shared = n->lb_ops->shared_create(n->cfg, n->route->n_groups, false,
+					SOCKET_ID_ANY);
+		n->lb_state = n->lb_ops->init(&in);
+		if (n->lb_state == NULL) {
+			if (in.shared != NULL && n->lb_ops->shared_free != NULL)
+				n->lb_ops->shared_free(in.shared);
+			snprintf(err, errlen, "%s: the LB mode %s did not start", n->name,
+				n->lb_ops->name);
+			free(io);
+			return -1;
+		}
+		n->lb_io = io;
+		n->lb_shared = in.shared;
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+void
+sim_net_fini(struct sim_net *net)
+{
+	struct sim_event ev;
+
+	if (net->topo == NULL)
+		return;
+	/* Packets still in flight: their arrival events hold them. */
+	while (sim_pop(&net->sim, &ev))
+		if (ev.fn == ev_arrive)
+			sim_pkt_free(net, ev.arg);
+	for (uint32_t i = 0; i < net->topo->n_nodes; i++) {
+		struct sim_node *n = &net->topo->nodes[i];
+
+		if (net->tx != NULL && net->tx[i] != NULL) {
+			for (uint16_t k = 0; k < n->n_ports; k++) {
+				struct sim_pkt *p = net->tx[i][k].head, *nx;
+
+				for (; p != NULL; p = nx) {
+					nx = p->next;
+					sim_pkt_free(net, p);
+				}
+			}
+			free(net->tx[i]);
+		}
+		if (n->lb_state != NULL && n->lb_ops->fini != NULL)
+			n->lb_ops->fini(n->lb_state);
+		if (n->lb_shared != NULL && n->lb_ops->shared_free != NULL)
+			n->lb_ops->shared_free(n->lb_shared);
+		free(n->lb_io);
+		n->lb_state = n->lb_shared = n->lb_io = NULL;
+	}
+	while (net->free_list != NULL) {
+		struct sim_pkt *p = net->free_list;
+
+		net->free_list = p->next;
+		free(p);
+	}
+	free(net->tx);
+	free(net->st);
+	sim_fini(&net->sim);
+	net->topo = NULL;
+}
+
+uint64_t
+sim_net_drops(const struct sim_net *net, int r)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < net->topo->n_nodes; i++)
+		for (int k = 1; k < RTR_DROP_MAX; k++)
+			if (r < 0 || r == k)
+				sum += net->st[i].drops[k];
+	return sum;
+}
+
+/* ------------------------------------------------------------ frames */
+
+uint32_t
+sim_roce_build(struct sim_pkt *p, const struct sim_roce *r)
+{
+	static const uint8_t mac_dst[6] = {2, 0, 0, 0, 0, 1}, mac_src[6] = {2, 0, 0, 0, 0, 2};
+	uint8_t *f = sim_pkt_data(p);
+	uint32_t udp_len = 8 + RTR_BTH_LEN + r->payload + RTR_ICRC_LEN;
+	uint32_t len = 14 + 20 + udp_len;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
+	uint8_t *udp = f + 34, *bth = f + 42;
+
+	memcpy(f, mac_dst, 6);
+	memcpy(f + 6, mac_src, 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = 0x45;
+	ip->type_of_service = (uint8_t)(r->dscp << 2 | (r->ecn & 3));
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(20 + udp_len));
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(r->src_ip);
+	ip->dst_addr = rte_cpu_to_be_32(r->dst_ip);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp[0] = (uint8_t)(r->sport >> 8);
+	udp[1] = (uint8_t)r->sport;
+	udp[2] = 4791 >> 8;
+	udp[3] = 4791 & 0xff;
+	udp[4] = (uint8_t)(udp_len >> 8);
+	udp[5] = (uint8_t)udp_len;
+	udp[6] = udp[7] = 0;
+	memset(bth, 0, RTR_BTH_LEN);
+	bth[0] = r->opcode;
+	bth[2] = bth[3] = 0xff; /* P_Key */
+	bth[5] = (uint8_t)(r->dqp >> 16);
+	bth[6] = (uint8_t)(r->dqp >> 8);
+	bth[7] = (uint8_t)r->dqp;
+	bth[9] = (uint8_t)(r->psn >> 16);
+	bth[10] = (uint8_t)(r->psn >> 8);
+	bth[11] = (uint8_t)r->psn;
+	memset(bth + RTR_BTH_LEN, 0, r->payload + RTR_ICRC_LEN);
+	p->mb.data_len = (uint16_t)len;
+	p->mb.pkt_len = len;
+	return len;
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Packets on the simulated fabric (doc/simulator.md).
+ *
+ * A packet is a real frame in an mbuf-like buffer (the layout of
+ * lib/common/rtr_test_mbuf.h: a struct rte_mbuf with its data right
+ * behind it, no EAL mempool), with the simulator's own fields beside it.
+ *
+ * Links: each port has a transmitter with a FIFO. A frame takes
+ * (pkt_len + wire_overhead) x 8 / gbps to serialize, wire_overhead being
+ * the bytes the wire carries beyond the mbuf's frame (default 24: FCS 4,
+ * preamble and SFD 8, inter-frame gap 12; 0 counts the frame alone), and
+ * arrives at the peer the link's delay after its last bit left. Times of
+ * a transmitter are kept in picoseconds, so serialization does not round
+ * per packet; events are at whole nanoseconds (rounded up).
+ *
+ * A switch's step, at the instant a frame arrives (no processing time):
+ * rtr_parse (the mode's fabric_parse_flags on fabric ports) -> the host
+ * port rule (rtr_lb_host_ingress) -> LPM (lib/route) -> rtr_lb_pick on an
+ * uplink group (rtr_lb_worker.h: the mode's pick, or ECMP's hash) ->
+ * rtr_lb_ctrl_rx -> TTL -> rtr_lb_out -> the out port's FIFO ->
+ * rtr_lb_queued. TODO(issue 17): the out port's FIFO is a plain FIFO of
+ * unbounded depth; the next step puts lib/egress there (classes, RED/ECN,
+ * PFC, trimming, the depart hook) with its io struct and the virtual time.
+ */
+#ifndef SIM_NET_H
+#define SIM_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "rtr_meta.h"
+#include "rtr_stats.h"
+#include "sim_core.h"
+#include "sim_topo.h"
+
+#define SIM_PKT_BUFSZ	 (9216 + 256)
+#define SIM_PKT_HEADROOM 128
+
+struct sim_pkt {
+	struct sim_pkt *next;	/* FIFO and free list */
+	uint64_t flow;		/* the sender's flow id */
+	uint64_t sent_ns;	/* when the host queued it */
+	struct rtr_meta meta;	/* the current switch's parse */
+	struct rte_mbuf mb;	/* the frame follows (SIM_PKT_BUFSZ bytes) */
+};
+
+static inline struct sim_pkt *
+sim_pkt_of(struct rte_mbuf *m)
+{
+	return (struct sim_pkt *)(void *)((uint8_t *)m - offsetof(struct sim_pkt, mb));
+}
+
+static inline uint8_t *
+sim_pkt_data(struct sim_pkt *p)
+{
+	return rte_pktmbuf_mtod(&p->mb, uint8_t *);
+}
+
+/* A port's transmitter. */
+struct sim_tx {
+	struct sim_pkt *head, *tail;
+	uint32_t q_pkts;
+	uint64_t q_bytes;
+	bool busy;
+	uint64_t free_ps;	/* when the last frame's last bit leaves */
+	uint64_t tx_pkts, tx_bytes, tx_wire_bytes;
+	uint64_t max_q_bytes;
+};
+
+struct sim_net;
+
+/* A frame arrived at a host (node index): the callee owns p (sim_pkt_free). */
+typedef void (*sim_host_rx_fn)(struct sim_net *net, uint32_t host, struct sim_pkt *p);
+
+struct sim_net {
+	struct sim sim;		/* first: events get the net from it */
+	struct sim_topo *topo;
+	uint32_t wire_overhead;
+	struct sim_tx **tx;	/* tx[node][port] */
+	struct rtr_lcore_stats *st; /* one per node (switches'), cache aligned */
+	sim_host_rx_fn host_rx;
+	void *host_arg;
+	struct sim_pkt *free_list;
+	uint64_t pkts_live, pkts_alloc;
+	uint64_t sw_dropped;	/* dropped by a switch (named in st->drops) */
+	uint64_t delivered;	/* handed to a host */
+};
+
+/* Set up transmitters and each switch's LB state (its mode's init, with the
+ * io struct pointing here). 0 or -1 with a line in err. */
+int sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead, char *err,
+		size_t errlen);
+void sim_net_fini(struct sim_net *net);
+
+struct sim_pkt *sim_pkt_alloc(struct sim_net *net);
+void sim_pkt_free(struct sim_net *net, struct sim_pkt *p);
+
+/* Queue p on (node, port)'s transmitter now. */
+void sim_net_send(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p);
+
+/* Serialization time of a frame of len bytes at gbps, in picoseconds. */
+static inline uint64_t
+sim_ser_ps(uint32_t len, uint32_t wire_overhead, double gbps)
+{
+	return (uint64_t)((double)(len + wire_overhead) * 8000.0 / gbps + 0.5);
+}
+
+/* Sum of every switch's counters of drop reason r (RTR_DROP_*), or of all. */
+uint64_t sim_net_drops(const struct sim_net *net, int r);
+
+/* ---------------------------------------------------------- RoCEv2 frames */
+
+struct sim_roce {
+	uint32_t src_ip, dst_ip;   /* host byte order */
+	uint16_t sport;
+	uint32_t dqp;
+	uint32_t psn;
+	uint8_t opcode;		   /* RTR_BTH / IB opcode: 0 SEND_FIRST, 1 MIDDLE, 2 LAST, 4 ONLY */
+	uint8_t dscp;
+	uint8_t ecn;
+	uint32_t payload;	   /* bytes after the BTH (and before the ICRC) */
+};
+
+/* Write a RoCEv2 frame (Ethernet, IPv4 with its checksum, UDP 4791, BTH,
+ * payload of zeros, ICRC left zero) into p. Returns the frame length. */
+uint32_t sim_roce_build(struct sim_pkt *p, const struct sim_roce *r);
+
+#endif /* SIM_NET_H */
