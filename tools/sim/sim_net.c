@@ -118,8 +118,9 @@ tx_start(struct sim_net *net, uint32_t node, uint16_t port)
 	len = p->mb.pkt_len;
 	tx->q_pkts--;
 	tx->q_bytes -= len;
-	/* The link was idle since free_ps, or frees now: whichever is later. */
-	start_ps = net->sim.now_ns * 1000;
+	/* The frame starts when it was queued or when the one before it
+	 * ended, whichever is later (not at this event's rounded time). */
+	start_ps = p->q_ps;
 	if (tx->free_ps > start_ps)
 		start_ps = tx->free_ps;
 	done_ps = start_ps + sim_ser_ps(len, net->wire_overhead, pt->gbps);
@@ -139,6 +140,7 @@ sim_net_send(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *
 	struct sim_tx *tx = &net->tx[node][port];
 
 	p->next = NULL;
+	p->q_ps = net->sim.now_ns * 1000;
 	if (tx->tail != NULL)
 		tx->tail->next = p;
 	else

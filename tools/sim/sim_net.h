@@ -14,8 +14,11 @@
  * the bytes the wire carries beyond the mbuf's frame (default 24: FCS 4,
  * preamble and SFD 8, inter-frame gap 12; 0 counts the frame alone), and
  * arrives at the peer the link's delay after its last bit left. Times of
- * a transmitter are kept in picoseconds, so serialization does not round
- * per packet; events are at whole nanoseconds (rounded up).
+ * a transmitter are kept in picoseconds and a frame starts when it joined
+ * the FIFO or when the frame before it ended, whichever is later, not at
+ * the event that noticed it: serialization does not round per packet
+ * (back-to-back frames would otherwise lose up to 1 ns each); events are
+ * at whole nanoseconds (rounded up).
  *
  * A switch's step, at the instant a frame arrives (no processing time):
  * rtr_parse (the mode's fabric_parse_flags on fabric ports) -> the host
@@ -46,6 +49,7 @@ struct sim_pkt {
 	struct sim_pkt *next;	/* FIFO and free list */
 	uint64_t flow;		/* the sender's flow id */
 	uint64_t sent_ns;	/* when the host queued it */
+	uint64_t q_ps;		/* when it joined its transmitter's FIFO */
 	struct rtr_meta meta;	/* the current switch's parse */
 	struct rte_mbuf mb;	/* the frame follows (SIM_PKT_BUFSZ bytes) */
 };
