@@ -180,7 +180,7 @@ ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
  * rtr_lb_worker.h. IPv4 only for now (the topologies are IPv4).
  */
 static void
-switch_rx(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt *p)
+switch_step(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt *p)
 {
 	struct sim_node *n = &net->topo->nodes[node];
 	struct rtr_lcore_stats *st = &net->st[node];
@@ -264,6 +264,59 @@ switch_rx(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt *
 	st->port[hop.out_port].tx_packets++;
 	sim_net_send(net, node, hop.out_port, p);
 	rtr_lb_queued(ops, n->lb_state, m, meta, hop.out_port);
+}
+
+static void arm_tick(struct sim_net *net, uint32_t node);
+
+/* The step, then the mode's timers re-armed (the step may have set one). */
+static void
+switch_rx(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt *p)
+{
+	switch_step(net, node, in_port, p);
+	arm_tick(net, node);
+}
+
+/* ------------------------------------------------------- the LB modes' timers */
+
+/* The pipeline calls ops->tick every loop once next_deadline() has passed;
+ * here one event at that deadline does it. A mode without next_deadline is
+ * ticked every SIM_TICK_NS. An event whose time is no longer the node's
+ * tick_at (an earlier deadline was armed since) does nothing. */
+#define SIM_TICK_NS 1000
+
+static void
+ev_tick(struct sim *s, void *arg, uint64_t node)
+{
+	struct sim_net *net = net_of(s);
+	struct sim_node *n = &net->topo->nodes[node];
+
+	(void)arg;
+	if (n->tick_at != s->now_ns)
+		return;
+	n->tick_at = UINT64_MAX;
+	net->lb_ticks++;
+	n->lb_ops->tick(n->lb_state, s->now_ns, &net->st[node]);
+	arm_tick(net, (uint32_t)node);
+}
+
+static void
+arm_tick(struct sim_net *net, uint32_t node)
+{
+	struct sim_node *n = &net->topo->nodes[node];
+	uint64_t d;
+
+	if (n->lb_ops->tick == NULL || n->lb_state == NULL)
+		return;
+	d = n->lb_ops->next_deadline != NULL ? n->lb_ops->next_deadline(n->lb_state)
+					     : net->sim.now_ns + SIM_TICK_NS;
+	if (d == UINT64_MAX)
+		return;
+	if (d <= net->sim.now_ns)
+		d = net->sim.now_ns + 1; /* passed: tick at the next ns, not in a loop now */
+	if (d >= n->tick_at)
+		return;
+	n->tick_at = d;
+	sim_at(&net->sim, d, ev_tick, NULL, node);
 }
 
 /* ------------------------------------------------------- the LB modes' io */
@@ -359,6 +412,7 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 		}
 		n->lb_io = io;
 		n->lb_shared = in.shared;
+		n->tick_at = UINT64_MAX;
 	}
 	return 0;
 nomem:

@@ -94,6 +94,7 @@ struct sim_net {
 	uint64_t pkts_live, pkts_alloc;
 	uint64_t sw_dropped;	/* dropped by a switch (named in st->drops) */
 	uint64_t delivered;	/* handed to a host */
+	uint64_t lb_ticks;	/* LB mode tick calls */
 };
 
 /* Set up transmitters and each switch's LB state (its mode's init, with the

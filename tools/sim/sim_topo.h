@@ -67,6 +67,7 @@ struct sim_node {
 	void *lb_state;
 	void *lb_shared;       /* the mode's shared_create, or NULL */
 	void *lb_io;	       /* the io struct's argument (sim_net.c) */
+	uint64_t tick_at;      /* the LB mode's next tick event (UINT64_MAX: none) */
 };
 
 struct sim_leafspine {
