@@ -185,8 +185,8 @@ switch_step(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt
 	struct sim_node *n = &net->topo->nodes[node];
 	struct rtr_lcore_stats *st = &net->st[node];
 	const struct rtr_lb_ops *ops = n->lb_ops;
-	struct rtr_meta *meta = &p->meta;
 	struct rte_mbuf *m = &p->mb;
+	struct rtr_meta *meta = rtr_meta(m);
 	uint64_t now = net->sim.now_ns;
 	struct rtr_lb_hop hop = {.fabric_ports = n->fabric_ports, .in_port = in_port};
 	struct rte_ipv4_hdr *ip;
@@ -363,6 +363,10 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 	uint32_t i;
 
 	memset(net, 0, sizeof(*net));
+	/* The switch's metadata lives in the mbuf (rtr_mbuf.h); the sim's
+	 * buffers are not from a pool with a registered field. */
+	if (rtr_meta_offset < 0)
+		rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
 	if (sim_init(&net->sim, 1024) != 0)
 		goto nomem;
 	net->topo = topo;
@@ -427,6 +431,14 @@ sim_net_fini(struct sim_net *net)
 
 	if (net->topo == NULL)
 		return;
+	/* What the LB modes hold (reorder rings) goes out first, to the
+	 * FIFOs freed below: their fini must not free the sim's buffers. */
+	for (uint32_t i = 0; i < net->topo->n_nodes; i++) {
+		struct sim_node *n = &net->topo->nodes[i];
+
+		if (n->lb_state != NULL && n->lb_ops->flush != NULL)
+			n->lb_ops->flush(n->lb_state, -1, net->sim.now_ns, &net->st[i]);
+	}
 	/* Packets still in flight: their arrival events hold them. */
 	while (sim_pop(&net->sim, &ev))
 		if (ev.fn == ev_arrive)

@@ -8,11 +8,16 @@
  * A packet is a real frame in an mbuf-like buffer (the layout of
  * lib/common/rtr_test_mbuf.h: a struct rte_mbuf with its data right
  * behind it, no EAL mempool), with the simulator's own fields beside it.
+ * Its struct rtr_meta is where the switch keeps it, in the mbuf
+ * (rtr_meta(m): the LB modes and the egress read it there); sim_net_init
+ * places it in dynfield1 as the unit tests do, unless the process already
+ * registered it.
  *
  * Links: each port has a transmitter with a FIFO. A frame takes
  * (pkt_len + wire_overhead) x 8 / gbps to serialize, wire_overhead being
- * the bytes the wire carries beyond the mbuf's frame (default 24: FCS 4,
- * preamble and SFD 8, inter-frame gap 12; 0 counts the frame alone), and
+ * the bytes the wire carries beyond the mbuf's frame (24, lib/egress's
+ * RTR_EG_FRAME_OVERHEAD: FCS 4, preamble and SFD 8, inter-frame gap 12; 0
+ * counts the frame alone), and
  * arrives at the peer the link's delay after its last bit left. Times of
  * a transmitter are kept in picoseconds and a frame starts when it joined
  * the FIFO or when the frame before it ended, whichever is later, not at
@@ -37,6 +42,7 @@
 
 #include <rte_mbuf.h>
 
+#include "rtr_mbuf.h"
 #include "rtr_meta.h"
 #include "rtr_stats.h"
 #include "sim_core.h"
@@ -50,7 +56,6 @@ struct sim_pkt {
 	uint64_t flow;		/* the sender's flow id */
 	uint64_t sent_ns;	/* when the host queued it */
 	uint64_t q_ps;		/* when it joined its transmitter's FIFO */
-	struct rtr_meta meta;	/* the current switch's parse */
 	struct rte_mbuf mb;	/* the frame follows (SIM_PKT_BUFSZ bytes) */
 };
 

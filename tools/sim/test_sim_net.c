@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rtr_egress.h"
 #include "rtr_lb.h"
 #include "rtr_lb_registry.h"
 #include "rtr_test.h"
@@ -30,7 +31,7 @@
 #define N_PKTS	 1000
 #define PAYLOAD	 1000
 #define DELAY_NS 1000
-#define WIRE_OH	 24
+#define WIRE_OH	 RTR_EG_FRAME_OVERHEAD /* lib/egress: FCS, preamble, IFG */
 
 struct rx {
 	uint64_t got[2];
