@@ -11,6 +11,7 @@
 #include <rte_ip.h>
 
 #include "rtr_cksum.h"
+#include "rtr_egress.h"
 #include "rtr_lb.h"
 #include "rtr_lb_worker.h"
 #include "rtr_parse.h"
@@ -76,9 +77,16 @@ ev_tx_done(struct sim *s, void *arg, uint64_t u)
 {
 	struct sim_net *net = net_of(s);
 
+	uint32_t node = (uint32_t)(u >> 16);
+	uint16_t port = (uint16_t)(u & 0xffff);
+	struct rtr_egress *eg = net->topo->nodes[node].eg;
+
 	(void)arg;
-	net->tx[u >> 16][u & 0xffff].busy = false;
-	tx_start(net, (uint32_t)(u >> 16), (uint16_t)(u & 0xffff));
+	net->tx[node][port].busy = false;
+	tx_start(net, node, port);
+	/* The NIC has room again: the egress sends what it holds. */
+	if (eg != NULL)
+		rtr_egress_service_port(eg, port, s->now_ns);
 }
 
 /* A frame arrives at (node, port) = u. */
@@ -256,14 +264,11 @@ switch_step(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt
 	meta->out_port = (uint8_t)hop.out_port;
 	if (rtr_lb_out(ops, n->lb_state, m, meta, &hop, now, st) == RTR_LB_TAKEN)
 		return;
-	/* TODO(issue 17): lib/egress here (class queues, RED/ECN, PFC,
-	 * trimming; rtr_lb_queued only when it admits the frame, and
-	 * rtr_lb_depart when it leaves its class queue). For now an
-	 * unbounded FIFO that takes everything. */
-	st->forwarded++;
-	st->port[hop.out_port].tx_packets++;
-	sim_net_send(net, node, hop.out_port, p);
-	rtr_lb_queued(ops, n->lb_state, m, meta, hop.out_port);
+	/* The egress counts what the NIC takes (forwarded, tx_packets) and
+	 * drops through its io. */
+	if (rtr_egress_enqueue(n->eg, hop.out_port, m, rtr_egress_classify(n->eg, m), now) == 0)
+		rtr_lb_queued(ops, n->lb_state, m, meta, hop.out_port);
+	rtr_egress_service_port(n->eg, hop.out_port, now);
 }
 
 static void arm_tick(struct sim_net *net, uint32_t node);
@@ -331,9 +336,15 @@ io_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
 {
 	struct sim_lb_io *io = arg;
 
-	(void)held;
-	io->net->st[io->node].forwarded++;
-	sim_net_send(io->net, io->node, port, sim_pkt_of(m));
+	struct rtr_egress *eg = io->net->topo->nodes[io->node].eg;
+	uint64_t now = io->net->sim.now_ns;
+
+	/* As the pipeline: a released packet was admitted once already. */
+	if (held)
+		rtr_egress_enqueue_held(eg, port, m, rtr_egress_classify(eg, m), now);
+	else
+		rtr_egress_enqueue(eg, port, m, rtr_egress_classify(eg, m), now);
+	rtr_egress_service_port(eg, port, now);
 }
 
 static void
@@ -352,6 +363,70 @@ io_alloc(void *arg)
 	struct sim_pkt *p = sim_pkt_alloc(io->net);
 
 	return p == NULL ? NULL : &p->mb;
+}
+
+/* ------------------------------------------------------- the egress's io */
+
+/* The port's NIC: takes frames while fewer than SIM_NIC_FRAMES are on the
+ * wire or queued for it. */
+static uint16_t
+eg_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct sim_lb_io *io = arg;
+	struct sim_tx *tx = &io->net->tx[io->node][port];
+	uint16_t k;
+
+	for (k = 0; k < n && tx->q_pkts + tx->busy < SIM_NIC_FRAMES; k++)
+		sim_net_send(io->net, io->node, port, sim_pkt_of(pkts[k]));
+	return k;
+}
+
+static void
+eg_drop(void *arg, struct rte_mbuf *m, enum rtr_drop_reason why)
+{
+	struct sim_lb_io *io = arg;
+
+	io->net->st[io->node].drops[why]++;
+	io->net->eg_dropped++;
+	sim_pkt_free(io->net, sim_pkt_of(m));
+}
+
+static void
+eg_depart(void *arg, struct rte_mbuf *m, uint64_t now_ns)
+{
+	struct sim_lb_io *io = arg;
+	struct sim_node *n = &io->net->topo->nodes[io->node];
+
+	rtr_lb_depart(n->lb_ops, n->lb_state, m, rtr_meta(m), now_ns, &io->net->st[io->node]);
+}
+
+/* lib/egress on switch node n, its io pointing at io. */
+static int
+egress_init(struct sim_net *net, struct sim_node *n, struct sim_lb_io *io)
+{
+	struct rtr_egress_io eio = {
+		.tx = eg_tx,
+		.drop = eg_drop,
+		.alloc = io_alloc,
+		.depart = eg_depart,
+		.depart_flags = RTR_LB_DEPART_FLAGS,
+		.depart_ports = ~n->fabric_ports & (uint32_t)((1ull << n->n_ports) - 1),
+		.arg = io,
+	};
+
+	(void)net;
+	n->eg_shared = aligned_alloc(RTE_CACHE_LINE_SIZE,
+			RTE_ALIGN_CEIL(sizeof(*n->eg_shared), RTE_CACHE_LINE_SIZE));
+	if (n->eg_shared == NULL)
+		return -1;
+	memset(n->eg_shared, 0, sizeof(*n->eg_shared));
+	if (rtr_egress_shared_init(n->eg_shared, n->cfg, NULL) != 0)
+		return -1;
+	/* max_pkts caps each class FIFO's slots; the queue_kb limits are
+	 * what bound a queue. */
+	n->eg = rtr_egress_create(n->eg_shared, 0, &eio, &net->st[n - net->topo->nodes],
+			1u << 16, -1);
+	return n->eg == NULL ? -1 : 0;
 }
 
 /* ------------------------------------------------------------- set-up */
@@ -382,7 +457,7 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 		net->tx[i] = calloc(n->n_ports, sizeof(**net->tx));
 		if (net->tx[i] == NULL)
 			goto nomem;
-		if (n->kind == SIM_HOST || n->lb_ops->init == NULL)
+		if (n->kind == SIM_HOST)
 			continue;
 		struct sim_lb_io *io = calloc(1, sizeof(*io));
 		struct rtr_lb_init in = {
@@ -401,6 +476,14 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 			goto nomem;
 		io->net = net;
 		io->node = i;
+		n->lb_io = io;
+		n->tick_at = UINT64_MAX;
+		if (egress_init(net, n, io) != 0) {
+			snprintf(err, errlen, "%s: the egress did not start", n->name);
+			return -1;
+		}
+		if (n->lb_ops->init == NULL)
+			continue;
 		in.io.arg = io;
 		if (n->lb_ops->shared_create != NULL)
 			in.shared = n->lb_ops->shared_create(n->cfg, n->route->n_groups, false,
@@ -411,12 +494,9 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 				n->lb_ops->shared_free(in.shared);
 			snprintf(err, errlen, "%s: the LB mode %s did not start", n->name,
 				n->lb_ops->name);
-			free(io);
 			return -1;
 		}
-		n->lb_io = io;
 		n->lb_shared = in.shared;
-		n->tick_at = UINT64_MAX;
 	}
 	return 0;
 nomem:
@@ -428,22 +508,28 @@ void
 sim_net_fini(struct sim_net *net)
 {
 	struct sim_event ev;
+	uint32_t i;
 
 	if (net->topo == NULL)
 		return;
-	/* What the LB modes hold (reorder rings) goes out first, to the
-	 * FIFOs freed below: their fini must not free the sim's buffers. */
-	for (uint32_t i = 0; i < net->topo->n_nodes; i++) {
+	/* What the LB modes hold (reorder rings) goes to the egress, what
+	 * the egress holds to the NICs' FIFOs (or is dropped as shutdown),
+	 * and everything is then freed here: no mode or egress ever frees
+	 * one of the simulator's buffers as a mempool mbuf. */
+	for (i = 0; i < net->topo->n_nodes; i++) {
 		struct sim_node *n = &net->topo->nodes[i];
 
 		if (n->lb_state != NULL && n->lb_ops->flush != NULL)
 			n->lb_ops->flush(n->lb_state, -1, net->sim.now_ns, &net->st[i]);
 	}
+	for (i = 0; i < net->topo->n_nodes; i++)
+		if (net->topo->nodes[i].eg != NULL)
+			rtr_egress_flush_all(net->topo->nodes[i].eg, 0);
 	/* Packets still in flight: their arrival events hold them. */
 	while (sim_pop(&net->sim, &ev))
 		if (ev.fn == ev_arrive)
 			sim_pkt_free(net, ev.arg);
-	for (uint32_t i = 0; i < net->topo->n_nodes; i++) {
+	for (i = 0; i < net->topo->n_nodes; i++) {
 		struct sim_node *n = &net->topo->nodes[i];
 
 		if (net->tx != NULL && net->tx[i] != NULL) {
@@ -457,6 +543,10 @@ sim_net_fini(struct sim_net *net)
 			}
 			free(net->tx[i]);
 		}
+		rtr_egress_free(n->eg);
+		free(n->eg_shared);
+		n->eg = NULL;
+		n->eg_shared = NULL;
 		if (n->lb_state != NULL && n->lb_ops->fini != NULL)
 			n->lb_ops->fini(n->lb_state);
 		if (n->lb_shared != NULL && n->lb_ops->shared_free != NULL)

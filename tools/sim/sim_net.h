@@ -30,9 +30,17 @@
  * port rule (rtr_lb_host_ingress) -> LPM (lib/route) -> rtr_lb_pick on an
  * uplink group (rtr_lb_worker.h: the mode's pick, or ECMP's hash) ->
  * rtr_lb_ctrl_rx -> TTL -> rtr_lb_out -> the out port's FIFO ->
- * rtr_lb_queued. TODO(issue 17): the out port's FIFO is a plain FIFO of
- * unbounded depth; the next step puts lib/egress there (classes, RED/ECN,
- * PFC, trimming, the depart hook) with its io struct and the virtual time.
+ * lib/egress (rtr_egress_enqueue: classes, tail drop or trimming, RED/ECN
+ * at dequeue, the depart hook) -> rtr_lb_queued when admitted. The egress's
+ * io.tx is the port's NIC: it takes a frame while fewer than
+ * SIM_NIC_FRAMES are on the wire or waiting for it, so the backlog stays
+ * in the egress's queues; when a frame's last bit leaves, the egress is
+ * serviced again. Two frames, not one: the next frame is then already
+ * waiting when the link frees and starts at the exact picosecond.
+ * TODO(issue 17): PFC (pause frames between transmitters, rtr_egress_tick),
+ * and the egress's wire FIFO depth (up to a burst of 32 frames leave the
+ * class queues at once; doc/simulator.md). Hosts send through a plain
+ * FIFO.
  */
 #ifndef SIM_NET_H
 #define SIM_NET_H
@@ -49,6 +57,7 @@
 #include "sim_topo.h"
 
 #define SIM_PKT_BUFSZ	 (9216 + 256)
+#define SIM_NIC_FRAMES	 2	/* frames a switch port's NIC holds, the one on the wire included */
 #define SIM_PKT_HEADROOM 128
 
 struct sim_pkt {
@@ -100,6 +109,7 @@ struct sim_net {
 	uint64_t sw_dropped;	/* dropped by a switch (named in st->drops) */
 	uint64_t delivered;	/* handed to a host */
 	uint64_t lb_ticks;	/* LB mode tick calls */
+	uint64_t eg_dropped;	/* dropped by a switch's egress (named in st->drops) */
 };
 
 /* Set up transmitters and each switch's LB state (its mode's init, with the

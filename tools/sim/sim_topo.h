@@ -30,6 +30,8 @@
 #include "rtr_route.h"
 
 struct rtr_lb_ops;
+struct rtr_egress;
+struct rtr_egress_shared;
 
 enum sim_node_kind { SIM_HOST = 0, SIM_TOR, SIM_SPINE };
 
@@ -68,6 +70,8 @@ struct sim_node {
 	void *lb_shared;       /* the mode's shared_create, or NULL */
 	void *lb_io;	       /* the io struct's argument (sim_net.c) */
 	uint64_t tick_at;      /* the LB mode's next tick event (UINT64_MAX: none) */
+	struct rtr_egress_shared *eg_shared; /* lib/egress (sim_net.c) */
+	struct rtr_egress *eg;
 };
 
 struct sim_leafspine {

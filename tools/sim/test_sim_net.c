@@ -12,7 +12,8 @@
  * a few ns of rounding; the same behind the same ToR (two links); two flows
  * into one host share the first link they meet: the last byte arrives when
  * 2N frames have crossed it back to back, so no link carries more than its
- * rate; every packet is
+ * rate, the backlog waits in lib/egress's class queues, where RED marks
+ * (the hosts get exactly the CE marks it counts); every packet is
  * delivered, none dropped, no buffer left; and the same run twice gives the
  * same arrival times. ConWeave, SeqBalance and CAVER carry the flow too,
  * through their own hooks, timers and io.
@@ -42,6 +43,7 @@ struct rx {
 	uint64_t wrong_host;
 	uint64_t hash;  /* over arrival times */
 	uint64_t not_plain; /* frames a host got other than their sender sent */
+	uint64_t ce;	    /* frames that arrived marked CE */
 };
 
 static void
@@ -52,6 +54,8 @@ host_rx(struct sim_net *net, uint32_t host, struct sim_pkt *p)
 	const uint8_t *bth = sim_pkt_data(p) + 42;
 	uint32_t psn = (uint32_t)bth[9] << 16 | (uint32_t)bth[10] << 8 | bth[11];
 
+	if ((sim_pkt_data(p)[15] & 3) == 3)
+		r->ce++;
 	if (p->mb.pkt_len != 14 + 20 + 8 + 12 + PAYLOAD + 4 || bth[4] != 0 || (bth[8] & 0x7f) != 0)
 		r->not_plain++;
 	if (host != r->want_host)
@@ -185,7 +189,42 @@ test_flows(void)
 		uint64_t last = r.last_ns[0] > r.last_ns[1] ? r.last_ns[0] : r.last_ns[1];
 
 		check_fct("2 flows, one host link", last, (2 * N_PKTS + 3) * ser + 4 * DELAY_NS);
-		CHECK(net.tx[t.first_tor + 3][3].max_q_bytes > 0, "no queue at the bottleneck");
+		/* The backlog is in the egress's class queues (RED, PFC and
+		 * tail drop act there): at the shared link, N frames arrive
+		 * at twice the rate they leave, so about N wait at the end;
+		 * the NIC holds at most SIM_NIC_FRAMES, one on the wire. RED
+		 * marks there, and the hosts see exactly the marks counted. */
+		uint64_t max_depth = 0, marked = 0, nic_max = 0;
+
+		for (unsigned int k = 0; k < t.n_nodes; k++) {
+			const struct sim_node *n = &t.nodes[k];
+
+			for (uint16_t q = 0; n->kind != SIM_HOST && q < n->n_ports; q++) {
+				uint64_t c[RTR_EGC_MAX] = {0};
+
+				for (uint8_t cls = 0; cls < n->cfg->qos.classes; cls++)
+					rtr_egress_counters_add(n->eg, q, cls, c);
+				if (c[RTR_EGC_max_depth] > max_depth)
+					max_depth = c[RTR_EGC_max_depth];
+				if (net.tx[k][q].max_q_bytes > nic_max)
+					nic_max = net.tx[k][q].max_q_bytes;
+				marked += c[RTR_EGC_ecn_marked];
+				if (c[RTR_EGC_sent] == 0)
+					continue;
+				printf("  %s port %u: sent %llu, max depth %llu B, ECN marked %llu, "
+					"NIC max %llu B\n", n->name, q,
+					(unsigned long long)c[RTR_EGC_sent],
+					(unsigned long long)c[RTR_EGC_max_depth],
+					(unsigned long long)c[RTR_EGC_ecn_marked],
+					(unsigned long long)net.tx[k][q].max_q_bytes);
+			}
+		}
+		CHECK(max_depth >= (uint64_t)(0.9 * N_PKTS * len), "max depth %llu B",
+			(unsigned long long)max_depth);
+		CHECK(nic_max <= (SIM_NIC_FRAMES - 1) * len, "NIC FIFO %llu B",
+			(unsigned long long)nic_max);
+		CHECK(marked > 0, "a 1 MB queue marked nothing");
+		CHECK_EQ(r.ce, marked);
 	}
 	sim_net_fini(&net);
 	sim_topo_free(&t);
