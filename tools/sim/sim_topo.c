@@ -66,6 +66,8 @@ sim_topo_tor_yaml(const struct sim_leafspine *p, unsigned int t, char *buf, size
 	for (s = 0; s < p->spines; s++)
 		put(buf, len, &off, "      - {port: %u, nexthop: \"172.16.%u.%u\"}\n", H + s, s,
 			2 * t + 1);
+	if (p->sections != NULL)
+		put(buf, len, &off, "%s\n", p->sections);
 	return off >= len ? -1 : (int)off;
 }
 
@@ -86,6 +88,8 @@ sim_topo_spine_yaml(const struct sim_leafspine *p, unsigned int s, char *buf, si
 	for (t = 0; t < p->tors; t++)
 		put(buf, len, &off, "  - {prefix: \"10.%u.0.0/16\", port: %u, nexthop: \"172.16.%u.%u\"}\n",
 			t + 1, t, s, 2 * t);
+	if (p->sections != NULL)
+		put(buf, len, &off, "%s\n", p->sections);
 	return off >= len ? -1 : (int)off;
 }
 
@@ -157,7 +161,8 @@ sim_topo_leafspine(struct sim_topo *t, const struct sim_leafspine *p, const char
 		char *err, size_t errlen)
 {
 	unsigned int T = p->tors, S = p->spines, H = p->hosts_per_tor, i, j;
-	size_t ylen = 4096 + 160 * (size_t)(2 * H + 2 * S + T);
+	size_t ylen = 4096 + 160 * (size_t)(2 * H + 2 * S + T) +
+		(p->sections != NULL ? strlen(p->sections) : 0);
 	char *yaml;
 
 	memset(t, 0, sizeof(*t));

@@ -81,6 +81,10 @@ struct sim_leafspine {
 	uint64_t link_delay_ns;
 	const char *lb;	       /* switch.lb; NULL: ecmp */
 	uint16_t mtu;	       /* the switches' port MTU; 0: 9000 */
+	/* YAML appended to every switch's config: top-level sections other
+	 * than switch, ports and routes (qos, an LB mode's section, faults),
+	 * what a run's --config gives. NULL: none (rocetor's defaults). */
+	const char *sections;
 };
 
 struct sim_topo {

@@ -230,6 +230,75 @@ test_flows(void)
 	sim_topo_free(&t);
 }
 
+/* Frames RED marked and frames sent in class cls, summed over every switch
+ * port. */
+static void
+class_totals(const struct sim_topo *t, uint8_t cls, uint64_t *marked, uint64_t *sent)
+{
+	*marked = *sent = 0;
+	for (unsigned int k = t->first_tor; k < t->n_nodes; k++) {
+		const struct sim_node *n = &t->nodes[k];
+
+		for (uint16_t q = 0; q < n->n_ports; q++) {
+			uint64_t c[RTR_EGC_MAX] = {0};
+
+			rtr_egress_counters_add(n->eg, q, cls, c);
+			*marked += c[RTR_EGC_ecn_marked];
+			*sent += c[RTR_EGC_sent];
+		}
+	}
+}
+
+/* The switches take the qos a run gives (sim_leafspine.sections): the
+ * papers' RED (Kmin 100 KB, Kmax 400 KB, Pmax 0.2) on RoCE's DSCP 26 in
+ * class 3, where the two flows' frames then go and get marked; with ECN
+ * off in that class, the same backlog marks nothing. */
+static void
+test_qos(void)
+{
+	static const char *const qos[2] = {
+		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 4096\n"
+		"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}",
+		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 4096\n"
+		"  ecn: {enabled: false, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}",
+	};
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct sim_leafspine p = {.tors = 4, .spines = 2, .hosts_per_tor = 4,
+			.host_gbps = 100, .link_delay_ns = DELAY_NS, .sections = qos[i]};
+		struct sim_topo t;
+		struct sim_net net;
+		struct rx r;
+		char err[256], prefix[32];
+		uint64_t marked, sent, marked0, sent0;
+
+		snprintf(prefix, sizeof(prefix), "qos%u_", i);
+		if (sim_topo_leafspine(&t, &p, prefix, err, sizeof(err)) != 0) {
+			CHECK(0, "%s", err);
+			continue;
+		}
+		CHECK_EQ(t.nodes[t.first_tor].cfg->qos.cls[3].ecn.kmin_kb, 100);
+		CHECK_EQ(t.nodes[t.first_spine].cfg->qos.cls[3].ecn.kmax_kb, 400);
+		run(&t, 0, 1, 15, &r, &net);
+		CHECK_EQ(r.got[0] + r.got[1], 2 * N_PKTS);
+		CHECK_EQ(sim_net_drops(&net, -1), 0);
+		class_totals(&t, 3, &marked, &sent);
+		class_totals(&t, 0, &marked0, &sent0);
+		/* Each frame crosses 3 switch ports (ToR, spine, ToR). */
+		CHECK_EQ(sent, 3 * 2 * N_PKTS);
+		CHECK_EQ(sent0, 0);
+		if (i == 0)
+			CHECK(marked > 0, "RED on a 1 MB queue marked nothing");
+		else
+			CHECK_EQ(marked, 0);
+		CHECK_EQ(r.ce, marked);
+		printf("qos %s: class 3 sent %llu, marked %llu\n", i ? "ecn off" : "ecn on",
+			(unsigned long long)sent, (unsigned long long)marked);
+		sim_net_fini(&net);
+		sim_topo_free(&t);
+	}
+}
+
 /* The other LB modes carry the same flow through the fabric, each switch
  * running its mode's hooks (a ToR-only mode runs ECMP on the spines): the
  * host gets every frame, in order, as its sender wrote it (LB fields
@@ -298,6 +367,7 @@ main(void)
 		return 1;
 	}
 	test_flows();
+	test_qos();
 	test_modes();
 	return rtr_test_done("test_sim_net");
 }
