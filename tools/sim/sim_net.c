@@ -63,6 +63,7 @@ sim_pkt_free(struct sim_net *net, struct sim_pkt *p)
 /* -------------------------------------------------------------------- links */
 
 static void tx_start(struct sim_net *net, uint32_t node, uint16_t port);
+static void ev_resume(struct sim *s, void *arg, uint64_t u);
 static void switch_rx(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p);
 
 static inline uint64_t
@@ -89,6 +90,67 @@ ev_tx_done(struct sim *s, void *arg, uint64_t u)
 		rtr_egress_service_port(eg, port, s->now_ns);
 }
 
+static inline bool
+is_mac_control(struct sim_pkt *p)
+{
+	const uint8_t *f = sim_pkt_data(p);
+
+	return p->mb.pkt_len >= 34 && (f[12] << 8 | f[13]) == RTR_PFC_ETHERTYPE;
+}
+
+/* An 802.1Qbb frame at a host: its transmitter pauses for the longest
+ * quanta of the classes named (512 bit times each at the link's rate);
+ * quanta 0 for every class named (XON) resumes it now. */
+static void
+host_pause(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p)
+{
+	const uint8_t *f = sim_pkt_data(p);
+	struct sim_tx *tx = &net->tx[node][port];
+	double gbps = net->topo->nodes[node].ports[port].gbps;
+	uint64_t q = 0;
+
+	if ((f[14] << 8 | f[15]) != RTR_PFC_OPCODE)
+		return;
+	for (unsigned int c = 0; c < 8; c++) {
+		uint64_t qc = (uint64_t)(f[18 + 2 * c] << 8 | f[19 + 2 * c]);
+
+		if ((f[17] >> c & 1) && qc > q)
+			q = qc;
+	}
+	tx->paused_until_ns = net->sim.now_ns + (uint64_t)((double)q * 512 / gbps + 0.999);
+	if (q == 0) {
+		tx->resume_ps = net->sim.now_ns * 1000;
+		tx_start(net, node, port);
+	}
+}
+
+static void ev_service(struct sim *s, void *arg, uint64_t u);
+
+/* At a switch: the egress pauses the classes (rtr_egress_mac_control_rx);
+ * the port is serviced again when the longest pause it now has ends, and
+ * now (an XON). */
+static void
+switch_pause(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p)
+{
+	struct sim_node *n = &net->topo->nodes[node];
+	uint64_t until = 0;
+
+	if (rtr_egress_mac_control_rx(n->eg_shared, port, sim_pkt_data(p), p->mb.pkt_len,
+			net->sim.now_ns) != 0)
+		return;
+	net->st[node].consumed++;
+	for (unsigned int c = 0; c < RTR_MAX_CLASSES; c++) {
+		uint64_t u = atomic_load_explicit(&n->eg_shared->port[port].pfc.pause_until[c],
+				memory_order_relaxed);
+
+		if (u > until)
+			until = u;
+	}
+	if (until > net->sim.now_ns)
+		sim_at(&net->sim, until, ev_service, NULL, key(node, port));
+	rtr_egress_service_port(n->eg, port, net->sim.now_ns);
+}
+
 /* A frame arrives at (node, port) = u. */
 static void
 ev_arrive(struct sim *s, void *arg, uint64_t u)
@@ -97,6 +159,16 @@ ev_arrive(struct sim *s, void *arg, uint64_t u)
 	uint32_t node = (uint32_t)(u >> 16);
 	struct sim_pkt *p = arg;
 
+	if (is_mac_control(p)) {
+		net->pfc_frames++;
+		net->tx[node][u & 0xffff].rx_pfc++;
+		if (net->topo->nodes[node].kind == SIM_HOST)
+			host_pause(net, node, (uint16_t)(u & 0xffff), p);
+		else
+			switch_pause(net, node, (uint16_t)(u & 0xffff), p);
+		sim_pkt_free(net, p);
+		return;
+	}
 	if (net->topo->nodes[node].kind == SIM_HOST) {
 		net->delivered++;
 		if (net->host_rx != NULL)
@@ -106,6 +178,20 @@ ev_arrive(struct sim *s, void *arg, uint64_t u)
 		return;
 	}
 	switch_rx(net, node, (uint16_t)(u & 0xffff), p);
+}
+
+/* A host's pause ended (or was shortened: then this finds it still
+ * paused and re-arms). */
+static void
+ev_resume(struct sim *s, void *arg, uint64_t u)
+{
+	struct sim_net *net = net_of(s);
+
+	(void)arg;
+	net->tx[u >> 16][u & 0xffff].resume_armed = false;
+	if (net->tx[u >> 16][u & 0xffff].paused_until_ns <= s->now_ns)
+		net->tx[u >> 16][u & 0xffff].resume_ps = s->now_ns * 1000;
+	tx_start(net, (uint32_t)(u >> 16), (uint16_t)(u & 0xffff));
 }
 
 static void
@@ -119,6 +205,13 @@ tx_start(struct sim_net *net, uint32_t node, uint16_t port)
 
 	if (tx->busy || p == NULL)
 		return;
+	if (tx->paused_until_ns > net->sim.now_ns) {
+		if (!tx->resume_armed) {
+			tx->resume_armed = true;
+			sim_at(&net->sim, tx->paused_until_ns, ev_resume, NULL, key(node, port));
+		}
+		return;
+	}
 	tx->head = p->next;
 	if (tx->head == NULL)
 		tx->tail = NULL;
@@ -131,6 +224,9 @@ tx_start(struct sim_net *net, uint32_t node, uint16_t port)
 	start_ps = p->q_ps;
 	if (tx->free_ps > start_ps)
 		start_ps = tx->free_ps;
+	/* Not before a pause ended (the frames waited for it). */
+	if (tx->resume_ps > start_ps)
+		start_ps = tx->resume_ps;
 	done_ps = start_ps + sim_ser_ps(len, net->wire_overhead, pt->gbps);
 	tx->free_ps = done_ps;
 	tx->busy = true;
@@ -138,6 +234,10 @@ tx_start(struct sim_net *net, uint32_t node, uint16_t port)
 	tx->tx_bytes += len;
 	tx->tx_wire_bytes += len + net->wire_overhead;
 	done_ns = (done_ps + 999) / 1000;
+	/* A frame that would end before now started in the past: the link
+	 * would carry more than its rate (the pause bug this counter found). */
+	if (done_ns < net->sim.now_ns)
+		net->tx_late++;
 	sim_at(&net->sim, done_ns, ev_tx_done, NULL, key(node, port));
 	sim_at(&net->sim, done_ns + pt->delay_ns, ev_arrive, p, key(pt->peer, pt->peer_port));
 }
@@ -272,13 +372,71 @@ switch_step(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt
 }
 
 static void arm_tick(struct sim_net *net, uint32_t node);
+static void arm_eg_tick(struct sim_net *net, uint32_t node);
 
 /* The step, then the mode's timers re-armed (the step may have set one). */
 static void
 switch_rx(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt *p)
 {
 	switch_step(net, node, in_port, p);
+	/* As the pipeline's loop: every port with work (a PFC frame the step
+	 * queued toward the ingress port, too). */
+	rtr_egress_service(net->topo->nodes[node].eg, net->sim.now_ns);
 	arm_tick(net, node);
+	arm_eg_tick(net, node);
+}
+
+/* ------------------------------------------------------- the egress's timers */
+
+static void
+ev_service(struct sim *s, void *arg, uint64_t u)
+{
+	struct sim_net *net = net_of(s);
+
+	(void)arg;
+	rtr_egress_service_port(net->topo->nodes[u >> 16].eg, (uint16_t)(u & 0xffff), s->now_ns);
+}
+
+/* rtr_egress_tick (XOFF refreshes) at the earliest refresh of an XOFF the
+ * egress holds, as the LB modes' ticks: a stale event does nothing. */
+static void
+ev_eg_tick(struct sim *s, void *arg, uint64_t node)
+{
+	struct sim_net *net = net_of(s);
+	struct rtr_egress *eg = net->topo->nodes[node].eg;
+
+	(void)arg;
+	if (net->eg_tick_at[node] != s->now_ns)
+		return;
+	net->eg_tick_at[node] = UINT64_MAX;
+	rtr_egress_tick(eg, s->now_ns);
+	rtr_egress_service(eg, s->now_ns);
+	arm_eg_tick(net, (uint32_t)node);
+}
+
+static void
+arm_eg_tick(struct sim_net *net, uint32_t node)
+{
+	struct rtr_egress *eg = net->topo->nodes[node].eg;
+	uint64_t d = UINT64_MAX;
+	uint32_t act;
+
+	if (eg == NULL)
+		return;
+	for (act = eg->pfc_active; act != 0; act &= act - 1) {
+		unsigned int in = (unsigned int)__builtin_ctz(act);
+
+		if (eg->pfc_refresh_at[in] < d)
+			d = eg->pfc_refresh_at[in];
+	}
+	if (d == UINT64_MAX)
+		return;
+	if (d <= net->sim.now_ns)
+		d = net->sim.now_ns + 1;
+	if (d >= net->eg_tick_at[node])
+		return;
+	net->eg_tick_at[node] = d;
+	sim_at(&net->sim, d, ev_eg_tick, NULL, node);
 }
 
 /* ------------------------------------------------------- the LB modes' timers */
@@ -448,8 +606,11 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 	net->wire_overhead = wire_overhead;
 	net->tx = calloc(topo->n_nodes, sizeof(*net->tx));
 	net->st = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*net->st) * topo->n_nodes);
-	if (net->tx == NULL || net->st == NULL)
+	net->eg_tick_at = malloc(sizeof(*net->eg_tick_at) * topo->n_nodes);
+	if (net->tx == NULL || net->st == NULL || net->eg_tick_at == NULL)
 		goto nomem;
+	for (i = 0; i < topo->n_nodes; i++)
+		net->eg_tick_at[i] = UINT64_MAX;
 	memset(net->st, 0, sizeof(*net->st) * topo->n_nodes);
 	for (i = 0; i < topo->n_nodes; i++) {
 		struct sim_node *n = &topo->nodes[i];
@@ -562,6 +723,7 @@ sim_net_fini(struct sim_net *net)
 	}
 	free(net->tx);
 	free(net->st);
+	free(net->eg_tick_at);
 	sim_fini(&net->sim);
 	net->topo = NULL;
 }

@@ -37,8 +37,13 @@
  * in the egress's queues; when a frame's last bit leaves, the egress is
  * serviced again. Two frames, not one: the next frame is then already
  * waiting when the link frees and starts at the exact picosecond.
- * TODO(issue 17): PFC (pause frames between transmitters, rtr_egress_tick),
- * and the egress's wire FIFO depth (up to a burst of 32 frames leave the
+ * PFC: the frames the egress builds cross the link like any frame; a switch
+ * gives a received one to rtr_egress_mac_control_rx (its egress then holds
+ * the paused classes of that port, serviced again when the pause ends), a
+ * host pauses its transmitter for the quanta given (XON: resumes). While
+ * an egress holds XOFF toward a port, rtr_egress_tick runs at the
+ * refresh time the egress keeps (pfc_refresh_at).
+ * TODO(issue 17): the egress's wire FIFO depth (up to a burst of 32 frames leave the
  * class queues at once; doc/simulator.md). Hosts send through a plain
  * FIFO.
  */
@@ -89,6 +94,12 @@ struct sim_tx {
 	uint64_t free_ps;	/* when the last frame's last bit leaves */
 	uint64_t tx_pkts, tx_bytes, tx_wire_bytes;
 	uint64_t max_q_bytes;
+	/* Hosts: received PFC paused this transmitter until then (a host
+	 * sends one FIFO: every class waits). */
+	uint64_t paused_until_ns;
+	uint64_t resume_ps;	/* when the last pause ended: no frame starts before */
+	bool resume_armed;
+	uint64_t rx_pfc;	/* PFC frames received on this port */
 };
 
 struct sim_net;
@@ -110,6 +121,9 @@ struct sim_net {
 	uint64_t delivered;	/* handed to a host */
 	uint64_t lb_ticks;	/* LB mode tick calls */
 	uint64_t eg_dropped;	/* dropped by a switch's egress (named in st->drops) */
+	uint64_t tx_late;	/* frames that would have ended before they were sent: must stay 0 */
+	uint64_t pfc_frames;	/* PFC frames received, by switches and hosts */
+	uint64_t *eg_tick_at;	/* per node: the egress's next tick event (UINT64_MAX: none) */
 };
 
 /* Set up transmitters and each switch's LB state (its mode's init, with the

@@ -15,8 +15,10 @@
  * rate, the backlog waits in lib/egress's class queues, where RED marks
  * (the hosts get exactly the CE marks it counts); every packet is
  * delivered, none dropped, no buffer left; and the same run twice gives the
- * same arrival times. ConWeave, SeqBalance and CAVER carry the flow too,
- * through their own hooks, timers and io.
+ * same arrival times; no frame ever starts before the link could carry it.
+ * The switches take a run's qos (RED, classes), PFC makes a 4:1 incast
+ * lossless that tail-drops without it. ConWeave, SeqBalance and CAVER carry
+ * the flow too, through their own hooks, timers and io.
  */
 
 #include <math.h>
@@ -35,10 +37,10 @@
 #define WIRE_OH	 RTR_EG_FRAME_OVERHEAD /* lib/egress: FCS, preamble, IFG */
 
 struct rx {
-	uint64_t got[2];
+	uint64_t got[4];
 	uint64_t out_of_order;
-	uint32_t next_psn[2];
-	uint64_t last_ns[2];
+	uint32_t next_psn[4];
+	uint64_t last_ns[4];
 	uint32_t want_host;
 	uint64_t wrong_host;
 	uint64_t hash;  /* over arrival times */
@@ -108,6 +110,7 @@ run(struct sim_topo *t, uint32_t src, uint32_t src2, uint32_t dst, struct rx *r,
 		send_flow(net, src2, dst, 1, 49153);
 	/* Bounded: a mode with periodic timers (CAVER's DRE) always has a tick due. */
 	sim_run(&net->sim, 10 * 1000 * 1000);
+	CHECK_EQ(net->tx_late, 0);
 }
 
 static void
@@ -144,9 +147,7 @@ test_flows(void)
 	CHECK_EQ(r.out_of_order, 0);
 	CHECK_EQ(r.wrong_host, 0);
 	CHECK_EQ(net.delivered, N_PKTS);
-	CHECK_EQ(sim_net_drops(&net, -1), 0);
-	CHECK_EQ(net.pkts_live, 0);
-	check_fct("4 links", r.last_ns[0], (N_PKTS + 3) * ser + 4 * DELAY_NS);
+XX, r.last_ns[0], (N_PKTS + 3) * ser + 4 * DELAY_NS);
 	/* ECMP through the dispatch header at the source ToR only. */
 	CHECK_EQ(net.st[t.first_tor].lb[RTR_LBC_ecmp_packets], N_PKTS);
 	CHECK_EQ(net.st[t.first_tor + 3].lb[RTR_LBC_ecmp_packets], 0);
@@ -299,6 +300,84 @@ test_qos(void)
 	}
 }
 
+/* PFC across the fabric: four hosts behind four ToRs (one behind the
+ * destination's own ToR) send 1000 frames each to one host at once, a 4:1
+ * incast into its link. With a 256 KB class queue and no PFC the incast
+ * tail-drops; with PFC (XOFF at 32 KB per ingress port, XON at 16 KB) the
+ * pauses travel back hop by hop to the senders, which wait: nothing is
+ * dropped, every frame arrives in order, and PFC frames were received by
+ * switches and by hosts. */
+static void
+test_pfc(void)
+{
+	static const char *const qos[2] = {
+		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 256\n"
+		"  pfc: {mode: off}",
+		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 256\n"
+		"  pfc: {mode: software, classes: [3], xoff_kb: 32, xon_kb: 16}",
+	};
+	static const uint32_t src[4] = {0, 4, 8, 13};
+
+	for (unsigned int i = 0; i < 2; i++) {
+		struct sim_leafspine p = {.tors = 4, .spines = 2, .hosts_per_tor = 4,
+			.host_gbps = 100, .link_delay_ns = DELAY_NS, .sections = qos[i]};
+		struct sim_topo t;
+		struct sim_net net;
+		struct rx r;
+		char err[256], prefix[32];
+		uint64_t got = 0, host_pfc = 0;
+
+		snprintf(prefix, sizeof(prefix), "pfc%u_", i);
+		if (sim_topo_leafspine(&t, &p, prefix, err, sizeof(err)) != 0) {
+			CHECK(0, "%s", err);
+			continue;
+		}
+		memset(&r, 0, sizeof(r));
+		r.want_host = 15;
+		if (sim_net_init(&net, &t, WIRE_OH, err, sizeof(err)) != 0) {
+			CHECK(0, "%s", err);
+			sim_topo_free(&t);
+			continue;
+		}
+		net.host_rx = host_rx;
+		net.host_arg = &r;
+		for (unsigned int f = 0; f < 4; f++)
+			send_flow(&net, src[f], 15, f, (uint16_t)(49152 + f));
+		sim_run(&net.sim, 10 * 1000 * 1000);
+		for (unsigned int f = 0; f < 4; f++)
+			got += r.got[f];
+		for (uint32_t h = 0; h < t.n_hosts; h++)
+			host_pfc += net.tx[h][0].rx_pfc;
+		printf("pfc %s: %llu of %u frames, %llu dropped, %llu PFC frames (%llu at hosts), "
+			"%llu out of order\n", i ? "on" : "off", (unsigned long long)got,
+			4 * N_PKTS, (unsigned long long)sim_net_drops(&net, -1),
+			(unsigned long long)net.pfc_frames, (unsigned long long)host_pfc,
+			(unsigned long long)r.out_of_order);
+		for (unsigned int k = t.first_tor; k < t.n_nodes; k++)
+			for (int d = 1; d < RTR_DROP_MAX; d++)
+				if (net.st[k].drops[d])
+					printf("  %s: %llu %s\n", t.nodes[k].name,
+						(unsigned long long)net.st[k].drops[d], rtr_drop_names[d]);
+		if (i == 0) {
+			CHECK(sim_net_drops(&net, RTR_DROP_QUEUE_FULL) > 0, "a 4:1 incast into 256 KB "
+				"without PFC dropped nothing");
+			CHECK_EQ(net.pfc_frames, 0);
+			CHECK_EQ(got + sim_net_drops(&net, -1), 4 * N_PKTS);
+		} else {
+			CHECK_EQ(sim_net_drops(&net, -1), 0);
+			CHECK_EQ(got, 4 * N_PKTS);
+			CHECK_EQ(r.out_of_order, 0);
+			CHECK(net.pfc_frames > 0, "no PFC frame");
+			CHECK(host_pfc > 0, "no PFC frame reached a host");
+		}
+		CHECK_EQ(r.wrong_host, 0);
+		CHECK_EQ(net.tx_late, 0);
+		sim_net_fini(&net);
+		CHECK_EQ(net.pkts_live, 0);
+		sim_topo_free(&t);
+	}
+}
+
 /* The other LB modes carry the same flow through the fabric, each switch
  * running its mode's hooks (a ToR-only mode runs ECMP on the spines): the
  * host gets every frame, in order, as its sender wrote it (LB fields
@@ -368,6 +447,7 @@ main(void)
 	}
 	test_flows();
 	test_qos();
+	test_pfc();
 	test_modes();
 	return rtr_test_done("test_sim_net");
 }
