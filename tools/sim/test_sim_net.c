@@ -147,7 +147,9 @@ test_flows(void)
 	CHECK_EQ(r.out_of_order, 0);
 	CHECK_EQ(r.wrong_host, 0);
 	CHECK_EQ(net.delivered, N_PKTS);
-XX, r.last_ns[0], (N_PKTS + 3) * ser + 4 * DELAY_NS);
+	CHECK_EQ(sim_net_drops(&net, -1), 0);
+	CHECK_EQ(net.pkts_live, 0);
+	check_fct("4 links", r.last_ns[0], (N_PKTS + 3) * ser + 4 * DELAY_NS);
 	/* ECMP through the dispatch header at the source ToR only. */
 	CHECK_EQ(net.st[t.first_tor].lb[RTR_LBC_ecmp_packets], N_PKTS);
 	CHECK_EQ(net.st[t.first_tor + 3].lb[RTR_LBC_ecmp_packets], 0);
