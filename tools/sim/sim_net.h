@@ -17,10 +17,11 @@
  * (pkt_len + wire_overhead) x 8 / gbps to serialize, wire_overhead being
  * the bytes the wire carries beyond the mbuf's frame (24, lib/egress's
  * RTR_EG_FRAME_OVERHEAD: FCS 4, preamble and SFD 8, inter-frame gap 12; 0
- * counts the frame alone), and
- * arrives at the peer the link's delay after its last bit left. Times of
+ * counts the frame alone), and arrives at the peer the link's delay after
+ * its last bit left. Times of
  * a transmitter are kept in picoseconds and a frame starts when it joined
- * the FIFO or when the frame before it ended, whichever is later, not at
+ * the FIFO, when the frame before it ended or when a pause ended,
+ * whichever is latest, not at
  * the event that noticed it: serialization does not round per packet
  * (back-to-back frames would otherwise lose up to 1 ns each); events are
  * at whole nanoseconds (rounded up).
@@ -29,23 +30,26 @@
  * rtr_parse (the mode's fabric_parse_flags on fabric ports) -> the host
  * port rule (rtr_lb_host_ingress) -> LPM (lib/route) -> rtr_lb_pick on an
  * uplink group (rtr_lb_worker.h: the mode's pick, or ECMP's hash) ->
- * rtr_lb_ctrl_rx -> TTL -> rtr_lb_out -> the out port's FIFO ->
- * lib/egress (rtr_egress_enqueue: classes, tail drop or trimming, RED/ECN
+ * rtr_lb_ctrl_rx -> TTL -> rtr_lb_out -> lib/egress (rtr_egress_enqueue: classes, tail drop or trimming, RED/ECN
  * at dequeue, the depart hook) -> rtr_lb_queued when admitted. The egress's
  * io.tx is the port's NIC: it takes a frame while fewer than
  * SIM_NIC_FRAMES are on the wire or waiting for it, so the backlog stays
  * in the egress's queues; when a frame's last bit leaves, the egress is
- * serviced again. Two frames, not one: the next frame is then already
- * waiting when the link frees and starts at the exact picosecond.
+ * serviced again, and after each step every port with work is (as the
+ * pipeline's loop does). Two frames, not one: the next frame is then
+ * already waiting when the link frees and starts at the exact picosecond.
+ *
  * PFC: the frames the egress builds cross the link like any frame; a switch
  * gives a received one to rtr_egress_mac_control_rx (its egress then holds
  * the paused classes of that port, serviced again when the pause ends), a
  * host pauses its transmitter for the quanta given (XON: resumes). While
  * an egress holds XOFF toward a port, rtr_egress_tick runs at the
  * refresh time the egress keeps (pfc_refresh_at).
- * TODO(issue 17): the egress's wire FIFO depth (up to a burst of 32 frames leave the
- * class queues at once; doc/simulator.md). Hosts send through a plain
- * FIFO.
+ *
+ * TODO(issue 17): the egress moves up to a burst of 32 frames from its
+ * class queues to its wire FIFO at once, outside the depth RED and PFC
+ * see (doc/simulator.md). Hosts send through one plain FIFO, so a pause
+ * holds all their classes.
  */
 #ifndef SIM_NET_H
 #define SIM_NET_H
