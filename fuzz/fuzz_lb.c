@@ -6,7 +6,7 @@
  * Fuzz targets "lb_<mode>", one per stateful mode (its entry, struct
  * rtr_lb_fuzz in lib/lb/<mode>/fuzz_<mode>.c, gives the mode, its config
  * section and its shared state): one worker's LB stage driven through its
- * ops table (rtr_lb_get) by the pipeline's own hook rules (rtr_lb_worker.h:
+ * ops table (rtr_lb_mode_ops) by the pipeline's own hook rules (rtr_lb_worker.h:
  * pick / control_rx / deliver / post_route / queued), with the pipeline's
  * ingress checks, the io callbacks, tick and flush, without the EAL: fake
  * mbufs (rtr_test_mbuf.h), a virtual clock.
@@ -691,7 +691,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&H, 0, sizeof(H));
 	memset(&stats_block, 0, sizeof(stats_block));
 	H.stats = &stats_block;
-	H.ops = rtr_lb_get(rtr_lb_fuzz_entry.mode);
+	H.ops = rtr_lb_mode_ops(rtr_lb_fuzz_entry.mode, false);
 	FZ_CHECK(H.ops != NULL);
 	H.now = 1000000;
 	live_mbufs = 0;

@@ -61,7 +61,7 @@ struct rtr_lb_init {
 	unsigned int n_groups;	  /* uplink groups in the route table */
 	uint32_t host_port_mask;  /* configured host ports */
 	uint32_t hash_seed;	  /* the parser's */
-	uint32_t hold_budget;	  /* ConWeave: mbufs this worker may hold in reorder rings; 0: no limit */
+	uint32_t hold_budget;	  /* mbufs this worker may hold (the mode's mbuf_budget split among the workers); 0: no limit */
 	bool use_rte_malloc;	  /* false: unit tests without EAL */
 	void *shared;		  /* from shared_create, NULL if none */
 	/* Bit p: port p's link is down (the switch's, kept by the control

@@ -112,14 +112,6 @@ rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implemented_only)
 }
 
 const struct rtr_lb_ops *
-rtr_lb_get(enum rtr_lb_mode mode)
-{
-	const struct rtr_lb_desc *d = rtr_lb_mode_at((unsigned int)mode);
-
-	return d != NULL ? d->ops : NULL;
-}
-
-const struct rtr_lb_ops *
 rtr_lb_mode_ops(unsigned int id, bool on_spine)
 {
 	const struct rtr_lb_desc *d = rtr_lb_mode_at(id);

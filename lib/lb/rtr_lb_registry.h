@@ -26,9 +26,6 @@ int rtr_lb_mode_find(const char *name);
  * only those this build implements. Returns buf. */
 const char *rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implemented_only);
 
-/* The ops for a mode, or NULL when this build does not implement it yet. */
-const struct rtr_lb_ops *rtr_lb_get(enum rtr_lb_mode mode);
-
 /*
  * The ops mode id runs on a switch: its own, or on a spine (on_spine) for a
  * mode whose descriptor says RTR_LB_SPINE_ECMP, ECMP's ops under the mode's

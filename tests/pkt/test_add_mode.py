@@ -109,7 +109,7 @@ def main():
         r = harness.run(CONFIG % ("rr", NH[0], NH[1]), [frames(8), [], []], tag="addmode")
         harness.ROCETOR = main_rocetor
         t.eq(r.rc, 0, "rocetor lb: rr exit: " + r.stderr[-600:])
-        if r.stats is not None:
+        if t.check(r.stats is not None, "rr: stats document"):
             t.eq(r.stats.get("lb_mode"), "rr", "stats document: lb_mode")
             ok, why = harness.accounted(r.stats)
             t.check(ok, "rr accounting: " + why)
@@ -122,6 +122,9 @@ def main():
         # The same flow with ECMP (the switch of this checkout): one uplink.
         r = harness.run(CONFIG % ("ecmp", NH[0], NH[1]), [frames(8), [], []], tag="addmode")
         t.eq(r.rc, 0, "rocetor lb: ecmp exit: " + r.stderr[-600:])
+        if t.check(r.stats is not None, "ecmp: stats document"):
+            ok, why = harness.accounted(r.stats)
+            t.check(ok, "ecmp accounting: " + why)
         outs = sorted(len(r.outputs[p]) for p in (1, 2))
         t.eq(outs, [0, 8], "ecmp: one flow on one uplink")
     finally:
