@@ -17,6 +17,26 @@
  *   spine s routes        10.(t+1).0.0/16 -> port t
  * Oversubscription = H x host_gbps / (S x uplink_gbps).
  *
+ * k-ary fat-tree (sim_topo_fattree): k pods of k/2 edge switches (ToRs) and
+ * k/2 aggregation switches, (k/2)^2 cores, H hosts per edge (k/2 by
+ * default; k/2 x 2 is the ConWeave artifact's 2:1 fat_k*_OS2). Edge t (pod
+ * t / (k/2)) is "tor<t>" with the leaf-spine's host addresses and ports
+ * (hosts 0..H-1, then agg a of its pod at port H+a); agg a of pod p is
+ * "agg<p*k/2+a>" (a SIM_SPINE node: role spine) with its pod's edges at
+ * ports 0..k/2-1 and cores a*k/2+j at k/2+j; core c is "core<c>" (SIM_CORE,
+ * role spine) with pod p's agg at port p. Fabric links are /31s in
+ * 172.16.0.0/14.
+ *
+ * Routes (both topologies) are what a routing protocol would install after
+ * convergence: for every switch and every destination ToR, the ports toward
+ * the neighbours one hop closer to it (shortest paths, never through
+ * another ToR), over the links that are up. A ToR's set is always an uplink
+ * group (the LB mode picks there); elsewhere one port is a plain route and
+ * several a group (ECMP, or CAVER's source route). The set most
+ * destinations share (several ports) becomes the default 10.0.0.0/8, the
+ * others 10.(t+1).0.0/16 each. Links named in down_links are absent
+ * (admin_down in both switches' configs, in no route, sim_port.down).
+ *
  * Needs the EAL (the route tables are rte_lpm).
  */
 #ifndef SIM_TOPO_H
@@ -33,7 +53,9 @@ struct rtr_lb_ops;
 struct rtr_egress;
 struct rtr_egress_shared;
 
-enum sim_node_kind { SIM_HOST = 0, SIM_TOR, SIM_SPINE };
+/* A fat-tree's aggregation switch is a SIM_SPINE (role spine), its core a
+ * SIM_CORE (role spine too): sim_net tells hosts from switches only. */
+enum sim_node_kind { SIM_HOST = 0, SIM_TOR, SIM_SPINE, SIM_CORE };
 
 /* One direction of a link: what leaves port (node, port) arrives at
  * (peer, peer_port) after the delay. */
@@ -43,6 +65,8 @@ struct sim_port {
 	double gbps;
 	uint64_t delay_ns;
 	bool fabric;	      /* a switch's fabric port (rocetor's port role) */
+	bool down;	      /* the link is absent (down_links): nothing uses it */
+	uint32_t ip;	      /* a switch port's address (host byte order), else 0 */
 	/* Filled by the network (sim_net.c): the port's transmitter. */
 	void *tx;
 };
@@ -85,13 +109,32 @@ struct sim_leafspine {
 	 * than switch, ports and routes (qos, an LB mode's section, faults),
 	 * what a run's --config gives. NULL: none (rocetor's defaults). */
 	const char *sections;
+	/* Links that are absent, "tor0:spine1,tor3:spine0" (the nodes'
+	 * names). NULL or "": none. */
+	const char *down_links;
+};
+
+struct sim_fattree {
+	unsigned int k;	       /* even, 2..22 */
+	double gbps;	       /* every link */
+	uint64_t link_delay_ns;
+	const char *lb;	       /* switch.lb; NULL: ecmp */
+	uint16_t mtu;	       /* 0: 9000 */
+	const char *sections;  /* as sim_leafspine.sections */
+	const char *down_links; /* as sim_leafspine.down_links ("tor0:agg1") */
+	unsigned int hosts_per_tor; /* 0: k/2 (1:1); k: the artifact's 2:1 */
 };
 
 struct sim_topo {
 	uint32_t n_nodes, n_hosts, n_switches;
-	struct sim_node *nodes; /* hosts first, then ToRs, then spines */
+	/* Hosts first, then ToRs (edges), then spines (a fat-tree's aggs),
+	 * then a fat-tree's cores. */
+	struct sim_node *nodes;
 	uint32_t first_tor, first_spine;
-	double oversub;
+	uint32_t first_core;   /* n_nodes in a leaf-spine */
+	unsigned int n_tors, hosts_per_tor;
+	unsigned int k;	       /* the fat-tree's k; 0: leaf-spine */
+	double oversub;	       /* a ToR's host capacity over its uplinks' */
 };
 
 /* Build a leaf-spine fabric: nodes, ports, links, each switch's config and
@@ -100,6 +143,25 @@ struct sim_topo {
 int sim_topo_leafspine(struct sim_topo *t, const struct sim_leafspine *p, const char *name_prefix,
 		char *err, size_t errlen);
 void sim_topo_free(struct sim_topo *t);
+
+/* Build a k-ary fat-tree (above): 0 or -1 with one line in err. */
+int sim_topo_fattree(struct sim_topo *t, const struct sim_fattree *p, const char *name_prefix,
+		char *err, size_t errlen);
+
+/* The link between the nodes named a and b: *node = a's index, *port = its
+ * port toward b. 0, or -1 (no such node, or not neighbours). */
+int sim_topo_link_find(const struct sim_topo *t, const char *a, const char *b, uint32_t *node,
+		uint16_t *port);
+
+/* The link at (node, port) runs at gbps, both directions: the sim_ports'
+ * rate and, on a switch end, its config's ports[].speed_gbps (rounded to a
+ * whole Gb/s, at least 1), which the egress times PFC quanta at and
+ * CAVER's DRE measures against. Call it before sim_net_init, which gives
+ * the configs to the egress and the LB modes. 0 or -1. */
+int sim_topo_link_set_gbps(struct sim_topo *t, uint32_t node, uint16_t port, double gbps);
+
+/* The node named name, or -1. */
+int64_t sim_topo_node_by_name(const struct sim_topo *t, const char *name);
 
 /* The YAML text of ToR t's / spine s's config (what sim_topo_leafspine
  * loads). Returns the length written, or -1 if buf is too small. */
