@@ -1,0 +1,328 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""FCT slowdown report of rocetor-sim runs (doc/simulator.md, issue 17).
+
+    tools/sim/report.py [--out DIR] [--warmup-ms 5] [--bdp BYTES] RUN_DIR...
+
+Each RUN_DIR holds what rocetor-sim --out wrote:
+
+- fct.txt, one line per finished flow:
+  `src_ip dst_ip sport dport size_bytes start_ns fct_ns ideal_ns`
+  (lines starting with '#' are skipped);
+- summary.json with the run's parameters, at the top level or under
+  "params": lb (the mode), workload (a file name: its base name without
+  extension is used), load, transport, seed, and for the BDP link_gbps (or
+  host_gbps), link_delay_ns and topo (leafspine, fattree); bdp_bytes or
+  base_rtt_ns, when present, are taken as they are.
+
+As the ConWeave artifact's fctAnalysis.py does: slowdown = max(1, fct /
+ideal); flows that start at or before the warm-up (5 ms) are left out
+(it keeps start > T); flows smaller than 1 BDP are "small", the others
+"large"; the summary percentiles are numpy's (linear interpolation);
+flows sorted by size (ties by slowdown) fall in 20 bins of equal count
+(bin i = sorted[int(5i n / 100) : int(5(i+1) n / 100)]), each with its
+largest size, the average and get_pctl(p) = sorted_slowdowns[int(len x
+p)] for p = 0.5, 0.95, 0.99. (The artifact's script also drops the last
+line of its sorted list, the largest flow, by slicing [:-2] of a text
+ending in a newline; we keep every flow.)
+
+The BDP is the artifact's: base RTT of the longest path (4 links in a
+leaf-spine, 6 in a fat-tree) = 2 x links x delay + links x 8000 / gbps
+(one 1000-byte payload's serialization per hop), times the link rate:
+104,000 bytes for 1 us links at 100G in a leaf-spine, 156,000 in a
+fat-tree.
+
+Runs with the same workload, load, transport (and topo, when several)
+form a setting; each setting gets a markdown table with one row per mode
+(means over the seeds, with +- half the range between the seeds, and
+how much lower than ECMP's the average and p99 are, as the papers quote
+them) and a PNG of slowdown (average and p99) against flow size, one line
+per mode. DIR gets report.md, report.json (every number), and per
+setting NAME.png and NAME-bins.csv.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+N_BINS = 20
+PCTLS = (0.5, 0.95, 0.99)
+# Path lengths (links) of the longest host-to-host path per topology.
+PATH_LINKS = {"leafspine": 4, "fattree": 6}
+MODE_ORDER = ["ecmp", "conweave", "seqbalance", "caver", "letflow", "drill", "spray"]
+
+
+def np_percentile(sorted_vals, q):
+    """numpy.percentile's default (linear) on a sorted list, q in 0..100."""
+    n = len(sorted_vals)
+    if n == 0:
+        return float("nan")
+    pos = (n - 1) * q / 100.0
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, n - 1)
+    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
+
+
+def get_pctl(sorted_vals, p):
+    """The artifact's bin percentile: sorted[int(len x p)]."""
+    return sorted_vals[min(int(len(sorted_vals) * p), len(sorted_vals) - 1)]
+
+
+def param(summary, *keys, default=None):
+    for where in (summary.get("params"), summary.get("parameters"), summary):
+        if isinstance(where, dict):
+            for k in keys:
+                if k in where:
+                    return where[k]
+    return default
+
+
+def run_bdp(summary, override):
+    if override:
+        return float(override)
+    bdp = param(summary, "bdp_bytes", "bdp")
+    if bdp:
+        return float(bdp)
+    gbps = float(param(summary, "link_gbps", "host_gbps", "gbps", default=100))
+    rtt = param(summary, "base_rtt_ns")
+    if rtt is None:
+        links = PATH_LINKS.get(str(param(summary, "topo", default="leafspine")), 4)
+        delay = float(param(summary, "link_delay_ns", default=1000))
+        rtt = 2 * links * delay + links * 8000.0 / gbps
+    return float(rtt) * gbps / 8.0
+
+
+def read_run(path, warmup_ns, bdp_override):
+    with open(os.path.join(path, "summary.json")) as f:
+        summary = json.load(f)
+    flows = []
+    with open(os.path.join(path, "fct.txt")) as f:
+        for line in f:
+            w = line.split()
+            if not w or w[0].startswith("#"):
+                continue
+            size, start, fct, ideal = int(w[4]), int(w[5]), int(w[6]), int(w[7])
+            if start <= warmup_ns:
+                continue
+            flows.append((size, max(1.0, fct / ideal) if ideal > 0 else float("inf")))
+    workload = os.path.splitext(os.path.basename(str(param(summary, "workload", default="?"))))[0]
+    return {
+        "dir": path,
+        "mode": str(param(summary, "lb", "mode", default="?")),
+        "workload": workload,
+        "load": float(param(summary, "load", default=0)),
+        "transport": str(param(summary, "transport", default="?")),
+        "topo": str(param(summary, "topo", default="leafspine")),
+        "seed": param(summary, "seed", default=0),
+        "bdp": run_bdp(summary, bdp_override),
+        "flows": flows,
+    }
+
+
+def stats_of(vals):
+    s = sorted(vals)
+    if not s:
+        return {"n": 0, "avg": float("nan"), "p50": float("nan"), "p95": float("nan"),
+                "p99": float("nan")}
+    return {"n": len(s), "avg": sum(s) / len(s), "p50": np_percentile(s, 50),
+            "p95": np_percentile(s, 95), "p99": np_percentile(s, 99)}
+
+
+def run_stats(run):
+    flows = sorted(run["flows"])  # by size, ties by slowdown
+    n = len(flows)
+    bins = []
+    for i in range(N_BINS):
+        part = flows[int(i * 5 * n / 100):int((i + 1) * 5 * n / 100)]
+        if not part:
+            bins.append(None)
+            continue
+        sd = sorted(x[1] for x in part)
+        b = {"size": part[-1][0], "n": len(part), "avg": sum(sd) / len(sd)}
+        for p in PCTLS:
+            b["p%g" % (p * 100)] = get_pctl(sd, p)
+        bins.append(b)
+    return {
+        "all": stats_of([x[1] for x in flows]),
+        "small": stats_of([x[1] for x in flows if x[0] < run["bdp"]]),
+        "large": stats_of([x[1] for x in flows if x[0] >= run["bdp"]]),
+        "bins": bins,
+    }
+
+
+def mean_spread(vals):
+    vals = [v for v in vals if v is not None and not math.isnan(v)]
+    if not vals:
+        return float("nan"), float("nan")
+    return sum(vals) / len(vals), (max(vals) - min(vals)) / 2
+
+
+def aggregate(runs):
+    """Per setting, per mode: the means over seeds and their spreads."""
+    settings = {}
+    topos = {r["topo"] for r in runs}
+    for r in runs:
+        key = (r["topo"] if len(topos) > 1 else "", r["workload"], r["load"], r["transport"])
+        settings.setdefault(key, {}).setdefault(r["mode"], []).append(r)
+    out = {}
+    for key, modes in settings.items():
+        res = {}
+        for mode, rs in modes.items():
+            st = [run_stats(r) for r in rs]
+            m = {"seeds": sorted(str(r["seed"]) for r in rs), "bdp": rs[0]["bdp"],
+                 "flows": sum(s["all"]["n"] for s in st)}
+            for cat in ("all", "small", "large"):
+                for k in ("avg", "p50", "p95", "p99"):
+                    m["%s_%s" % (cat, k)], m["%s_%s_spread" % (cat, k)] = \
+                        mean_spread([s[cat][k] for s in st])
+            bins = []
+            for i in range(N_BINS):
+                bs = [s["bins"][i] for s in st if s["bins"][i] is not None]
+                if not bs:
+                    bins.append(None)
+                    continue
+                b = {"size": mean_spread([x["size"] for x in bs])[0]}
+                for k in ("avg", "p50", "p95", "p99"):
+                    b[k] = mean_spread([x[k] for x in bs])[0]
+                bins.append(b)
+            m["bins"] = bins
+            res[mode] = m
+        base = res.get("ecmp")
+        for mode, m in res.items():
+            for k in ("all_avg", "all_p99"):
+                m[k + "_vs_ecmp"] = (100.0 * (base[k] - m[k]) / base[k]
+                                     if base and base[k] > 0 else None)
+        out[key] = res
+    return out
+
+
+def setting_name(key):
+    topo, workload, load, transport = key
+    name = "%s-load%g-%s" % (workload, load, transport)
+    return (topo + "-" + name) if topo else name
+
+
+def fmt(v, spread=None):
+    if v is None or math.isnan(v):
+        return "-"
+    s = "%.3f" % v
+    if spread is not None and not math.isnan(spread) and spread > 0:
+        s += " ±%.3f" % spread
+    return s
+
+
+def fmt_vs(v):
+    if v is None:
+        return "-"
+    return "%.1f%% lower" % v if v >= 0 else "%.1f%% higher" % -v
+
+
+def mode_key(mode):
+    return (MODE_ORDER.index(mode) if mode in MODE_ORDER else len(MODE_ORDER), mode)
+
+
+def markdown(agg):
+    lines = ["# FCT slowdown", ""]
+    for key in sorted(agg):
+        res = agg[key]
+        topo, workload, load, transport = key
+        any_m = next(iter(res.values()))
+        lines.append("## %s%s, load %g, %s" % (topo + ", " if topo else "", workload, load,
+                                                transport))
+        lines.append("")
+        lines.append("Seeds: %s; 1 BDP = %d bytes; means over the seeds, ± half their range."
+                     % (", ".join(any_m["seeds"]), round(any_m["bdp"])))
+        lines.append("")
+        lines.append("| mode | flows | avg | p50 | p95 | p99 | small avg | small p99 | "
+                     "large avg | large p99 | avg vs ECMP | p99 vs ECMP |")
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for mode in sorted(res, key=mode_key):
+            m = res[mode]
+            lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                mode, m["flows"],
+                fmt(m["all_avg"], m["all_avg_spread"]), fmt(m["all_p50"]), fmt(m["all_p95"]),
+                fmt(m["all_p99"], m["all_p99_spread"]),
+                fmt(m["small_avg"]), fmt(m["small_p99"]),
+                fmt(m["large_avg"]), fmt(m["large_p99"]),
+                fmt_vs(m["all_avg_vs_ecmp"]), fmt_vs(m["all_p99_vs_ecmp"])))
+        lines.append("")
+        lines.append("![%s](%s.png)" % (setting_name(key), setting_name(key)))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def size_label(b):
+    for unit, div in (("M", 1e6), ("K", 1e3)):
+        if b >= div:
+            v = b / div
+            return ("%.0f%s" if v >= 10 else "%.1f%s") % (v, unit)
+    return "%d" % b
+
+
+def plot(key, res, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    ticks = None
+    for mode in sorted(res, key=mode_key):
+        bins = res[mode]["bins"]
+        xs = [i for i, b in enumerate(bins) if b is not None]
+        if ticks is None and xs:
+            ticks = (xs, [size_label(bins[i]["size"]) for i in xs])
+        for ax, k in zip(axes, ("avg", "p99")):
+            ax.plot(xs, [bins[i][k] for i in xs], marker="o", markersize=3, label=mode)
+    for ax, title in zip(axes, ("Average", "p99")):
+        ax.set_title("%s FCT slowdown" % title)
+        ax.set_xlabel("Flow size (bytes)")
+        ax.set_ylabel("FCT slowdown")
+        ax.grid(True, linestyle=":", linewidth=0.6)
+        if ticks:
+            ax.set_xticks(ticks[0][::2])
+            ax.set_xticklabels(ticks[1][::2], rotation=45)
+    axes[0].legend()
+    fig.suptitle(setting_name(key))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("runs", nargs="+", help="run directories (fct.txt, summary.json)")
+    ap.add_argument("--out", default="report", help="output directory (default: report)")
+    ap.add_argument("--warmup-ms", type=float, default=5.0,
+                    help="leave out flows starting at or before this (default 5)")
+    ap.add_argument("--bdp", type=float, default=None, help="1 BDP in bytes (default: per run)")
+    ap.add_argument("--no-plot", action="store_true", help="no PNGs")
+    args = ap.parse_args(argv)
+
+    runs = [read_run(d, args.warmup_ms * 1e6, args.bdp) for d in args.runs]
+    agg = aggregate(runs)
+    os.makedirs(args.out, exist_ok=True)
+    md = markdown(agg)
+    with open(os.path.join(args.out, "report.md"), "w") as f:
+        f.write(md)
+    with open(os.path.join(args.out, "report.json"), "w") as f:
+        json.dump({setting_name(k): v for k, v in agg.items()}, f, indent=1, sort_keys=True)
+    for key, res in agg.items():
+        name = setting_name(key)
+        with open(os.path.join(args.out, name + "-bins.csv"), "w") as f:
+            f.write("mode,bin,size,avg,p50,p95,p99\n")
+            for mode in sorted(res, key=mode_key):
+                for i, b in enumerate(res[mode]["bins"]):
+                    if b is not None:
+                        f.write("%s,%d,%d,%.4f,%.4f,%.4f,%.4f\n" % (
+                            mode, i, round(b["size"]), b["avg"], b["p50"], b["p95"], b["p99"]))
+        if not args.no_plot:
+            plot(key, res, os.path.join(args.out, name + ".png"))
+    sys.stdout.write(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
