@@ -70,6 +70,55 @@ def write_run(d, mode, seed, fct_of):
                 100 + i, size, 6000000 + 1000 * i, fct_of(i)))
 
 
+FAKE_SIM = r"""#!/usr/bin/python3
+import json, os, sys
+a = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+if a["--lb"] == "bad":
+    sys.exit(3)
+os.makedirs(a["--out"], exist_ok=True)
+with open(os.path.join(a["--out"], "fct.txt"), "w") as f:
+    for i in range(1, 21):
+        fct = 10000 * i if a["--lb"] == "ecmp" else 5000 * i
+        f.write("10.1.0.1 10.2.0.1 %d 4791 %d 6000000 %d 10000\n" % (i, 1000 * i, fct))
+with open(os.path.join(a["--out"], "summary.json"), "w") as f:
+    json.dump({"params": {"lb": a["--lb"], "workload": a["--workload"], "load": a["--load"],
+               "transport": a["--transport"], "seed": int(a["--seed"]), "extra": a.get("--tors")}}, f)
+"""
+
+
+def test_evaluate(tmp):
+    """evaluate.py with a stand-in for rocetor-sim: the matrix (2 modes x 2
+    seeds), extra arguments passed on, a second call that has nothing left
+    to do, a failing mode reported and left out."""
+    sim = os.path.join(tmp, "fake-sim")
+    with open(sim, "w") as f:
+        f.write(FAKE_SIM)
+    os.chmod(sim, 0o755)
+    out = os.path.join(tmp, "eval")
+    base = [sys.executable, os.path.join(HERE, "evaluate.py"), "--out", out, "--sim", sim,
+            "--workloads", "/w/FbHdp2015.txt", "--loads", "0.8", "--transports", "irn",
+            "--seeds", "1,2", "--jobs", "2", "--report-args=--no-plot"]
+    r = subprocess.run(base + ["--modes", "ecmp,caver", "--", "--tors", "4"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "evaluate.py: %s %s" % (r.stdout, r.stderr))
+    check("4 runs, 4 to do" in r.stdout, "first call:\n" + r.stdout)
+    runs = sorted(os.listdir(os.path.join(out, "runs")))
+    check(runs == ["FbHdp2015-load0.8-irn-caver-s1", "FbHdp2015-load0.8-irn-caver-s2",
+                   "FbHdp2015-load0.8-irn-ecmp-s1", "FbHdp2015-load0.8-irn-ecmp-s2"],
+          "run dirs %r" % runs)
+    j = json.load(open(os.path.join(out, "runs", runs[0], "summary.json")))
+    check(j["params"]["extra"] == "4", "extra arguments: %r" % j)
+    j = json.load(open(os.path.join(out, "report", "report.json")))
+    s = j.get("FbHdp2015-load0.8-irn", {})
+    # Slowdowns 1..20 (avg 10.5) against max(1, i / 2) (avg 5.275).
+    near(s.get("caver", {}).get("all_avg_vs_ecmp"), 100 * (10.5 - 5.275) / 10.5,
+         "evaluate: caver vs ECMP")
+    r = subprocess.run(base + ["--modes", "ecmp,caver,bad"], capture_output=True, text=True)
+    check(r.returncode == 1, "a failing run: rc %d" % r.returncode)
+    check("6 runs, 2 to do, 4 done already" in r.stdout, "resumed:\n" + r.stdout)
+    check("irn-bad-s2" in r.stderr, "failures listed:\n" + r.stderr)
+
+
 def main():
     keep = os.environ.get("SIM_REPORT_KEEP")
     with tempfile.TemporaryDirectory(prefix="sim_report_") as tmp:
@@ -132,6 +181,7 @@ def main():
               "the PNG")
         csv = open(os.path.join(out, "AliStorage2019-load0.5-lossless-bins.csv")).read()
         check("conweave,19,2000000,10.0000" in csv, "bins CSV:\n" + csv)
+        test_evaluate(tmp)
     print("test_report: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""Run a matrix of rocetor-sim runs, then report.py (doc/simulator.md).
+
+    tools/sim/evaluate.py --out DIR [--modes ecmp,conweave,seqbalance,caver]
+        [--workloads FILE,...] [--loads 0.5,0.8] [--transports lossless,irn]
+        [--seeds 1,2,3] [--jobs N] [--duration-ms 100] [--config FILE]
+        [--config-lossless FILE] [--config-irn FILE] [--sim PATH]
+        [-- EXTRA rocetor-sim ARGS (topology: --topo, --tors, ...)]
+
+Every combination of mode x workload x load x transport x seed is one run
+of `rocetor-sim ... --out DIR/runs/<workload>-load<load>-<transport>-<mode>-s<seed>`
+(its output in run.log there), N at a time (--jobs, default 1: the
+machine's cores are shared). A run whose directory already holds a
+complete summary.json (valid JSON) and fct.txt is skipped, so a cut-off
+evaluation resumes where it stopped; a run that fails keeps its log and
+is left out of the report (listed at the end). Then report.py writes
+DIR/report (report.md, report.json, PNGs) from every complete run.
+--dry-run prints the commands.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def complete(d):
+    try:
+        with open(os.path.join(d, "summary.json")) as f:
+            json.load(f)
+    except (OSError, ValueError):
+        return False
+    return os.path.exists(os.path.join(d, "fct.txt"))
+
+
+def split(s, conv=str):
+    return [conv(x) for x in s.split(",") if x]
+
+
+def run_one(cmd, d):
+    os.makedirs(d, exist_ok=True)
+    t0 = time.monotonic()
+    with open(os.path.join(d, "run.log"), "w") as log:
+        log.write(" ".join(cmd) + "\n")
+        log.flush()
+        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+    return rc, time.monotonic() - t0
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--modes", default="ecmp,conweave,seqbalance,caver")
+    ap.add_argument("--workloads", default=os.path.join(
+        os.path.dirname(ROOT), "shared", "data", "workloads", "AliStorage2019.txt"))
+    ap.add_argument("--loads", default="0.5,0.8")
+    ap.add_argument("--transports", default="lossless,irn")
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--duration-ms", type=float, default=100)
+    ap.add_argument("--config", help="--config for every run")
+    ap.add_argument("--config-lossless", help="--config for the lossless runs")
+    ap.add_argument("--config-irn", help="--config for the IRN runs")
+    ap.add_argument("--sim", default=os.path.join(ROOT, "build", "tools", "sim", "rocetor-sim"))
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--report-args", default="", help="extra report.py arguments, one string (--report-args=--no-plot)")
+    args = ap.parse_args(argv)
+
+    runs = []
+    for wl in split(args.workloads):
+        wname = os.path.splitext(os.path.basename(wl))[0]
+        for load in split(args.loads, float):
+            for tr in split(args.transports):
+                cfg = getattr(args, "config_" + tr, None) or args.config
+                for mode in split(args.modes):
+                    for seed in split(args.seeds, int):
+                        d = os.path.join(args.out, "runs", "%s-load%g-%s-%s-s%d" % (
+                            wname, load, tr, mode, seed))
+                        cmd = [args.sim, "--workload", wl, "--load", "%g" % load,
+                               "--transport", tr, "--lb", mode, "--seed", str(seed),
+                               "--duration-ms", "%g" % args.duration_ms, "--out", d]
+                        if cfg:
+                            cmd += ["--config", cfg]
+                        runs.append((cmd + extra, d))
+    todo = [(c, d) for c, d in runs if not complete(d)]
+    print("evaluate: %d runs, %d to do, %d done already, %d at a time" % (
+        len(runs), len(todo), len(runs) - len(todo), args.jobs), flush=True)
+    failed = []
+    if args.dry_run:
+        for c, _ in todo:
+            print(" ".join(c))
+        return 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+        futs = {ex.submit(run_one, c, d): d for c, d in todo}
+        for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
+            d = futs[fut]
+            rc, secs = fut.result()
+            ok = rc == 0 and complete(d)
+            if not ok:
+                failed.append(d)
+            print("evaluate: [%d/%d] %s: %s in %.1f s" % (
+                n, len(todo), os.path.basename(d), "done" if ok else "FAILED (rc %d)" % rc,
+                secs), flush=True)
+    done = [d for _, d in runs if complete(d)]
+    if done:
+        cmd = [sys.executable, os.path.join(HERE, "report.py"), "--out",
+               os.path.join(args.out, "report")] + args.report_args.split() + done
+        rc = subprocess.run(cmd).returncode
+        if rc != 0:
+            print("evaluate: report.py failed (rc %d)" % rc, file=sys.stderr)
+            return rc
+    if failed:
+        print("evaluate: %d runs failed (see run.log in each):" % len(failed), file=sys.stderr)
+        for d in failed:
+            print("  " + d, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
