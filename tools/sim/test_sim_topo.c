@@ -12,9 +12,13 @@
  */
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "rtr_egress.h"
+#include "rtr_lb.h"
+#include "rtr_lb_registry.h"
 #include "rtr_parse.h"
 #include "rtr_test.h"
 #include "sim_net.h"
@@ -519,6 +523,181 @@ test_bad_args(void)
 		strstr(yaml, "role: spine") != NULL && strstr(yaml, "10.2.0.0/16") != NULL, "%s", yaml);
 }
 
+/* ------------------------------------------- frames across a fat-tree */
+
+#define E2E_PKTS    200
+#define E2E_PAYLOAD 1000
+#define E2E_DATA    (14 + 20 + 8 + 12 + E2E_PAYLOAD + 4)
+#define E2E_ACK	    (14 + 20 + 8 + 12 + 4 + 4) /* BTH, AETH, ICRC */
+
+struct e2e {
+	uint32_t src, dst;
+	uint64_t data[2], acks, ooo, not_plain, wrong;
+	uint32_t next_psn[2];
+	uint64_t last_ns[2];
+};
+
+/* The receiver answers every data frame with an RC ACK (what CAVER's
+ * shims ride on); the sender counts the ACKs, which must arrive as the
+ * receiver wrote them (the shim removed). */
+static void
+e2e_rx(struct sim_net *net, uint32_t host, struct sim_pkt *p)
+{
+	struct e2e *e = net->host_arg;
+	const uint8_t *f = sim_pkt_data(p), *bth = f + 42;
+	uint32_t psn = (uint32_t)bth[9] << 16 | (uint32_t)bth[10] << 8 | bth[11];
+	unsigned int fl = (unsigned int)p->flow;
+
+	if (host == e->dst && bth[0] != RTR_BTH_OP_RC_ACK) {
+		struct sim_pkt *a;
+		struct sim_roce r = {.src_ip = net->topo->nodes[e->dst].ip,
+			.dst_ip = net->topo->nodes[e->src].ip, .dqp = 0x200 + fl, .psn = psn,
+			.opcode = RTR_BTH_OP_RC_ACK, .dscp = 26, .payload = 4};
+
+		if (p->mb.pkt_len != E2E_DATA || bth[4] != 0 || (bth[8] & 0x7f) != 0)
+			e->not_plain++;
+		if (psn != e->next_psn[fl])
+			e->ooo++;
+		e->next_psn[fl] = psn + 1;
+		e->data[fl]++;
+		e->last_ns[fl] = net->sim.now_ns;
+		r.sport = (uint16_t)(f[34] << 8 | f[35]);
+		sim_pkt_free(net, p);
+		a = sim_pkt_alloc(net);
+		sim_roce_build(a, &r);
+		a->flow = fl;
+		sim_net_send(net, host, 0, a);
+		return;
+	}
+	if (host == e->src && bth[0] == RTR_BTH_OP_RC_ACK) {
+		if (p->mb.pkt_len != E2E_ACK || (bth[8] & 0x7f) != 0)
+			e->not_plain++;
+		e->acks++;
+	} else {
+		e->wrong++;
+	}
+	sim_pkt_free(net, p);
+}
+
+static void
+e2e_send(struct sim *s, void *arg, uint64_t fl)
+{
+	struct sim_net *net = (struct sim_net *)s;
+	struct e2e *e = arg;
+
+	for (uint32_t i = 0; i < E2E_PKTS; i++) {
+		struct sim_pkt *p = sim_pkt_alloc(net);
+		struct sim_roce r = {.src_ip = net->topo->nodes[e->src].ip,
+			.dst_ip = net->topo->nodes[e->dst].ip, .sport = (uint16_t)(49152 + fl),
+			.dqp = 0x100 + (uint32_t)fl, .psn = i, .dscp = 26, .payload = E2E_PAYLOAD};
+
+		r.opcode = i == 0 ? 0 : i == E2E_PKTS - 1 ? 2 : 1;
+		sim_roce_build(p, &r);
+		p->flow = fl;
+		p->sent_ns = s->now_ns;
+		sim_net_send(net, e->src, 0, p);
+	}
+}
+
+static uint64_t
+lbc_sum(const struct sim_net *net, uint32_t from, uint32_t to, unsigned int c)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = from; i < to; i++)
+		n += net->st[i].lb[c];
+	return n;
+}
+
+/*
+ * sim_net's switch step, unchanged, on the k=4 fat-tree, each mode: h0
+ * (pod 0) sends two flows of 200 frames to h15 (pod 3), the second 100 us
+ * after the first; h15 ACKs each frame. Every frame arrives in order as
+ * sent, every ACK as h15 wrote it, nothing is dropped, no buffer is left.
+ * ECMP's first flow ends at the store-and-forward time over 6 links,
+ * (N + 5) x ser + 6 x delay. CAVER runs on the aggs and cores (role
+ * spine): each ACK gets its shim at tor7 and is rewritten by three
+ * switches (agg, core, agg) before tor0 strips it, so the path vector
+ * holds three hops; the second flow is placed from the table and every
+ * one of its frames is source-routed at the pod-0 agg (its stored next
+ * hop). ToR-only modes run ECMP on aggs and cores.
+ */
+static void
+test_fattree_frames(void)
+{
+	static const char *const modes[] = {"ecmp", "conweave", "seqbalance", "caver"};
+
+	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(modes); i++) {
+		struct sim_fattree p = {.k = 4, .gbps = 100, .link_delay_ns = 1000, .lb = modes[i]};
+		int id = rtr_lb_mode_find(modes[i]);
+		struct sim_topo t;
+		struct sim_net net;
+		struct e2e e;
+		char err[256], prefix[32];
+
+		if (id < 0 || rtr_lb_mode_at((unsigned int)id)->ops == NULL) {
+			printf("%s: not in this build, skipped\n", modes[i]);
+			continue;
+		}
+		snprintf(prefix, sizeof(prefix), "ftf_%s_", modes[i]);
+		if (sim_topo_fattree(&t, &p, prefix, err, sizeof(err)) != 0 ||
+				sim_net_init(&net, &t, RTR_EG_FRAME_OVERHEAD, err, sizeof(err)) != 0) {
+			CHECK(0, "%s: %s", modes[i], err);
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		e.src = 0;
+		e.dst = t.n_hosts - 1;
+		net.host_rx = e2e_rx;
+		net.host_arg = &e;
+		sim_at(&net.sim, 0, e2e_send, &e, 0);
+		sim_at(&net.sim, 100000, e2e_send, &e, 1);
+		sim_run(&net.sim, 2 * 1000 * 1000);
+		CHECK(e.data[0] == E2E_PKTS && e.data[1] == E2E_PKTS, "%s: %llu + %llu frames",
+			modes[i], (unsigned long long)e.data[0], (unsigned long long)e.data[1]);
+		CHECK(e.acks == 2 * E2E_PKTS, "%s: %llu ACKs", modes[i], (unsigned long long)e.acks);
+		CHECK(e.ooo == 0 && e.not_plain == 0 && e.wrong == 0,
+			"%s: %llu out of order, %llu not as sent, %llu misdelivered", modes[i],
+			(unsigned long long)e.ooo, (unsigned long long)e.not_plain,
+			(unsigned long long)e.wrong);
+		CHECK(sim_net_drops(&net, -1) == 0 && net.tx_late == 0, "%s: %llu drops", modes[i],
+			(unsigned long long)sim_net_drops(&net, -1));
+		if (strcmp(modes[i], "ecmp") == 0) {
+			double ser = (E2E_DATA + RTR_EG_FRAME_OVERHEAD) * 8.0 / 100;
+			double want = (E2E_PKTS + 5) * ser + 6 * 1000;
+
+			CHECK(fabs((double)e.last_ns[0] - want) <= 6, "ecmp: FCT %llu ns, analytic %.2f",
+				(unsigned long long)e.last_ns[0], want);
+			printf("fat-tree ecmp: FCT %llu ns, analytic %.2f ns\n",
+				(unsigned long long)e.last_ns[0], want);
+		}
+		if (strcmp(modes[i], "caver") == 0) {
+			uint64_t added = net.st[t.first_tor + t.n_tors - 1].lb[RTR_LBC_caver_shims_added];
+			uint64_t rewr = lbc_sum(&net, t.first_spine, t.n_nodes,
+					RTR_LBC_caver_shims_rewritten);
+			uint64_t strip = net.st[t.first_tor].lb[RTR_LBC_caver_shims_stripped];
+			uint64_t table = net.st[t.first_tor].lb[RTR_LBC_caver_flows_table];
+			uint64_t sr = lbc_sum(&net, t.first_spine, t.first_spine + 2,
+					RTR_LBC_caver_source_routed);
+
+			printf("fat-tree caver: shims added %llu, rewritten %llu, stripped %llu; "
+				"flows from the table %llu, source-routed at pod 0's aggs %llu\n",
+				(unsigned long long)added, (unsigned long long)rewr,
+				(unsigned long long)strip, (unsigned long long)table,
+				(unsigned long long)sr);
+			CHECK_EQ(added, 2 * E2E_PKTS);
+			CHECK_EQ(rewr, 3 * 2 * E2E_PKTS);
+			CHECK_EQ(strip, 2 * E2E_PKTS);
+			CHECK_EQ(table, 1);
+			CHECK_EQ(sr, E2E_PKTS);
+		}
+		sim_net_fini(&net);
+		CHECK(net.pkts_live == 0, "%s: %llu buffers not returned", modes[i],
+			(unsigned long long)net.pkts_live);
+		sim_topo_free(&t);
+	}
+}
+
 int
 main(void)
 {
@@ -532,6 +711,7 @@ main(void)
 	 * hosts per edge): 32 hosts. */
 	test_fattree(4, 0, 16, 20, 1.0);
 	test_fattree(4, 4, 32, 20, 2.0);
+	test_fattree_frames();
 	test_down_leafspine();
 	test_down_fattree();
 	test_link_gbps();
