@@ -7,6 +7,7 @@
         [--workloads FILE,...] [--loads 0.5,0.8] [--transports lossless,irn]
         [--seeds 1,2,3] [--jobs N] [--duration-ms 100] [--config FILE]
         [--config-lossless FILE] [--config-irn FILE] [--sim PATH]
+        [--report-args=ARGS] [--dry-run]
         [-- EXTRA rocetor-sim ARGS (topology: --topo, --tors, ...)]
 
 Every combination of mode x workload x load x transport x seed is one run
@@ -14,7 +15,9 @@ of `rocetor-sim ... --out DIR/runs/<workload>-load<load>-<transport>-<mode>-s<se
 (its output in run.log there), N at a time (--jobs, default 1: the
 machine's cores are shared). A run whose directory already holds a
 complete summary.json (valid JSON) and fct.txt is skipped, so a cut-off
-evaluation resumes where it stopped; a run that fails keeps its log and
+evaluation resumes where it stopped; --config gives every run a config, else
+a lossless run gets --config-lossless (conf/sim/lossless.yaml) and an IRN
+run --config-irn (conf/sim/irn.yaml); a run that fails keeps its log and
 is left out of the report (listed at the end). Then report.py writes
 DIR/report (report.md, report.json, PNGs) from every complete run.
 --dry-run prints the commands.
@@ -72,8 +75,10 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--duration-ms", type=float, default=100)
     ap.add_argument("--config", help="--config for every run")
-    ap.add_argument("--config-lossless", help="--config for the lossless runs")
-    ap.add_argument("--config-irn", help="--config for the IRN runs")
+    ap.add_argument("--config-lossless", default=os.path.join(ROOT, "conf", "sim", "lossless.yaml"),
+                    help="--config for the lossless runs (default conf/sim/lossless.yaml)")
+    ap.add_argument("--config-irn", default=os.path.join(ROOT, "conf", "sim", "irn.yaml"),
+                    help="--config for the IRN runs (default conf/sim/irn.yaml)")
     ap.add_argument("--sim", default=os.path.join(ROOT, "build", "tools", "sim", "rocetor-sim"))
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--report-args", default="", help="extra report.py arguments, one string (--report-args=--no-plot)")
@@ -84,7 +89,7 @@ def main(argv=None):
         wname = os.path.splitext(os.path.basename(wl))[0]
         for load in split(args.loads, float):
             for tr in split(args.transports):
-                cfg = getattr(args, "config_" + tr, None) or args.config
+                cfg = args.config or getattr(args, "config_" + tr, None)
                 for mode in split(args.modes):
                     for seed in split(args.seeds, int):
                         d = os.path.join(args.out, "runs", "%s-load%g-%s-%s-s%d" % (
