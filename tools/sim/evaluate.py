@@ -67,8 +67,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--modes", default="ecmp,conweave,seqbalance,caver")
-    ap.add_argument("--workloads", default=os.path.join(
-        os.path.dirname(ROOT), "shared", "data", "workloads", "AliStorage2019.txt"))
+    wl_dir = os.path.join(os.path.dirname(ROOT), "shared", "data", "workloads")
+    ap.add_argument("--workloads", default=",".join(
+        os.path.join(wl_dir, w + ".txt") for w in ("AliStorage2019", "FbHdp2015")),
+        help="CDF files (default: ../shared/data/workloads/ AliStorage2019 and FbHdp2015)")
     ap.add_argument("--loads", default="0.5,0.8")
     ap.add_argument("--transports", default="lossless,irn")
     ap.add_argument("--seeds", default="1,2,3")

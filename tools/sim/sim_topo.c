@@ -52,7 +52,7 @@ static int
 put_ip(char *buf, size_t len, size_t *off, uint32_t ip)
 {
 	return put(buf, len, off, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 0xff, (ip >> 8) & 0xff,
-		ip & 0xff);
+			ip & 0xff);
 }
 
 /* rtr_route_create's next-hop callback: the sim knows each port's peer, so a
@@ -129,7 +129,8 @@ topo_alloc(struct sim_topo *t, unsigned int tors, unsigned int H, unsigned int s
 			n->kind = SIM_SPINE;
 			n->index = i - t->first_spine;
 			n->n_ports = spine_ports;
-			snprintf(n->name, sizeof(n->name), cores > 0 ? "agg%u" : "spine%u", n->index);
+			snprintf(n->name, sizeof(n->name), cores > 0 ? "agg%u" : "spine%u",
+					n->index);
 		} else {
 			n->kind = SIM_CORE;
 			n->index = i - t->first_core;
@@ -216,10 +217,12 @@ apply_down(struct sim_topo *t, const char *list, char *err, size_t errlen)
 		char a[32], b[32];
 		const char *comma = strchr(s, ','), *colon = strchr(s, ':');
 		size_t item = comma != NULL ? (size_t)(comma - s) : strlen(s);
+		struct sim_port *x, *y;
 		uint32_t node;
 		uint16_t port;
 
-		if (colon == NULL || (size_t)(colon - s) >= item || (size_t)(colon - s) >= sizeof(a) ||
+		if (colon == NULL || (size_t)(colon - s) >= item ||
+				(size_t)(colon - s) >= sizeof(a) ||
 				item - (size_t)(colon - s) - 1 >= sizeof(b)) {
 			snprintf(err, errlen, "down link \"%.*s\": want NODE:NODE", (int)item, s);
 			return -1;
@@ -232,14 +235,13 @@ apply_down(struct sim_topo *t, const char *list, char *err, size_t errlen)
 			snprintf(err, errlen, "down link %s:%s: no such link", a, b);
 			return -1;
 		}
-		if (t->nodes[node].kind == SIM_HOST || t->nodes[t->nodes[node].ports[port].peer].kind ==
-				SIM_HOST) {
+		x = &t->nodes[node].ports[port];
+		y = &t->nodes[x->peer].ports[x->peer_port];
+		if (t->nodes[node].kind == SIM_HOST || t->nodes[x->peer].kind == SIM_HOST) {
 			snprintf(err, errlen, "down link %s:%s: a host's only link", a, b);
 			return -1;
 		}
-		t->nodes[node].ports[port].down = true;
-		t->nodes[t->nodes[node].ports[port].peer]
-			.ports[t->nodes[node].ports[port].peer_port].down = true;
+		x->down = y->down = true;
 		s = comma != NULL ? comma + 1 : NULL;
 	}
 	return 0;
@@ -301,7 +303,7 @@ topo_routes(const struct sim_topo *t, char *err, size_t errlen)
 			if (dist[x] == UINT32_MAX) {
 				if (t->nodes[x].kind == SIM_TOR) {
 					snprintf(err, errlen, "%s cannot reach %s (down links)",
-						t->nodes[x].name, t->nodes[dn].name);
+							t->nodes[x].name, t->nodes[dn].name);
 					goto fail;
 				}
 				continue;
@@ -352,13 +354,13 @@ switch_yaml(const struct sim_topo *t, uint32_t x, const uint32_t *mask, const ch
 
 	id = tor ? n->index + 1 : n->kind == SIM_SPINE ? 1000 + n->index : 2000 + n->index;
 	put(buf, len, &off, "switch:\n  name: %s\n  role: %s\n  id: %u\n  lb: %s\n", n->name,
-		tor ? "tor" : "spine", id, lb != NULL ? lb : "ecmp");
+			tor ? "tor" : "spine", id, lb != NULL ? lb : "ecmp");
 	put(buf, len, &off, "ports:\n");
 	for (uint16_t q = 0; q < n->n_ports; q++) {
 		const struct sim_port *pt = &n->ports[q];
 
 		put(buf, len, &off, "  - {port: %u, role: %s, speed_gbps: %u, mtu: %u, ", q,
-			pt->fabric ? "fabric" : "host", cfg_gbps(pt->gbps), mtu);
+				pt->fabric ? "fabric" : "host", cfg_gbps(pt->gbps), mtu);
 		if (pt->down)
 			put(buf, len, &off, "admin_down: true, ");
 		if (pt->fabric) {
@@ -369,8 +371,10 @@ switch_yaml(const struct sim_topo *t, uint32_t x, const uint32_t *mask, const ch
 			put(buf, len, &off, "ip: [\"10.%u.%u.254/24\"]}\n", n->index + 1, q);
 		}
 	}
-	/* The default route: the set most destinations share (first found
-	 * on a tie); off a ToR only a group that two or more share. */
+	/* The default route: the set most destinations share (on a tie the
+	 * one with more ports, then the first found: the full uplink set
+	 * over a destination's own); off a ToR only a group that two or
+	 * more share. */
 	for (uint32_t d = 0; d < t->n_tors; d++) {
 		unsigned int c = 0;
 
@@ -379,7 +383,9 @@ switch_yaml(const struct sim_topo *t, uint32_t x, const uint32_t *mask, const ch
 		for (uint32_t e = 0; e < t->n_tors; e++)
 			if (e != own && mask[e] == mask[d])
 				c++;
-		if (c > best_count) {
+		bool wider = __builtin_popcount(mask[d]) > __builtin_popcount(dflt);
+
+		if (c > best_count || (c == best_count && wider)) {
 			best_count = c;
 			dflt = mask[d];
 		}
@@ -389,7 +395,8 @@ switch_yaml(const struct sim_topo *t, uint32_t x, const uint32_t *mask, const ch
 	put(buf, len, &off, "routes:\n");
 	if (tor)
 		for (unsigned int j = 0; j < t->hosts_per_tor; j++)
-			put(buf, len, &off, "  - {prefix: \"10.%u.%u.1/32\", port: %u}\n", own + 1, j, j);
+			put(buf, len, &off, "  - {prefix: \"10.%u.%u.1/32\", port: %u}\n", own + 1,
+					j, j);
 	if (dflt != 0) {
 		put(buf, len, &off, "  - prefix: \"10.0.0.0/8\"\n");
 		put_paths(buf, len, &off, n, dflt);
@@ -403,7 +410,7 @@ switch_yaml(const struct sim_topo *t, uint32_t x, const uint32_t *mask, const ch
 			uint16_t q = (uint16_t)__builtin_ctz(m);
 
 			put(buf, len, &off, "  - {prefix: \"10.%u.0.0/16\", port: %u, nexthop: \"",
-				d + 1, q);
+					d + 1, q);
 			put_ip(buf, len, &off, n->ports[q].ip ^ 1);
 			put(buf, len, &off, "\"}\n");
 		} else {
@@ -420,7 +427,7 @@ static size_t
 yaml_size(const struct sim_topo *t, const char *sections)
 {
 	return 8192 + (size_t)RTR_MAX_PORTS * 200 + (size_t)t->n_tors * (100 + RTR_MAX_PORTS * 48) +
-		(sections != NULL ? strlen(sections) : 0);
+	       (sections != NULL ? strlen(sections) : 0);
 }
 
 static int
@@ -482,8 +489,8 @@ topo_finish(struct sim_topo *t, const char *down_links, const char *lb, uint16_t
 	}
 	for (uint32_t x = t->first_tor; x < t->n_nodes && rc == 0; x++) {
 		struct sim_node *n = &t->nodes[x];
-		int len = switch_yaml(t, x, &mask[(x - t->first_tor) * t->n_tors], lb, mtu, sections,
-				yaml, ylen);
+		int len = switch_yaml(t, x, &mask[(x - t->first_tor) * t->n_tors], lb, mtu,
+				sections, yaml, ylen);
 
 		if (len < 0) {
 			snprintf(err, errlen, "%s: config text too long", n->name);
@@ -506,8 +513,10 @@ leafspine_nodes(struct sim_topo *t, const struct sim_leafspine *p, char *err, si
 	memset(t, 0, sizeof(*t));
 	if (T == 0 || S == 0 || H == 0 || H + S > RTR_MAX_PORTS || T > RTR_MAX_PORTS || T > 254 ||
 			H > 255 || S > RTR_MAX_PATHS || p->host_gbps <= 0) {
-		snprintf(err, errlen, "leafspine: %u ToRs x %u spines x %u hosts: a ToR has at most "
-			"%u ports, a spine %u", T, S, H, RTR_MAX_PORTS, RTR_MAX_PORTS);
+		snprintf(err, errlen,
+				"leafspine: %u ToRs x %u spines x %u hosts: a ToR has at most "
+				"%u ports, a spine %u",
+				T, S, H, RTR_MAX_PORTS, RTR_MAX_PORTS);
 		return -1;
 	}
 	if (topo_alloc(t, T, H, S, 0, (uint16_t)(H + S), (uint16_t)T, 0, err, errlen) != 0)
@@ -516,11 +525,11 @@ leafspine_nodes(struct sim_topo *t, const struct sim_leafspine *p, char *err, si
 	for (i = 0; i < T; i++) {
 		for (j = 0; j < H; j++)
 			link_ports(t, i * H + j, 0, t->first_tor + i, (uint16_t)j, p->host_gbps,
-				p->link_delay_ns, false, 0);
+					p->link_delay_ns, false, 0);
 		for (j = 0; j < S; j++)
 			link_ports(t, t->first_tor + i, (uint16_t)(H + j), t->first_spine + j,
-				(uint16_t)i, uplink_gbps(p), p->link_delay_ns, true,
-				(172u << 24) | (16u << 16) | (j << 8) | (2 * i));
+					(uint16_t)i, uplink_gbps(p), p->link_delay_ns, true,
+					(172u << 24) | (16u << 16) | (j << 8) | (2 * i));
 	}
 	return 0;
 }
@@ -581,13 +590,15 @@ sim_topo_fattree(struct sim_topo *t, const struct sim_fattree *p, const char *na
 
 	memset(t, 0, sizeof(*t));
 	if (k < 2 || k % 2 != 0 || k > 22 || H + h > RTR_MAX_PORTS || H > 255 || !(p->gbps > 0)) {
-		snprintf(err, errlen, "fattree: k %u with %u hosts per edge: k is even, 2..22 (254 "
-			"edges), an edge has at most %u ports", k, H, RTR_MAX_PORTS);
+		snprintf(err, errlen,
+				"fattree: k %u with %u hosts per edge: k is even, 2..22 (254 "
+				"edges), an edge has at most %u ports",
+				k, H, RTR_MAX_PORTS);
 		return -1;
 	}
 	/* Edges k x k/2, aggs k x k/2, cores (k/2)^2. */
 	if (topo_alloc(t, k * h, H, k * h, h * h, (uint16_t)(H + h), (uint16_t)k, (uint16_t)k, err,
-			errlen) != 0)
+			    errlen) != 0)
 		return -1;
 	t->k = k;
 	t->oversub = (double)H / h;
@@ -597,17 +608,18 @@ sim_topo_fattree(struct sim_topo *t, const struct sim_fattree *p, const char *na
 
 			for (j = 0; j < H; j++)
 				link_ports(t, (pod * h + e) * H + j, 0, tor, (uint16_t)j, p->gbps,
-					p->link_delay_ns, false, 0);
+						p->link_delay_ns, false, 0);
 			for (a = 0; a < h; a++)
 				link_ports(t, tor, (uint16_t)(H + a), t->first_spine + pod * h + a,
-					(uint16_t)e, p->gbps, p->link_delay_ns, true,
-					(172u << 24) | (16u << 16) | (2 * l1++));
+						(uint16_t)e, p->gbps, p->link_delay_ns, true,
+						(172u << 24) | (16u << 16) | (2 * l1++));
 		}
 		for (a = 0; a < h; a++)
 			for (j = 0; j < h; j++)
 				link_ports(t, t->first_spine + pod * h + a, (uint16_t)(h + j),
-					t->first_core + a * h + j, (uint16_t)pod, p->gbps,
-					p->link_delay_ns, true, (172u << 24) | (18u << 16) | (2 * l2++));
+						t->first_core + a * h + j, (uint16_t)pod, p->gbps,
+						p->link_delay_ns, true,
+						(172u << 24) | (18u << 16) | (2 * l2++));
 	}
 	return topo_finish(t, p->down_links, p->lb, p->mtu, p->sections, name_prefix, err, errlen);
 }
@@ -648,10 +660,11 @@ int
 sim_eal_init(const char *name, unsigned int mb)
 {
 	char prefix[96], mem[16];
-	char *argv[] = {(char *)(uintptr_t)name, (char *)(uintptr_t)"--no-huge",
-		(char *)(uintptr_t)"-m", mem, (char *)(uintptr_t)"--no-pci",
-		(char *)(uintptr_t)"-l", (char *)(uintptr_t)"0", (char *)(uintptr_t)"--log-level",
-		(char *)(uintptr_t)"error", (char *)(uintptr_t)"--file-prefix", prefix, NULL};
+	char *argv[] = {(char *)(uintptr_t)name, (char *)(uintptr_t) "--no-huge",
+			(char *)(uintptr_t) "-m", mem, (char *)(uintptr_t) "--no-pci",
+			(char *)(uintptr_t) "-l", (char *)(uintptr_t) "0",
+			(char *)(uintptr_t) "--log-level", (char *)(uintptr_t) "error",
+			(char *)(uintptr_t) "--file-prefix", prefix, NULL};
 
 	snprintf(mem, sizeof(mem), "%u", mb);
 	snprintf(prefix, sizeof(prefix), "%s_%d", name, (int)getpid());

@@ -33,8 +33,9 @@
  * another ToR), over the links that are up. A ToR's set is always an uplink
  * group (the LB mode picks there); elsewhere one port is a plain route and
  * several a group (ECMP, or CAVER's source route). The set most
- * destinations share (several ports) becomes the default 10.0.0.0/8, the
- * others 10.(t+1).0.0/16 each. Links named in down_links are absent
+ * destinations share (the larger on a tie; off a ToR only one of several
+ * ports shared by two or more) becomes the default 10.0.0.0/8, the others
+ * 10.(t+1).0.0/16 each. Links named in down_links are absent
  * (admin_down in both switches' configs, in no route, sim_port.down).
  *
  * Needs the EAL (the route tables are rte_lpm).
