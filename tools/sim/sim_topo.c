@@ -624,15 +624,15 @@ sim_topo_fattree(struct sim_topo *t, const struct sim_fattree *p, const char *na
 	return topo_finish(t, p->down_links, p->lb, p->mtu, p->sections, name_prefix, err, errlen);
 }
 
-void
-sim_topo_free(struct sim_topo *t)
+static void
+topo_free(struct sim_topo *t, bool routes)
 {
 	if (t->nodes == NULL)
 		return;
 	for (uint32_t i = 0; i < t->n_nodes; i++) {
 		struct sim_node *n = &t->nodes[i];
 
-		if (n->route != NULL)
+		if (n->route != NULL && routes)
 			rtr_route_free(n->route);
 		if (n->cfg != NULL) {
 			rtr_config_free(n->cfg);
@@ -642,6 +642,18 @@ sim_topo_free(struct sim_topo *t)
 	}
 	free(t->nodes);
 	memset(t, 0, sizeof(*t));
+}
+
+void
+sim_topo_free(struct sim_topo *t)
+{
+	topo_free(t, true);
+}
+
+void
+sim_topo_release(struct sim_topo *t)
+{
+	topo_free(t, false);
 }
 
 int64_t
