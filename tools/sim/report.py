@@ -33,8 +33,8 @@ leaf-spine, 6 in a fat-tree) = 2 x links x delay + links x 8000 / gbps
 104,000 bytes for 1 us links at 100G in a leaf-spine, 156,000 in a
 fat-tree.
 
-Runs with the same workload, load, transport (and topo, when several)
-form a setting; each setting gets a markdown table with one row per mode
+Runs with the same workload, load, transport, asymmetry (link_down,
+slow_link) and topo (when several are given) form a setting; each setting gets a markdown table with one row per mode
 (means over the seeds, with +- half the range between the seeds, and
 how much lower than ECMP's the average and p99 are, as the papers quote
 them) and a PNG of slowdown (average and p99) against flow size, one line
@@ -95,6 +95,16 @@ def run_bdp(summary, override):
     return float(rtt) * gbps / 8.0
 
 
+def scenario(summary):
+    """The asymmetry of the run (rocetor-sim's link_down, slow_link), or ""."""
+    parts = []
+    for key, tag in (("link_down", "down"), ("slow_link", "slow")):
+        v = param(summary, key)
+        if v:
+            parts.append("%s %s" % (tag, v))
+    return "; ".join(parts)
+
+
 def read_run(path, warmup_ns, bdp_override):
     with open(os.path.join(path, "summary.json")) as f:
         summary = json.load(f)
@@ -116,6 +126,7 @@ def read_run(path, warmup_ns, bdp_override):
         "load": float(param(summary, "load", default=0)),
         "transport": str(param(summary, "transport", default="?")),
         "topo": str(param(summary, "topo", default="leafspine")),
+        "scenario": scenario(summary),
         "seed": param(summary, "seed", default=0),
         "bdp": run_bdp(summary, bdp_override),
         "flows": flows,
@@ -165,7 +176,8 @@ def aggregate(runs):
     settings = {}
     topos = {r["topo"] for r in runs}
     for r in runs:
-        key = (r["topo"] if len(topos) > 1 else "", r["workload"], r["load"], r["transport"])
+        key = (r["topo"] if len(topos) > 1 else "", r["scenario"], r["workload"], r["load"],
+               r["transport"])
         settings.setdefault(key, {}).setdefault(r["mode"], []).append(r)
     out = {}
     for key, modes in settings.items():
@@ -200,8 +212,10 @@ def aggregate(runs):
 
 
 def setting_name(key):
-    topo, workload, load, transport = key
+    topo, scen, workload, load, transport = key
     name = "%s-load%g-%s" % (workload, load, transport)
+    if scen:
+        name += "-" + "".join(c if c.isalnum() else "-" for c in scen)
     return (topo + "-" + name) if topo else name
 
 
@@ -228,10 +242,10 @@ def markdown(agg):
     lines = ["# FCT slowdown", ""]
     for key in sorted(agg):
         res = agg[key]
-        topo, workload, load, transport = key
+        topo, scen, workload, load, transport = key
         any_m = next(iter(res.values()))
-        lines.append("## %s%s, load %g, %s" % (topo + ", " if topo else "", workload, load,
-                                                transport))
+        lines.append("## %s%s, load %g, %s%s" % (topo + ", " if topo else "", workload, load,
+                                                  transport, ", " + scen if scen else ""))
         lines.append("")
         lines.append("Seeds: %s; 1 BDP = %d bytes; means over the seeds, ± half their range."
                      % (", ".join(any_m["seeds"]), round(any_m["bdp"])))

@@ -26,6 +26,8 @@ left out).
 - Bins: 20 flows in 20 bins, one each: ecmp seed 1's bin 0 is flow 1
   (slowdown 1, size 1000), bin 19 flow 20 (20, 2,000,000); with seed 2,
   means 1.5 and 20.5; conweave's bin 19: 10.
+- An ECMP run with link_down "tor0:spine1" (slowdown 3 i: avg 31.5) is a
+  setting of its own.
 
 SIM_REPORT_KEEP=DIR keeps the runs and the report in DIR.
 """
@@ -54,12 +56,14 @@ def near(a, b, what, eps=1e-6):
     check(a is not None and abs(a - b) <= eps, "%s: %r, want %r" % (what, a, b))
 
 
-def write_run(d, mode, seed, fct_of):
+def write_run(d, mode, seed, fct_of, **extra):
     os.makedirs(d)
+    params = {"lb": mode, "workload": "/x/AliStorage2019.txt", "load": 0.5,
+              "transport": "lossless", "seed": seed, "link_gbps": 100, "link_delay_ns": 1000,
+              "topo": "leafspine", "link_down": "", "slow_link": ""}
+    params.update(extra)
     with open(os.path.join(d, "summary.json"), "w") as f:
-        json.dump({"params": {"lb": mode, "workload": "/x/AliStorage2019.txt", "load": 0.5,
-                              "transport": "lossless", "seed": seed, "link_gbps": 100,
-                              "link_delay_ns": 1000, "topo": "leafspine"}}, f)
+        json.dump({"params": params}, f)
     with open(os.path.join(d, "fct.txt"), "w") as f:
         f.write("# src_ip dst_ip sport dport size_bytes start_ns fct_ns ideal_ns\n")
         f.write("10.1.0.1 10.2.0.1 1 4791 1000 1000000 1000000 10000\n")
@@ -126,6 +130,9 @@ def main():
         write_run(os.path.join(tmp, "e1"), "ecmp", 1, lambda i: 5000 if i == 1 else 10000 * i)
         write_run(os.path.join(tmp, "e2"), "ecmp", 2, lambda i: 10000 * (i + 1))
         write_run(os.path.join(tmp, "c1"), "conweave", 1, lambda i: 5000 * i)
+        # An asymmetric run is a setting of its own.
+        write_run(os.path.join(tmp, "d1"), "ecmp", 1, lambda i: 30000 * i,
+                  link_down="tor0:spine1")
         out = os.path.join(tmp, "out")
         # Each run alone first: seed 1 of ECMP.
         r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot",
@@ -152,11 +159,17 @@ def main():
 
         r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--out", out,
                             os.path.join(tmp, "e1"), os.path.join(tmp, "e2"),
-                            os.path.join(tmp, "c1")], capture_output=True, text=True)
+                            os.path.join(tmp, "c1"), os.path.join(tmp, "d1")],
+                           capture_output=True, text=True)
         check(r.returncode == 0, "report.py: %s" % r.stderr)
         j = json.load(open(os.path.join(out, "report.json")))
         s = j["AliStorage2019-load0.5-lossless"]
         e, c = s["ecmp"], s["conweave"]
+        d = j.get("AliStorage2019-load0.5-lossless-down-tor0-spine1", {}).get("ecmp", {})
+        near(d.get("all_avg"), 31.5, "the down-link setting: avg 3 x 10.5 (flow 1: 3)")
+        check(sorted(j) == ["AliStorage2019-load0.5-lossless",
+                            "AliStorage2019-load0.5-lossless-down-tor0-spine1"],
+              "settings %r" % sorted(j))
         check(e["seeds"] == ["1", "2"], "seeds %r" % e["seeds"])
         check(e["flows"] == 40, "flows over two seeds %r" % e["flows"])
         near(e["all_avg"], 11.0, "ecmp mean avg")
