@@ -261,7 +261,8 @@ def markdown(agg):
                 fmt(m["all_p99"], m["all_p99_spread"]),
                 fmt(m["small_avg"]), fmt(m["small_p99"]),
                 fmt(m["large_avg"]), fmt(m["large_p99"]),
-                fmt_vs(m["all_avg_vs_ecmp"]), fmt_vs(m["all_p99_vs_ecmp"])))
+                "(baseline)" if mode == "ecmp" else fmt_vs(m["all_avg_vs_ecmp"]),
+                "(baseline)" if mode == "ecmp" else fmt_vs(m["all_p99_vs_ecmp"])))
         lines.append("")
         lines.append("![%s](%s.png)" % (setting_name(key), setting_name(key)))
         lines.append("")
@@ -296,8 +297,9 @@ def plot(key, res, path):
         ax.set_ylabel("FCT slowdown")
         ax.grid(True, linestyle=":", linewidth=0.6)
         if ticks:
-            ax.set_xticks(ticks[0][::2])
-            ax.set_xticklabels(ticks[1][::2], rotation=45)
+            # Every other bin, the largest one included.
+            ax.set_xticks(ticks[0][::-2][::-1])
+            ax.set_xticklabels(ticks[1][::-2][::-1], rotation=45)
     axes[0].legend()
     fig.suptitle(setting_name(key))
     fig.tight_layout()
