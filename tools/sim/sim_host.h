@@ -53,13 +53,18 @@ struct sim_host_cfg {
 	enum sim_transport transport;
 	uint32_t mtu_payload;	   /* payload bytes per data packet (1000) */
 	uint32_t ack_every;	   /* an ACK per this many packets (1) */
-	uint64_t rto_ns;	   /* retransmission timeout */
+	uint64_t rto_ns;	   /* retransmission timeout (go-back-N) */
+	uint64_t irn_rto_low_ns;   /* IRN: timeout with at most 3 packets in flight */
+	uint64_t irn_rto_high_ns;  /* IRN: timeout with more */
 	uint32_t irn_window_pkts;  /* IRN: packets in flight at most (BDP); 0: derived */
+	uint64_t nack_interval_ns; /* go-back-N: a NACK for the same PSN again after */
+	bool nack_is_cnp;	   /* a NACK also cuts the rate (the model's OOO NACK has CNP set) */
 	struct sim_dcqcn dcqcn;
 	uint32_t qps_per_flow;	   /* SeqBalance Shaper: QPs per message (1: off) */
 	bool reps;		   /* REPS-style: a fresh UDP source port per packet */
 	uint8_t data_dscp;	   /* RoCE data (26 in the papers' qos) */
 	uint8_t ack_dscp;	   /* ACK/NACK/CNP (48: the control class) */
+	uint64_t seed;		   /* REPS's source ports */
 };
 
 /* The defaults: the ConWeave artifact's run script (doc/simulator.md). */
@@ -82,6 +87,7 @@ typedef void (*sim_flow_done_fn)(void *arg, const struct sim_flow *f);
 struct sim_host_stats {
 	uint64_t flows_started, flows_done;
 	uint64_t data_sent, data_retx, data_rcvd, data_ooo; /* data packets */
+	uint64_t data_stale;	   /* of data_rcvd: for a QP already finished */
 	uint64_t acks_sent, nacks_sent, cnps_sent, cnps_rcvd;
 	uint64_t timeouts;
 	uint64_t ce_rcvd;	   /* data packets that arrived CE-marked */
@@ -103,5 +109,10 @@ uint64_t sim_hosts_start(struct sim_hosts *h, uint32_t src, uint32_t dst, uint64
 uint64_t sim_hosts_active(const struct sim_hosts *h);
 
 void sim_hosts_stats(const struct sim_hosts *h, struct sim_host_stats *out);
+
+/* The artifact's base RTT between two hosts (ns): over a shortest path, 2 x
+ * the links' delays + one payload-size packet's serialization per link. */
+uint64_t sim_hosts_base_rtt_ns(const struct sim_topo *t, uint32_t src, uint32_t dst,
+		uint32_t payload);
 
 #endif /* SIM_HOST_H */

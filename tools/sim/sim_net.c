@@ -98,28 +98,47 @@ is_mac_control(struct sim_pkt *p)
 	return p->mb.pkt_len >= 34 && (f[12] << 8 | f[13]) == RTR_PFC_ETHERTYPE;
 }
 
-/* An 802.1Qbb frame at a host: its transmitter pauses for the longest
- * quanta of the classes named (512 bit times each at the link's rate);
- * quanta 0 for every class named (XON) resumes it now. */
+/* An 802.1Qbb frame at a host: each class named pauses for its quanta
+ * (512 bit times each at the link's rate), quanta 0 (XON) resumes it now.
+ * The plain FIFO waits for the latest pause of any class; frames pulled
+ * from the host (host_tx) only for their own class, which the host checks:
+ * the transmitter pulls again when this frame's pauses end. */
 static void
 host_pause(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p)
 {
 	const uint8_t *f = sim_pkt_data(p);
 	struct sim_tx *tx = &net->tx[node][port];
 	double gbps = net->topo->nodes[node].ports[port].gbps;
-	uint64_t q = 0;
+	uint64_t now = net->sim.now_ns, last = 0, until = 0;
+	bool resumed = false;
 
 	if ((f[14] << 8 | f[15]) != RTR_PFC_OPCODE)
 		return;
 	for (unsigned int c = 0; c < 8; c++) {
 		uint64_t qc = (uint64_t)(f[18 + 2 * c] << 8 | f[19 + 2 * c]);
 
-		if ((f[17] >> c & 1) && qc > q)
-			q = qc;
+		if (!(f[17] >> c & 1))
+			continue;
+		if (qc == 0) {
+			if (tx->cls_paused_until_ns[c] > now)
+				resumed = true;
+			tx->cls_paused_until_ns[c] = now;
+		} else {
+			tx->cls_paused_until_ns[c] = now + (uint64_t)((double)qc * 512 / gbps + 0.999);
+			if (tx->cls_paused_until_ns[c] > last)
+				last = tx->cls_paused_until_ns[c];
+		}
 	}
-	tx->paused_until_ns = net->sim.now_ns + (uint64_t)((double)q * 512 / gbps + 0.999);
-	if (q == 0) {
-		tx->resume_ps = net->sim.now_ns * 1000;
+	for (unsigned int c = 0; c < 8; c++)
+		if (tx->cls_paused_until_ns[c] > until)
+			until = tx->cls_paused_until_ns[c];
+	tx->paused_until_ns = until;
+	if (net->host_tx != NULL && last > now)
+		sim_at(&net->sim, last, ev_resume, NULL, key(node, port) | 1ull << 63);
+	if (until <= now) {
+		tx->resume_ps = now * 1000;
+		tx_start(net, node, port);
+	} else if (resumed && net->host_tx != NULL) {
 		tx_start(net, node, port);
 	}
 }
@@ -181,17 +200,21 @@ ev_arrive(struct sim *s, void *arg, uint64_t u)
 }
 
 /* A host's pause ended (or was shortened: then this finds it still
- * paused and re-arms). */
+ * paused and re-arms). Bit 63 of u: a class's pause ended (the host's
+ * scheduler looks again), not the FIFO's armed resume. */
 static void
 ev_resume(struct sim *s, void *arg, uint64_t u)
 {
 	struct sim_net *net = net_of(s);
+	uint32_t node = (uint32_t)((u & ~(1ull << 63)) >> 16);
+	uint16_t port = (uint16_t)(u & 0xffff);
 
 	(void)arg;
-	net->tx[u >> 16][u & 0xffff].resume_armed = false;
-	if (net->tx[u >> 16][u & 0xffff].paused_until_ns <= s->now_ns)
-		net->tx[u >> 16][u & 0xffff].resume_ps = s->now_ns * 1000;
-	tx_start(net, (uint32_t)(u >> 16), (uint16_t)(u & 0xffff));
+	if (!(u >> 63))
+		net->tx[node][port].resume_armed = false;
+	if (net->tx[node][port].paused_until_ns <= s->now_ns)
+		net->tx[node][port].resume_ps = s->now_ns * 1000;
+	tx_start(net, node, port);
 }
 
 static void
@@ -203,9 +226,26 @@ tx_start(struct sim_net *net, uint32_t node, uint16_t port)
 	uint64_t start_ps, done_ps, done_ns;
 	uint32_t len;
 
-	if (tx->busy || p == NULL)
+	if (tx->busy)
 		return;
-	if (tx->paused_until_ns > net->sim.now_ns) {
+	if (p == NULL) {
+		uint64_t avail_ps = tx->free_ps;
+
+		/* A host's NIC scheduler: it checks its classes' pauses. */
+		if (net->host_tx == NULL || net->topo->nodes[node].kind != SIM_HOST)
+			return;
+		if (tx->resume_ps > avail_ps)
+			avail_ps = tx->resume_ps;
+		p = net->host_tx(net, node, avail_ps);
+		if (p == NULL)
+			return;
+		p->next = NULL;
+		if (p->q_ps > net->sim.now_ns * 1000)
+			p->q_ps = net->sim.now_ns * 1000;
+		tx->q_pkts++;
+		tx->q_bytes += p->mb.pkt_len;
+		tx->head = tx->tail = p;
+	} else if (tx->paused_until_ns > net->sim.now_ns) {
 		if (!tx->resume_armed) {
 			tx->resume_armed = true;
 			sim_at(&net->sim, tx->paused_until_ns, ev_resume, NULL, key(node, port));
@@ -225,7 +265,8 @@ tx_start(struct sim_net *net, uint32_t node, uint16_t port)
 	if (tx->free_ps > start_ps)
 		start_ps = tx->free_ps;
 	/* Not before a pause ended (the frames waited for it). */
-	if (tx->resume_ps > start_ps)
+	if (tx->resume_ps > start_ps && !(net->host_tx != NULL &&
+			net->topo->nodes[node].kind == SIM_HOST))
 		start_ps = tx->resume_ps;
 	done_ps = start_ps + sim_ser_ps(len, net->wire_overhead, pt->gbps);
 	tx->free_ps = done_ps;
@@ -259,6 +300,12 @@ sim_net_send(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *
 	if (tx->q_bytes > tx->max_q_bytes)
 		tx->max_q_bytes = tx->q_bytes;
 	tx_start(net, node, port);
+}
+
+void
+sim_net_host_kick(struct sim_net *net, uint32_t node)
+{
+	tx_start(net, node, 0);
 }
 
 /* ------------------------------------------------------------------ switches */
@@ -775,6 +822,8 @@ sim_roce_build(struct sim_pkt *p, const struct sim_roce *r)
 	udp[6] = udp[7] = 0;
 	memset(bth, 0, RTR_BTH_LEN);
 	bth[0] = r->opcode;
+	bth[4] = r->b4;
+	bth[8] = r->ack_req ? RTR_BTH_ACKREQ : 0;
 	bth[2] = bth[3] = 0xff; /* P_Key */
 	bth[5] = (uint8_t)(r->dqp >> 16);
 	bth[6] = (uint8_t)(r->dqp >> 8);
@@ -782,7 +831,10 @@ sim_roce_build(struct sim_pkt *p, const struct sim_roce *r)
 	bth[9] = (uint8_t)(r->psn >> 16);
 	bth[10] = (uint8_t)(r->psn >> 8);
 	bth[11] = (uint8_t)r->psn;
-	memset(bth + RTR_BTH_LEN, 0, r->payload + RTR_ICRC_LEN);
+	if (r->keep_payload)
+		memset(bth + RTR_BTH_LEN + r->payload, 0, RTR_ICRC_LEN);
+	else
+		memset(bth + RTR_BTH_LEN, 0, r->payload + RTR_ICRC_LEN);
 	p->mb.data_len = (uint16_t)len;
 	p->mb.pkt_len = len;
 	return len;

@@ -46,10 +46,10 @@
  * an egress holds XOFF toward a port, rtr_egress_tick runs at the
  * refresh time the egress keeps (pfc_refresh_at).
  *
- * TODO(issue 17): the egress moves up to a burst of 32 frames from its
- * class queues to its wire FIFO at once, outside the depth RED and PFC
- * see (doc/simulator.md). Hosts send through one plain FIFO, so a pause
- * holds all their classes.
+ * Hosts: a frame queued with sim_net_send goes through a plain FIFO that
+ * any pause holds; a host with net->host_tx is pulled instead, the moment
+ * its transmitter is free (a NIC's scheduler: control first, then its QPs
+ * as their pacing allows, skipping the classes PFC paused).
  */
 #ifndef SIM_NET_H
 #define SIM_NET_H
@@ -73,7 +73,9 @@ struct sim_pkt {
 	struct sim_pkt *next;	/* FIFO and free list */
 	uint64_t flow;		/* the sender's flow id */
 	uint64_t sent_ns;	/* when the host queued it */
-	uint64_t q_ps;		/* when it joined its transmitter's FIFO */
+	uint64_t q_ps;		/* when it joined its transmitter's FIFO (a host's
+				 * pulled frame: when it was ready to go) */
+	uint8_t cls;		/* a host's frame: the egress class PFC names it by */
 	struct rte_mbuf mb;	/* the frame follows (SIM_PKT_BUFSZ bytes) */
 };
 
@@ -98,9 +100,13 @@ struct sim_tx {
 	uint64_t free_ps;	/* when the last frame's last bit leaves */
 	uint64_t tx_pkts, tx_bytes, tx_wire_bytes;
 	uint64_t max_q_bytes;
-	/* Hosts: received PFC paused this transmitter until then (a host
-	 * sends one FIFO: every class waits). */
+	/* Hosts: received PFC paused class c until cls_paused_until_ns[c];
+	 * paused_until_ns is the latest of them, which holds the plain FIFO
+	 * (frames queued with sim_net_send: every class waits). Frames a host
+	 * gives through net->host_tx wait only if their own class is paused
+	 * (the host looks, sim_net_host_paused). */
 	uint64_t paused_until_ns;
+	uint64_t cls_paused_until_ns[8];
 	uint64_t resume_ps;	/* when the last pause ended: no frame starts before */
 	bool resume_armed;
 	uint64_t rx_pfc;	/* PFC frames received on this port */
@@ -111,6 +117,14 @@ struct sim_net;
 /* A frame arrived at a host (node index): the callee owns p (sim_pkt_free). */
 typedef void (*sim_host_rx_fn)(struct sim_net *net, uint32_t host, struct sim_pkt *p);
 
+/* A host's transmitter is free and its FIFO empty: the next frame to send,
+ * or NULL (then the host calls sim_net_host_kick when it has one). avail_ps
+ * is when the transmitter could start (the last frame's end, or a pause's);
+ * the frame starts at max(p->q_ps, avail_ps): p->q_ps is when the frame was
+ * ready to go (<= now), so a frame ready before the event that pulled it
+ * starts at the exact picosecond. */
+typedef struct sim_pkt *(*sim_host_tx_fn)(struct sim_net *net, uint32_t host, uint64_t avail_ps);
+
 struct sim_net {
 	struct sim sim;		/* first: events get the net from it */
 	struct sim_topo *topo;
@@ -118,6 +132,7 @@ struct sim_net {
 	struct sim_tx **tx;	/* tx[node][port] */
 	struct rtr_lcore_stats *st; /* one per node (switches'), cache aligned */
 	sim_host_rx_fn host_rx;
+	sim_host_tx_fn host_tx;	/* NULL: hosts send only what sim_net_send queued */
 	void *host_arg;
 	struct sim_pkt *free_list;
 	uint64_t pkts_live, pkts_alloc;
@@ -142,6 +157,17 @@ void sim_pkt_free(struct sim_net *net, struct sim_pkt *p);
 /* Queue p on (node, port)'s transmitter now. */
 void sim_net_send(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p);
 
+/* A host has a frame to send (through host_tx): if its transmitter is
+ * idle, it pulls now. */
+void sim_net_host_kick(struct sim_net *net, uint32_t node);
+
+/* Is class cls of host node's transmitter paused by PFC now? */
+static inline bool
+sim_net_host_paused(const struct sim_net *net, uint32_t node, uint8_t cls)
+{
+	return net->tx[node][0].cls_paused_until_ns[cls & 7] > net->sim.now_ns;
+}
+
 /* Serialization time of a frame of len bytes at gbps, in picoseconds. */
 static inline uint64_t
 sim_ser_ps(uint32_t len, uint32_t wire_overhead, double gbps)
@@ -159,14 +185,20 @@ struct sim_roce {
 	uint16_t sport;
 	uint32_t dqp;
 	uint32_t psn;
-	uint8_t opcode;		   /* RTR_BTH / IB opcode: 0 SEND_FIRST, 1 MIDDLE, 2 LAST, 4 ONLY */
+	uint8_t opcode;		   /* RTR_BTH / IB opcode: 0 SEND_FIRST, 1 MIDDLE, 2 LAST, 4 ONLY,
+				    * 0x11 ACKNOWLEDGE, 0x81 CNP */
 	uint8_t dscp;
 	uint8_t ecn;
+	uint8_t b4;		   /* BTH byte 4 (a CNP's BECN, 0x40) */
+	bool ack_req;		   /* BTH AckReq */
+	bool keep_payload;	   /* leave the payload bytes as the buffer has them */
 	uint32_t payload;	   /* bytes after the BTH (and before the ICRC) */
 };
 
 /* Write a RoCEv2 frame (Ethernet, IPv4 with its checksum, UDP 4791, BTH,
- * payload of zeros, ICRC left zero) into p. Returns the frame length. */
+ * payload of zeros unless keep_payload: a recycled buffer's old bytes, as
+ * nothing reads a data payload and zeroing 1 KB per packet costs; ICRC
+ * left zero) into p. Returns the frame length. */
 uint32_t sim_roce_build(struct sim_pkt *p, const struct sim_roce *r);
 
 #endif /* SIM_NET_H */
