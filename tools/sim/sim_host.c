@@ -953,9 +953,11 @@ receiver_data(struct sim_hosts *h, struct sim_qp *q, const uint8_t *f)
 		send_ack(h, q, true, q->rcv_nxt, psn & PSN_MASK);
 		return;
 	}
-	/* Go-back-N: the packet is dropped; one NACK per gap (again only if
-	 * the expected PSN moved or the NACK interval passed). */
-	if (!q->nacked || q->last_nack != q->rcv_nxt || now >= q->nack_at) {
+	/* Go-back-N: the packet is dropped; one NACK per gap, again only if
+	 * the expected PSN moved or (the model's NACKGenerationInterval; 0:
+	 * never, as the IB spec's responder) the NACK interval passed. */
+	if (!q->nacked || q->last_nack != q->rcv_nxt ||
+			(h->c.nack_interval_ns != 0 && now >= q->nack_at)) {
 		q->nacked = true;
 		q->last_nack = q->rcv_nxt;
 		q->nack_at = now + h->c.nack_interval_ns;
