@@ -244,6 +244,7 @@ rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker,
 	eg->top = (uint8_t)(q->classes - 1);
 	eg->trust_pcp = q->trust_pcp;
 	eg->direct = true;
+	eg->wire_burst = RTR_BURST;
 	eg->trim = q->trim;
 	eg->trim_update_lengths = q->trim_update_lengths;
 	eg->trim_dscp = q->trim_dscp;
@@ -669,7 +670,7 @@ admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uin
 	 * are those of the queue it went through.
 	 */
 	if (likely(ep->plain) && eg->direct && ep->nonempty == 0 && !ep->blocked &&
-			ep->w_tail - ep->w_head < RTR_BURST) {
+			ep->w_tail - ep->w_head < eg->wire_burst) {
 		uint64_t *c = ep->c[cls];
 
 		c[RTR_EGC_enqueued]++;
@@ -931,7 +932,7 @@ service_port(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns)
 	 * staged burst may already be full (packets that took the fast path
 	 * of admit()): then the first pass only sends it. */
 	for (unsigned int k = 0; k < 4; k++) {
-		unsigned int moved = schedule(eg, ep, now_ns, false, RTR_BURST);
+		unsigned int moved = schedule(eg, ep, now_ns, false, eg->wire_burst);
 		unsigned int tx = wire_tx(eg, ep, now_ns, false);
 
 		sent += tx;

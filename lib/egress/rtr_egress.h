@@ -191,6 +191,12 @@ struct rtr_egress {
 	 * true; the queueing unit tests turn it off to build backlogs with
 	 * fewer packets than a staged burst). */
 	bool direct;
+	/* Frames the scheduler moves from the class queues to a port's wire
+	 * FIFO per pass, and that the fast path lets wait there (default
+	 * RTR_BURST, the NIC's TX burst). Frames in the wire FIFO are outside
+	 * the depth RED marks on and PFC counts: the simulator sets its NIC's
+	 * depth (doc/simulator.md). 1..RTR_BURST. */
+	uint16_t wire_burst;
 	uint32_t active;	   /* bit p: port p has packets queued or on the wire */
 	uint64_t held;		   /* packets in class queues and wire FIFOs */
 	struct rtr_eport *port[RTR_MAX_PORTS];

@@ -631,7 +631,12 @@ egress_init(struct sim_net *net, struct sim_node *n, struct sim_lb_io *io)
 	 * what bound a queue. */
 	n->eg = rtr_egress_create(n->eg_shared, 0, &eio, &net->st[n - net->topo->nodes],
 			1u << 16, -1);
-	return n->eg == NULL ? -1 : 0;
+	if (n->eg == NULL)
+		return -1;
+	/* Only what the NIC holds waits outside the class queues, where RED
+	 * marks and PFC counts: not a 32-frame staged burst (34 KB at 1 KB). */
+	n->eg->wire_burst = SIM_NIC_FRAMES;
+	return 0;
 }
 
 /* ------------------------------------------------------------- set-up */
