@@ -81,8 +81,8 @@ struct sim_qp {
 	uint64_t next_avail_ps;	/* pacing: not before */
 	uint64_t ready_ps;	/* when it last got something to send */
 	uint32_t last_len;	/* the last frame's wire bytes (a rate change rescales its gap) */
-	uint64_t rto_at;	/* the retransmission deadline (0: none) */
-	bool rto_armed;
+	uint64_t rto_at;	/* the retransmission deadline */
+	uint64_t rto_ev_ns;	/* the timer event pending (0: none) */
 	struct sim_qp *rr_next, *rr_prev;
 	/* IRN sender: recovery state, SACKed PSNs (bitmap ring). */
 	bool recovery;
@@ -611,8 +611,10 @@ static void
 rto_restart(struct sim_hosts *h, struct sim_qp *q)
 {
 	q->rto_at = h->net->sim.now_ns + rto_of(h, q);
-	if (!q->rto_armed) {
-		q->rto_armed = true;
+	/* One event pending; a later deadline is found when it fires, an
+	 * earlier one (IRN's low timeout) needs its own. */
+	if (q->rto_ev_ns == 0 || q->rto_at < q->rto_ev_ns) {
+		q->rto_ev_ns = q->rto_at;
 		sim_at(&h->net->sim, q->rto_at, ev_rto, h, qp_num(q));
 	}
 }
@@ -774,6 +776,8 @@ host_pull(struct sim_net *net, uint32_t node, uint64_t avail_ps)
 		*pp = p->next;
 		if (hn->ctl_tail == p)
 			hn->ctl_tail = prev;
+		if (sim_net_host_paused(net, node, hn->data_cls))
+			h->st.ctl_while_paused++;
 		return p;
 	}
 	if (hn->rr == NULL || sim_net_host_paused(net, node, hn->data_cls))
@@ -877,13 +881,13 @@ ev_rto(struct sim *s, void *arg, uint64_t u)
 	struct sim_hosts *h = arg;
 	struct sim_qp *q = qp_lookup(h, (uint32_t)u);
 
-	if (q == NULL)
-		return;
-	q->rto_armed = false;
+	if (q == NULL || s->now_ns != q->rto_ev_ns)
+		return; /* finished, or a stale event */
+	q->rto_ev_ns = 0;
 	if (q->snd_una >= q->max_sent)
 		return; /* nothing outstanding */
 	if (s->now_ns < q->rto_at) {
-		q->rto_armed = true;
+		q->rto_ev_ns = q->rto_at;
 		sim_at(s, q->rto_at, ev_rto, h, u);
 		return;
 	}
@@ -987,16 +991,21 @@ host_rx(struct sim_net *net, uint32_t node, struct sim_pkt *p)
 	if (q == NULL || (is_data ? q->dst : q->src) != node) {
 		if (is_data)
 			h->st.data_rcvd++, h->st.data_stale++;
+		else
+			h->st.ctl_rcvd++;
 		sim_pkt_free(net, p);
 		return;
 	}
 	if (is_data) {
 		receiver_data(h, q, f);
 	} else if (bth[0] == RTR_BTH_OP_CNP) {
+		h->st.ctl_rcvd++;
 		h->st.cnps_rcvd++;
 		dcqcn_cnp(h, q);
-	} else if (p->mb.pkt_len >= OFF_BTH + RTR_BTH_LEN + AETH_LEN) {
-		sender_ack(h, q, bth);
+	} else {
+		h->st.ctl_rcvd++;
+		if (p->mb.pkt_len >= OFF_BTH + RTR_BTH_LEN + AETH_LEN)
+			sender_ack(h, q, bth);
 	}
 	sim_pkt_free(net, p);
 }

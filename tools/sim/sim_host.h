@@ -89,6 +89,8 @@ struct sim_host_stats {
 	uint64_t data_sent, data_retx, data_rcvd, data_ooo; /* data packets */
 	uint64_t data_stale;	   /* of data_rcvd: for a QP already finished */
 	uint64_t acks_sent, nacks_sent, cnps_sent, cnps_rcvd;
+	uint64_t ctl_rcvd;	   /* ACK/NACK/CNP frames that reached their host */
+	uint64_t ctl_while_paused; /* control frames sent while PFC paused the data class */
 	uint64_t timeouts;
 	uint64_t ce_rcvd;	   /* data packets that arrived CE-marked */
 	uint64_t bytes_acked;

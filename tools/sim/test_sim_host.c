@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rtr_egress.h"
+#include "rtr_lb.h"
 #include "rtr_test.h"
 #include "sim_host.h"
 #include "sim_net.h"
@@ -52,10 +53,11 @@ struct world {
 };
 
 static int
-world_up(struct world *w, const char *prefix, const char *sections, const struct sim_host_cfg *c)
+world_up_lb(struct world *w, const char *prefix, const char *sections, const char *lb,
+		const struct sim_host_cfg *c)
 {
 	struct sim_leafspine p = {.tors = 4, .spines = 2, .hosts_per_tor = 4, .host_gbps = 100,
-		.link_delay_ns = DELAY_NS, .sections = sections};
+		.link_delay_ns = DELAY_NS, .sections = sections, .lb = lb};
 	char err[256];
 
 	memset(w, 0, sizeof(*w));
@@ -67,6 +69,12 @@ world_up(struct world *w, const char *prefix, const char *sections, const struct
 	w->h = sim_hosts_create(&w->net, c, on_done, &w->rec);
 	CHECK(w->h != NULL, "sim_hosts_create");
 	return w->h == NULL ? -1 : 0;
+}
+
+static int
+world_up(struct world *w, const char *prefix, const char *sections, const struct sim_host_cfg *c)
+{
+	return world_up_lb(w, prefix, sections, NULL, c);
 }
 
 static void
@@ -148,6 +156,8 @@ struct meter {
 	uint64_t dropped;
 	uint64_t psn_seen[4];	  /* flow 0: arrivals of PSNs drop_psn .. +3 */
 	uint64_t ms[2][100];	  /* flows 0 and 1: payload bytes per ms */
+	uint8_t sport_seen[65536]; /* flow 0's data frames' UDP source ports */
+	uint64_t sports;	  /* distinct ones */
 };
 
 static struct meter meter;
@@ -169,6 +179,11 @@ meter_rx(struct sim_net *net, uint32_t host, struct sim_pkt *p)
 			return;
 		}
 		meter.data[p->flow]++;
+		if (p->flow == 0) {
+			uint16_t sp = (uint16_t)(sim_pkt_data(p)[34] << 8 | sim_pkt_data(p)[35]);
+
+			meter.sports += meter.sport_seen[sp]++ == 0;
+		}
 		if (p->flow < 2 && net->sim.now_ns < 100000000)
 			meter.ms[p->flow][net->sim.now_ns / 1000000] += p->mb.pkt_len - HDR;
 		if (net->sim.now_ns >= meter.from_ns && net->sim.now_ns < meter.to_ns)
@@ -330,6 +345,148 @@ test_drop(void)
 	}
 }
 
+/* A packet lost at the tail (the last PSN): no later packet makes a NACK,
+ * the retransmission timer does. From the ACK of PSN 998 on (at 1,002 S +
+ * 8,027.52 ns, the last event that restarted the timer) the sender waits
+ * the timeout, resends PSN 999 and has its ACK 4 S + 4,000 + A later:
+ * FCT = 1,006 S + 16,055.04 + RTO. Go-back-N's RTO is 4 ms; IRN's is the
+ * low one (454 us), one packet being in flight. */
+static void
+test_tail_loss(void)
+{
+	const double S = (1000 + HDR + WIRE_OH) * 8 / 100.0;
+
+	for (int i = 0; i < 2; i++) {
+		struct sim_host_cfg c;
+		struct world w;
+		struct sim_host_stats st;
+		char prefix[32];
+		double want;
+		uint64_t fct;
+
+		sim_host_cfg_default(&c, i ? SIM_TR_IRN : SIM_TR_GBN);
+		c.dcqcn.enabled = false;
+		snprintf(prefix, sizeof(prefix), "tail%d_", i);
+		if (world_up(&w, prefix, QOS, &c) != 0)
+			return;
+		meter_on(&w, 0, 0);
+		meter.drop_psn = 999;
+		sim_hosts_start(w.h, 0, 15, 1000000);
+		sim_run(&w.net.sim, 100 * 1000 * 1000);
+		sim_hosts_stats(w.h, &st);
+		CHECK_EQ(w.rec.n, 1);
+		fct = w.rec.f[0].end_ns - w.rec.f[0].start_ns;
+		want = 1006 * S + 16055.04 + (double)(i ? c.irn_rto_low_ns : c.rto_ns);
+		printf("tail loss, %s: FCT %llu ns, by hand %.1f; %llu timeouts, %llu resent\n",
+			i ? "IRN" : "GBN", (unsigned long long)fct, want,
+			(unsigned long long)st.timeouts, (unsigned long long)st.data_retx);
+		/* Events are at whole ns (rounded up): up to 1 ns per link
+		 * crossed from the ACK of PSN 998 on (12 links). */
+		CHECK(fabs((double)fct - want) <= 12, "FCT %llu, by hand %.1f",
+			(unsigned long long)fct, want);
+		CHECK_EQ(st.timeouts, 1);
+		CHECK_EQ(st.data_retx, 1);
+		CHECK_EQ(st.nacks_sent, 0);
+		world_down(&w);
+	}
+}
+
+/* The lone flow through each LB mode (switch.lb; ToR-only modes run ECMP
+ * on the spines): the hosts' frames are ones the modes take as RoCE data
+ * and ACKs. CAVER adds its shim to every ACK leaving the receiver's ToR
+ * (and strips it before the sender); ConWeave's 4-byte header on every data
+ * packet costs 1000 x 32 bits at 100G = 320 ns. Each within 1% of the
+ * ideal, nothing dropped. */
+static void
+test_modes(void)
+{
+	static const char *const modes[] = {"ecmp", "conweave", "seqbalance", "caver"};
+
+	for (unsigned int i = 0; i < 4; i++) {
+		struct sim_host_cfg c;
+		struct world w;
+		struct sim_host_stats st;
+		char prefix[32];
+		double ideal = ideal_ns(1000000, 8320);
+		uint64_t fct;
+
+		sim_host_cfg_default(&c, SIM_TR_GBN);
+		snprintf(prefix, sizeof(prefix), "m%s_", modes[i]);
+		if (world_up_lb(&w, prefix, QOS, modes[i], &c) != 0)
+			return;
+		sim_hosts_start(w.h, 0, 15, 1000000);
+		sim_run(&w.net.sim, 10 * 1000 * 1000);
+		sim_hosts_stats(w.h, &st);
+		CHECK_EQ(w.rec.n, 1);
+		fct = w.rec.f[0].end_ns - w.rec.f[0].start_ns;
+		printf("%s: lone 1 MB flow FCT %llu ns (ideal %.0f), %llu ACKs, CAVER shims added "
+			"%llu\n", modes[i], (unsigned long long)fct, ideal,
+			(unsigned long long)st.acks_sent,
+			(unsigned long long)w.net.st[w.t.first_tor + 3].lb[RTR_LBC_caver_shims_added]);
+		CHECK(fabs((double)fct - ideal) <= 0.01 * ideal, "%s: FCT %llu, ideal %.0f", modes[i],
+			(unsigned long long)fct, ideal);
+		CHECK_EQ(sim_net_drops(&w.net, -1), 0);
+		CHECK_EQ(st.data_retx, 0);
+		CHECK_EQ(st.ctl_rcvd, st.acks_sent);
+		if (i == 3)
+			CHECK_EQ(w.net.st[w.t.first_tor + 3].lb[RTR_LBC_caver_shims_added], 1000);
+		world_down(&w);
+	}
+}
+
+/* SeqBalance's Shaper: one 1 MB flow over 4 QPs (250 KB each, their own
+ * UDP source ports), done once, when the last QP is: 1000 packets as one
+ * QP would send, the NIC taking the QPs in turn, so the same FCT within 1%.
+ * REPS: a fresh source port per packet (uniform over 16,384: about 970 of
+ * 1000 distinct, 1 - e^(-1000/16384) of them), over both spines. */
+static void
+test_shaper_reps(void)
+{
+	for (int i = 0; i < 2; i++) {
+		struct sim_host_cfg c;
+		struct world w;
+		struct sim_host_stats st;
+		char prefix[32];
+		double ideal = ideal_ns(1000000, 8320);
+		uint64_t fct, up0, up1;
+
+		sim_host_cfg_default(&c, SIM_TR_GBN);
+		if (i == 0)
+			c.qps_per_flow = 4;
+		else
+			c.reps = true;
+		snprintf(prefix, sizeof(prefix), "shaper%d_", i);
+		if (world_up(&w, prefix, QOS, &c) != 0)
+			return;
+		meter_on(&w, 0, 0);
+		sim_hosts_start(w.h, 0, 15, 1000000);
+		sim_run(&w.net.sim, 10 * 1000 * 1000);
+		sim_hosts_stats(w.h, &st);
+		CHECK_EQ(w.rec.n, 1);
+		fct = w.rec.f[0].end_ns - w.rec.f[0].start_ns;
+		up0 = w.net.tx[w.t.first_tor][4].tx_pkts;
+		up1 = w.net.tx[w.t.first_tor][5].tx_pkts;
+		printf("%s: FCT %llu ns (ideal %.0f), %u QPs, %llu source ports, uplinks %llu / %llu "
+			"frames\n", i ? "REPS" : "Shaper x4", (unsigned long long)fct, ideal,
+			w.rec.f[0].n_qps, (unsigned long long)meter.sports, (unsigned long long)up0,
+			(unsigned long long)up1);
+		CHECK(fabs((double)fct - ideal) <= 0.01 * ideal, "FCT %llu, ideal %.0f",
+			(unsigned long long)fct, ideal);
+		CHECK_EQ(w.rec.f[0].pkts_sent, 1000);
+		CHECK_EQ(st.flows_done, 1);
+		CHECK(up0 > 0 && up1 > 0, "one spine only");
+		if (i == 0) {
+			CHECK_EQ(w.rec.f[0].n_qps, 4);
+			CHECK_EQ(meter.sports, 4);
+		} else {
+			CHECK_EQ(w.rec.f[0].n_qps, 1);
+			CHECK(meter.sports > 940 && meter.sports <= 1000, "%llu ports",
+				(unsigned long long)meter.sports);
+		}
+		world_down(&w);
+	}
+}
+
 int
 main(void)
 {
@@ -340,5 +497,8 @@ main(void)
 	test_lone();
 	test_fair();
 	test_drop();
+	test_tail_loss();
+	test_modes();
+	test_shaper_reps();
 	return rtr_test_done("sim-host");
 }
