@@ -712,8 +712,15 @@ data_frame(struct sim_hosts *h, struct sim_qp *q, uint64_t avail_ps)
 	if (h->net->tx[q->src][0].cls_paused_until_ns[hn->data_cls] * 1000 > p->q_ps)
 		p->q_ps = h->net->tx[q->src][0].cls_paused_until_ns[hn->data_cls] * 1000;
 	start_ps = p->q_ps > avail_ps ? p->q_ps : avail_ps;
+	/* A frame is pulled at most 1 ns (events are whole ns) after it
+	 * could start; one that looks older became ready in the past only on
+	 * paper (a rate increase rescaled its gap to before now): it starts
+	 * now, as a NIC would, not in the past. */
+	if (start_ps + 999 < h->net->sim.now_ns * 1000)
+		start_ps = h->net->sim.now_ns * 1000;
 	if (start_ps > h->net->sim.now_ns * 1000)
 		start_ps = h->net->sim.now_ns * 1000;
+	p->q_ps = start_ps;
 	q->last_len = len + h->net->wire_overhead;
 	q->next_avail_ps = start_ps + (uint64_t)(q->last_len * 8000.0 / q->rate + 0.5);
 	q->fl->f.pkts_sent++;

@@ -32,6 +32,8 @@ static const char QOS[] =
 
 struct rec {
 	uint64_t n;
+	uint64_t hash;		/* over (id, end) of every flow, in end order */
+	uint64_t last_end_ns;
 	struct sim_flow f[MAX_FLOWS];
 };
 
@@ -43,6 +45,9 @@ on_done(void *arg, const struct sim_flow *f)
 	if (f->id < MAX_FLOWS)
 		r->f[f->id] = *f;
 	r->n++;
+	r->last_end_ns = f->end_ns;
+	r->hash = (r->hash ^ f->id) * 0x100000001b3ULL;
+	r->hash = (r->hash ^ f->end_ns) * 0x100000001b3ULL;
 }
 
 struct world {
@@ -487,6 +492,89 @@ test_shaper_reps(void)
 	}
 }
 
+/* A mixed run: a 15:1 incast of 200 KB flows into h15, and every host
+ * sending 500 KB to the host 6 after it (through the fabric, some sharing
+ * links with the incast), all at t = 0, with 256 KB class queues. Go-back-N
+ * with PFC on class 3 (xoff 32 KB, xon 16 KB): nothing dropped, PFC frames
+ * reached the hosts, and ACKs left hosts whose data class was paused. IRN
+ * without PFC: the incast drops packets, every flow still finishes. In both:
+ * every frame a host sent (data, ACK, NACK, CNP) reached a host or was
+ * dropped and counted by a switch; every flow finished; no buffer left;
+ * and the same run twice ends every flow at the same nanosecond. */
+static const char QOS_SMALL[] =
+	"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
+	"  queue_kb: 256\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}";
+static const char QOS_SMALL_PFC[] =
+	"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
+	"  queue_kb: 256\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
+	"  pfc: {mode: software, classes: [3], xoff_kb: 32, xon_kb: 16}";
+
+static uint64_t
+mixed_run(enum sim_transport tr, const char *prefix)
+{
+	struct sim_host_cfg c;
+	struct world w;
+	struct sim_host_stats st;
+	uint64_t drops, host_pfc = 0, flows = 0, hash;
+
+	sim_host_cfg_default(&c, tr);
+	if (world_up(&w, prefix, tr == SIM_TR_GBN ? QOS_SMALL_PFC : QOS_SMALL, &c) != 0)
+		return 0;
+	for (uint32_t h = 0; h < 15; h++, flows++)
+		CHECK(sim_hosts_start(w.h, h, 15, 200000) != UINT64_MAX, "start");
+	for (uint32_t h = 0; h < 16; h++, flows++)
+		CHECK(sim_hosts_start(w.h, h, (h + 6) % 16, 500000) != UINT64_MAX, "start");
+	sim_run(&w.net.sim, 100 * 1000 * 1000);
+	sim_hosts_stats(w.h, &st);
+	drops = sim_net_drops(&w.net, -1);
+	for (uint32_t h = 0; h < w.t.n_hosts; h++)
+		host_pfc += w.net.tx[h][0].rx_pfc;
+	printf("mixed, %s: %llu of %llu flows done, the last at %llu ns; %llu data sent (%llu resent), "
+		"%llu dropped by switches, %llu PFC frames (%llu at hosts), %llu control frames "
+		"sent while data was paused, %llu CNPs, %llu timeouts\n",
+		tr == SIM_TR_GBN ? "go-back-N + PFC" : "IRN, no PFC",
+		(unsigned long long)st.flows_done, (unsigned long long)flows,
+		(unsigned long long)w.rec.last_end_ns, (unsigned long long)st.data_sent,
+		(unsigned long long)st.data_retx, (unsigned long long)drops,
+		(unsigned long long)w.net.pfc_frames, (unsigned long long)host_pfc,
+		(unsigned long long)st.ctl_while_paused, (unsigned long long)st.cnps_sent,
+		(unsigned long long)st.timeouts);
+	CHECK_EQ(st.flows_started, flows);
+	CHECK_EQ(st.flows_done, flows);
+	CHECK_EQ(w.rec.n, flows);
+	CHECK_EQ(sim_hosts_active(w.h), 0);
+	/* Every frame a host sent arrived at a host or a switch dropped it. */
+	CHECK_EQ(st.data_sent + st.acks_sent + st.nacks_sent + st.cnps_sent,
+		st.data_rcvd + st.ctl_rcvd + drops);
+	CHECK_EQ(w.net.delivered, st.data_rcvd + st.ctl_rcvd);
+	CHECK_EQ(w.net.tx_late, 0);
+	if (tr == SIM_TR_GBN) {
+		CHECK_EQ(drops, 0);
+		CHECK(host_pfc > 0, "no PFC reached a host");
+		CHECK(st.ctl_while_paused > 0, "no ACK left a paused host");
+		CHECK_EQ(st.data_retx, 0);
+	} else {
+		CHECK(drops > 0, "the incast dropped nothing");
+		CHECK_EQ(w.net.pfc_frames, 0);
+		CHECK(st.data_retx >= sim_net_drops(&w.net, RTR_DROP_QUEUE_FULL) - 0, "resent %llu",
+			(unsigned long long)st.data_retx);
+	}
+	hash = w.rec.hash;
+	world_down(&w);
+	return hash;
+}
+
+static void
+test_mixed(void)
+{
+	uint64_t a = mixed_run(SIM_TR_GBN, "mixg1_"), b = mixed_run(SIM_TR_GBN, "mixg2_");
+
+	CHECK(a == b && a != 0, "go-back-N: two runs, other end times");
+	a = mixed_run(SIM_TR_IRN, "mixi1_");
+	b = mixed_run(SIM_TR_IRN, "mixi2_");
+	CHECK(a == b && a != 0, "IRN: two runs, other end times");
+}
+
 int
 main(void)
 {
@@ -500,5 +588,6 @@ main(void)
 	test_tail_loss();
 	test_modes();
 	test_shaper_reps();
+	test_mixed();
 	return rtr_test_done("sim-host");
 }
