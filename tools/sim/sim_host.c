@@ -433,6 +433,24 @@ set_rate(struct sim_hosts *h, struct sim_qp *q, double r)
 	q->rate = r;
 }
 
+/* The rate increases due by t, the last packet's gap rescaled to the new
+ * rate as the model's ChangeRate does at each. */
+static void
+dcqcn_catch_up(struct sim_hosts *h, struct sim_qp *q, uint64_t t)
+{
+	double r = q->rate;
+
+	if (q->inc_next_ns > t)
+		return;
+	dcqcn_inc_until(h, q, t);
+	if (q->rate != r) {
+		double nr = q->rate;
+
+		q->rate = r;
+		set_rate(h, q, nr);
+	}
+}
+
 static void ev_dec(struct sim *s, void *arg, uint64_t u);
 
 static void
@@ -461,7 +479,7 @@ ev_dec(struct sim *s, void *arg, uint64_t u)
 		dcqcn_arm_dec(h, q);
 		return;
 	}
-	dcqcn_inc_until(h, q, s->now_ns);
+	dcqcn_catch_up(h, q, s->now_ns);
 	dcqcn_alpha_until(h, q, s->now_ns);
 	q->dec_next_ns += d->rate_decrease_ns;
 	if (!q->dec_cnp)
@@ -485,7 +503,7 @@ dcqcn_cnp(struct sim_hosts *h, struct sim_qp *q)
 
 	if (!d->enabled)
 		return;
-	dcqcn_inc_until(h, q, now);
+	dcqcn_catch_up(h, q, now);
 	if (!q->cnp_seen) {
 		q->cnp_seen = true;
 		q->alpha = 1;
@@ -791,18 +809,8 @@ host_pull(struct sim_net *net, uint32_t node, uint64_t avail_ps)
 		return NULL;
 	q = hn->rr;
 	for (uint32_t i = 0; i < hn->n_sending; i++, q = q->rr_next) {
-		if (h->c.dcqcn.enabled && q->inc_next_ns <= net->sim.now_ns) {
-			/* A rate increase is due: its new rate sets this gap. */
-			double r = q->rate;
-
-			dcqcn_inc_until(h, q, net->sim.now_ns);
-			if (q->rate != r) {
-				double nr = q->rate;
-
-				q->rate = r;
-				set_rate(h, q, nr);
-			}
-		}
+		/* A rate increase due: its new rate sets this gap. */
+		dcqcn_catch_up(h, q, net->sim.now_ns);
 		if (q->next_avail_ps <= now_ps) {
 			hn->rr = q->rr_next;
 			return data_frame(h, q, avail_ps);
@@ -1238,6 +1246,25 @@ sim_hosts_start(struct sim_hosts *h, uint32_t src, uint32_t dst, uint64_t size)
 	h->st.flows_started++;
 	sim_net_host_kick(h->net, src);
 	return fl->f.id;
+}
+
+int
+sim_hosts_flow_qp(struct sim_hosts *h, uint64_t flow_id, unsigned int k, uint32_t *qpn,
+		double *rate_gbps)
+{
+	for (uint32_t s = 0; s < h->n_slots; s++) {
+		struct sim_qp *q = qp_at(h, s);
+
+		if (!q->live || q->fl->f.id != flow_id || k-- != 0)
+			continue;
+		dcqcn_catch_up(h, q, h->net->sim.now_ns);
+		if (qpn != NULL)
+			*qpn = qp_num(q);
+		if (rate_gbps != NULL)
+			*rate_gbps = q->rate;
+		return 0;
+	}
+	return -1;
 }
 
 uint64_t

@@ -112,6 +112,12 @@ uint64_t sim_hosts_active(const struct sim_hosts *h);
 
 void sim_hosts_stats(const struct sim_hosts *h, struct sim_host_stats *out);
 
+/* Tests and diagnostics: QP k (0..n_qps-1) of a flow not finished: its
+ * number (BTH dest QP) and its DCQCN rate now. 0, or -1 if there is none.
+ * O(QPs): not for a run's inner loop. */
+int sim_hosts_flow_qp(struct sim_hosts *h, uint64_t flow_id, unsigned int k, uint32_t *qpn,
+		double *rate_gbps);
+
 /* The artifact's base RTT between two hosts (ns): over a shortest path, 2 x
  * the links' delays + one payload-size packet's serialization per link. */
 uint64_t sim_hosts_base_rtt_ns(const struct sim_topo *t, uint32_t src, uint32_t dst,

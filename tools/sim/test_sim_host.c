@@ -575,6 +575,102 @@ test_mixed(void)
 	CHECK(a == b && a != 0, "IRN: two runs, other end times");
 }
 
+/*
+ * The DCQCN reaction point, against the model's rules computed by hand
+ * (g = 1/256, alpha every 1 us, decrease check every 4 us from 1 ns after
+ * the first CNP, rate-increase timer 300 us, 1 fast-recovery stage, AI 40
+ * Mb/s, HAI 100 Mb/s, line rate 100G). A lone 100 MB flow from h0 (no
+ * queue anywhere: no ECN mark of its own) gets a CNP frame, as a receiver
+ * would send it, at t1 = 10 us and another at t1 + 10.5 us:
+ * - t1: alpha = 1, target = rate = 100.
+ * - t1 + 4,001: 4 alpha periods without a CNP (the first CNP only starts
+ *   the timers): alpha = (1-g)^4; rate = 100 (1 - alpha / 2) = 50.778.
+ * - t1 + 10,500: the second CNP; the check at t1 + 8,001 saw none, so the
+ *   next is t1 + 12,001, after alpha's updates at t1 + 11 us (a CNP came:
+ *   (1-g) alpha + g) and t1 + 12 us (none): alpha = (1-g)^12 + g (1-g);
+ *   rate x= 1 - alpha / 2; the target stays 100 (stage 0, no clamp).
+ * - every 300 us from that cut: (rate + target) / 2, the target staying at
+ *   line rate (AI and HAI are capped there).
+ * The NIC paces at the rate: in [t1 + 5,000, t1 + 12,000) at 50.778 Gb/s
+ * 7,000 x 50.778 / 8,656 = 41.06 frames of 1,082 wire bytes leave.
+ */
+struct probe {
+	struct world *w;
+	double rate[8];
+	uint64_t tx[8];
+};
+
+static void
+ev_probe(struct sim *s, void *arg, uint64_t k)
+{
+	struct probe *pr = arg;
+
+	(void)s;
+	if (sim_hosts_flow_qp(pr->w->h, 0, 0, NULL, &pr->rate[k]) != 0)
+		pr->rate[k] = -1;
+	pr->tx[k] = pr->w->net.tx[0][0].tx_pkts;
+}
+
+static void
+ev_cnp(struct sim *s, void *arg, uint64_t u)
+{
+	struct world *w = arg;
+	struct sim_pkt *p = sim_pkt_alloc(&w->net);
+	uint32_t qpn = 0;
+	struct sim_roce r = {.src_ip = w->t.nodes[15].ip, .dst_ip = w->t.nodes[0].ip,
+		.sport = 49152, .opcode = 0x81, .dscp = 48, .b4 = 0x40, .payload = 16};
+
+	(void)s;
+	(void)u;
+	sim_hosts_flow_qp(w->h, 0, 0, &qpn, NULL);
+	r.dqp = qpn;
+	sim_roce_build(p, &r);
+	w->net.host_rx(&w->net, 0, p);
+}
+
+static void
+test_dcqcn(void)
+{
+	const double g = 1.0 / 256, t1 = 10000;
+	struct sim_host_cfg c;
+	struct world w;
+	struct probe pr;
+	struct sim_host_stats st;
+	double a1 = pow(1 - g, 4), r1 = 100 * (1 - a1 / 2);
+	double a2 = pow(1 - g, 12) + g * (1 - g), r2 = r1 * (1 - a2 / 2);
+	double r3 = (r2 + 100) / 2, r4 = (r3 + 100) / 2, r5 = (r4 + 100) / 2;
+	static const double at[8] = {4000, 4002, 12000, 12002, 312002, 612002, 912002, 5000};
+	double want[8];
+
+	want[0] = 100, want[1] = r1, want[2] = r1, want[3] = r2, want[4] = r3, want[5] = r4;
+	want[6] = r5, want[7] = r1;
+	sim_host_cfg_default(&c, SIM_TR_GBN);
+	if (world_up(&w, "dcqcn_", QOS, &c) != 0)
+		return;
+	memset(&pr, 0, sizeof(pr));
+	pr.w = &w;
+	sim_hosts_start(w.h, 0, 15, 100000000);
+	sim_at(&w.net.sim, (uint64_t)t1, ev_cnp, &w, 0);
+	sim_at(&w.net.sim, (uint64_t)t1 + 10500, ev_cnp, &w, 0);
+	for (unsigned int k = 0; k < 8; k++)
+		sim_at(&w.net.sim, (uint64_t)(t1 + at[k]), ev_probe, &pr, k);
+	sim_run(&w.net.sim, 1000000);
+	sim_hosts_stats(w.h, &st);
+	printf("DCQCN: rate %.3f, %.3f, %.3f, %.3f, %.3f, %.3f, %.3f Gb/s (by hand %.3f, %.3f, "
+		"%.3f, %.3f, %.3f, %.3f, %.3f); %llu frames in 7 us at %.3f Gb/s (by hand %.2f)\n",
+		pr.rate[0], pr.rate[1], pr.rate[2], pr.rate[3], pr.rate[4], pr.rate[5], pr.rate[6],
+		want[0], want[1], want[2], want[3], want[4], want[5], want[6],
+		(unsigned long long)(pr.tx[2] - pr.tx[7]), r1, 7000 * r1 / 8656);
+	for (unsigned int k = 0; k < 7; k++)
+		CHECK(fabs(pr.rate[k] - want[k]) < 1e-9, "rate %u: %.6f, by hand %.6f", k,
+			pr.rate[k], want[k]);
+	CHECK(fabs((double)(pr.tx[2] - pr.tx[7]) - 7000 * r1 / 8656) <= 1, "%llu frames",
+		(unsigned long long)(pr.tx[2] - pr.tx[7]));
+	CHECK_EQ(st.cnps_rcvd, 2);
+	CHECK_EQ(st.ce_rcvd, 0);
+	world_down(&w);
+}
+
 int
 main(void)
 {
@@ -589,5 +685,6 @@ main(void)
 	test_modes();
 	test_shaper_reps();
 	test_mixed();
+	test_dcqcn();
 	return rtr_test_done("sim-host");
 }
