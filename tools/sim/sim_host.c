@@ -1027,8 +1027,7 @@ host_rx(struct sim_net *net, uint32_t node, struct sim_pkt *p)
 
 /* ------------------------------------------------------------------ API */
 
-/* The BDP of the fabric's longest host-to-host path, as the artifact's:
- * base RTT x the host link rate. */
+/* The artifact's base RTT (sim_host.h), over a shortest path of links up. */
 uint64_t
 sim_hosts_base_rtt_ns(const struct sim_topo *t, uint32_t src, uint32_t dst, uint32_t payload)
 {
@@ -1060,7 +1059,7 @@ sim_hosts_base_rtt_ns(const struct sim_topo *t, uint32_t src, uint32_t dst, uint
 		for (uint16_t k = 0; k < nd->n_ports; k++) {
 			uint32_t m = nd->ports[k].peer;
 
-			if (prev[m] != UINT32_MAX)
+			if (prev[m] != UINT32_MAX || nd->ports[k].down)
 				continue;
 			prev[m] = n;
 			pport[m] = k;

@@ -98,7 +98,9 @@ struct sim_host_stats {
 
 struct sim_hosts;
 
-/* Attach hosts to a network (they take net->host_rx). NULL on failure. */
+/* Attach hosts to a network, after sim_net_init (they take net->host_rx
+ * and net->host_tx; the classes PFC names come from each host's ToR
+ * egress). NULL on failure. */
 struct sim_hosts *sim_hosts_create(struct sim_net *net, const struct sim_host_cfg *c,
 		sim_flow_done_fn done, void *arg);
 void sim_hosts_free(struct sim_hosts *h);
@@ -118,8 +120,10 @@ void sim_hosts_stats(const struct sim_hosts *h, struct sim_host_stats *out);
 int sim_hosts_flow_qp(struct sim_hosts *h, uint64_t flow_id, unsigned int k, uint32_t *qpn,
 		double *rate_gbps);
 
-/* The artifact's base RTT between two hosts (ns): over a shortest path, 2 x
- * the links' delays + one payload-size packet's serialization per link. */
+/* The artifact's base RTT between two hosts (ns): over a shortest path of
+ * links up, 2 x the links' delays + one payload-size packet's serialization
+ * per link (8,320 across the 100G, 1 us leaf-spine; 4,160 under one ToR).
+ * O(nodes). */
 uint64_t sim_hosts_base_rtt_ns(const struct sim_topo *t, uint32_t src, uint32_t dst,
 		uint32_t payload);
 
