@@ -859,8 +859,9 @@ sender_ack(struct sim_hosts *h, struct sim_qp *q, const uint8_t *bth)
 			}
 			if (got + 1 > q->rtx_end && got < q->max_sent)
 				q->rtx_end = got + 1;
-		} else {
-			/* Go back: everything from the NACKed PSN again. */
+		} else if (psn >= q->snd_una) {
+			/* Go back: everything from the NACKed PSN again (a NACK
+			 * of a PSN already acknowledged is stale: ignored). */
 			q->snd_nxt = q->snd_una;
 		}
 	}
