@@ -1277,4 +1277,5 @@ void
 sim_hosts_stats(const struct sim_hosts *h, struct sim_host_stats *out)
 {
 	*out = h->st;
+	out->qp_slots = h->n_slots;
 }

@@ -94,6 +94,7 @@ struct sim_host_stats {
 	uint64_t timeouts;
 	uint64_t ce_rcvd;	   /* data packets that arrived CE-marked */
 	uint64_t bytes_acked;
+	uint64_t qp_slots;	   /* QP records allocated (the most alive at once, plus quarantine) */
 };
 
 struct sim_hosts;
