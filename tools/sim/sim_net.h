@@ -38,11 +38,13 @@
  * serviced again, and after each step every port with work is (as the
  * pipeline's loop does). Two frames, not one: the next frame is then
  * already waiting when the link frees and starts at the exact picosecond.
+ * The egress's wire_burst is set to the same, so only those and as many
+ * more in its wire FIFO wait outside the class queues RED and PFC see.
  *
  * PFC: the frames the egress builds cross the link like any frame; a switch
  * gives a received one to rtr_egress_mac_control_rx (its egress then holds
  * the paused classes of that port, serviced again when the pause ends), a
- * host pauses its transmitter for the quanta given (XON: resumes). While
+ * host pauses each class named for its quanta (XON: resumes it). While
  * an egress holds XOFF toward a port, rtr_egress_tick runs at the
  * refresh time the egress keeps (pfc_refresh_at).
  *
