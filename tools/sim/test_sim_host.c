@@ -147,6 +147,50 @@ test_lone(void)
 		(unsigned long long)fct, ideal, 100.0 * ((double)fct - ideal) / ideal,
 		(unsigned long long)st.acks_sent);
 	world_down(&w);
+
+	/* An ACK per 4 packets: 250 ACKs, the last at the last packet; the
+	 * FCT as before (the last ACK is still the last packet's). */
+	sim_host_cfg_default(&c, SIM_TR_GBN);
+	c.ack_every = 4;
+	if (world_up(&w, "lone4_", QOS, &c) != 0)
+		return;
+	sim_hosts_start(w.h, 0, 15, 1000000);
+	sim_run(&w.net.sim, 10 * 1000 * 1000);
+	sim_hosts_stats(w.h, &st);
+	CHECK_EQ(w.rec.n, 1);
+	CHECK_EQ(st.acks_sent, 250);
+	CHECK(fabs((double)(w.rec.f[0].end_ns - w.rec.f[0].start_ns) - 94847.2) <= 5, "FCT %llu",
+		(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns));
+	world_down(&w);
+
+	/* A 1-byte message (SEND_ONLY, a 59 B frame, 83 on the wire: 6.64 ns
+	 * a link) and a 2,500 B one (3 packets, the last of 500 B): by hand
+	 * 4 x 6.64 + 4,000 + 4 x 6.88 + 4,000 = 8,054.08 ns, below the
+	 * artifact's ideal (8,320 + 83 x 8 / 100 = 8,326.64: its base RTT
+	 * counts a full packet per link), and 8,506.88 ns: frames of 1082,
+	 * 1082 and 582 B on the wire; the short last one queues behind the
+	 * second at every switch, so it ends each link 46.56 ns after that one,
+	 * which ends the first link at 173.12 and each next 86.56 later:
+	 * 173.12 + 3 x 86.56 + 46.56 + 4 x 1,000, then the ACK's 4,027.52. */
+	sim_host_cfg_default(&c, SIM_TR_GBN);
+	if (world_up(&w, "small_", QOS, &c) != 0)
+		return;
+	sim_hosts_start(w.h, 0, 15, 1);
+	sim_run(&w.net.sim, 1000000);
+	sim_hosts_start(w.h, 0, 15, 2500);
+	sim_run(&w.net.sim, 2000000);
+	sim_hosts_stats(w.h, &st);
+	CHECK_EQ(w.rec.n, 2);
+	CHECK_EQ(st.bytes_acked, 2501);
+	CHECK_EQ(st.data_sent, 4);
+	CHECK(fabs((double)(w.rec.f[0].end_ns - w.rec.f[0].start_ns) - 8054.08) <= 5, "FCT %llu",
+		(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns));
+	CHECK(fabs((double)(w.rec.f[1].end_ns - w.rec.f[1].start_ns) - 8506.88) <= 5, "FCT %llu",
+		(unsigned long long)(w.rec.f[1].end_ns - w.rec.f[1].start_ns));
+	printf("1 B flow: FCT %llu ns (by hand 8054.08); 2500 B: %llu ns (8506.88)\n",
+		(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns),
+		(unsigned long long)(w.rec.f[1].end_ns - w.rec.f[1].start_ns));
+	world_down(&w);
 }
 
 /* Data bytes (payload) each flow delivered in [from_ns, to_ns): the test
