@@ -1012,7 +1012,13 @@ host_rx(struct sim_net *net, uint32_t node, struct sim_pkt *p)
 		sim_pkt_free(net, p);
 		return;
 	}
-	if (is_data) {
+	if (is_data && p->mb.pkt_len < OFF_BTH + RTR_BTH_LEN + 1 + RTR_ICRC_LEN) {
+		/* A switch trimmed it (qos trim: the headers only, no payload
+		 * nor ICRC): the packet is lost, which its successors show as
+		 * for a dropped one. */
+		h->st.data_rcvd++;
+		h->st.data_trimmed++;
+	} else if (is_data) {
 		receiver_data(h, q, f);
 	} else if (bth[0] == RTR_BTH_OP_CNP) {
 		h->st.ctl_rcvd++;

@@ -88,6 +88,7 @@ struct sim_host_stats {
 	uint64_t flows_started, flows_done;
 	uint64_t data_sent, data_retx, data_rcvd, data_ooo; /* data packets */
 	uint64_t data_stale;	   /* of data_rcvd: for a QP already finished */
+	uint64_t data_trimmed;	   /* of data_rcvd: trimmed by a switch (taken as lost) */
 	uint64_t acks_sent, nacks_sent, cnps_sent, cnps_rcvd;
 	uint64_t ctl_rcvd;	   /* ACK/NACK/CNP frames that reached their host */
 	uint64_t ctl_while_paused; /* control frames sent while PFC paused the data class */

@@ -553,8 +553,13 @@ static const char QOS_SMALL_PFC[] =
 	"  queue_kb: 256\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
 	"  pfc: {mode: software, classes: [3], xoff_kb: 32, xon_kb: 16}";
 
+static const char QOS_SMALL_TRIM[] =
+	"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
+	"  queue_kb: 256\n  trim: true\n"
+	"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}";
+
 static uint64_t
-mixed_run(enum sim_transport tr, const char *prefix)
+mixed_run_qos(enum sim_transport tr, const char *prefix, const char *qos)
 {
 	struct sim_host_cfg c;
 	struct world w;
@@ -562,7 +567,7 @@ mixed_run(enum sim_transport tr, const char *prefix)
 	uint64_t drops, host_pfc = 0, flows = 0, hash;
 
 	sim_host_cfg_default(&c, tr);
-	if (world_up(&w, prefix, tr == SIM_TR_GBN ? QOS_SMALL_PFC : QOS_SMALL, &c) != 0)
+	if (world_up(&w, prefix, qos, &c) != 0)
 		return 0;
 	for (uint32_t h = 0; h < 15; h++, flows++)
 		CHECK(sim_hosts_start(w.h, h, 15, 200000) != UINT64_MAX, "start");
@@ -576,7 +581,8 @@ mixed_run(enum sim_transport tr, const char *prefix)
 	printf("mixed, %s: %llu of %llu flows done, the last at %llu ns; %llu data sent (%llu resent), "
 		"%llu dropped by switches, %llu PFC frames (%llu at hosts), %llu control frames "
 		"sent while data was paused, %llu CNPs, %llu timeouts\n",
-		tr == SIM_TR_GBN ? "go-back-N + PFC" : "IRN, no PFC",
+		tr == SIM_TR_GBN ? "go-back-N + PFC" : qos == QOS_SMALL ? "IRN, no PFC" :
+		"IRN, trimming",
 		(unsigned long long)st.flows_done, (unsigned long long)flows,
 		(unsigned long long)w.rec.last_end_ns, (unsigned long long)st.data_sent,
 		(unsigned long long)st.data_retx, (unsigned long long)drops,
@@ -597,6 +603,13 @@ mixed_run(enum sim_transport tr, const char *prefix)
 		CHECK(host_pfc > 0, "no PFC reached a host");
 		CHECK(st.ctl_while_paused > 0, "no ACK left a paused host");
 		CHECK_EQ(st.data_retx, 0);
+	} else if (qos == QOS_SMALL_TRIM) {
+		/* Trimmed, not dropped: the hosts take them as lost. */
+		CHECK_EQ(drops, 0);
+		CHECK(st.data_trimmed > 0, "nothing trimmed");
+		CHECK(st.data_retx >= st.data_trimmed, "resent %llu of %llu trimmed",
+			(unsigned long long)st.data_retx, (unsigned long long)st.data_trimmed);
+		printf("  %llu trimmed\n", (unsigned long long)st.data_trimmed);
 	} else {
 		CHECK(drops > 0, "the incast dropped nothing");
 		CHECK_EQ(w.net.pfc_frames, 0);
@@ -608,6 +621,12 @@ mixed_run(enum sim_transport tr, const char *prefix)
 	return hash;
 }
 
+static uint64_t
+mixed_run(enum sim_transport tr, const char *prefix)
+{
+	return mixed_run_qos(tr, prefix, tr == SIM_TR_GBN ? QOS_SMALL_PFC : QOS_SMALL);
+}
+
 static void
 test_mixed(void)
 {
@@ -617,6 +636,7 @@ test_mixed(void)
 	a = mixed_run(SIM_TR_IRN, "mixi1_");
 	b = mixed_run(SIM_TR_IRN, "mixi2_");
 	CHECK(a == b && a != 0, "IRN: two runs, other end times");
+	mixed_run_qos(SIM_TR_IRN, "mixt_", QOS_SMALL_TRIM);
 }
 
 /*
