@@ -1,0 +1,1038 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * rocetor-sim (doc/simulator.md): a whole flow-completion-time run. A
+ * topology of rocetor switches, hosts with RoCEv2 RC transport, a workload
+ * from a CDF; writes DIR/fct.txt (one line per finished flow, in
+ * completion order) and DIR/summary.json (parameters, the switches'
+ * counters, ConWeave's reorder state sampled over time, link utilisation,
+ * drops, PFC, the hosts' retransmissions, speed and memory).
+ *
+ * Exit status: 0 when the run completed (every started flow finished), 3
+ * when the drain limit stopped it with flows unfinished, 2 on bad options,
+ * 1 on any other failure.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "rtr_drop.h"
+#include "rtr_egress.h"
+#include "rtr_lb.h"
+#include "rtr_lb_counters.h"
+#include "rtr_lb_registry.h"
+#include "sim_host.h"
+#include "sim_net.h"
+#include "sim_workload.h"
+
+#define PROG "rocetor-sim"
+
+/* Per-packet headers of a RoCEv2 data frame as sim_roce_build writes it:
+ * Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4. */
+#define SIM_DATA_HDR 58
+
+struct opts {
+	const char *topo;
+	unsigned int tors, spines, hosts_per_tor, k;
+	double link_gbps, uplink_gbps;
+	uint64_t link_delay_ns;
+	const char *workload;
+	double load;
+	double duration_ms;
+	uint64_t max_flows;	/* 0: no limit */
+	const char *lb;
+	enum sim_transport transport;
+	const char *config;
+	uint64_t seed;
+	const char *out;
+	unsigned int qps_per_flow; /* 0: the default for the mode */
+	unsigned int reps;
+	unsigned int wire_overhead;
+	double drain_ms;
+	double sample_us;
+	const char *link_down, *slow_link;
+	bool quiet;
+};
+
+/* One reorder-state sample (ConWeave): across the switches. */
+struct sample {
+	uint32_t queues_max;	/* most reorder queues in use on one switch */
+	uint32_t queues_sum;
+	uint32_t held_max;	/* most packets held on one switch */
+	uint32_t held_sum;
+};
+
+struct run {
+	struct opts o;
+	struct sim_topo topo;
+	struct sim_net net;
+	struct sim_hosts *hosts;
+	struct sim_cdf cdf;
+	struct sim_workload wl;
+	struct sim_host_cfg hcfg;
+	FILE *fct;
+	uint64_t start_ns, end_ns;	/* arrivals in [start, end) */
+	uint64_t started, finished;
+	bool arrivals_done;		/* --flows reached */
+	/* The ideal FCT's parts per (src, dst) host pair. */
+	double *base_rtt_ns;		/* n_hosts x n_hosts */
+	double *bottleneck_gbps;
+	uint32_t *hops;
+	/* Link utilisation over [0, end]: tx wire bytes at end. */
+	uint64_t **wire_at_end;
+	bool snap_done;
+	/* Reorder samples. */
+	struct sample *smp;
+	size_t n_smp, cap_smp;
+	uint64_t sample_ns;
+	bool sampling;
+	uint64_t min_slowdown_x1e6;	/* fct / ideal, smallest, x 1e6 */
+	uint64_t flows_below_ideal;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [options] --workload FILE --out DIR\n"
+		"  --topo leafspine|fattree     topology (leafspine)\n"
+		"  --tors N --spines N --hosts-per-tor N   leaf-spine size (8, 8, 16)\n"
+		"  --k K                        fat-tree arity (4)\n"
+		"  --link-gbps G                host links (100); --uplink-gbps G: switch links (same)\n"
+		"  --link-delay-ns NS           every link's propagation delay (1000)\n"
+		"  --workload FILE              flow-size CDF (\"size percent\" lines)\n"
+		"  --load X                     core load, host load = X / oversubscription (0.5)\n"
+		"  --duration-ms MS             flows start in [0, MS) (10)\n"
+		"  --flows N                    start at most N flows (tests)\n"
+		"  --lb MODE                    the switches' LB mode (ecmp)\n"
+		"  --transport lossless|irn     go-back-N with PFC, or IRN without (lossless)\n"
+		"  --config FILE                YAML: qos and LB sections of a rocetor config\n"
+		"  --seed N                     workload seed (1)\n"
+		"  --out DIR                    writes DIR/fct.txt and DIR/summary.json\n"
+		"  --qps-per-flow N             SeqBalance Shaper: QPs per message\n"
+		"                               (seqbalance: 4, else 1)\n"
+		"  --reps 0|1                   REPS-style per-packet entropy senders (0)\n"
+		"  --wire-overhead B            bytes per frame beyond it on the wire (24)\n"
+		"  --drain-ms MS                stop this long after the last arrival (100)\n"
+		"  --sample-us US               reorder-state sampling period (10)\n"
+		"  --link-down A:B[,..]         links left out (fat-tree/leaf-spine scenarios)\n"
+		"  --slow-link A:B:GBPS[,..]    links run slower\n"
+		"  --quiet                      no progress line\n");
+}
+
+/* A bad option: one line, exit status 2 (as rocetor's). */
+static int __attribute__((format(printf, 1, 2)))
+bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ":");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see --help)\n");
+	return 2;
+}
+
+static int
+num_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || x < lo || x > hi) {
+		fprintf(stderr, PROG ": %s: expected an integer in %llu..%llu, got \"%s\" (see --help)\n",
+				opt, (unsigned long long)lo, (unsigned long long)hi, s);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+static int
+num_uint(const char *opt, const char *s, unsigned int lo, unsigned int hi, unsigned int *v)
+{
+	uint64_t x;
+
+	if (num_u64(opt, s, lo, hi, &x) != 0)
+		return -1;
+	*v = (unsigned int)x;
+	return 0;
+}
+
+/* A number in (lo, hi] (lo_incl: [lo, hi]). */
+static int
+num_dbl(const char *opt, const char *s, double lo, bool lo_incl, double hi, double *v)
+{
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !isfinite(x) || x > hi ||
+			(lo_incl ? x < lo : x <= lo)) {
+		fprintf(stderr, PROG ": %s: expected a number in %s%g..%g], got \"%s\" (see --help)\n",
+				opt, lo_incl ? "[" : "(", lo, hi, s);
+		return -1;
+	}
+	*v = x;
+	return 0;
+}
+
+enum {
+	O_TOPO = 256, O_TORS, O_SPINES, O_HPT, O_K, O_GBPS, O_UPGBPS, O_DELAY, O_WL, O_LOAD,
+	O_DUR, O_FLOWS, O_LB, O_TR, O_CONFIG, O_SEED, O_OUT, O_QPS, O_REPS, O_WIRE, O_DRAIN,
+	O_SAMPLE, O_DOWN, O_SLOW, O_QUIET, O_HELP,
+};
+
+static const struct option long_opts[] = {
+	{"topo", required_argument, NULL, O_TOPO},
+	{"tors", required_argument, NULL, O_TORS},
+	{"spines", required_argument, NULL, O_SPINES},
+	{"hosts-per-tor", required_argument, NULL, O_HPT},
+	{"k", required_argument, NULL, O_K},
+	{"link-gbps", required_argument, NULL, O_GBPS},
+	{"uplink-gbps", required_argument, NULL, O_UPGBPS},
+	{"link-delay-ns", required_argument, NULL, O_DELAY},
+	{"workload", required_argument, NULL, O_WL},
+	{"load", required_argument, NULL, O_LOAD},
+	{"duration-ms", required_argument, NULL, O_DUR},
+	{"flows", required_argument, NULL, O_FLOWS},
+	{"lb", required_argument, NULL, O_LB},
+	{"transport", required_argument, NULL, O_TR},
+	{"config", required_argument, NULL, O_CONFIG},
+	{"seed", required_argument, NULL, O_SEED},
+	{"out", required_argument, NULL, O_OUT},
+	{"qps-per-flow", required_argument, NULL, O_QPS},
+	{"reps", required_argument, NULL, O_REPS},
+	{"wire-overhead", required_argument, NULL, O_WIRE},
+	{"drain-ms", required_argument, NULL, O_DRAIN},
+	{"sample-us", required_argument, NULL, O_SAMPLE},
+	{"link-down", required_argument, NULL, O_DOWN},
+	{"slow-link", required_argument, NULL, O_SLOW},
+	{"quiet", no_argument, NULL, O_QUIET},
+	{"help", no_argument, NULL, O_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+/* 0, 1 for --help (exit 0), or 2. */
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	uint64_t u;
+	int c;
+
+	*o = (struct opts){
+		.topo = "leafspine", .tors = 8, .spines = 8, .hosts_per_tor = 16, .k = 4,
+		.link_gbps = 100, .link_delay_ns = 1000, .load = 0.5, .duration_ms = 10,
+		.lb = "ecmp", .transport = SIM_TR_GBN, .seed = 1, .wire_overhead =
+		RTR_EG_FRAME_OVERHEAD, .drain_ms = 100, .sample_us = 10,
+	};
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		int rc = 0;
+
+		switch (c) {
+		case O_TOPO:
+			if (strcmp(optarg, "leafspine") != 0 && strcmp(optarg, "fattree") != 0)
+				return bad("--topo: expected leafspine or fattree, got \"%s\"", optarg);
+			o->topo = optarg;
+			break;
+		case O_TORS: rc = num_uint("--tors", optarg, 1, 32, &o->tors); break;
+		case O_SPINES: rc = num_uint("--spines", optarg, 1, 64, &o->spines); break;
+		case O_HPT: rc = num_uint("--hosts-per-tor", optarg, 1, 31, &o->hosts_per_tor); break;
+		case O_K: rc = num_uint("--k", optarg, 2, 16, &o->k); break;
+		case O_GBPS: rc = num_dbl("--link-gbps", optarg, 0, false, 1600, &o->link_gbps); break;
+		case O_UPGBPS:
+			rc = num_dbl("--uplink-gbps", optarg, 0, false, 1600, &o->uplink_gbps);
+			break;
+		case O_DELAY:
+			rc = num_u64("--link-delay-ns", optarg, 0, 1000000000, &o->link_delay_ns);
+			break;
+		case O_WL: o->workload = optarg; break;
+		case O_LOAD: rc = num_dbl("--load", optarg, 0, false, 64, &o->load); break;
+		case O_DUR: rc = num_dbl("--duration-ms", optarg, 0, false, 1e6, &o->duration_ms); break;
+		case O_FLOWS: rc = num_u64("--flows", optarg, 1, UINT64_MAX - 1, &o->max_flows); break;
+		case O_LB:
+			if (rtr_lb_mode_find(optarg) < 0 ||
+					rtr_lb_mode_ops((unsigned int)rtr_lb_mode_find(optarg), false) == NULL) {
+				char names[256];
+
+				return bad("--lb: unknown mode \"%s\" (implemented: %s)", optarg,
+						rtr_lb_mode_list(names, sizeof(names), ", ", true));
+			}
+			o->lb = optarg;
+			break;
+		case O_TR:
+			if (strcmp(optarg, "lossless") == 0)
+				o->transport = SIM_TR_GBN;
+			else if (strcmp(optarg, "irn") == 0)
+				o->transport = SIM_TR_IRN;
+			else
+				return bad("--transport: expected lossless or irn, got \"%s\"", optarg);
+			break;
+		case O_CONFIG: o->config = optarg; break;
+		case O_SEED: rc = num_u64("--seed", optarg, 0, UINT64_MAX, &o->seed); break;
+		case O_OUT: o->out = optarg; break;
+		case O_QPS: rc = num_uint("--qps-per-flow", optarg, 1, 64, &o->qps_per_flow); break;
+		case O_REPS: rc = num_uint("--reps", optarg, 0, 1, &o->reps); break;
+		case O_WIRE: rc = num_uint("--wire-overhead", optarg, 0, 64, &o->wire_overhead); break;
+		case O_DRAIN: rc = num_dbl("--drain-ms", optarg, 0, false, 1e6, &o->drain_ms); break;
+		case O_SAMPLE: rc = num_dbl("--sample-us", optarg, 0, false, 1e6, &o->sample_us); break;
+		case O_DOWN: o->link_down = optarg; break;
+		case O_SLOW: o->slow_link = optarg; break;
+		case O_QUIET: o->quiet = true; break;
+		case O_HELP: usage(stdout); return 1;
+		default:
+			return bad("unknown or incomplete option \"%s\"", argv[optind - 1]);
+		}
+		if (rc != 0)
+			return 2;
+	}
+	if (optind < argc)
+		return bad("unexpected argument \"%s\"", argv[optind]);
+	if (o->workload == NULL)
+		return bad("--workload FILE is required");
+	if (o->out == NULL)
+		return bad("--out DIR is required");
+	if (strcmp(o->topo, "fattree") == 0)
+		return bad("--topo fattree: not built yet (the fat-tree builder is in progress)");
+	if (o->link_down != NULL)
+		return bad("--link-down: not built yet (link scenarios are in progress)");
+	if (o->slow_link != NULL)
+		return bad("--slow-link: not built yet (link scenarios are in progress)");
+	if (o->tors * o->hosts_per_tor < 2)
+		return bad("a run needs at least 2 hosts");
+	if (o->hosts_per_tor + o->spines > RTR_MAX_PORTS)
+		return bad("--hosts-per-tor + --spines: a ToR has at most %d ports", RTR_MAX_PORTS);
+	if (o->uplink_gbps == 0)
+		o->uplink_gbps = o->link_gbps;
+	if (o->qps_per_flow == 0)
+		o->qps_per_flow = strcmp(o->lb, "seqbalance") == 0 ? 4 : 1;
+	(void)u;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- config */
+
+/* The papers' switch settings when --config gives none (ConWeave
+ * artifact's run script: RED Kmin 100 KB, Kmax 400 KB, Pmax 0.2 on the data
+ * class; ACKs in a class above it, never marked). The artifact's PFC has a
+ * dynamic threshold (a 9 MB shared buffer, alpha 1/16: about 0.5 MB per
+ * ingress queue when the buffer is mostly free); rocetor's is static per
+ * ingress port and class: 256 KB XOFF, 128 KB XON, and class queues deep
+ * enough that PFC, not the tail, bounds them. IRN: no PFC, 4 MB queues. */
+static const char qos_lossless[] =
+	"qos:\n"
+	"  classes: 8\n"
+	"  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 6}]\n"
+	"  queue_kb: 16384\n"
+	"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
+	"  class_params: [{class: 6, ecn: {enabled: false}}]\n"
+	"  pfc: {mode: software, classes: [3], xoff_kb: 256, xon_kb: 128}\n";
+static const char qos_irn[] =
+	"qos:\n"
+	"  classes: 8\n"
+	"  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 6}]\n"
+	"  queue_kb: 4096\n"
+	"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
+	"  class_params: [{class: 6, ecn: {enabled: false}}]\n"
+	"  pfc: {mode: off}\n";
+
+static bool
+has_section(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p != NULL && *p != '\0'; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, name, n) == 0 && p[n] == ':')
+			return true;
+	return false;
+}
+
+/* The sections every switch gets: --config's, plus the default qos when it
+ * has none, plus dst_prefix_len 16 for ConWeave / SeqBalance when it has no
+ * section of the mode (a ToR's hosts are 10.(t+1).0.0/16: busy and
+ * inactive marks are per destination ToR, as in the papers). NULL on
+ * failure (message printed). */
+static char *
+build_sections(const struct opts *o)
+{
+	char *cfg = NULL, *out;
+	size_t len = 0, cap;
+
+	if (o->config != NULL) {
+		FILE *f = fopen(o->config, "r");
+		long n;
+
+		if (f == NULL) {
+			fprintf(stderr, PROG ": --config %s: %s\n", o->config, strerror(errno));
+			return NULL;
+		}
+		if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+				(cfg = malloc((size_t)n + 2)) == NULL ||
+				fread(cfg, 1, (size_t)n, f) != (size_t)n) {
+			fprintf(stderr, PROG ": --config %s: cannot read\n", o->config);
+			fclose(f);
+			free(cfg);
+			return NULL;
+		}
+		fclose(f);
+		cfg[n] = '\0';
+		if (n > 0 && cfg[n - 1] != '\n')
+			strcat(cfg, "\n");
+		len = strlen(cfg);
+	}
+	cap = len + sizeof(qos_lossless) + 256;
+	out = malloc(cap);
+	if (out == NULL) {
+		free(cfg);
+		return NULL;
+	}
+	snprintf(out, cap, "%s", cfg ? cfg : "");
+	if (!has_section(out, "qos"))
+		strcat(out, o->transport == SIM_TR_GBN ? qos_lossless : qos_irn);
+	if ((strcmp(o->lb, "conweave") == 0 || strcmp(o->lb, "seqbalance") == 0) &&
+			!has_section(out, o->lb))
+		snprintf(out + strlen(out), cap - strlen(out), "%s:\n  dst_prefix_len: 16\n", o->lb);
+	free(cfg);
+	return out;
+}
+
+/* ----------------------------------------------------------- ideal FCT */
+
+/* The ConWeave artifact's standalone FCT (its qp_finish): base_rtt + all
+ * bytes on the wire at the path's bottleneck rate, where base_rtt = twice
+ * the path's propagation delay + one 1000-byte payload's serialization
+ * per link, and the bytes are the message plus each packet's headers (ours:
+ * SIM_DATA_HDR + the wire overhead, so that it counts what our links
+ * carry). The path is the first shortest one a breadth-first search finds
+ * (every path of a leaf-spine is as long and as fast as any other). */
+static int
+ideal_init(struct run *r)
+{
+	const struct sim_topo *t = &r->topo;
+	uint32_t nh = t->n_hosts, n = t->n_nodes;
+	uint32_t *queue = malloc(n * sizeof(*queue)), *prev = malloc(n * sizeof(*prev));
+	uint16_t *prev_port = malloc(n * sizeof(*prev_port));
+
+	r->base_rtt_ns = malloc((size_t)nh * nh * sizeof(double));
+	r->bottleneck_gbps = malloc((size_t)nh * nh * sizeof(double));
+	r->hops = malloc((size_t)nh * nh * sizeof(uint32_t));
+	if (queue == NULL || prev == NULL || prev_port == NULL || r->base_rtt_ns == NULL ||
+			r->bottleneck_gbps == NULL || r->hops == NULL) {
+		free(queue);
+		free(prev);
+		free(prev_port);
+		return -1;
+	}
+	for (uint32_t s = 0; s < nh; s++) {
+		uint32_t head = 0, tail = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+			prev[i] = UINT32_MAX;
+		prev[s] = s;
+		queue[tail++] = s;
+		while (head < tail) {
+			uint32_t u = queue[head++];
+
+			/* Paths go through switches only. */
+			if (u != s && t->nodes[u].kind == SIM_HOST)
+				continue;
+			for (uint16_t p = 0; p < t->nodes[u].n_ports; p++) {
+				uint32_t v = t->nodes[u].ports[p].peer;
+
+				if (prev[v] != UINT32_MAX)
+					continue;
+				prev[v] = u;
+				prev_port[v] = p;
+				queue[tail++] = v;
+			}
+		}
+		for (uint32_t d = 0; d < nh; d++) {
+			double delay = 0, ser = 0, bn = 1e18;
+			uint32_t hops = 0;
+			size_t k = (size_t)s * nh + d;
+
+			if (d == s || prev[d] == UINT32_MAX) {
+				r->base_rtt_ns[k] = 0;
+				r->bottleneck_gbps[k] = 0;
+				r->hops[k] = 0;
+				continue;
+			}
+			for (uint32_t v = d; v != s; v = prev[v]) {
+				const struct sim_port *pt = &t->nodes[prev[v]].ports[prev_port[v]];
+
+				delay += (double)pt->delay_ns;
+				ser += 1000.0 * 8 / pt->gbps;
+				bn = pt->gbps < bn ? pt->gbps : bn;
+				hops++;
+			}
+			r->base_rtt_ns[k] = 2 * delay + ser;
+			r->bottleneck_gbps[k] = bn;
+			r->hops[k] = hops;
+		}
+	}
+	free(queue);
+	free(prev);
+	free(prev_port);
+	return 0;
+}
+
+static double
+ideal_fct(const struct run *r, uint32_t src, uint32_t dst, uint64_t size)
+{
+	size_t k = (size_t)src * r->topo.n_hosts + dst;
+	uint64_t mtu = r->hcfg.mtu_payload, pkts = (size + mtu - 1) / mtu;
+	double bytes = (double)size + (double)pkts * (SIM_DATA_HDR + r->o.wire_overhead);
+
+	return r->base_rtt_ns[k] + bytes * 8 / r->bottleneck_gbps[k];
+}
+
+/* --------------------------------------------------------------- flows */
+
+static void
+ip_str(uint32_t ip, char *b, size_t len)
+{
+	snprintf(b, len, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255);
+}
+
+static void
+flow_done(void *arg, const struct sim_flow *f)
+{
+	struct run *r = arg;
+	double ideal = ideal_fct(r, f->src, f->dst, f->size);
+	uint64_t fct = f->end_ns - f->start_ns, ideal_ns = (uint64_t)llround(ideal);
+	char s[16], d[16];
+
+	ip_str(f->src_ip, s, sizeof(s));
+	ip_str(f->dst_ip, d, sizeof(d));
+	fprintf(r->fct, "%s %s %u %u %llu %llu %llu %llu\n", s, d, f->sport, f->dport,
+			(unsigned long long)f->size, (unsigned long long)f->start_ns,
+			(unsigned long long)fct, (unsigned long long)ideal_ns);
+	if (ideal_ns > 0) {
+		uint64_t x = (uint64_t)((double)fct / (double)ideal_ns * 1e6);
+
+		if (x < r->min_slowdown_x1e6)
+			r->min_slowdown_x1e6 = x;
+		r->flows_below_ideal += fct < ideal_ns;
+	}
+	r->finished++;
+}
+
+static void ev_arrival(struct sim *s, void *arg, uint64_t h);
+
+static void
+arm_arrival(struct run *r, uint32_t h)
+{
+	uint64_t t = sim_workload_next_ns(&r->wl, h);
+
+	if (t != UINT64_MAX)
+		sim_at(&r->net.sim, t, ev_arrival, r, h);
+}
+
+static void
+ev_arrival(struct sim *s, void *arg, uint64_t h)
+{
+	struct run *r = arg;
+	struct sim_workload_flow f;
+
+	(void)s;
+	if (r->arrivals_done || sim_workload_take(&r->wl, (uint32_t)h, &f) != 0)
+		return;
+	if (sim_hosts_start(r->hosts, f.src, f.dst, f.size) != UINT64_MAX)
+		r->started++;
+	if (r->o.max_flows != 0 && r->started >= r->o.max_flows) {
+		r->arrivals_done = true;
+		return;
+	}
+	arm_arrival(r, (uint32_t)h);
+}
+
+/* Whether any host still has an arrival to come. */
+static bool
+arrivals_pending(const struct run *r)
+{
+	if (r->arrivals_done)
+		return false;
+	for (uint32_t h = 0; h < r->topo.n_hosts; h++)
+		if (sim_workload_next_ns(&r->wl, h) != UINT64_MAX)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------ sampling */
+
+static void
+ev_snapshot(struct sim *s, void *arg, uint64_t u)
+{
+	struct run *r = arg;
+
+	(void)s;
+	(void)u;
+	for (uint32_t i = 0; i < r->topo.n_nodes; i++)
+		for (uint16_t p = 0; p < r->topo.nodes[i].n_ports; p++)
+			r->wire_at_end[i][p] = r->net.tx[i][p].tx_wire_bytes;
+	r->snap_done = true;
+}
+
+static void
+ev_sample(struct sim *s, void *arg, uint64_t u)
+{
+	struct run *r = arg;
+	struct sample x = {0};
+
+	(void)u;
+	if (!r->sampling)
+		return;
+	for (uint32_t i = r->topo.n_hosts; i < r->topo.n_nodes; i++) {
+		const struct sim_node *n = &r->topo.nodes[i];
+		uint64_t q = r->net.st[i].lb[RTR_LBC_reorder_queues_in_use];
+		uint64_t h = n->lb_state != NULL && n->lb_ops->held != NULL ?
+			n->lb_ops->held(n->lb_state) : 0;
+
+		x.queues_max = q > x.queues_max ? (uint32_t)q : x.queues_max;
+		x.queues_sum += (uint32_t)q;
+		x.held_max = h > x.held_max ? (uint32_t)h : x.held_max;
+		x.held_sum += (uint32_t)h;
+	}
+	if (r->n_smp == r->cap_smp) {
+		size_t cap = r->cap_smp ? r->cap_smp * 2 : 4096;
+		struct sample *ns = realloc(r->smp, cap * sizeof(*ns));
+
+		if (ns == NULL) {
+			r->sampling = false;
+			return;
+		}
+		r->smp = ns;
+		r->cap_smp = cap;
+	}
+	r->smp[r->n_smp++] = x;
+	sim_after(s, r->sample_ns, ev_sample, r, 0);
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The p-quantile (0..1) of one member of the samples, the nearest rank. */
+static uint32_t
+sample_pct(const struct run *r, size_t off, double p, uint32_t *max)
+{
+	uint32_t *v, res;
+
+	*max = 0;
+	if (r->n_smp == 0)
+		return 0;
+	v = malloc(r->n_smp * sizeof(*v));
+	if (v == NULL)
+		return 0;
+	for (size_t i = 0; i < r->n_smp; i++)
+		v[i] = *(const uint32_t *)(const void *)((const uint8_t *)&r->smp[i] + off);
+	qsort(v, r->n_smp, sizeof(*v), cmp_u32);
+	res = v[(size_t)ceil(p * (double)r->n_smp) - 1];
+	*max = v[r->n_smp - 1];
+	free(v);
+	return res;
+}
+
+/* ------------------------------------------------------------ summary */
+
+static double
+wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *
+kind_name(enum sim_node_kind k)
+{
+	switch (k) {
+	case SIM_HOST: return "host";
+	case SIM_TOR: return "tor";
+	case SIM_SPINE: return "spine";
+	default: return "switch";
+	}
+}
+
+struct util_class {
+	char name[40];
+	uint64_t links;
+	double sum, max;
+};
+
+static void
+write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live_at_end)
+{
+	const struct opts *o = &r->o;
+	struct sim_host_stats hs;
+	struct rtr_lcore_stats *sum = calloc(1, sizeof(*sum));
+	struct rtr_lcore_stats **sw = calloc(r->topo.n_switches, sizeof(*sw));
+	struct util_class uc[16];
+	unsigned int n_uc = 0;
+	uint64_t host_sent = 0, eg[RTR_MAX_CLASSES][RTR_EGC_MAX];
+	uint64_t rx_pfc_sw = 0, rx_pfc_host = 0, tx_xoff = 0, tx_xon = 0;
+	double win_ns = (double)r->end_ns;
+	struct rusage ru;
+	uint32_t mx;
+	bool first;
+
+	if (sum == NULL || sw == NULL) {
+		free(sum);
+		free(sw);
+		return;
+	}
+	sim_hosts_stats(r->hosts, &hs);
+	memset(eg, 0, sizeof(eg));
+	for (uint32_t i = 0; i < r->topo.n_switches; i++)
+		sw[i] = &r->net.st[r->topo.n_hosts + i];
+	rtr_stats_sum(sw, r->topo.n_switches, rtr_lb_counter_max, rtr_lb_counter_n_max, sum);
+
+	/* Links: utilisation over [0, end of arrivals], by class. */
+	for (uint32_t i = 0; i < r->topo.n_nodes; i++) {
+		const struct sim_node *n = &r->topo.nodes[i];
+
+		for (uint16_t p = 0; p < n->n_ports; p++) {
+			const struct sim_port *pt = &n->ports[p];
+			char name[40];
+			double u = win_ns > 0 ? (double)r->wire_at_end[i][p] * 8 / (pt->gbps * win_ns) : 0;
+			unsigned int c;
+
+			if (n->kind == SIM_HOST)
+				host_sent += r->net.tx[i][p].tx_pkts;
+			snprintf(name, sizeof(name), "%s_to_%s", kind_name(n->kind),
+					kind_name(r->topo.nodes[pt->peer].kind));
+			for (c = 0; c < n_uc && strcmp(uc[c].name, name) != 0; c++)
+				;
+			if (c == n_uc) {
+				if (n_uc == RTR_ARRAY_SIZE(uc))
+					continue;
+				memset(&uc[c], 0, sizeof(uc[c]));
+				snprintf(uc[c].name, sizeof(uc[c].name), "%s", name);
+				n_uc++;
+			}
+			uc[c].links++;
+			uc[c].sum += u;
+			uc[c].max = u > uc[c].max ? u : uc[c].max;
+			if (n->kind != SIM_HOST && n->eg != NULL) {
+				struct rtr_eg_port_report rep;
+				struct rtr_egress *e = n->eg;
+
+				rtr_egress_report(&e, 1, n->eg_shared, p, r->net.sim.now_ns, &rep);
+				for (unsigned int cl = 0; cl < rep.n_classes; cl++)
+					for (unsigned int k = 0; k < RTR_EGC_MAX; k++) {
+						if (k == RTR_EGC_max_depth)
+							eg[cl][k] = rep.c[cl][k] > eg[cl][k] ? rep.c[cl][k] : eg[cl][k];
+						else
+							eg[cl][k] += rep.c[cl][k];
+					}
+				rx_pfc_sw += rep.rx_pfc;
+				tx_xoff += rep.tx_xoff;
+				tx_xon += rep.tx_xon;
+			} else if (n->kind == SIM_HOST) {
+				rx_pfc_host += r->net.tx[i][p].rx_pfc;
+			}
+		}
+	}
+
+	fprintf(f, "{\n  \"params\": {\"topo\": \"%s\", \"tors\": %u, \"spines\": %u, "
+		"\"hosts_per_tor\": %u, \"hosts\": %u, \"link_gbps\": %g, \"uplink_gbps\": %g, "
+		"\"link_delay_ns\": %llu, \"oversubscription\": %g,\n", o->topo, o->tors, o->spines,
+		o->hosts_per_tor, r->topo.n_hosts, o->link_gbps, o->uplink_gbps,
+		(unsigned long long)o->link_delay_ns, r->topo.oversub);
+	fprintf(f, "    \"workload\": \"%s\", \"cdf_mean_bytes\": %.1f, \"load\": %g, "
+		"\"host_load\": %g, \"mean_interarrival_ns\": %.1f, \"duration_ms\": %g, "
+		"\"max_flows\": %llu,\n", o->workload, sim_cdf_mean(&r->cdf), o->load,
+		r->wl.host_load, r->wl.mean_iat_ns, o->duration_ms, (unsigned long long)o->max_flows);
+	fprintf(f, "    \"lb\": \"%s\", \"transport\": \"%s\", \"config\": %s%s%s, \"seed\": %llu, "
+		"\"qps_per_flow\": %u, \"reps\": %u, \"wire_overhead\": %u, \"mtu_payload\": %u, "
+		"\"drain_ms\": %g, \"sample_us\": %g},\n", o->lb,
+		o->transport == SIM_TR_GBN ? "lossless" : "irn", o->config ? "\"" : "",
+		o->config ? o->config : "null", o->config ? "\"" : "", (unsigned long long)o->seed,
+		o->qps_per_flow, o->reps, o->wire_overhead, r->hcfg.mtu_payload, o->drain_ms,
+		o->sample_us);
+	fprintf(f, "  \"flows\": {\"started\": %llu, \"finished\": %llu, \"unfinished\": %llu, "
+		"\"drain_limit_hit\": %s, \"sim_end_ns\": %llu, \"below_ideal\": %llu, "
+		"\"min_fct_over_ideal\": %.6f},\n", (unsigned long long)r->started,
+		(unsigned long long)r->finished, (unsigned long long)(r->started - r->finished),
+		drained ? "false" : "true", (unsigned long long)r->net.sim.now_ns,
+		(unsigned long long)r->flows_below_ideal,
+		r->finished ? (double)r->min_slowdown_x1e6 / 1e6 : 0.0);
+	fprintf(f, "  \"hosts\": {\"data_sent\": %llu, \"data_retx\": %llu, \"data_rcvd\": %llu, "
+		"\"data_ooo\": %llu, \"acks_sent\": %llu, \"nacks_sent\": %llu, \"cnps_sent\": %llu, "
+		"\"cnps_rcvd\": %llu, \"timeouts\": %llu, \"ce_rcvd\": %llu, \"bytes_acked\": %llu},\n",
+		(unsigned long long)hs.data_sent, (unsigned long long)hs.data_retx,
+		(unsigned long long)hs.data_rcvd, (unsigned long long)hs.data_ooo,
+		(unsigned long long)hs.acks_sent, (unsigned long long)hs.nacks_sent,
+		(unsigned long long)hs.cnps_sent, (unsigned long long)hs.cnps_rcvd,
+		(unsigned long long)hs.timeouts, (unsigned long long)hs.ce_rcvd,
+		(unsigned long long)hs.bytes_acked);
+	fprintf(f, "  \"frames\": {\"host_sent\": %llu, \"delivered_to_hosts\": %llu, "
+		"\"switch_dropped\": %llu, \"egress_dropped\": %llu, \"in_flight_at_end\": %llu, "
+		"\"tx_late\": %llu},\n", (unsigned long long)host_sent,
+		(unsigned long long)r->net.delivered, (unsigned long long)r->net.sw_dropped,
+		(unsigned long long)r->net.eg_dropped, (unsigned long long)live_at_end,
+		(unsigned long long)r->net.tx_late);
+	fprintf(f, "  \"drops\": {");
+	first = true;
+	for (unsigned int d = 1; d < RTR_DROP_MAX; d++) {
+		if (sum->drops[d] == 0)
+			continue;
+		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", rtr_drop_names[d],
+				(unsigned long long)sum->drops[d]);
+		first = false;
+	}
+	fprintf(f, "},\n  \"pfc\": {\"frames_rx\": %llu, \"rx_by_switches\": %llu, "
+		"\"rx_by_hosts\": %llu, \"tx_xoff\": %llu, \"tx_xon\": %llu},\n",
+		(unsigned long long)r->net.pfc_frames, (unsigned long long)rx_pfc_sw,
+		(unsigned long long)rx_pfc_host, (unsigned long long)tx_xoff,
+		(unsigned long long)tx_xon);
+	fprintf(f, "  \"egress_classes\": {");
+	first = true;
+	for (unsigned int cl = 0; cl < RTR_MAX_CLASSES; cl++) {
+		if (eg[cl][RTR_EGC_enqueued] == 0)
+			continue;
+		fprintf(f, "%s\n    \"%u\": {", first ? "" : ",", cl);
+		for (unsigned int k = 0; k < RTR_EGC_MAX; k++)
+			fprintf(f, "%s\"%s\": %llu", k ? ", " : "", rtr_eg_counter_names[k],
+					(unsigned long long)eg[cl][k]);
+		fprintf(f, "}");
+		first = false;
+	}
+	fprintf(f, "},\n  \"lb_counters\": {");
+	first = true;
+	for (unsigned int c = 0; c < RTR_LBC_MAX; c++) {
+		if (sum->lb[c] == 0)
+			continue;
+		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", rtr_lb_counter_names[c],
+				(unsigned long long)sum->lb[c]);
+		first = false;
+	}
+	fprintf(f, "},\n  \"switch_packets\": {\"forwarded\": %llu, \"consumed\": %llu, "
+		"\"originated\": %llu, \"originated_dropped\": %llu, \"lb_ticks\": %llu},\n",
+		(unsigned long long)sum->forwarded, (unsigned long long)sum->consumed,
+		(unsigned long long)sum->originated, (unsigned long long)sum->originated_dropped,
+		(unsigned long long)r->net.lb_ticks);
+	{
+		uint32_t qp = sample_pct(r, offsetof(struct sample, queues_max), 0.999, &mx);
+		uint32_t qmax = mx;
+		uint32_t hp = sample_pct(r, offsetof(struct sample, held_max), 0.999, &mx);
+		uint32_t hmax = mx;
+		uint32_t sp = sample_pct(r, offsetof(struct sample, held_sum), 0.999, &mx);
+		uint32_t smax = mx;
+		uint32_t frame = r->hcfg.mtu_payload + SIM_DATA_HDR + 4;
+
+		fprintf(f, "  \"reorder\": {\"samples\": %zu, \"period_ns\": %llu, "
+			"\"queues_per_switch_max\": %u, \"queues_per_switch_p999\": %u, "
+			"\"held_pkts_per_switch_max\": %u, \"held_pkts_per_switch_p999\": %u, "
+			"\"held_pkts_total_max\": %u, \"held_pkts_total_p999\": %u, "
+			"\"held_bytes_per_switch_max_est\": %llu, \"held_bytes_per_switch_p999_est\": %llu},\n",
+			r->n_smp, (unsigned long long)r->sample_ns, qmax, qp, hmax, hp, smax, sp,
+			(unsigned long long)hmax * frame, (unsigned long long)hp * frame);
+	}
+	fprintf(f, "  \"links\": {\"window_ns\": %llu", (unsigned long long)r->end_ns);
+	for (unsigned int c = 0; c < n_uc; c++)
+		fprintf(f, ",\n    \"%s\": {\"links\": %llu, \"util_mean\": %.6f, \"util_max\": %.6f}",
+				uc[c].name, (unsigned long long)uc[c].links,
+				uc[c].links ? uc[c].sum / (double)uc[c].links : 0.0, uc[c].max);
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(f, "},\n  \"speed\": {\"events\": %llu, \"wall_s\": %.3f, \"events_per_s\": %.0f, "
+		"\"peak_rss_mb\": %.1f}\n}\n", (unsigned long long)r->net.sim.n_run, wall_s,
+		wall_s > 0 ? (double)r->net.sim.n_run / wall_s : 0.0, (double)ru.ru_maxrss / 1024.0);
+	free(sum);
+	free(sw);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int
+mkdir_p(const char *dir)
+{
+	char buf[4096];
+
+	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+		return -1;
+	for (char *p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct run run;
+	struct run *r = &run;
+	struct opts *o = &r->o;
+	struct sim_leafspine ls;
+	struct sim_workload_params wp;
+	char err[512], path[4200], *sections;
+	double t0, last_print, wall;
+	uint64_t slice = 10000, now, limit, live;
+	bool drained;
+	FILE *sf;
+	int rc;
+
+	rc = parse_args(argc, argv, o);
+	if (rc != 0)
+		return rc == 1 ? 0 : rc;
+	if (sim_cdf_load(&r->cdf, o->workload, err, sizeof(err)) != 0) {
+		fprintf(stderr, PROG ": --workload: %s\n", err);
+		return 2;
+	}
+	sections = build_sections(o);
+	if (sections == NULL)
+		return 2;
+	if (mkdir_p(o->out) != 0) {
+		fprintf(stderr, PROG ": --out %s: %s\n", o->out, strerror(errno));
+		return 2;
+	}
+	/* The EAL reserves each switch's LPM tables (about 130 MB, mostly
+	 * never touched): room for them all. */
+	if (sim_eal_init(PROG, 256 + 144 * (o->tors + o->spines)) != 0) {
+		fprintf(stderr, PROG ": EAL init failed\n");
+		return 1;
+	}
+	ls = (struct sim_leafspine){.tors = o->tors, .spines = o->spines,
+		.hosts_per_tor = o->hosts_per_tor, .host_gbps = o->link_gbps,
+		.uplink_gbps = o->uplink_gbps, .link_delay_ns = o->link_delay_ns, .lb = o->lb,
+		.sections = sections};
+	if (sim_topo_leafspine(&r->topo, &ls, "sim_", err, sizeof(err)) != 0) {
+		fprintf(stderr, PROG ": topology: %s\n", err);
+		return 2;
+	}
+	if (sim_net_init(&r->net, &r->topo, o->wire_overhead, err, sizeof(err)) != 0) {
+		fprintf(stderr, PROG ": network: %s\n", err);
+		return 1;
+	}
+	sim_host_cfg_default(&r->hcfg, o->transport);
+	r->hcfg.qps_per_flow = o->qps_per_flow;
+	r->hcfg.reps = o->reps != 0;
+	r->hosts = sim_hosts_create(&r->net, &r->hcfg, flow_done, r);
+	if (r->hosts == NULL) {
+		fprintf(stderr, PROG ": hosts: cannot create\n");
+		return 1;
+	}
+	r->start_ns = 0;
+	r->end_ns = (uint64_t)llround(o->duration_ms * 1e6);
+	wp = (struct sim_workload_params){.n_hosts = r->topo.n_hosts, .host_gbps = o->link_gbps,
+		.load = o->load, .oversub = r->topo.oversub, .start_ns = r->start_ns,
+		.duration_ns = r->end_ns - r->start_ns, .seed = o->seed};
+	if (sim_workload_init(&r->wl, &wp, &r->cdf, err, sizeof(err)) != 0) {
+		fprintf(stderr, PROG ": workload: %s\n", err);
+		return 2;
+	}
+	if (ideal_init(r) != 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	r->wire_at_end = calloc(r->topo.n_nodes, sizeof(*r->wire_at_end));
+	for (uint32_t i = 0; r->wire_at_end != NULL && i < r->topo.n_nodes; i++)
+		r->wire_at_end[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
+	snprintf(path, sizeof(path), "%s/fct.txt", o->out);
+	r->fct = fopen(path, "w");
+	if (r->fct == NULL) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	r->min_slowdown_x1e6 = UINT64_MAX;
+
+	for (uint32_t h = 0; h < r->topo.n_hosts; h++)
+		arm_arrival(r, h);
+	sim_at(&r->net.sim, r->end_ns, ev_snapshot, r, 0);
+	r->sample_ns = (uint64_t)llround(o->sample_us * 1000);
+	if (r->sample_ns == 0)
+		r->sample_ns = 1;
+	if (strcmp(o->lb, "conweave") == 0) {
+		r->sampling = true;
+		sim_at(&r->net.sim, 0, ev_sample, r, 0);
+	}
+
+	/* Run in slices of 10 us of simulated time: between slices, the
+	 * progress line and the end conditions. The run ends when nothing is
+	 * left to arrive and every started flow finished (and the window the
+	 * utilisation is measured on has passed), or at the drain limit. */
+	t0 = wall_now();
+	last_print = t0;
+	limit = r->end_ns + (uint64_t)llround(o->drain_ms * 1e6);
+	now = 0;
+	for (;;) {
+		bool pending;
+
+		now += slice;
+		sim_run(&r->net.sim, now);
+		pending = arrivals_pending(r);
+		if (!pending && sim_hosts_active(r->hosts) == 0 && r->snap_done) {
+			drained = true;
+			break;
+		}
+		if (now >= limit) {
+			drained = false;
+			break;
+		}
+		if (!o->quiet && wall_now() - last_print >= 1.0) {
+			double w = wall_now() - t0;
+
+			last_print = wall_now();
+			fprintf(stderr, PROG ": sim %.3f ms, wall %.1f s, flows %llu done, %llu active, "
+				"%.2f M events/s\n", (double)now / 1e6, w,
+				(unsigned long long)r->finished,
+				(unsigned long long)sim_hosts_active(r->hosts),
+				(double)r->net.sim.n_run / w / 1e6);
+		}
+	}
+	r->sampling = false;
+	/* Let what is still on the wires (duplicate ACKs, retransmissions)
+	 * land, a few round trips, so the frame accounting closes. */
+	sim_run(&r->net.sim, now + 100000);
+	wall = wall_now() - t0;
+	live = r->net.pkts_live;
+	fclose(r->fct);
+
+	snprintf(path, sizeof(path), "%s/summary.json", o->out);
+	sf = fopen(path, "w");
+	if (sf == NULL) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	write_summary(r, sf, wall, drained, live);
+	fclose(sf);
+	if (!o->quiet)
+		fprintf(stderr, PROG ": %llu flows started, %llu finished%s; %llu events in %.2f s "
+			"(%.2f M events/s); sim time %.3f ms\n", (unsigned long long)r->started,
+			(unsigned long long)r->finished, drained ? "" : " (drain limit reached)",
+			(unsigned long long)r->net.sim.n_run, wall,
+			wall > 0 ? (double)r->net.sim.n_run / wall / 1e6 : 0.0,
+			(double)r->net.sim.now_ns / 1e6);
+	sim_hosts_free(r->hosts);
+	sim_net_fini(&r->net);
+	sim_topo_free(&r->topo);
+	sim_workload_fini(&r->wl);
+	sim_cdf_free(&r->cdf);
+	free(sections);
+	return drained ? 0 : 3;
+}
