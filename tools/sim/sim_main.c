@@ -136,7 +136,7 @@ bad(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ":");
+	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

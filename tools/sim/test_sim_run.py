@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The rocetor authors
+"""Whole rocetor-sim runs (doc/simulator.md): a 4 ToR x 4 spine x 8 host
+fabric, AliStorage2019 at load 0.5 for 3 ms, per LB mode with the lossless
+transport and ECMP with IRN. Each run must finish every flow it started,
+account for every frame hosts sent (delivered or dropped and counted),
+drop nothing when lossless, keep every link within its rate, give every
+flow an FCT at least the store-and-forward lower bound computed here from
+the topology, and acknowledge exactly the bytes the flows carried. The same
+seed gives the same fct.txt byte for byte, another seed another; bad options
+exit 2 with one line.
+
+usage: test_sim_run.py ROCETOR_SIM
+"""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SIM = sys.argv[1]
+# The points of ../shared/data/workloads/AliStorage2019.txt, written into
+# the run's directory so that the test needs nothing outside the tree.
+ALI_CDF = """0 0
+4000 22.93
+8000 69.21
+16000 80.61
+32000 90.47
+64000 93.53
+128000 96.77
+256000 97.53
+2000000 100
+"""
+ALI = None
+TORS, SPINES, HPT = 4, 4, 8
+GBPS, DELAY_NS, WIRE = 100.0, 1000, 24
+DUR_MS, LOAD = 3, 0.5
+# Headers of a data frame: Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4.
+HDR = 58
+
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(out, *extra, expect=0):
+    args = [SIM, "--topo", "leafspine", "--tors", str(TORS), "--spines", str(SPINES),
+            "--hosts-per-tor", str(HPT), "--link-gbps", str(int(GBPS)),
+            "--link-delay-ns", str(DELAY_NS), "--workload", ALI, "--load", str(LOAD),
+            "--duration-ms", str(DUR_MS), "--out", out, "--quiet"] + list(extra)
+    p = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    check(p.returncode == expect, "%s: exit %d, expected %d: %s" %
+          (" ".join(extra), p.returncode, expect, p.stderr.strip()))
+    return p
+
+
+def lower_bound(size, links, qps):
+    """The least FCT our network allows: every frame serialized on the
+    host link, the last one again on each later link, the propagation
+    delays there and back, and an ACK of at least the headers back. With
+    a message over several QPs (SeqBalance's Shaper) the last frame may
+    be any size: count its headers only."""
+    n = max(1, math.ceil(size / 1000))
+    last = size - 1000 * (n - 1) if qps == 1 else 0
+    ns_per_byte = 8 / GBPS
+    t = (size + n * (HDR + WIRE)) * ns_per_byte
+    t += (links - 1) * (last + HDR + WIRE) * ns_per_byte
+    t += 2 * links * DELAY_NS + links * (HDR + WIRE) * ns_per_byte
+    return t
+
+
+def check_run(name, out, lossless, mode_counter):
+    s = json.load(open(os.path.join(out, "summary.json")))
+    lines = open(os.path.join(out, "fct.txt")).read().splitlines()
+    fl, fr, hs = s["flows"], s["frames"], s["hosts"]
+    # 32 hosts at host load 0.25 (2:1) for 3 ms: 32 x 3e6 / 13078.3 =
+    # 7,340 flows (Poisson: sd 86).
+    check(abs(fl["started"] / 7340.0 - 1) < 0.05, "%s: %d flows started" % (name, fl["started"]))
+    check(fl["finished"] == fl["started"] and fl["unfinished"] == 0 and
+          not fl["drain_limit_hit"], "%s: flows %s" % (name, fl))
+    check(len(lines) == fl["finished"], "%s: %d lines for %d flows" % (name, len(lines), fl["finished"]))
+    drops = sum(s["drops"].values())
+    check(fr["switch_dropped"] + fr["egress_dropped"] == drops,
+          "%s: drops by reason %s, counted %d + %d" % (name, s["drops"], fr["switch_dropped"],
+                                                      fr["egress_dropped"]))
+    # Every frame a host sent reached a host or was dropped and counted
+    # (no switch in these runs sends frames to hosts but PFC, not counted
+    # as delivered; switches' own control frames are consumed by switches
+    # and, lossless, none is dropped).
+    check(fr["host_sent"] == fr["delivered_to_hosts"] + drops,
+          "%s: %d frames sent by hosts, %d delivered, %d dropped" %
+          (name, fr["host_sent"], fr["delivered_to_hosts"], drops))
+    check(fr["in_flight_at_end"] == 0, "%s: %d frames alive at the end" % (name, fr["in_flight_at_end"]))
+    if lossless:
+        check(drops == 0, "%s: lossless run dropped %s" % (name, s["drops"]))
+        check(hs["data_sent"] == hs["data_rcvd"],
+              "%s: data sent %d, received %d" % (name, hs["data_sent"], hs["data_rcvd"]))
+    else:
+        check(hs["data_sent"] - hs["data_rcvd"] <= drops,
+              "%s: data sent %d, received %d, %d drops" % (name, hs["data_sent"], hs["data_rcvd"], drops))
+    check(fr["tx_late"] == 0, "%s: tx_late %d" % (name, fr["tx_late"]))
+    for cls, u in s["links"].items():
+        if isinstance(u, dict):
+            check(0 < u["util_max"] <= 1.0, "%s: %s utilisation %s" % (name, cls, u))
+    # Host links carry host load 0.25 plus headers: between 0.2 and 0.35.
+    hu = s["links"]["host_to_tor"]["util_mean"]
+    check(0.2 < hu < 0.35, "%s: host links at %.3f" % (name, hu))
+    check(s["lb_counters"].get(mode_counter, 0) > 0,
+          "%s: %s not counted: %s" % (name, mode_counter, s["lb_counters"]))
+
+    bad_fmt = below = below_ideal = 0
+    total = 0
+    worst = 1e9
+    for ln in lines:
+        f = ln.split()
+        if len(f) != 8:
+            bad_fmt += 1
+            continue
+        src, dst = f[0].split("."), f[1].split(".")
+        sport, dport, size, start, fct, ideal = map(int, f[2:])
+        if (len(src) != 4 or len(dst) != 4 or src[0] != "10" or dst[0] != "10" or
+                src == dst or dport != 4791 or size < 1 or start >= DUR_MS * 1000000 or ideal <= 0):
+            bad_fmt += 1
+            continue
+        links = 2 if src[1] == dst[1] else 4
+        lb = lower_bound(size, links, s["params"]["qps_per_flow"])
+        if fct < lb - 2:
+            below += 1
+        worst = min(worst, fct / ideal)
+        # The artifact's ideal counts a 1000-byte packet's serialization
+        # per link even for a small flow: a lone small flow beats it by
+        # up to about 3% (doc/simulator.md).
+        below_ideal += fct < 0.95 * ideal
+        total += size
+    check(bad_fmt == 0, "%s: %d malformed lines" % (name, bad_fmt))
+    check(below == 0, "%s: %d flows faster than the lower bound" % (name, below))
+    check(below_ideal == 0, "%s: %d flows under 0.95 of ideal (worst %.3f)" % (name, below_ideal, worst))
+    check(hs["bytes_acked"] == total, "%s: %d bytes acknowledged, flows carried %d" %
+          (name, hs["bytes_acked"], total))
+    print("%s: %d flows, %d events in %.2f s, peak %.0f MB, drops %s, pfc rx %d, retx %d, "
+          "timeouts %d, cnps %d, min fct/ideal %.3f, host links %.3f, uplinks max %.3f" %
+          (name, fl["finished"], s["speed"]["events"], s["speed"]["wall_s"],
+           s["speed"]["peak_rss_mb"], s["drops"], s["pfc"]["frames_rx"], hs["data_retx"],
+           hs["timeouts"], hs["cnps_sent"], worst, hu, s["links"]["tor_to_spine"]["util_max"]))
+    return s
+
+
+def main():
+    global ALI
+    tmp = tempfile.mkdtemp(prefix="sim_run_")
+    ALI = os.path.join(tmp, "AliStorage2019.txt")
+    with open(ALI, "w") as f:
+        f.write(ALI_CDF)
+    modes = [("ecmp", "ecmp_packets"), ("conweave", "cw_packets"),
+             ("seqbalance", "sb_tagged"), ("caver", "caver_shims_added")]
+    for mode, counter in modes:
+        out = os.path.join(tmp, mode)
+        run(out, "--lb", mode, "--transport", "lossless", "--seed", "1")
+        s = check_run(mode + "/lossless", out, True, counter)
+        if mode == "conweave":
+            r = s["reorder"]
+            # 3 ms at 10 us, and the drain: at least 300 samples.
+            check(r["samples"] >= 300, "conweave: %d reorder samples" % r["samples"])
+            check(r["queues_per_switch_p999"] <= r["queues_per_switch_max"], "conweave: %s" % r)
+        if mode == "seqbalance":
+            check(s["params"]["qps_per_flow"] == 4, "seqbalance: %s" % s["params"])
+    out = os.path.join(tmp, "ecmp_irn")
+    run(out, "--lb", "ecmp", "--transport", "irn", "--seed", "1")
+    s = check_run("ecmp/irn", out, False, "ecmp_packets")
+    check(s["pfc"]["frames_rx"] == 0, "irn: PFC frames %s" % s["pfc"])
+
+    # Determinism: the same seed, the same fct.txt byte for byte.
+    a = open(os.path.join(tmp, "ecmp", "fct.txt"), "rb").read()
+    out = os.path.join(tmp, "ecmp_again")
+    run(out, "--lb", "ecmp", "--transport", "lossless", "--seed", "1")
+    check(open(os.path.join(out, "fct.txt"), "rb").read() == a, "seed 1 twice: fct.txt differs")
+    out = os.path.join(tmp, "ecmp_seed2")
+    run(out, "--lb", "ecmp", "--transport", "lossless", "--seed", "2")
+    b = open(os.path.join(out, "fct.txt"), "rb").read()
+    check(len(b) > 0 and b != a, "seed 2 gave the fct.txt of seed 1")
+
+    # --flows stops arrivals after N flows.
+    out = os.path.join(tmp, "flows")
+    run(out, "--flows", "50", "--seed", "3")
+    s = json.load(open(os.path.join(out, "summary.json")))
+    check(s["flows"]["started"] == 50 and s["flows"]["finished"] == 50, "--flows 50: %s" % s["flows"])
+
+    # Bad options: exit 2, one line naming the problem, no output.
+    bad = [
+        (["--load", "0"], "--load"),
+        (["--load", "x"], "--load"),
+        (["--lb", "nosuch"], "--lb"),
+        (["--transport", "udp"], "--transport"),
+        (["--tors", "0"], "--tors"),
+        (["--hosts-per-tor", "30", "--spines", "8"], "ports"),
+        (["--duration-ms", "-1"], "--duration-ms"),
+        (["--seed", "-3"], "--seed"),
+        (["--bogus"], "--bogus"),
+        (["--workload", "/nonexistent"], "/nonexistent"),
+        (["--config", "/nonexistent"], "/nonexistent"),
+        (["--load", "2.5"], "above 1"),
+        (["extra"], "extra"),
+    ]
+    for args, word in bad:
+        out = os.path.join(tmp, "bad")
+        p = run(out, *args, expect=2)
+        err = p.stderr.strip()
+        check(word in err and err.count("\n") == 0 and err.startswith("rocetor-sim: "),
+              "%s: stderr %r" % (args, err))
+        check(not os.path.exists(os.path.join(out, "fct.txt")), "%s: wrote fct.txt" % args)
+    p = subprocess.run([SIM, "--out", os.path.join(tmp, "bad")], capture_output=True, text=True)
+    check(p.returncode == 2 and "--workload" in p.stderr, "no --workload: %d %r" % (p.returncode, p.stderr))
+    p = subprocess.run([SIM, "--help"], capture_output=True, text=True)
+    check(p.returncode == 0 and "--transport lossless|irn" in p.stdout, "--help: %d" % p.returncode)
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("sim-run: %d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
