@@ -231,7 +231,6 @@ static const struct option long_opts[] = {
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	uint64_t u;
 	int c;
 
 	*o = (struct opts){
@@ -321,7 +320,6 @@ parse_args(int argc, char **argv, struct opts *o)
 		o->uplink_gbps = o->link_gbps;
 	if (o->qps_per_flow == 0)
 		o->qps_per_flow = strcmp(o->lb, "seqbalance") == 0 ? 4 : 1;
-	(void)u;
 	return 0;
 }
 
@@ -364,14 +362,20 @@ static const char sec_seqbalance[] =
 	"seqbalance:\n  dst_prefix_len: 16\n  flow_table_size: 65536\n";
 static const char sec_caver[] = "caver:\n  flow_table_size: 65536\n";
 
+/* Whether YAML text has a top-level key name (at the start of a line). */
 static bool
 has_section(const char *text, const char *name)
 {
 	size_t n = strlen(name);
+	const char *p = text;
 
-	for (const char *p = text; p != NULL && *p != '\0'; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+	while (p != NULL) {
 		if (strncmp(p, name, n) == 0 && p[n] == ':')
 			return true;
+		p = strchr(p, '\n');
+		if (p != NULL)
+			p++;
+	}
 	return false;
 }
 
