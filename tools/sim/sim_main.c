@@ -61,6 +61,8 @@ struct opts {
 	double drain_ms;
 	double sample_us;
 	const char *link_down, *slow_link;
+	bool hpt_set;		/* --hosts-per-tor given */
+	bool fattree;
 	bool quiet;
 };
 
@@ -107,7 +109,7 @@ usage(FILE *f)
 		"usage: " PROG " [options] --workload FILE --out DIR\n"
 		"  --topo leafspine|fattree     topology (leafspine)\n"
 		"  --tors N --spines N --hosts-per-tor N   leaf-spine size (8, 8, 16)\n"
-		"  --k K                        fat-tree arity (4)\n"
+		"  --k K                        fat-tree arity (4); --hosts-per-tor: k/2 unless given\n"
 		"  --link-gbps G                host links (100); --uplink-gbps G: switch links (same)\n"
 		"  --link-delay-ns NS           every link's propagation delay (1000)\n"
 		"  --workload FILE              flow-size CDF (\"size percent\" lines)\n"
@@ -251,7 +253,10 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_TORS: rc = num_uint("--tors", optarg, 1, 32, &o->tors); break;
 		case O_SPINES: rc = num_uint("--spines", optarg, 1, 64, &o->spines); break;
-		case O_HPT: rc = num_uint("--hosts-per-tor", optarg, 1, 31, &o->hosts_per_tor); break;
+		case O_HPT:
+			rc = num_uint("--hosts-per-tor", optarg, 1, 31, &o->hosts_per_tor);
+			o->hpt_set = true;
+			break;
 		case O_K: rc = num_uint("--k", optarg, 2, 16, &o->k); break;
 		case O_GBPS: rc = num_dbl("--link-gbps", optarg, 0, false, 1600, &o->link_gbps); break;
 		case O_UPGBPS:
@@ -306,16 +311,22 @@ parse_args(int argc, char **argv, struct opts *o)
 		return bad("--workload FILE is required");
 	if (o->out == NULL)
 		return bad("--out DIR is required");
-	if (strcmp(o->topo, "fattree") == 0)
-		return bad("--topo fattree: not built yet (the fat-tree builder is in progress)");
-	if (o->link_down != NULL)
-		return bad("--link-down: not built yet (link scenarios are in progress)");
-	if (o->slow_link != NULL)
-		return bad("--slow-link: not built yet (link scenarios are in progress)");
-	if (o->tors * o->hosts_per_tor < 2)
-		return bad("a run needs at least 2 hosts");
-	if (o->hosts_per_tor + o->spines > RTR_MAX_PORTS)
-		return bad("--hosts-per-tor + --spines: a ToR has at most %d ports", RTR_MAX_PORTS);
+	o->fattree = strcmp(o->topo, "fattree") == 0;
+	if (o->fattree) {
+		if (o->k % 2 != 0)
+			return bad("--k: a fat-tree's k is even, got %u", o->k);
+		if (o->uplink_gbps != 0 && o->uplink_gbps != o->link_gbps)
+			return bad("--uplink-gbps: a fat-tree's links all run at --link-gbps "
+					"(use --slow-link for single links)");
+		if (o->hpt_set && o->hosts_per_tor + o->k / 2 > RTR_MAX_PORTS)
+			return bad("--hosts-per-tor + k/2: a ToR has at most %d ports", RTR_MAX_PORTS);
+	} else {
+		if (o->tors * o->hosts_per_tor < 2)
+			return bad("a run needs at least 2 hosts");
+		if (o->hosts_per_tor + o->spines > RTR_MAX_PORTS)
+			return bad("--hosts-per-tor + --spines: a ToR has at most %d ports",
+					RTR_MAX_PORTS);
+	}
 	if (o->uplink_gbps == 0)
 		o->uplink_gbps = o->link_gbps;
 	if (o->qps_per_flow == 0)
@@ -325,28 +336,28 @@ parse_args(int argc, char **argv, struct opts *o)
 
 /* ---------------------------------------------------------------- config */
 
-/* The papers' switch settings when --config gives none (ConWeave
- * artifact's run script: RED Kmin 100 KB, Kmax 400 KB, Pmax 0.2 on the data
- * class; ACKs in a class above it, never marked). The artifact's PFC has a
- * dynamic threshold (a 9 MB shared buffer, alpha 1/16: about 0.5 MB per
- * ingress queue when the buffer is mostly free); rocetor's is static per
- * ingress port and class: 256 KB XOFF, 128 KB XON, and class queues deep
- * enough that PFC, not the tail, bounds them. IRN: no PFC, 4 MB queues. */
+/* The papers' switch settings when --config gives none: the qos of
+ * conf/sim/lossless.yaml and conf/sim/irn.yaml (which tools/sim/evaluate.py
+ * passes), the ConWeave artifact's switch in rocetor's terms: RED Kmin 100
+ * KB, Kmax 400 KB, Pmax 0.2 on the data class (DSCP 26, class 3); ACKs,
+ * NACKs and CNPs (DSCP 48) in class 6. The artifact's PFC threshold is
+ * dynamic (a 9 MB shared buffer, alpha 1/16: about 0.5 MB per ingress
+ * queue while the buffer is mostly free); rocetor's is static per ingress
+ * port and class (XOFF 512 KB), with class queues deep enough that PFC,
+ * not the tail, bounds them. IRN: no PFC, the tail at 4.5 MB. */
 static const char qos_lossless[] =
 	"qos:\n"
 	"  classes: 8\n"
 	"  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 6}]\n"
-	"  queue_kb: 16384\n"
+	"  queue_kb: 9216\n"
 	"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
-	"  class_params: [{class: 6, ecn: {enabled: false}}]\n"
-	"  pfc: {mode: software, classes: [3], xoff_kb: 256, xon_kb: 128}\n";
+	"  pfc: {mode: software, classes: [3], xoff_kb: 512, xon_kb: 496}\n";
 static const char qos_irn[] =
 	"qos:\n"
 	"  classes: 8\n"
 	"  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 6}]\n"
-	"  queue_kb: 4096\n"
+	"  queue_kb: 4608\n"
 	"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
-	"  class_params: [{class: 6, ecn: {enabled: false}}]\n"
 	"  pfc: {mode: off}\n";
 
 /* A mode's section when --config has none: rocetor's defaults, but for
@@ -436,32 +447,44 @@ build_sections(const struct opts *o)
  * the path's propagation delay + one 1000-byte payload's serialization
  * per link, and the bytes are the message plus each packet's headers (ours:
  * SIM_DATA_HDR + the wire overhead, so that it counts what our links
- * carry). The path is the first shortest one a breadth-first search finds
- * (every path of a leaf-spine is as long and as fast as any other). */
+ * carry). The path: of the shortest ones over links that are up, the one
+ * with the fastest bottleneck, then the least base_rtt (a breadth-first
+ * search that keeps the best way into each node: every node of one
+ * distance is reached from the one before). */
+struct ideal_best {
+	uint32_t dist;
+	double bn, delay, ser;
+};
+
+static bool
+ideal_better(double bn, double rtt, const struct ideal_best *b)
+{
+	return bn > b->bn || (bn == b->bn && rtt < 2 * b->delay + b->ser);
+}
+
 static int
 ideal_init(struct run *r)
 {
 	const struct sim_topo *t = &r->topo;
 	uint32_t nh = t->n_hosts, n = t->n_nodes;
-	uint32_t *queue = malloc(n * sizeof(*queue)), *prev = malloc(n * sizeof(*prev));
-	uint16_t *prev_port = malloc(n * sizeof(*prev_port));
+	uint32_t *queue = malloc(n * sizeof(*queue));
+	struct ideal_best *b = malloc(n * sizeof(*b));
 
 	r->base_rtt_ns = malloc((size_t)nh * nh * sizeof(double));
 	r->bottleneck_gbps = malloc((size_t)nh * nh * sizeof(double));
 	r->hops = malloc((size_t)nh * nh * sizeof(uint32_t));
-	if (queue == NULL || prev == NULL || prev_port == NULL || r->base_rtt_ns == NULL ||
-			r->bottleneck_gbps == NULL || r->hops == NULL) {
+	if (queue == NULL || b == NULL || r->base_rtt_ns == NULL || r->bottleneck_gbps == NULL ||
+			r->hops == NULL) {
 		free(queue);
-		free(prev);
-		free(prev_port);
+		free(b);
 		return -1;
 	}
 	for (uint32_t s = 0; s < nh; s++) {
 		uint32_t head = 0, tail = 0;
 
 		for (uint32_t i = 0; i < n; i++)
-			prev[i] = UINT32_MAX;
-		prev[s] = s;
+			b[i].dist = UINT32_MAX;
+		b[s] = (struct ideal_best){.dist = 0, .bn = 1e18};
 		queue[tail++] = s;
 		while (head < tail) {
 			uint32_t u = queue[head++];
@@ -470,42 +493,37 @@ ideal_init(struct run *r)
 			if (u != s && t->nodes[u].kind == SIM_HOST)
 				continue;
 			for (uint16_t p = 0; p < t->nodes[u].n_ports; p++) {
-				uint32_t v = t->nodes[u].ports[p].peer;
+				const struct sim_port *pt = &t->nodes[u].ports[p];
+				uint32_t v = pt->peer;
+				double bn = pt->gbps < b[u].bn ? pt->gbps : b[u].bn;
+				double delay = b[u].delay + (double)pt->delay_ns;
+				double ser = b[u].ser + 1000.0 * 8 / pt->gbps;
 
-				if (prev[v] != UINT32_MAX)
+				if (pt->down)
 					continue;
-				prev[v] = u;
-				prev_port[v] = p;
-				queue[tail++] = v;
+				if (b[v].dist == UINT32_MAX) {
+					b[v] = (struct ideal_best){.dist = b[u].dist + 1, .bn = bn,
+						.delay = delay, .ser = ser};
+					queue[tail++] = v;
+				} else if (b[v].dist == b[u].dist + 1 &&
+						ideal_better(bn, 2 * delay + ser, &b[v])) {
+					b[v].bn = bn;
+					b[v].delay = delay;
+					b[v].ser = ser;
+				}
 			}
 		}
 		for (uint32_t d = 0; d < nh; d++) {
-			double delay = 0, ser = 0, bn = 1e18;
-			uint32_t hops = 0;
 			size_t k = (size_t)s * nh + d;
+			bool ok = d != s && b[d].dist != UINT32_MAX;
 
-			if (d == s || prev[d] == UINT32_MAX) {
-				r->base_rtt_ns[k] = 0;
-				r->bottleneck_gbps[k] = 0;
-				r->hops[k] = 0;
-				continue;
-			}
-			for (uint32_t v = d; v != s; v = prev[v]) {
-				const struct sim_port *pt = &t->nodes[prev[v]].ports[prev_port[v]];
-
-				delay += (double)pt->delay_ns;
-				ser += 1000.0 * 8 / pt->gbps;
-				bn = pt->gbps < bn ? pt->gbps : bn;
-				hops++;
-			}
-			r->base_rtt_ns[k] = 2 * delay + ser;
-			r->bottleneck_gbps[k] = bn;
-			r->hops[k] = hops;
+			r->base_rtt_ns[k] = ok ? 2 * b[d].delay + b[d].ser : 0;
+			r->bottleneck_gbps[k] = ok ? b[d].bn : 0;
+			r->hops[k] = ok ? b[d].dist : 0;
 		}
 	}
 	free(queue);
-	free(prev);
-	free(prev_port);
+	free(b);
 	return 0;
 }
 
@@ -516,6 +534,8 @@ ideal_fct(const struct run *r, uint32_t src, uint32_t dst, uint64_t size)
 	uint64_t mtu = r->hcfg.mtu_payload, pkts = (size + mtu - 1) / mtu;
 	double bytes = (double)size + (double)pkts * (SIM_DATA_HDR + r->o.wire_overhead);
 
+	if (r->bottleneck_gbps[k] == 0)
+		return 0;	/* no path: never asked (such a flow cannot finish) */
 	return r->base_rtt_ns[k] + bytes * 8 / r->bottleneck_gbps[k];
 }
 
@@ -681,13 +701,17 @@ wall_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A node kind's name in link classes (a fat-tree's SIM_SPINE is an agg). */
 static const char *
-kind_name(enum sim_node_kind k)
+kind_name(const struct sim_topo *t, enum sim_node_kind k)
 {
+	if (t->k > 0 && k == SIM_SPINE)
+		return "agg";
 	switch (k) {
 	case SIM_HOST: return "host";
 	case SIM_TOR: return "tor";
 	case SIM_SPINE: return "spine";
+	case SIM_CORE: return "core";
 	default: return "switch";
 	}
 }
@@ -735,10 +759,12 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 			double u = win_ns > 0 ? (double)r->wire_at_end[i][p] * 8 / (pt->gbps * win_ns) : 0;
 			unsigned int c;
 
+			if (pt->down)
+				continue;
 			if (n->kind == SIM_HOST)
 				host_sent += r->net.tx[i][p].tx_pkts;
-			snprintf(name, sizeof(name), "%s_to_%s", kind_name(n->kind),
-					kind_name(r->topo.nodes[pt->peer].kind));
+			snprintf(name, sizeof(name), "%s_to_%s", kind_name(&r->topo, n->kind),
+					kind_name(&r->topo, r->topo.nodes[pt->peer].kind));
 			for (c = 0; c < n_uc && strcmp(uc[c].name, name) != 0; c++)
 				;
 			if (c == n_uc) {
@@ -774,9 +800,12 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 
 	fprintf(f, "{\n  \"params\": {\"topo\": \"%s\", \"tors\": %u, \"spines\": %u, "
 		"\"hosts_per_tor\": %u, \"hosts\": %u, \"link_gbps\": %g, \"uplink_gbps\": %g, "
-		"\"link_delay_ns\": %llu, \"oversubscription\": %g,\n", o->topo, o->tors, o->spines,
-		o->hosts_per_tor, r->topo.n_hosts, o->link_gbps, o->uplink_gbps,
-		(unsigned long long)o->link_delay_ns, r->topo.oversub);
+		"\"link_delay_ns\": %llu, \"oversubscription\": %g, \"k\": %u, \"switches\": %u, "
+		"\"link_down\": \"%s\", \"slow_link\": \"%s\",\n", o->topo, o->fattree ? 0 : o->tors,
+		o->fattree ? 0 : o->spines, r->topo.hosts_per_tor, r->topo.n_hosts, o->link_gbps,
+		o->uplink_gbps, (unsigned long long)o->link_delay_ns, r->topo.oversub,
+		o->fattree ? o->k : 0, r->topo.n_switches, o->link_down ? o->link_down : "",
+		o->slow_link ? o->slow_link : "");
 	fprintf(f, "    \"workload\": \"%s\", \"cdf_mean_bytes\": %.1f, \"load\": %g, "
 		"\"host_load\": %g, \"mean_interarrival_ns\": %.1f, \"duration_ms\": %g, "
 		"\"max_flows\": %llu,\n", o->workload, sim_cdf_mean(&r->cdf), o->load,
@@ -880,6 +909,48 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	free(sw);
 }
 
+/* --slow-link A:B:GBPS[,...]: each link between the nodes named A and B
+ * runs at GBPS, both directions. 0, or -1 with a line printed. */
+static int
+slow_links(struct sim_topo *t, const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL, *item;
+	int rc = 0;
+
+	if (copy == NULL)
+		return -1;
+	for (item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+		char *b = strchr(item, ':'), *g = strrchr(item, ':'), *end;
+		uint32_t node;
+		uint16_t port;
+		double gbps;
+
+		if (b == NULL || g == b) {
+			fprintf(stderr, PROG ": --slow-link: expected A:B:GBPS, got \"%s\" (see --help)\n",
+					item);
+			rc = -1;
+			break;
+		}
+		*b++ = '\0';
+		*g++ = '\0';
+		gbps = strtod(g, &end);
+		if (end == g || *end != '\0' || !(gbps > 0) || gbps > 1600) {
+			fprintf(stderr, PROG ": --slow-link %s:%s: expected a rate in (0, 1600] Gb/s, "
+				"got \"%s\" (see --help)\n", item, b, g);
+			rc = -1;
+			break;
+		}
+		if (sim_topo_link_find(t, item, b, &node, &port) != 0 ||
+				sim_topo_link_set_gbps(t, node, port, gbps) != 0) {
+			fprintf(stderr, PROG ": --slow-link %s:%s: no such link (see --help)\n", item, b);
+			rc = -1;
+			break;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int
@@ -911,6 +982,7 @@ main(int argc, char **argv)
 	char err[512], path[4200], *sections;
 	double t0, last_print, wall;
 	uint64_t slice = 10000, now, limit, live;
+	unsigned int n_sw;
 	bool drained;
 	FILE *sf;
 	int rc;
@@ -931,18 +1003,30 @@ main(int argc, char **argv)
 	}
 	/* The EAL reserves each switch's LPM tables (about 130 MB, mostly
 	 * never touched): room for them all. */
-	if (sim_eal_init(PROG, 256 + 144 * (o->tors + o->spines)) != 0) {
+	n_sw = o->fattree ? 5 * o->k * o->k / 4 : o->tors + o->spines;
+	if (sim_eal_init(PROG, 256 + 144 * n_sw) != 0) {
 		fprintf(stderr, PROG ": EAL init failed\n");
 		return 1;
 	}
-	ls = (struct sim_leafspine){.tors = o->tors, .spines = o->spines,
-		.hosts_per_tor = o->hosts_per_tor, .host_gbps = o->link_gbps,
-		.uplink_gbps = o->uplink_gbps, .link_delay_ns = o->link_delay_ns, .lb = o->lb,
-		.sections = sections};
-	if (sim_topo_leafspine(&r->topo, &ls, "sim_", err, sizeof(err)) != 0) {
+	if (o->fattree) {
+		struct sim_fattree ft = {.k = o->k, .gbps = o->link_gbps,
+			.link_delay_ns = o->link_delay_ns, .lb = o->lb, .sections = sections,
+			.down_links = o->link_down, .hosts_per_tor = o->hpt_set ? o->hosts_per_tor : 0};
+
+		rc = sim_topo_fattree(&r->topo, &ft, "sim_", err, sizeof(err));
+	} else {
+		ls = (struct sim_leafspine){.tors = o->tors, .spines = o->spines,
+			.hosts_per_tor = o->hosts_per_tor, .host_gbps = o->link_gbps,
+			.uplink_gbps = o->uplink_gbps, .link_delay_ns = o->link_delay_ns,
+			.lb = o->lb, .sections = sections, .down_links = o->link_down};
+		rc = sim_topo_leafspine(&r->topo, &ls, "sim_", err, sizeof(err));
+	}
+	if (rc != 0) {
 		fprintf(stderr, PROG ": topology: %s\n", err);
 		return 2;
 	}
+	if (o->slow_link != NULL && slow_links(&r->topo, o->slow_link) != 0)
+		return 2;
 	if (sim_net_init(&r->net, &r->topo, o->wire_overhead, err, sizeof(err)) != 0) {
 		fprintf(stderr, PROG ": network: %s\n", err);
 		return 1;
