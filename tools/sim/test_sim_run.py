@@ -54,9 +54,12 @@ def check(cond, what):
         print("FAIL:", what, file=sys.stderr)
 
 
-def run(out, *extra, expect=0):
-    args = [SIM, "--topo", "leafspine", "--tors", str(TORS), "--spines", str(SPINES),
-            "--hosts-per-tor", str(HPT), "--link-gbps", str(int(GBPS)),
+LEAFSPINE = ["--topo", "leafspine", "--tors", str(TORS), "--spines", str(SPINES),
+             "--hosts-per-tor", str(HPT)]
+
+
+def run(out, *extra, expect=0, topo=LEAFSPINE):
+    args = [SIM] + topo + ["--link-gbps", str(int(GBPS)),
             "--link-delay-ns", str(DELAY_NS), "--workload", ALI, "--load", str(LOAD),
             "--duration-ms", str(DUR_MS), "--out", out, "--quiet"] + list(extra)
     p = subprocess.run(args, capture_output=True, text=True, timeout=300)
@@ -80,13 +83,31 @@ def lower_bound(size, links, qps):
     return t
 
 
+def links_between(src, dst, k):
+    """Links on a shortest path between hosts 10.(t+1).j.1: 2 under one
+    ToR; leaf-spine 4; fat-tree 4 in one pod (k/2 edges each), else 6."""
+    ts, td = int(src[1]) - 1, int(dst[1]) - 1
+    if ts == td:
+        return 2
+    if k == 0 or ts // (k // 2) == td // (k // 2):
+        return 4
+    return 6
+
+
 def check_run(name, out, lossless, mode_counter):
     s = json.load(open(os.path.join(out, "summary.json")))
     lines = open(os.path.join(out, "fct.txt")).read().splitlines()
-    fl, fr, hs = s["flows"], s["frames"], s["hosts"]
-    # 32 hosts at host load 0.25 (2:1) for 3 ms: 32 x 3e6 / 13078.3 =
-    # 7,340 flows (Poisson: sd 86).
-    check(abs(fl["started"] / 7340.0 - 1) < 0.05, "%s: %d flows started" % (name, fl["started"]))
+    fl, fr, hs, pa = s["flows"], s["frames"], s["hosts"], s["params"]
+    # The arrivals: host load = load / oversubscription, a flow every
+    # 40,869.8 x 8 / (100 x host load) ns per host (2:1: 13,078.3 ns; 32
+    # hosts for 3 ms: 7,340 flows, Poisson sd 86).
+    host_load = LOAD / pa["oversubscription"]
+    iat = 40869.8 * 8 / (GBPS * host_load)
+    expect = pa["hosts"] * DUR_MS * 1e6 / iat
+    check(abs(pa["host_load"] - host_load) < 1e-9 and abs(pa["mean_interarrival_ns"] - iat) < 0.1,
+          "%s: host load %s, gap %s" % (name, pa["host_load"], pa["mean_interarrival_ns"]))
+    check(abs(fl["started"] / expect - 1) < 0.05, "%s: %d flows started, %.0f expected" %
+          (name, fl["started"], expect))
     check(fl["finished"] == fl["started"] and fl["unfinished"] == 0 and
           not fl["drain_limit_hit"], "%s: flows %s" % (name, fl))
     check(len(lines) == fl["finished"], "%s: %d lines for %d flows" % (name, len(lines), fl["finished"]))
@@ -113,9 +134,9 @@ def check_run(name, out, lossless, mode_counter):
     for cls, u in s["links"].items():
         if isinstance(u, dict):
             check(0 < u["util_max"] <= 1.0, "%s: %s utilisation %s" % (name, cls, u))
-    # Host links carry host load 0.25 plus headers: between 0.2 and 0.35.
+    # Host links carry the host load plus headers (8% at the mean size).
     hu = s["links"]["host_to_tor"]["util_mean"]
-    check(0.2 < hu < 0.35, "%s: host links at %.3f" % (name, hu))
+    check(0.8 * host_load < hu < 1.4 * host_load, "%s: host links at %.3f" % (name, hu))
     check(s["lb_counters"].get(mode_counter, 0) > 0,
           "%s: %s not counted: %s" % (name, mode_counter, s["lb_counters"]))
 
@@ -133,7 +154,7 @@ def check_run(name, out, lossless, mode_counter):
                 src == dst or dport != 4791 or size < 1 or start >= DUR_MS * 1000000 or ideal <= 0):
             bad_fmt += 1
             continue
-        links = 2 if src[1] == dst[1] else 4
+        links = links_between(src, dst, pa["k"])
         lb = lower_bound(size, links, s["params"]["qps_per_flow"])
         if fct < lb - 2:
             below += 1
@@ -149,10 +170,11 @@ def check_run(name, out, lossless, mode_counter):
     check(hs["bytes_acked"] == total, "%s: %d bytes acknowledged, flows carried %d" %
           (name, hs["bytes_acked"], total))
     print("%s: %d flows, %d events in %.2f s, peak %.0f MB, drops %s, pfc rx %d, retx %d, "
-          "timeouts %d, cnps %d, min fct/ideal %.3f, host links %.3f, uplinks max %.3f" %
+          "timeouts %d, cnps %d, min fct/ideal %.3f, host links %.3f, busiest link %.3f" %
           (name, fl["finished"], s["speed"]["events"], s["speed"]["wall_s"],
            s["speed"]["peak_rss_mb"], s["drops"], s["pfc"]["frames_rx"], hs["data_retx"],
-           hs["timeouts"], hs["cnps_sent"], worst, hu, s["links"]["tor_to_spine"]["util_max"]))
+           hs["timeouts"], hs["cnps_sent"], worst, hu,
+           max(u["util_max"] for u in s["links"].values() if isinstance(u, dict))))
     return s
 
 
@@ -179,6 +201,23 @@ def main():
     run(out, "--lb", "ecmp", "--transport", "irn", "--seed", "1")
     s = check_run("ecmp/irn", out, False, "ecmp_packets")
     check(s["pfc"]["frames_rx"] == 0, "irn: PFC frames %s" % s["pfc"])
+
+    # CAVER's own topology, the k = 4 fat-tree (1:1, 16 hosts, 20 switches).
+    out = os.path.join(tmp, "caver_ft")
+    run(out, "--lb", "caver", "--seed", "1", topo=["--topo", "fattree", "--k", "4"])
+    s = check_run("caver/fattree-k4", out, True, "caver_source_routed")
+    check(s["params"]["switches"] == 20 and s["params"]["hosts"] == 16, "fattree: %s" % s["params"])
+    check("agg_to_core" in s["links"] and s["links"]["agg_to_core"]["links"] == 16,
+          "fattree links: %s" % s["links"])
+    # Asymmetry: one uplink down (ECMP), one at 25G (ConWeave).
+    out = os.path.join(tmp, "ecmp_down")
+    run(out, "--lb", "ecmp", "--link-down", "tor0:spine1", "--seed", "1")
+    s = check_run("ecmp/link-down", out, True, "ecmp_packets")
+    check(s["links"]["tor_to_spine"]["links"] == 15 and s["links"]["spine_to_tor"]["links"] == 15,
+          "link down: %s" % s["links"])
+    out = os.path.join(tmp, "cw_slow")
+    run(out, "--lb", "conweave", "--slow-link", "tor0:spine1:25", "--seed", "1")
+    check_run("conweave/slow-link", out, True, "cw_packets")
 
     # Determinism: the same seed, the same fct.txt byte for byte.
     a = open(os.path.join(tmp, "ecmp", "fct.txt"), "rb").read()
@@ -211,6 +250,10 @@ def main():
         (["--config", "/nonexistent"], "/nonexistent"),
         (["--load", "2.5"], "above 1"),
         (["extra"], "extra"),
+        (["--link-down", "tor0:spine9"], "tor0:spine9"),
+        (["--slow-link", "tor0:spine1"], "A:B:GBPS"),
+        (["--slow-link", "tor0:spine1:0"], "rate"),
+        (["--topo", "fattree", "--k", "5"], "even"),
     ]
     for args, word in bad:
         out = os.path.join(tmp, "bad")
