@@ -85,6 +85,7 @@ struct run {
 	FILE *fct;
 	uint64_t start_ns, end_ns;	/* arrivals in [start, end) */
 	uint64_t started, finished;
+	uint64_t start_failed;		/* sim_hosts_start refused (out of memory) */
 	bool arrivals_done;		/* --flows reached */
 	/* The ideal FCT's parts per (src, dst) host pair. */
 	double *base_rtt_ns;		/* n_hosts x n_hosts */
@@ -592,6 +593,8 @@ ev_arrival(struct sim *s, void *arg, uint64_t h)
 		return;
 	if (sim_hosts_start(r->hosts, f.src, f.dst, f.size) != UINT64_MAX)
 		r->started++;
+	else
+		r->start_failed++;
 	if (r->o.max_flows != 0 && r->started >= r->o.max_flows) {
 		r->arrivals_done = true;
 		return;
@@ -819,11 +822,12 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 		o->sample_us);
 	fprintf(f, "  \"flows\": {\"started\": %llu, \"finished\": %llu, \"unfinished\": %llu, "
 		"\"drain_limit_hit\": %s, \"sim_end_ns\": %llu, \"below_ideal\": %llu, "
-		"\"min_fct_over_ideal\": %.6f},\n", (unsigned long long)r->started,
+		"\"min_fct_over_ideal\": %.6f, \"start_failed\": %llu},\n", (unsigned long long)r->started,
 		(unsigned long long)r->finished, (unsigned long long)(r->started - r->finished),
 		drained ? "false" : "true", (unsigned long long)r->net.sim.now_ns,
 		(unsigned long long)r->flows_below_ideal,
-		r->finished ? (double)r->min_slowdown_x1e6 / 1e6 : 0.0);
+		r->finished ? (double)r->min_slowdown_x1e6 / 1e6 : 0.0,
+		(unsigned long long)r->start_failed);
 	fprintf(f, "  \"hosts\": {\"data_sent\": %llu, \"data_retx\": %llu, \"data_rcvd\": %llu, "
 		"\"data_ooo\": %llu, \"acks_sent\": %llu, \"nacks_sent\": %llu, \"cnps_sent\": %llu, "
 		"\"cnps_rcvd\": %llu, \"timeouts\": %llu, \"ce_rcvd\": %llu, \"bytes_acked\": %llu},\n",
@@ -1061,6 +1065,8 @@ main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		return 1;
 	}
+	/* A line per flow, millions in a long run: a large buffer. */
+	setvbuf(r->fct, NULL, _IOFBF, 1 << 20);
 	r->min_slowdown_x1e6 = UINT64_MAX;
 
 	for (uint32_t h = 0; h < r->topo.n_hosts; h++)
