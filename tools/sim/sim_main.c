@@ -82,6 +82,7 @@ struct run {
 	struct sim_cdf cdf;
 	struct sim_workload wl;
 	struct sim_host_cfg hcfg;
+	char *sections;			/* what every switch's config gets (build_sections) */
 	FILE *fct;
 	uint64_t start_ns, end_ns;	/* arrivals in [start, end) */
 	uint64_t started, finished;
@@ -983,7 +984,7 @@ main(int argc, char **argv)
 	struct opts *o = &r->o;
 	struct sim_leafspine ls;
 	struct sim_workload_params wp;
-	char err[512], path[4200], *sections;
+	char err[512], path[4200];
 	double t0, last_print, wall;
 	uint64_t slice = 10000, now, limit, live;
 	unsigned int n_sw;
@@ -998,8 +999,8 @@ main(int argc, char **argv)
 		fprintf(stderr, PROG ": --workload: %s\n", err);
 		return 2;
 	}
-	sections = build_sections(o);
-	if (sections == NULL)
+	r->sections = build_sections(o);
+	if (r->sections == NULL)
 		return 2;
 	if (mkdir_p(o->out) != 0) {
 		fprintf(stderr, PROG ": --out %s: %s\n", o->out, strerror(errno));
@@ -1014,7 +1015,7 @@ main(int argc, char **argv)
 	}
 	if (o->fattree) {
 		struct sim_fattree ft = {.k = o->k, .gbps = o->link_gbps,
-			.link_delay_ns = o->link_delay_ns, .lb = o->lb, .sections = sections,
+			.link_delay_ns = o->link_delay_ns, .lb = o->lb, .sections = r->sections,
 			.down_links = o->link_down, .hosts_per_tor = o->hpt_set ? o->hosts_per_tor : 0};
 
 		rc = sim_topo_fattree(&r->topo, &ft, "sim_", err, sizeof(err));
@@ -1022,7 +1023,7 @@ main(int argc, char **argv)
 		ls = (struct sim_leafspine){.tors = o->tors, .spines = o->spines,
 			.hosts_per_tor = o->hosts_per_tor, .host_gbps = o->link_gbps,
 			.uplink_gbps = o->uplink_gbps, .link_delay_ns = o->link_delay_ns,
-			.lb = o->lb, .sections = sections, .down_links = o->link_down};
+			.lb = o->lb, .sections = r->sections, .down_links = o->link_down};
 		rc = sim_topo_leafspine(&r->topo, &ls, "sim_", err, sizeof(err));
 	}
 	if (rc != 0) {
@@ -1140,6 +1141,6 @@ main(int argc, char **argv)
 	 * route tables would have DPDK zero every page of their LPM
 	 * reservations (rte_free clears what it frees): 1-2 s and GBs of
 	 * resident memory for nothing. */
-	free(sections);
+	free(r->sections);
 	return drained ? 0 : 3;
 }
