@@ -36,6 +36,7 @@
 #include "sim_workload.h"
 
 #define PROG "rocetor-sim"
+#define SEE_HELP " (see --help)"
 
 /* Per-packet headers of a RoCEv2 data frame as sim_roce_build writes it:
  * Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4. */
@@ -111,8 +112,10 @@ usage(FILE *f)
 		"usage: " PROG " [options] --workload FILE --out DIR\n"
 		"  --topo leafspine|fattree     topology (leafspine)\n"
 		"  --tors N --spines N --hosts-per-tor N   leaf-spine size (8, 8, 16)\n"
-		"  --k K                        fat-tree arity (4); --hosts-per-tor: k/2 unless given\n"
-		"  --link-gbps G                host links (100); --uplink-gbps G: switch links (same)\n"
+		"  --k K                        fat-tree arity (4); hosts per ToR: k/2 unless\n"
+		"                               --hosts-per-tor\n"
+		"  --link-gbps G                host links (100)\n"
+		"  --uplink-gbps G              ToR-spine links (--link-gbps)\n"
 		"  --link-delay-ns NS           every link's propagation delay (1000)\n"
 		"  --workload FILE              flow-size CDF (\"size percent\" lines)\n"
 		"  --load X                     core load, host load = X / oversubscription (0.5)\n"
@@ -157,8 +160,8 @@ num_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
 	errno = 0;
 	x = strtoull(s, &end, 0);
 	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || x < lo || x > hi) {
-		fprintf(stderr, PROG ": %s: expected an integer in %llu..%llu, got \"%s\" (see --help)\n",
-				opt, (unsigned long long)lo, (unsigned long long)hi, s);
+		fprintf(stderr, PROG ": %s: expected an integer in %llu..%llu, got \"%s\"%s\n",
+				opt, (unsigned long long)lo, (unsigned long long)hi, s, SEE_HELP);
 		return -1;
 	}
 	*v = x;
@@ -187,8 +190,8 @@ num_dbl(const char *opt, const char *s, double lo, bool lo_incl, double hi, doub
 	x = strtod(s, &end);
 	if (errno != 0 || end == s || *end != '\0' || !isfinite(x) || x > hi ||
 			(lo_incl ? x < lo : x <= lo)) {
-		fprintf(stderr, PROG ": %s: expected a number in %s%g..%g], got \"%s\" (see --help)\n",
-				opt, lo_incl ? "[" : "(", lo, hi, s);
+		fprintf(stderr, PROG ": %s: expected a number in %s%g..%g], got \"%s\"%s\n", opt,
+				lo_incl ? "[" : "(", lo, hi, s, SEE_HELP);
 		return -1;
 	}
 	*v = x;
@@ -250,7 +253,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case O_TOPO:
 			if (strcmp(optarg, "leafspine") != 0 && strcmp(optarg, "fattree") != 0)
-				return bad("--topo: expected leafspine or fattree, got \"%s\"", optarg);
+				return bad("--topo: expected leafspine or fattree, got \"%s\"",
+						optarg);
 			o->topo = optarg;
 			break;
 		case O_TORS: rc = num_uint("--tors", optarg, 1, 32, &o->tors); break;
@@ -260,7 +264,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			o->hpt_set = true;
 			break;
 		case O_K: rc = num_uint("--k", optarg, 2, 16, &o->k); break;
-		case O_GBPS: rc = num_dbl("--link-gbps", optarg, 0, false, 1600, &o->link_gbps); break;
+		case O_GBPS:
+			rc = num_dbl("--link-gbps", optarg, 0, false, 1600, &o->link_gbps);
+			break;
 		case O_UPGBPS:
 			rc = num_dbl("--uplink-gbps", optarg, 0, false, 1600, &o->uplink_gbps);
 			break;
@@ -269,11 +275,16 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_WL: o->workload = optarg; break;
 		case O_LOAD: rc = num_dbl("--load", optarg, 0, false, 64, &o->load); break;
-		case O_DUR: rc = num_dbl("--duration-ms", optarg, 0, false, 1e6, &o->duration_ms); break;
-		case O_FLOWS: rc = num_u64("--flows", optarg, 1, UINT64_MAX - 1, &o->max_flows); break;
-		case O_LB:
-			if (rtr_lb_mode_find(optarg) < 0 ||
-					rtr_lb_mode_ops((unsigned int)rtr_lb_mode_find(optarg), false) == NULL) {
+		case O_DUR:
+			rc = num_dbl("--duration-ms", optarg, 0, false, 1e6, &o->duration_ms);
+			break;
+		case O_FLOWS:
+			rc = num_u64("--flows", optarg, 1, UINT64_MAX - 1, &o->max_flows);
+			break;
+		case O_LB: {
+			int id = rtr_lb_mode_find(optarg);
+
+			if (id < 0 || rtr_lb_mode_ops((unsigned int)id, false) == NULL) {
 				char names[256];
 
 				return bad("--lb: unknown mode \"%s\" (implemented: %s)", optarg,
@@ -281,22 +292,30 @@ parse_args(int argc, char **argv, struct opts *o)
 			}
 			o->lb = optarg;
 			break;
+		}
 		case O_TR:
 			if (strcmp(optarg, "lossless") == 0)
 				o->transport = SIM_TR_GBN;
 			else if (strcmp(optarg, "irn") == 0)
 				o->transport = SIM_TR_IRN;
 			else
-				return bad("--transport: expected lossless or irn, got \"%s\"", optarg);
+				return bad("--transport: expected lossless or irn, got \"%s\"",
+						optarg);
 			break;
 		case O_CONFIG: o->config = optarg; break;
 		case O_SEED: rc = num_u64("--seed", optarg, 0, UINT64_MAX, &o->seed); break;
 		case O_OUT: o->out = optarg; break;
 		case O_QPS: rc = num_uint("--qps-per-flow", optarg, 1, 64, &o->qps_per_flow); break;
 		case O_REPS: rc = num_uint("--reps", optarg, 0, 1, &o->reps); break;
-		case O_WIRE: rc = num_uint("--wire-overhead", optarg, 0, 64, &o->wire_overhead); break;
-		case O_DRAIN: rc = num_dbl("--drain-ms", optarg, 0, false, 1e6, &o->drain_ms); break;
-		case O_SAMPLE: rc = num_dbl("--sample-us", optarg, 0, false, 1e6, &o->sample_us); break;
+		case O_WIRE:
+			rc = num_uint("--wire-overhead", optarg, 0, 64, &o->wire_overhead);
+			break;
+		case O_DRAIN:
+			rc = num_dbl("--drain-ms", optarg, 0, false, 1e6, &o->drain_ms);
+			break;
+		case O_SAMPLE:
+			rc = num_dbl("--sample-us", optarg, 0, false, 1e6, &o->sample_us);
+			break;
 		case O_DOWN: o->link_down = optarg; break;
 		case O_SLOW: o->slow_link = optarg; break;
 		case O_QUIET: o->quiet = true; break;
@@ -321,7 +340,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			return bad("--uplink-gbps: a fat-tree's links all run at --link-gbps "
 					"(use --slow-link for single links)");
 		if (o->hpt_set && o->hosts_per_tor + o->k / 2 > RTR_MAX_PORTS)
-			return bad("--hosts-per-tor + k/2: a ToR has at most %d ports", RTR_MAX_PORTS);
+			return bad("--hosts-per-tor + k/2: a ToR has at most %d ports",
+					RTR_MAX_PORTS);
 	} else {
 		if (o->tors * o->hosts_per_tor < 2)
 			return bad("a run needs at least 2 hosts");
@@ -370,7 +390,10 @@ static const char qos_irn[] =
  * ToR's hosts are 10.(t+1).0.0/16, so busy and inactive marks are per
  * destination ToR, as in the papers. */
 static const char sec_conweave[] =
-	"conweave:\n  dst_prefix_len: 16\n  flow_table_size: 65536\n  reorder_queues_per_port: 256\n";
+	"conweave:\n"
+	"  dst_prefix_len: 16\n"
+	"  flow_table_size: 65536\n"
+	"  reorder_queues_per_port: 256\n";
 static const char sec_seqbalance[] =
 	"seqbalance:\n  dst_prefix_len: 16\n  flow_table_size: 65536\n";
 static const char sec_caver[] = "caver:\n  flow_table_size: 65536\n";
@@ -409,7 +432,8 @@ build_sections(const struct opts *o)
 			fprintf(stderr, PROG ": --config %s: %s\n", o->config, strerror(errno));
 			return NULL;
 		}
-		if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0 ||
+		if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
+				fseek(f, 0, SEEK_SET) != 0 ||
 				(cfg = malloc((size_t)n + 2)) == NULL ||
 				fread(cfg, 1, (size_t)n, f) != (size_t)n) {
 			fprintf(stderr, PROG ": --config %s: cannot read\n", o->config);
@@ -726,6 +750,91 @@ struct util_class {
 	double sum, max;
 };
 
+/* summary.json: a top-level object of one-line objects, written member by
+ * member (strings escaped: paths may hold anything). */
+struct jw {
+	FILE *f;
+	bool first_obj, first;
+};
+
+static void
+jw_obj(struct jw *w, const char *name)
+{
+	fprintf(w->f, "%s\n  \"%s\": {", w->first_obj ? "{" : "},", name);
+	w->first_obj = false;
+	w->first = true;
+}
+
+static void
+jw_key(struct jw *w, const char *k)
+{
+	fprintf(w->f, "%s\"%s\": ", w->first ? "" : ", ", k);
+	w->first = false;
+}
+
+static void
+jw_u64(struct jw *w, const char *k, uint64_t v)
+{
+	jw_key(w, k);
+	fprintf(w->f, "%llu", (unsigned long long)v);
+}
+
+static void
+jw_dbl(struct jw *w, const char *k, double v)
+{
+	jw_key(w, k);
+	fprintf(w->f, "%.6g", v);
+}
+
+static void
+jw_bool(struct jw *w, const char *k, bool v)
+{
+	jw_key(w, k);
+	fputs(v ? "true" : "false", w->f);
+}
+
+static void
+jw_str(struct jw *w, const char *k, const char *v)
+{
+	jw_key(w, k);
+	if (v == NULL) {
+		fputs("null", w->f);
+		return;
+	}
+	fputc('"', w->f);
+	for (const unsigned char *c = (const unsigned char *)v; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(w->f, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(w->f, "\\u%04x", *c);
+		else
+			fputc(*c, w->f);
+	}
+	fputc('"', w->f);
+}
+
+/* An object inside the current one (the link classes, the egress classes). */
+static void
+jw_sub(struct jw *w, const char *k)
+{
+	jw_key(w, k);
+	fputc('{', w->f);
+	w->first = true;
+}
+
+static void
+jw_sub_end(struct jw *w)
+{
+	fputc('}', w->f);
+	w->first = false;
+}
+
+static void
+jw_end(struct jw *w)
+{
+	fputs("}\n}\n", w->f);
+}
+
 static void
 write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live_at_end)
 {
@@ -738,9 +847,8 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	uint64_t host_sent = 0, eg[RTR_MAX_CLASSES][RTR_EGC_MAX];
 	uint64_t rx_pfc_sw = 0, rx_pfc_host = 0, tx_xoff = 0, tx_xon = 0;
 	double win_ns = (double)r->end_ns;
+	struct jw w = {.f = f, .first_obj = true};
 	struct rusage ru;
-	uint32_t mx;
-	bool first;
 
 	if (sum == NULL || sw == NULL) {
 		free(sum);
@@ -759,8 +867,9 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 
 		for (uint16_t p = 0; p < n->n_ports; p++) {
 			const struct sim_port *pt = &n->ports[p];
+			double bits = (double)r->wire_at_end[i][p] * 8;
+			double u = win_ns > 0 ? bits / (pt->gbps * win_ns) : 0;
 			char name[40];
-			double u = win_ns > 0 ? (double)r->wire_at_end[i][p] * 8 / (pt->gbps * win_ns) : 0;
 			unsigned int c;
 
 			if (pt->down)
@@ -788,10 +897,12 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 				rtr_egress_report(&e, 1, n->eg_shared, p, r->net.sim.now_ns, &rep);
 				for (unsigned int cl = 0; cl < rep.n_classes; cl++)
 					for (unsigned int k = 0; k < RTR_EGC_MAX; k++) {
-						if (k == RTR_EGC_max_depth)
-							eg[cl][k] = rep.c[cl][k] > eg[cl][k] ? rep.c[cl][k] : eg[cl][k];
-						else
-							eg[cl][k] += rep.c[cl][k];
+						uint64_t v = rep.c[cl][k];
+
+						if (k != RTR_EGC_max_depth)
+							eg[cl][k] += v;
+						else if (v > eg[cl][k])
+							eg[cl][k] = v;
 					}
 				rx_pfc_sw += rep.rx_pfc;
 				tx_xoff += rep.tx_xoff;
@@ -802,114 +913,145 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 		}
 	}
 
-	fprintf(f, "{\n  \"params\": {\"topo\": \"%s\", \"tors\": %u, \"spines\": %u, "
-		"\"hosts_per_tor\": %u, \"hosts\": %u, \"link_gbps\": %g, \"uplink_gbps\": %g, "
-		"\"link_delay_ns\": %llu, \"oversubscription\": %g, \"k\": %u, \"switches\": %u, "
-		"\"link_down\": \"%s\", \"slow_link\": \"%s\",\n", o->topo, o->fattree ? 0 : o->tors,
-		o->fattree ? 0 : o->spines, r->topo.hosts_per_tor, r->topo.n_hosts, o->link_gbps,
-		o->uplink_gbps, (unsigned long long)o->link_delay_ns, r->topo.oversub,
-		o->fattree ? o->k : 0, r->topo.n_switches, o->link_down ? o->link_down : "",
-		o->slow_link ? o->slow_link : "");
-	fprintf(f, "    \"workload\": \"%s\", \"cdf_mean_bytes\": %.1f, \"load\": %g, "
-		"\"host_load\": %g, \"mean_interarrival_ns\": %.1f, \"duration_ms\": %g, "
-		"\"max_flows\": %llu,\n", o->workload, sim_cdf_mean(&r->cdf), o->load,
-		r->wl.host_load, r->wl.mean_iat_ns, o->duration_ms, (unsigned long long)o->max_flows);
-	fprintf(f, "    \"lb\": \"%s\", \"transport\": \"%s\", \"config\": %s%s%s, \"seed\": %llu, "
-		"\"qps_per_flow\": %u, \"reps\": %u, \"wire_overhead\": %u, \"mtu_payload\": %u, "
-		"\"drain_ms\": %g, \"sample_us\": %g},\n", o->lb,
-		o->transport == SIM_TR_GBN ? "lossless" : "irn", o->config ? "\"" : "",
-		o->config ? o->config : "null", o->config ? "\"" : "", (unsigned long long)o->seed,
-		o->qps_per_flow, o->reps, o->wire_overhead, r->hcfg.mtu_payload, o->drain_ms,
-		o->sample_us);
-	fprintf(f, "  \"flows\": {\"started\": %llu, \"finished\": %llu, \"unfinished\": %llu, "
-		"\"drain_limit_hit\": %s, \"sim_end_ns\": %llu, \"below_ideal\": %llu, "
-		"\"min_fct_over_ideal\": %.6f, \"start_failed\": %llu},\n", (unsigned long long)r->started,
-		(unsigned long long)r->finished, (unsigned long long)(r->started - r->finished),
-		drained ? "false" : "true", (unsigned long long)r->net.sim.now_ns,
-		(unsigned long long)r->flows_below_ideal,
-		r->finished ? (double)r->min_slowdown_x1e6 / 1e6 : 0.0,
-		(unsigned long long)r->start_failed);
-	fprintf(f, "  \"hosts\": {\"data_sent\": %llu, \"data_retx\": %llu, \"data_rcvd\": %llu, "
-		"\"data_ooo\": %llu, \"acks_sent\": %llu, \"nacks_sent\": %llu, \"cnps_sent\": %llu, "
-		"\"cnps_rcvd\": %llu, \"timeouts\": %llu, \"ce_rcvd\": %llu, \"bytes_acked\": %llu},\n",
-		(unsigned long long)hs.data_sent, (unsigned long long)hs.data_retx,
-		(unsigned long long)hs.data_rcvd, (unsigned long long)hs.data_ooo,
-		(unsigned long long)hs.acks_sent, (unsigned long long)hs.nacks_sent,
-		(unsigned long long)hs.cnps_sent, (unsigned long long)hs.cnps_rcvd,
-		(unsigned long long)hs.timeouts, (unsigned long long)hs.ce_rcvd,
-		(unsigned long long)hs.bytes_acked);
-	fprintf(f, "  \"frames\": {\"host_sent\": %llu, \"delivered_to_hosts\": %llu, "
-		"\"switch_dropped\": %llu, \"egress_dropped\": %llu, \"in_flight_at_end\": %llu, "
-		"\"tx_late\": %llu},\n", (unsigned long long)host_sent,
-		(unsigned long long)r->net.delivered, (unsigned long long)r->net.sw_dropped,
-		(unsigned long long)r->net.eg_dropped, (unsigned long long)live_at_end,
-		(unsigned long long)r->net.tx_late);
-	fprintf(f, "  \"drops\": {");
-	first = true;
-	for (unsigned int d = 1; d < RTR_DROP_MAX; d++) {
-		if (sum->drops[d] == 0)
-			continue;
-		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", rtr_drop_names[d],
-				(unsigned long long)sum->drops[d]);
-		first = false;
-	}
-	fprintf(f, "},\n  \"pfc\": {\"frames_rx\": %llu, \"rx_by_switches\": %llu, "
-		"\"rx_by_hosts\": %llu, \"tx_xoff\": %llu, \"tx_xon\": %llu},\n",
-		(unsigned long long)r->net.pfc_frames, (unsigned long long)rx_pfc_sw,
-		(unsigned long long)rx_pfc_host, (unsigned long long)tx_xoff,
-		(unsigned long long)tx_xon);
-	fprintf(f, "  \"egress_classes\": {");
-	first = true;
+	jw_obj(&w, "params");
+	jw_str(&w, "topo", o->topo);
+	jw_u64(&w, "tors", o->fattree ? 0 : o->tors);
+	jw_u64(&w, "spines", o->fattree ? 0 : o->spines);
+	jw_u64(&w, "hosts_per_tor", r->topo.hosts_per_tor);
+	jw_u64(&w, "hosts", r->topo.n_hosts);
+	jw_u64(&w, "switches", r->topo.n_switches);
+	jw_u64(&w, "k", o->fattree ? o->k : 0);
+	jw_dbl(&w, "link_gbps", o->link_gbps);
+	jw_dbl(&w, "uplink_gbps", o->uplink_gbps);
+	jw_u64(&w, "link_delay_ns", o->link_delay_ns);
+	jw_dbl(&w, "oversubscription", r->topo.oversub);
+	jw_str(&w, "link_down", o->link_down ? o->link_down : "");
+	jw_str(&w, "slow_link", o->slow_link ? o->slow_link : "");
+	jw_str(&w, "workload", o->workload);
+	jw_dbl(&w, "cdf_mean_bytes", sim_cdf_mean(&r->cdf));
+	jw_dbl(&w, "load", o->load);
+	jw_dbl(&w, "host_load", r->wl.host_load);
+	jw_dbl(&w, "mean_interarrival_ns", r->wl.mean_iat_ns);
+	jw_dbl(&w, "duration_ms", o->duration_ms);
+	jw_u64(&w, "max_flows", o->max_flows);
+	jw_str(&w, "lb", o->lb);
+	jw_str(&w, "transport", o->transport == SIM_TR_GBN ? "lossless" : "irn");
+	jw_str(&w, "config", o->config);
+	jw_u64(&w, "seed", o->seed);
+	jw_u64(&w, "qps_per_flow", o->qps_per_flow);
+	jw_u64(&w, "reps", o->reps);
+	jw_u64(&w, "wire_overhead", o->wire_overhead);
+	jw_u64(&w, "mtu_payload", r->hcfg.mtu_payload);
+	jw_dbl(&w, "drain_ms", o->drain_ms);
+	jw_dbl(&w, "sample_us", o->sample_us);
+
+	jw_obj(&w, "flows");
+	jw_u64(&w, "started", r->started);
+	jw_u64(&w, "finished", r->finished);
+	jw_u64(&w, "unfinished", r->started - r->finished);
+	jw_bool(&w, "drain_limit_hit", !drained);
+	jw_u64(&w, "sim_end_ns", r->net.sim.now_ns);
+	jw_u64(&w, "below_ideal", r->flows_below_ideal);
+	jw_dbl(&w, "min_fct_over_ideal", r->finished ? (double)r->min_slowdown_x1e6 / 1e6 : 0.0);
+	jw_u64(&w, "start_failed", r->start_failed);
+
+	jw_obj(&w, "hosts");
+	jw_u64(&w, "data_sent", hs.data_sent);
+	jw_u64(&w, "data_retx", hs.data_retx);
+	jw_u64(&w, "data_rcvd", hs.data_rcvd);
+	jw_u64(&w, "data_ooo", hs.data_ooo);
+	jw_u64(&w, "acks_sent", hs.acks_sent);
+	jw_u64(&w, "nacks_sent", hs.nacks_sent);
+	jw_u64(&w, "cnps_sent", hs.cnps_sent);
+	jw_u64(&w, "cnps_rcvd", hs.cnps_rcvd);
+	jw_u64(&w, "timeouts", hs.timeouts);
+	jw_u64(&w, "ce_rcvd", hs.ce_rcvd);
+	jw_u64(&w, "bytes_acked", hs.bytes_acked);
+
+	jw_obj(&w, "frames");
+	jw_u64(&w, "host_sent", host_sent);
+	jw_u64(&w, "delivered_to_hosts", r->net.delivered);
+	jw_u64(&w, "switch_dropped", r->net.sw_dropped);
+	jw_u64(&w, "egress_dropped", r->net.eg_dropped);
+	jw_u64(&w, "in_flight_at_end", live_at_end);
+	jw_u64(&w, "tx_late", r->net.tx_late);
+
+	jw_obj(&w, "drops");
+	for (unsigned int d = 1; d < RTR_DROP_MAX; d++)
+		if (sum->drops[d] != 0)
+			jw_u64(&w, rtr_drop_names[d], sum->drops[d]);
+
+	jw_obj(&w, "pfc");
+	jw_u64(&w, "frames_rx", r->net.pfc_frames);
+	jw_u64(&w, "rx_by_switches", rx_pfc_sw);
+	jw_u64(&w, "rx_by_hosts", rx_pfc_host);
+	jw_u64(&w, "tx_xoff", tx_xoff);
+	jw_u64(&w, "tx_xon", tx_xon);
+
+	jw_obj(&w, "egress_classes");
 	for (unsigned int cl = 0; cl < RTR_MAX_CLASSES; cl++) {
+		char name[8];
+
 		if (eg[cl][RTR_EGC_enqueued] == 0)
 			continue;
-		fprintf(f, "%s\n    \"%u\": {", first ? "" : ",", cl);
+		snprintf(name, sizeof(name), "%u", cl);
+		jw_sub(&w, name);
 		for (unsigned int k = 0; k < RTR_EGC_MAX; k++)
-			fprintf(f, "%s\"%s\": %llu", k ? ", " : "", rtr_eg_counter_names[k],
-					(unsigned long long)eg[cl][k]);
-		fprintf(f, "}");
-		first = false;
+			jw_u64(&w, rtr_eg_counter_names[k], eg[cl][k]);
+		jw_sub_end(&w);
 	}
-	fprintf(f, "},\n  \"lb_counters\": {");
-	first = true;
-	for (unsigned int c = 0; c < RTR_LBC_MAX; c++) {
-		if (sum->lb[c] == 0)
-			continue;
-		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", rtr_lb_counter_names[c],
-				(unsigned long long)sum->lb[c]);
-		first = false;
-	}
-	fprintf(f, "},\n  \"switch_packets\": {\"forwarded\": %llu, \"consumed\": %llu, "
-		"\"originated\": %llu, \"originated_dropped\": %llu, \"lb_ticks\": %llu},\n",
-		(unsigned long long)sum->forwarded, (unsigned long long)sum->consumed,
-		(unsigned long long)sum->originated, (unsigned long long)sum->originated_dropped,
-		(unsigned long long)r->net.lb_ticks);
-	{
-		uint32_t qp = sample_pct(r, offsetof(struct sample, queues_max), 0.999, &mx);
-		uint32_t qmax = mx;
-		uint32_t hp = sample_pct(r, offsetof(struct sample, held_max), 0.999, &mx);
-		uint32_t hmax = mx;
-		uint32_t sp = sample_pct(r, offsetof(struct sample, held_sum), 0.999, &mx);
-		uint32_t smax = mx;
-		uint32_t frame = r->hcfg.mtu_payload + SIM_DATA_HDR + 4;
 
-		fprintf(f, "  \"reorder\": {\"samples\": %zu, \"period_ns\": %llu, "
-			"\"queues_per_switch_max\": %u, \"queues_per_switch_p999\": %u, "
-			"\"held_pkts_per_switch_max\": %u, \"held_pkts_per_switch_p999\": %u, "
-			"\"held_pkts_total_max\": %u, \"held_pkts_total_p999\": %u, "
-			"\"held_bytes_per_switch_max_est\": %llu, \"held_bytes_per_switch_p999_est\": %llu},\n",
-			r->n_smp, (unsigned long long)r->sample_ns, qmax, qp, hmax, hp, smax, sp,
-			(unsigned long long)hmax * frame, (unsigned long long)hp * frame);
+	jw_obj(&w, "lb_counters");
+	for (unsigned int c = 0; c < RTR_LBC_MAX; c++)
+		if (sum->lb[c] != 0)
+			jw_u64(&w, rtr_lb_counter_names[c], sum->lb[c]);
+
+	jw_obj(&w, "switch_packets");
+	jw_u64(&w, "forwarded", sum->forwarded);
+	jw_u64(&w, "consumed", sum->consumed);
+	jw_u64(&w, "originated", sum->originated);
+	jw_u64(&w, "originated_dropped", sum->originated_dropped);
+	jw_u64(&w, "lb_ticks", r->net.lb_ticks);
+
+	jw_obj(&w, "reorder");
+	{
+		/* Bytes: held packets x a full data frame with ConWeave's
+		 * header (the mode counts packets). */
+		uint64_t frame = r->hcfg.mtu_payload + SIM_DATA_HDR + 4;
+		uint32_t qmax, hmax, smax;
+		uint32_t qp = sample_pct(r, offsetof(struct sample, queues_max), 0.999, &qmax);
+		uint32_t hp = sample_pct(r, offsetof(struct sample, held_max), 0.999, &hmax);
+		uint32_t sp = sample_pct(r, offsetof(struct sample, held_sum), 0.999, &smax);
+
+		jw_u64(&w, "samples", r->n_smp);
+		jw_u64(&w, "period_ns", r->sample_ns);
+		jw_u64(&w, "queues_per_switch_max", qmax);
+		jw_u64(&w, "queues_per_switch_p999", qp);
+		jw_u64(&w, "held_pkts_per_switch_max", hmax);
+		jw_u64(&w, "held_pkts_per_switch_p999", hp);
+		jw_u64(&w, "held_pkts_total_max", smax);
+		jw_u64(&w, "held_pkts_total_p999", sp);
+		jw_u64(&w, "held_bytes_per_switch_max_est", hmax * frame);
+		jw_u64(&w, "held_bytes_per_switch_p999_est", hp * frame);
 	}
-	fprintf(f, "  \"links\": {\"window_ns\": %llu", (unsigned long long)r->end_ns);
-	for (unsigned int c = 0; c < n_uc; c++)
-		fprintf(f, ",\n    \"%s\": {\"links\": %llu, \"util_mean\": %.6f, \"util_max\": %.6f}",
-				uc[c].name, (unsigned long long)uc[c].links,
-				uc[c].links ? uc[c].sum / (double)uc[c].links : 0.0, uc[c].max);
+
+	jw_obj(&w, "links");
+	jw_u64(&w, "window_ns", r->end_ns);
+	for (unsigned int c = 0; c < n_uc; c++) {
+		jw_sub(&w, uc[c].name);
+		jw_u64(&w, "links", uc[c].links);
+		jw_dbl(&w, "util_mean", uc[c].links ? uc[c].sum / (double)uc[c].links : 0.0);
+		jw_dbl(&w, "util_max", uc[c].max);
+		jw_sub_end(&w);
+	}
+
 	getrusage(RUSAGE_SELF, &ru);
-	fprintf(f, "},\n  \"speed\": {\"events\": %llu, \"wall_s\": %.3f, \"events_per_s\": %.0f, "
-		"\"peak_rss_mb\": %.1f}\n}\n", (unsigned long long)r->net.sim.n_run, wall_s,
-		wall_s > 0 ? (double)r->net.sim.n_run / wall_s : 0.0, (double)ru.ru_maxrss / 1024.0);
+	jw_obj(&w, "speed");
+	jw_u64(&w, "events", r->net.sim.n_run);
+	jw_dbl(&w, "wall_s", wall_s);
+	jw_dbl(&w, "events_per_s", wall_s > 0 ? (double)r->net.sim.n_run / wall_s : 0.0);
+	jw_dbl(&w, "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
+	jw_end(&w);
 	free(sum);
 	free(sw);
 }
@@ -931,8 +1073,8 @@ slow_links(struct sim_topo *t, const char *spec)
 		double gbps;
 
 		if (b == NULL || g == b) {
-			fprintf(stderr, PROG ": --slow-link: expected A:B:GBPS, got \"%s\" (see --help)\n",
-					item);
+			fprintf(stderr, PROG ": --slow-link: expected A:B:GBPS, got \"%s\"%s\n",
+					item, SEE_HELP);
 			rc = -1;
 			break;
 		}
@@ -940,14 +1082,15 @@ slow_links(struct sim_topo *t, const char *spec)
 		*g++ = '\0';
 		gbps = strtod(g, &end);
 		if (end == g || *end != '\0' || !(gbps > 0) || gbps > 1600) {
-			fprintf(stderr, PROG ": --slow-link %s:%s: expected a rate in (0, 1600] Gb/s, "
-				"got \"%s\" (see --help)\n", item, b, g);
+			fprintf(stderr, PROG ": --slow-link %s:%s: expected a rate in (0, 1600] "
+				"Gb/s, got \"%s\"%s\n", item, b, g, SEE_HELP);
 			rc = -1;
 			break;
 		}
 		if (sim_topo_link_find(t, item, b, &node, &port) != 0 ||
 				sim_topo_link_set_gbps(t, node, port, gbps) != 0) {
-			fprintf(stderr, PROG ": --slow-link %s:%s: no such link (see --help)\n", item, b);
+			fprintf(stderr, PROG ": --slow-link %s:%s: no such link%s\n", item, b,
+					SEE_HELP);
 			rc = -1;
 			break;
 		}
@@ -1016,7 +1159,8 @@ main(int argc, char **argv)
 	if (o->fattree) {
 		struct sim_fattree ft = {.k = o->k, .gbps = o->link_gbps,
 			.link_delay_ns = o->link_delay_ns, .lb = o->lb, .sections = r->sections,
-			.down_links = o->link_down, .hosts_per_tor = o->hpt_set ? o->hosts_per_tor : 0};
+			.down_links = o->link_down,
+			.hosts_per_tor = o->hpt_set ? o->hosts_per_tor : 0};
 
 		rc = sim_topo_fattree(&r->topo, &ft, "sim_", err, sizeof(err));
 	} else {
@@ -1107,8 +1251,8 @@ main(int argc, char **argv)
 			double w = wall_now() - t0;
 
 			last_print = wall_now();
-			fprintf(stderr, PROG ": sim %.3f ms, wall %.1f s, flows %llu done, %llu active, "
-				"%.2f M events/s\n", (double)now / 1e6, w,
+			fprintf(stderr, PROG ": sim %.3f ms, wall %.1f s, flows %llu done, "
+				"%llu active, %.2f M events/s\n", (double)now / 1e6, w,
 				(unsigned long long)r->finished,
 				(unsigned long long)sim_hosts_active(r->hosts),
 				(double)r->net.sim.n_run / w / 1e6);

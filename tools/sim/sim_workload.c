@@ -56,11 +56,13 @@ sim_cdf_parse(struct sim_cdf *c, const char *text, char *err, size_t errlen)
 			goto fail;
 		}
 		if (x < 0 || y < 0 || y > 100) {
-			snprintf(err, errlen, "line %u: size below 0 or percent outside 0..100", line);
+			snprintf(err, errlen, "line %u: size below 0 or percent outside 0..100",
+					line);
 			goto fail;
 		}
 		if (c->n > 0 && (x < c->x[c->n - 1] || y < c->y[c->n - 1])) {
-			snprintf(err, errlen, "line %u: sizes and percents must not decrease", line);
+			snprintf(err, errlen, "line %u: sizes and percents must not decrease",
+					line);
 			goto fail;
 		}
 		if (c->n == cap) {

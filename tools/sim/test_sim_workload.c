@@ -91,8 +91,9 @@ test_sizes(const struct sim_cdf *c)
 			(unsigned long long)max);
 	/* Each point's percent within 0.2 points (4 sigma is 0.17 at most). */
 	for (unsigned int k = 0; k < 7; k++)
-		CHECK(fabs(100.0 * below[k] / N_DRAW - pct[k]) < 0.2, "P(size <= %.0f) = %.3f%%, not %.2f%%",
-				pts[k], 100.0 * below[k] / N_DRAW, pct[k]);
+		CHECK(fabs(100.0 * below[k] / N_DRAW - pct[k]) < 0.2,
+				"P(size <= %.0f) = %.3f%%, not %.2f%%", pts[k],
+				100.0 * below[k] / N_DRAW, pct[k]);
 }
 
 #define N_HOSTS 128
@@ -144,10 +145,11 @@ test_arrivals(const struct sim_cdf *c, uint64_t seed, bool check)
 			h0_flows += h == 0;
 			bytes += (double)f.size;
 			n++;
-			for (unsigned int i = 0; i < 4; i++) {
-				uint64_t v = i == 0 ? f.src : i == 1 ? f.dst : i == 2 ? f.size : f.start_ns;
+			{
+				uint64_t v[4] = {f.src, f.dst, f.size, f.start_ns};
 
-				hash = (hash ^ v) * 0x100000001b3ULL;
+				for (unsigned int i = 0; i < 4; i++)
+					hash = (hash ^ v[i]) * 0x100000001b3ULL;
 			}
 		}
 		if (sim_workload_take(&w, h, &f) != -1)
