@@ -925,6 +925,17 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	jw_dbl(&w, "uplink_gbps", o->uplink_gbps);
 	jw_u64(&w, "link_delay_ns", o->link_delay_ns);
 	jw_dbl(&w, "oversubscription", r->topo.oversub);
+	{
+		/* The artifact's BDP: the longest base RTT times the host
+		 * link rate (104,000 B for the 100G leaf-spine of 1 us links,
+		 * 156,000 for the fat-tree), report.py's small/large split. */
+		double rtt = 0;
+
+		for (size_t k = 0; k < (size_t)r->topo.n_hosts * r->topo.n_hosts; k++)
+			rtt = r->base_rtt_ns[k] > rtt ? r->base_rtt_ns[k] : rtt;
+		jw_dbl(&w, "base_rtt_ns", rtt);
+		jw_u64(&w, "bdp_bytes", (uint64_t)llround(rtt * o->link_gbps / 8));
+	}
 	jw_str(&w, "link_down", o->link_down ? o->link_down : "");
 	jw_str(&w, "slow_link", o->slow_link ? o->slow_link : "");
 	jw_str(&w, "workload", o->workload);
