@@ -235,6 +235,17 @@ def main():
     s = json.load(open(os.path.join(out, "summary.json")))
     check(s["flows"]["started"] == 50 and s["flows"]["finished"] == 50, "--flows 50: %s" % s["flows"])
 
+    # The drain limit: 1 us after the last arrival, flows are still on
+    # the wires; the run stops, says so, and exits 3.
+    out = os.path.join(tmp, "drain")
+    run(out, "--duration-ms", "1", "--drain-ms", "0.001", "--seed", "3", expect=3)
+    s = json.load(open(os.path.join(out, "summary.json")))
+    fl = s["flows"]
+    nl = len(open(os.path.join(out, "fct.txt")).read().splitlines())
+    check(fl["drain_limit_hit"] and fl["unfinished"] > 0 and
+          fl["finished"] + fl["unfinished"] == fl["started"] and nl == fl["finished"],
+          "drain limit: %s, %d lines" % (fl, nl))
+
     # Bad options: exit 2, one line naming the problem, no output.
     bad = [
         (["--load", "0"], "--load"),
