@@ -92,7 +92,6 @@ struct run {
 	/* The ideal FCT's parts per (src, dst) host pair. */
 	double *base_rtt_ns;		/* n_hosts x n_hosts */
 	double *bottleneck_gbps;
-	uint32_t *hops;
 	/* Link utilisation over [0, end]: tx wire bytes at end. */
 	uint64_t **wire_at_end;
 	bool snap_done;
@@ -498,9 +497,7 @@ ideal_init(struct run *r)
 
 	r->base_rtt_ns = malloc((size_t)nh * nh * sizeof(double));
 	r->bottleneck_gbps = malloc((size_t)nh * nh * sizeof(double));
-	r->hops = malloc((size_t)nh * nh * sizeof(uint32_t));
-	if (queue == NULL || b == NULL || r->base_rtt_ns == NULL || r->bottleneck_gbps == NULL ||
-			r->hops == NULL) {
+	if (queue == NULL || b == NULL || r->base_rtt_ns == NULL || r->bottleneck_gbps == NULL) {
 		free(queue);
 		free(b);
 		return -1;
@@ -545,7 +542,6 @@ ideal_init(struct run *r)
 
 			r->base_rtt_ns[k] = ok ? 2 * b[d].delay + b[d].ser : 0;
 			r->bottleneck_gbps[k] = ok ? b[d].bn : 0;
-			r->hops[k] = ok ? b[d].dist : 0;
 		}
 	}
 	free(queue);
@@ -1213,8 +1209,17 @@ main(int argc, char **argv)
 		return 1;
 	}
 	r->wire_at_end = calloc(r->topo.n_nodes, sizeof(*r->wire_at_end));
-	for (uint32_t i = 0; r->wire_at_end != NULL && i < r->topo.n_nodes; i++)
+	for (uint32_t i = 0; r->wire_at_end != NULL && i < r->topo.n_nodes; i++) {
 		r->wire_at_end[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
+		if (r->wire_at_end[i] == NULL) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return 1;
+		}
+	}
+	if (r->wire_at_end == NULL) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
 	snprintf(path, sizeof(path), "%s/fct.txt", o->out);
 	r->fct = fopen(path, "w");
 	if (r->fct == NULL) {
