@@ -455,8 +455,22 @@ build_sections(const struct opts *o)
 	snprintf(out, cap, "%s", cfg ? cfg : "");
 	if (!has_section(out, "qos"))
 		strcat(out, o->transport == SIM_TR_GBN ? qos_lossless : qos_irn);
-	if (strcmp(o->lb, "conweave") == 0 && !has_section(out, o->lb))
+	if (strcmp(o->lb, "conweave") == 0 && !has_section(out, o->lb)) {
+		/* base_rtt_us is the ToR-to-ToR base RTT, which the RTT_REPLY
+		 * deadline adds theta_reply_us to: 2 links each way between
+		 * ToRs of a leaf-spine, 4 between pods of a fat-tree, counted
+		 * as the artifact counts a base RTT (twice the delay plus a
+		 * 1000-byte payload per link), to the nearest microsecond (4
+		 * for 1 us links at 100G, rocetor's default; 8 in the fat-tree). */
+		unsigned int links = o->fattree ? 4 : 2;
+		double rtt_ns = 2.0 * links * (double)o->link_delay_ns +
+			links * 8000.0 / o->link_gbps;
+		long us = lround(rtt_ns / 1000);
+
 		strcat(out, sec_conweave);
+		snprintf(out + strlen(out), cap - strlen(out), "  base_rtt_us: %ld\n",
+				us < 1 ? 1 : us);
+	}
 	else if (strcmp(o->lb, "seqbalance") == 0 && !has_section(out, o->lb))
 		strcat(out, sec_seqbalance);
 	else if (strcmp(o->lb, "caver") == 0 && !has_section(out, o->lb))
