@@ -224,6 +224,12 @@ def main():
     out = os.path.join(tmp, "ecmp_again")
     run(out, "--lb", "ecmp", "--transport", "lossless", "--seed", "1")
     check(open(os.path.join(out, "fct.txt"), "rb").read() == a, "seed 1 twice: fct.txt differs")
+    # And with the stateful modes' tables, timers and control packets.
+    for mode in ("conweave", "caver"):
+        out = os.path.join(tmp, mode + "_again")
+        run(out, "--lb", mode, "--transport", "lossless", "--seed", "1")
+        check(open(os.path.join(out, "fct.txt"), "rb").read() ==
+              open(os.path.join(tmp, mode, "fct.txt"), "rb").read(), "%s twice: fct.txt differs" % mode)
     out = os.path.join(tmp, "ecmp_seed2")
     run(out, "--lb", "ecmp", "--transport", "lossless", "--seed", "2")
     b = open(os.path.join(out, "fct.txt"), "rb").read()
