@@ -272,6 +272,13 @@ def main():
         (["--slow-link", "tor0:spine1:0"], "rate"),
         (["--topo", "fattree", "--k", "5"], "even"),
     ]
+    # A --config the switches refuse, as rocetor would: its own message.
+    for name, text, word in (("dup.yaml", "switch:\n  name: x\n", "duplicate key"),
+                             ("range.yaml", "qos:\n  classes: 99\n", "qos.classes")):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        bad.append((["--config", path], word))
     for args, word in bad:
         out = os.path.join(tmp, "bad")
         p = run(out, *args, expect=2)
