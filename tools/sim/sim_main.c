@@ -16,6 +16,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -382,20 +383,59 @@ static const char qos_irn[] =
 	"  pfc: {mode: off}\n";
 
 /* A mode's section when --config has none: rocetor's defaults, but for
- * the sizes of a switch serving a lab (a million flow entries, 4096 reorder
- * queues per host port), which at simulated scale cost GBs of memory and
- * nothing else (flow_table_full and reorder_overflow say when a run
- * outgrows them), and ConWeave's and SeqBalance's destination prefix: a
- * ToR's hosts are 10.(t+1).0.0/16, so busy and inactive marks are per
- * destination ToR, as in the papers. */
+ * the flow table, sized to the run (flow_table_entries), 256 reorder queues
+ * per host port (rocetor's 4096 cost memory and nothing else at simulated
+ * scale: reorder_overflow would say when a run outgrows them), and
+ * ConWeave's and SeqBalance's destination prefix: a ToR's hosts are
+ * 10.(t+1).0.0/16, so busy and inactive marks are per destination ToR, as in
+ * the papers. */
 static const char sec_conweave[] =
 	"conweave:\n"
 	"  dst_prefix_len: 16\n"
-	"  flow_table_size: 65536\n"
 	"  reorder_queues_per_port: 256\n";
-static const char sec_seqbalance[] =
-	"seqbalance:\n  dst_prefix_len: 16\n  flow_table_size: 65536\n";
-static const char sec_caver[] = "caver:\n  flow_table_size: 65536\n";
+static const char sec_seqbalance[] = "seqbalance:\n  dst_prefix_len: 16\n";
+static const char sec_caver[] = "caver:\n";
+
+/*
+ * The flow table a ToR needs for this run. A flow's entry outlives it:
+ * entries age only after max(100 ms, 4 x theta_inactive) idle
+ * (doc/conweave.md "Flow table"), longer than a run, so a ToR keeps an entry
+ * for every flow it sourced or sank (ConWeave: both roles in one table;
+ * SeqBalance's Shaper: one per QP). doc/conweave.md sizes the table at 4 x
+ * the flows it holds: a table of 65,536 on the 128-host fabric for 20 ms at
+ * load 0.5 (about 49,000 entries per ToR by the end) sent 450,000 packets
+ * by ECMP as flow_table_full. The expected count is the workload's rate
+ * (the artifact's load definition) times the arrival window; the table is
+ * the power of two at or above 4 x that, 65,536 to 4,194,304 (512 MB of
+ * 128-byte entries per ToR).
+ */
+static uint64_t
+flow_table_entries(const struct opts *o, double cdf_mean)
+{
+	double hosts, tors, oversub, flows, per_tor;
+	uint64_t n = 65536;
+
+	if (o->fattree) {
+		double hpt = o->hpt_set ? o->hosts_per_tor : o->k / 2.0;
+
+		tors = (double)o->k * o->k / 2;
+		hosts = tors * hpt;
+		oversub = hpt / (o->k / 2.0);
+	} else {
+		tors = o->tors;
+		hosts = (double)o->tors * o->hosts_per_tor;
+		oversub = o->hosts_per_tor * o->link_gbps /
+			(o->spines * (o->uplink_gbps > 0 ? o->uplink_gbps : o->link_gbps));
+	}
+	flows = hosts * o->duration_ms * 1e6 /
+		(cdf_mean * 8 / (o->link_gbps * o->load / oversub));
+	if (o->max_flows > 0 && (double)o->max_flows < flows)
+		flows = (double)o->max_flows;
+	per_tor = 2 * flows / tors * (strcmp(o->lb, "seqbalance") == 0 ? o->qps_per_flow : 1);
+	while ((double)n < 4 * per_tor && n < (1u << 22))
+		n <<= 1;
+	return n;
+}
 
 /* Whether YAML text has a top-level key name (at the start of a line). */
 static bool
@@ -418,10 +458,11 @@ has_section(const char *text, const char *name)
  * has none, plus the mode's default section when it has none of the mode.
  * NULL on failure (message printed). */
 static char *
-build_sections(const struct opts *o)
+build_sections(const struct opts *o, double cdf_mean)
 {
 	char *cfg = NULL, *out;
 	size_t len = 0, cap;
+	bool added;
 
 	if (o->config != NULL) {
 		FILE *f = fopen(o->config, "r");
@@ -455,6 +496,7 @@ build_sections(const struct opts *o)
 	snprintf(out, cap, "%s", cfg ? cfg : "");
 	if (!has_section(out, "qos"))
 		strcat(out, o->transport == SIM_TR_GBN ? qos_lossless : qos_irn);
+	added = true;
 	if (strcmp(o->lb, "conweave") == 0 && !has_section(out, o->lb)) {
 		/* base_rtt_us is the ToR-to-ToR base RTT, which the RTT_REPLY
 		 * deadline adds theta_reply_us to: 2 links each way between
@@ -475,6 +517,11 @@ build_sections(const struct opts *o)
 		strcat(out, sec_seqbalance);
 	else if (strcmp(o->lb, "caver") == 0 && !has_section(out, o->lb))
 		strcat(out, sec_caver);
+	else
+		added = false;
+	if (added)
+		snprintf(out + strlen(out), cap - strlen(out), "  flow_table_size: %" PRIu64 "\n",
+				flow_table_entries(o, cdf_mean));
 	free(cfg);
 	return out;
 }
@@ -1163,7 +1210,7 @@ main(int argc, char **argv)
 		fprintf(stderr, PROG ": --workload: %s\n", err);
 		return 2;
 	}
-	r->sections = build_sections(o);
+	r->sections = build_sections(o, sim_cdf_mean(&r->cdf));
 	if (r->sections == NULL)
 		return 2;
 	if (mkdir_p(o->out) != 0) {
