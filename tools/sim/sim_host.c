@@ -1193,7 +1193,7 @@ sim_hosts_start(struct sim_hosts *h, uint32_t src, uint32_t dst, uint64_t size)
 {
 	const struct sim_topo *t = h->net->topo;
 	uint32_t n = h->c.qps_per_flow;
-	uint64_t pkts = 0;
+	uint64_t pkts = 0, msg_pkts, done_bytes = 0;
 	struct sim_fl *fl;
 
 	if (src >= t->n_nodes || dst >= t->n_nodes || src == dst || size == 0 ||
@@ -1201,8 +1201,12 @@ sim_hosts_start(struct sim_hosts *h, uint32_t src, uint32_t dst, uint64_t size)
 		return UINT64_MAX;
 	if (size / n / h->c.mtu_payload >= (1u << 23))
 		return UINT64_MAX; /* PSNs are 24 bits: a QP carries at most 8 M packets */
-	if ((uint64_t)n > size)
-		n = (uint32_t)size;
+	/* The Shaper splits a message into whole packets: no QP gets less
+	 * than one packet's payload (a 53-byte message on 4 QPs was 4 packets
+	 * of 13 bytes, each with the full header: slower than unsplit). */
+	msg_pkts = (size + h->c.mtu_payload - 1) / h->c.mtu_payload;
+	if ((uint64_t)n > msg_pkts)
+		n = (uint32_t)msg_pkts;
 	fl = calloc(1, sizeof(*fl));
 	if (fl == NULL)
 		return UINT64_MAX;
@@ -1218,8 +1222,10 @@ sim_hosts_start(struct sim_hosts *h, uint32_t src, uint32_t dst, uint64_t size)
 	fl->qps_left = n;
 	for (uint32_t i = 0; i < n; i++) {
 		struct sim_qp *q = qp_alloc(h);
-		/* Bytes split evenly, the first QPs taking the remainder. */
-		uint64_t part = size / n + (i < size % n ? 1 : 0);
+		/* Packets split evenly, the first QPs taking the remainder; the
+		 * last QP carries the message's last (possibly short) packet. */
+		uint64_t qp_pkts = msg_pkts / n + (i < msg_pkts % n ? 1 : 0);
+		uint64_t part = i + 1 < n ? qp_pkts * h->c.mtu_payload : size - done_bytes;
 
 		if (q == NULL) {
 			/* Out of memory mid-flow: what started runs on. */
@@ -1240,6 +1246,7 @@ sim_hosts_start(struct sim_hosts *h, uint32_t src, uint32_t dst, uint64_t size)
 		if (i == 0)
 			fl->f.sport = q->sport;
 		q->size = part;
+		done_bytes += part;
 		q->n_pkts = (uint32_t)((part + h->c.mtu_payload - 1) / h->c.mtu_payload);
 		q->rate = q->target = h->hn[src].gbps;
 		q->inc_next_ns = UINT64_MAX;

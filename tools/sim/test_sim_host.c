@@ -536,6 +536,41 @@ test_shaper_reps(void)
 	}
 }
 
+/* The Shaper splits whole packets: messages of 53 B, 2,500 B and 4,001 B
+ * on 4 QPs, counted by hand: 53 B is one packet, one QP; 2,500 B is 3 packets (1000, 1000, 500) on 3 QPs;
+ * 4,001 B is 5 packets on 4 QPs (2, 1, 1, 1 packets: 2000, 1000, 1000, 1
+ * bytes). Before, bytes were split evenly (4 QPs of 13-14 bytes for 53 B:
+ * 4 packets, each with the full header). Every flow finishes with exactly
+ * its packets sent and no retransmission. */
+static void
+test_shaper_short(void)
+{
+	static const uint64_t size[] = {53, 2500, 4001};
+	static const uint32_t qps[] = {1, 3, 4};
+	static const uint64_t pkts[] = {1, 3, 5};
+	struct sim_host_cfg c;
+	struct world w;
+	struct sim_host_stats st;
+
+	sim_host_cfg_default(&c, SIM_TR_GBN);
+	c.qps_per_flow = 4;
+	if (world_up(&w, "shaper_short_", QOS, &c) != 0)
+		return;
+	for (int i = 0; i < 3; i++) {
+		sim_hosts_start(w.h, 0, 15, size[i]);
+		sim_run(&w.net.sim, w.net.sim.now_ns + 1000 * 1000);
+		CHECK_EQ(w.rec.n, (uint64_t)i + 1);
+		CHECK_EQ(w.rec.f[i].size, size[i]);
+		CHECK_EQ(w.rec.f[i].n_qps, qps[i]);
+		CHECK_EQ(w.rec.f[i].pkts_sent, pkts[i]);
+		CHECK_EQ(w.rec.f[i].pkts_retx, 0);
+	}
+	sim_hosts_stats(w.h, &st);
+	CHECK_EQ(st.data_sent, 1 + 3 + 5);
+	CHECK_EQ(st.bytes_acked, 53 + 2500 + 4001);
+	world_down(&w);
+}
+
 /* A mixed run: a 15:1 incast of 200 KB flows into h15, and every host
  * sending 500 KB to the host 6 after it (through the fabric, some sharing
  * links with the incast), all at t = 0, with 256 KB class queues. Go-back-N
@@ -748,6 +783,7 @@ main(void)
 	test_tail_loss();
 	test_modes();
 	test_shaper_reps();
+	test_shaper_short();
 	test_mixed();
 	test_dcqcn();
 	return rtr_test_done("sim-host");
