@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS="dpdk dpdk-dev libconfig-dev libyaml-dev meson ninja-build pkg-config libpcap-dev
-      python3-scapy tshark gcc"
+      python3-scapy python3-matplotlib tshark gcc"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
