@@ -6,7 +6,7 @@
  * Simulated RDMA hosts (sim_host.h, doc/simulator.md "Hosts").
  *
  * The model is the NS-3 one of HPCC's rdma-hw.cc that the ConWeave artifact
- * runs (/work/sim-facts.md has what was read from it). Each host is a NIC
+ * runs (doc/artifact-facts.md has what was read from it). Each host is a NIC
  * whose transmitter sim_net pulls from when it is free (sim_net's host_tx):
  * control frames (ACK, NACK, CNP) first, then data from its sending QPs in
  * round robin, a QP being eligible when its DCQCN pacing allows it now
