@@ -293,7 +293,8 @@ def scapy_shim_ok(t, f, orig):
 
 CAVER_COUNTERS = ("caver_shims_added", "caver_shims_rewritten", "caver_shims_stripped",
                   "caver_adverts", "caver_shim_skipped", "caver_hosts_full", "caver_flows_table",
-                  "caver_flows_ecmp", "caver_source_routed", "caver_source_route_bad")
+                  "caver_flows_ecmp", "caver_source_routed", "caver_source_route_bad",
+                  "caver_flows_unadvertised")
 
 
 def check_counters(t, lb, want, what):
@@ -675,8 +676,16 @@ def test_srctor(t):
         "10.2.0.3": {4: (0, 0x05000000, 0)},                                # hops 0: byte 4 0
         "10.2.0.4": {1: (2, 0x85000000, 1)},                                # port > 0x7f: 0
         "10.2.0.5": {3: (1, 0x0A000000, 1), 4: (5, 0x0B000000, 1)},         # u3 loaded: u4
-        "10.2.0.6": {3: (1, 0x0C000000, 1)},                                # only u3
+        "10.2.0.6": {3: (1, 0x0C000000, 1)},                                # u3 loaded, others unknown
     }
+    # An uplink without a valid entry is a candidate at its local CE (the
+    # remote CE of an unknown path counts as 0, doc/caver.md): the hosts
+    # above but 10.2.0.6 get a congested entry on every other uplink, so
+    # that their placement is decided by the entries listed.
+    for host, per in adv.items():
+        if host != "10.2.0.6":
+            for u in (1, 2, 3, 4):
+                per.setdefault(u, (200, 0x0D000000, 1))
     ce3 = dre_ce(LOAD_N * LOAD_LEN)
     t.eq(len(ce3), 1, "(test input: CE exact)")
     ce3 = min(ce3)
@@ -693,10 +702,10 @@ def test_srctor(t):
     local = {1: 0, 2: 0, 3: ce3, 4: 0}
     want = {}
     for host, per in adv.items():
-        costs = {u: max(local[u], e[0]) for u, e in per.items()}
+        costs = {u: max(local[u], per[u][0]) if u in per else local[u] for u in (1, 2, 3, 4)}
         best = min(costs.values())
-        want[host] = {(u, SR | (per[u][1] >> 24) if per[u][2] > 0 and per[u][1] >> 24 <= 0x7F
-                       else 0) for u in costs if costs[u] == best}
+        want[host] = {(u, SR | (per[u][1] >> 24) if u in per and per[u][2] > 0 and
+                       per[u][1] >> 24 <= 0x7F else 0) for u in costs if costs[u] == best}
     flows = []
     for host in list(adv) + ["10.2.0.7", "fd00:2::7"]:
         n = 12 if host == "10.2.0.2" else 4
@@ -755,8 +764,12 @@ def test_srctor(t):
     t.eq(ties, want["10.2.0.2"], "(ties split at random over both uplinks)")
     n_table = sum(1 for _, d, _ in flows if d in adv)
     n_adv = sum(len(v) for v in ups.values())
+    # Placed on an uplink without an entry: every best uplink is unknown.
+    n_unadv = sum(1 for _, d, _ in flows
+                  if d in adv and all(u not in adv[d] for u, _ in want[d]))
+    t.check(n_unadv > 0, "test input: some flows on unknown uplinks")
     check_counters(t, lb, {"caver_adverts": n_adv, "caver_shims_stripped": n_adv,
-                           "caver_flows_table": n_table,
+                           "caver_flows_table": n_table, "caver_flows_unadvertised": n_unadv,
                            "caver_flows_ecmp": len(flows) - n_table}, "SrcToR")
     ok, why = harness.accounted(st)
     t.check(ok, "accounting: " + why)

@@ -583,13 +583,23 @@ set_b4(uint8_t *frame, struct rtr_meta *meta, uint8_t b4)
 	meta->bth_b4 = b4;
 }
 
-/* Place a flow: the live path of g whose (local CE, table CE) maximum is the
- * least, ties at random; no valid entry (or IPv6): ECMP. */
+/*
+ * Place a flow: the live path of g whose max(local CE, table CE) is the
+ * least, ties at random. A live path without a valid entry for the
+ * destination is a candidate at its local CE (its remote CE counts as 0)
+ * and gets no source route, as the CAVER reference's source-ToR choice
+ * does (an aged entry there has CE 0 and the path stays in the choice);
+ * CONGA's congestion-to-leaf entries age to 0 for the same reason: an
+ * unknown path must be explored, not avoided. Without it every new flow
+ * went to whichever uplink an advertisement for the host had last come in
+ * on, however loaded the uplink (doc/caver.md). No valid entry on any path
+ * (or IPv6): ECMP.
+ */
 static void
 place(struct rtr_caver *cv, const struct rtr_group *g, uint64_t live, const uint8_t *frame,
 		const struct rtr_meta *meta, uint64_t now, struct cv_flow *f, uint64_t *c)
 {
-	unsigned int ties = 0, best = 256;
+	unsigned int ties = 0, best = 256, n_valid = 0;
 	uint64_t best_w = 0;
 	int slot = -1, path = -1;
 
@@ -610,9 +620,13 @@ place(struct rtr_caver *cv, const struct rtr_group *g, uint64_t live, const uint
 			if (port >= RTR_MAX_PORTS)
 				continue;
 			w = atomic_load_explicit(&cv->s->ent[slot][port], memory_order_relaxed);
-			if (!w_valid(cv, w, now))
-				continue;
-			cost = RTE_MAX(rtr_caver_port_ce(cv, (uint16_t)port), w_ce(w));
+			if (w_valid(cv, w, now)) {
+				n_valid++;
+				cost = RTE_MAX(rtr_caver_port_ce(cv, (uint16_t)port), w_ce(w));
+			} else {
+				w = 0;
+				cost = rtr_caver_port_ce(cv, (uint16_t)port);
+			}
 			if (cost < best) {
 				best = cost;
 				ties = 1;
@@ -624,15 +638,18 @@ place(struct rtr_caver *cv, const struct rtr_group *g, uint64_t live, const uint
 			}
 		}
 	}
-	if (path >= 0) {
+	if (n_valid > 0 && path >= 0) {
 		uint8_t hop = (uint8_t)(w_path24(best_w) >> 16);
 
 		f->path = (uint8_t)path;
 		f->ce = (uint8_t)best;
-		/* Byte 4 holds 7 bits of port: a longer one cannot be asked for. */
+		/* Byte 4 holds 7 bits of port: a longer one cannot be asked
+		 * for. best_w is 0 for a path without an entry: no hop. */
 		f->next_hop = w_hops(best_w) > 0 && hop <= RTR_CAVER_SR_PORT ? hop : RTR_LB_HOP_NONE;
 		f->by_table = 1;
 		c[RTR_LBC_caver_flows_table]++;
+		if (best_w == 0)
+			c[RTR_LBC_caver_flows_unadvertised]++;
 		return;
 	}
 	/* The caller's snapshot (non-zero): a second load of the mask could

@@ -21,7 +21,8 @@
 	X(caver_flows_table, "CAVER flows placed on the best path of the path table") \
 	X(caver_flows_ecmp, "CAVER flows placed by ECMP (no valid path-table entry)") \
 	X(caver_source_routed, "packets sent on the egress port their source route asked for") \
-	X(caver_source_route_bad, "source routes not usable here (not in the group, down): ECMP")
+	X(caver_source_route_bad, "source routes not usable here (not in the group, down): ECMP") \
+	X(caver_flows_unadvertised, "CAVER flows placed on a path without a valid entry (its local CE)")
 
 /* None of them is a maximum over the workers. */
 #define RTR_CAVER_MAX_GAUGES(X)

@@ -758,13 +758,25 @@ test_best_path(void)
 	atomic_store(&g.live_mask, 0x7);
 	path = src_pick(&s, &g, h1, h2, 102, now, NULL);
 	CHECK_EQ(path, rtr_caver_port_ce(s.cv[0], 3) > 50 ? 0 : 1);
-	/* Aged entries are skipped: only the refreshed one (port 4, 80) is
-	 * valid now, whatever its cost. */
+	/* Aged entries are unknown paths: only the refreshed one (port 4,
+	 * 80) is valid; ports 2 and 5 (local CE 0, no tick since: port 3
+	 * keeps its bytes) cost 0 and win, without the aged entries' source
+	 * routes (port 2's 0x89 would be one). */
 	atomic_store(&g.live_mask, 0xf);
 	adv = (struct rtr_caver_shim){.path = 0x0b000000, .ce = 80, .hops = 2};
 	rtr_caver_table_put(s.cv[0], h2, 4, &adv, now + AGING, s.st.lb);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 2), 0);
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 5), 0);
 	path = src_pick(&s, &g, h1, h2, 103, now + AGING, &b4);
-	CHECK_EQ(path, 2);
+	CHECK(path == 0 || path == 3, "%d", path);
+	CHECK_EQ(b4, 0);
+	/* The refreshed entry wins once it is the cheapest. */
+	adv = (struct rtr_caver_shim){.path = 0x0b000000, .ce = 0, .hops = 2};
+	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now + AGING, s.st.lb);
+	adv.ce = 1;
+	rtr_caver_table_put(s.cv[0], h2, 5, &adv, now + AGING, s.st.lb);
+	path = src_pick(&s, &g, h1, h2, 107, now + AGING, &b4);
+	CHECK_EQ(path, 0);
 	CHECK_EQ(b4, 0x8b);
 	/* No entry at all: ECMP, and no source route. */
 	{
@@ -794,6 +806,62 @@ test_best_path(void)
 	/* No live path. */
 	atomic_store(&g.live_mask, 0);
 	CHECK_EQ(src_pick(&s, &g, h1, h2, 106, now, NULL), -1);
+	sw_fini(&s);
+}
+
+/*
+ * A live uplink without a valid entry for the destination is still a
+ * candidate, at its local CE (the remote CE of an unknown path counts as
+ * 0), as in the CAVER reference's source-ToR choice (doc/caver.md
+ * "Placement at the SrcToR"). Leaving it out put every new flow on the one
+ * uplink an advertisement had come in on, however loaded (on the k=4
+ * fat-tree 84% of the placements had one valid entry of two uplinks).
+ */
+static void
+test_unadvertised_path(void)
+{
+	static const uint16_t ports[2] = {2, 3};
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct pkt big = {.src = h1, .dst = h2, .payload = 1458, .ttl = 64};
+	struct rtr_caver_shim adv = {.path = 0x07000000, .ce = 10, .hops = 1};
+	struct flow_seen fs;
+	struct rtr_group g;
+	uint64_t now = 1000000;
+	uint8_t b4;
+	struct sw s;
+
+	/* Slow ports: three full frames make a CE of about 37 at 1 Gb/s. */
+	p.rate_bps[2] = 1e9;
+	p.rate_bps[3] = 1e9;
+	sw_init(&s, &p, 1);
+	group(&g, 2, ports);
+	rtr_caver_tick(s.cv[0], now, LB_ST(s.st.lb));
+	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.st.lb);
+	send_bytes(s.cv[0], &big, 2, 3, now, s.st.lb);
+	CHECK(rtr_caver_port_ce(s.cv[0], 2) > 10, "%u", rtr_caver_port_ce(s.cv[0], 2));
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), 0);
+	/* Port 2 costs max(local > 10, 10), port 3 max(0, unknown = 0): port
+	 * 3, without a source route (nothing is known past it). */
+	CHECK_EQ(src_pick(&s, &g, h1, h2, 100, now, &b4), 1);
+	CHECK_EQ(b4, 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], 1);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_ecmp], 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_unadvertised], 1);
+	memset(&fs, 0, sizeof(fs));
+	CHECK_EQ(rtr_lb_fs_flows(s.cv[0], now, 0, flow_cb, &fs), 1);
+	CHECK_EQ(fs.f[0].path, 1);
+	CHECK_EQ(fs.f[0].ce, 0);
+	CHECK_EQ(fs.f[0].next_hop, RTR_LB_HOP_NONE);
+	/* Port 3 now carries twice port 2's bytes: its local CE alone is above
+	 * port 2's cost, and the advertised path wins again, source-routed. */
+	send_bytes(s.cv[0], &big, 3, 6, now, s.st.lb);
+	CHECK(rtr_caver_port_ce(s.cv[0], 3) > rtr_caver_port_ce(s.cv[0], 2), "%u %u",
+			rtr_caver_port_ce(s.cv[0], 3), rtr_caver_port_ce(s.cv[0], 2));
+	CHECK_EQ(src_pick(&s, &g, h1, h2, 101, now, &b4), 0);
+	CHECK_EQ(b4, 0x87);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], 2);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_unadvertised], 1);
 	sw_fini(&s);
 }
 
@@ -863,6 +931,10 @@ test_stickiness(void)
 	sw_init(&s, &p, 1);
 	group(&g, 2, ports);
 	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.st.lb);
+	/* Port 3 known and worse (a port without an entry would cost its
+	 * local CE, 0, and win). */
+	adv = (struct rtr_caver_shim){.ce = 20, .path = 0x05000000, .hops = 1};
+	rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.st.lb);
 	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now, &b4), 0);
 	CHECK_EQ(b4, 0x84);
 	/* Port 3 becomes much better: the active flow stays. */
@@ -1245,12 +1317,16 @@ test_three_switches(void)
 	CHECK(icrc_ok(m));
 	fake_free(m);
 
-	/* Data h1 -> h2 at A: only port 4 has an entry; S is asked for port 1. */
+	/* Data h1 -> h2 at A: port 4 costs ce_s, port 5 (the other spine) is
+	 * known to be worse (without an entry it would cost its local CE, 0,
+	 * and win); S is asked for port 1. */
 	{
+		struct rtr_caver_shim adv5 = {.path = 0x02000000, .ce = 255, .hops = 1};
 		struct pkt d = data(h1, h2, 555, 200);
 		struct rtr_meta *mt;
 		uint8_t dorig[2048];
 
+		CHECK(rtr_caver_table_put(a.cv[0], h2, 5, &adv5, 300, a.st.lb));
 		m = mk(&d, 0, dorig, &len);
 		mt = rtr_meta(m);
 		path = rtr_caver_pick(a.cv[0], &ga, 0, m, mt, 400, LB_ST(a.st.lb));
@@ -1925,6 +2001,7 @@ main(void)
 	test_table_full_and_coarse();
 	test_best_path();
 	test_ties();
+	test_unadvertised_path();
 	test_stickiness();
 	test_source_route();
 	test_shim_roundtrip();
