@@ -148,7 +148,9 @@ uint8_t rtr_caver_port_ce(const struct rtr_caver *cv, uint16_t port);
 /*
  * Choose the path of a packet routed to uplink group g (index g_idx):
  * a RoCE packet from a host port follows its flow's path (placed on the
- * best path-table entry, else ECMP) and gets byte 4 = its source route; a
+ * least max(local CE, table CE), a live path without a valid entry at its
+ * local CE; no valid entry at all: ECMP) and gets byte 4 = its source
+ * route (none on a path without an entry); a
  * RoCE packet from a fabric port follows its source route when the group
  * has a live path on that port; everything else goes by ECMP. Returns the
  * path index, or -1 when no path of g is live.
