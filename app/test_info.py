@@ -16,6 +16,10 @@ import re
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
+from rtrpy import checks  # noqa: E402
+
+check = checks.check
 
 SRC = os.environ.get("ROCETOR_SRC") or os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -23,16 +27,6 @@ BUILD = os.environ.get("ROCETOR_BUILD") or os.path.join(SRC, "build")
 ROCETOR = os.environ.get("ROCETOR") or os.path.join(BUILD, "app", "rocetor")
 INFO = os.environ.get("ROCETOR_INFO") or os.path.join(BUILD, "app", "rocetor-info")
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s" % what)
 
 
 def info(*args):
@@ -193,8 +187,7 @@ def main():
     test_docs_table()
     test_budget_vs_rocetor()
     test_errors()
-    print("info: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return checks.summary("info")
 
 
 if __name__ == "__main__":

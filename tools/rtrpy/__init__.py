@@ -12,6 +12,7 @@ tools share, so that each rule exists once:
   pcap       classic pcap files: frames with timestamps, raw records
   telemetry  a connection to a running rocetor's telemetry socket
   env        what the environment says about the build (sanitized)
+  checks     the check counter of the Python test programs
 
 It lives in tools/ because every user already has tools/ on its path:
 tools/*.py are run from there, tests/pkt/harness.py adds it for rocegen,

@@ -37,19 +37,12 @@ import os
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from rtrpy import checks  # noqa: E402
+
+check = checks.check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-passed = 0
-failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s" % what, file=sys.stderr)
 
 
 def near(a, b, what, eps=1e-6):
@@ -195,8 +188,7 @@ def main():
         csv = open(os.path.join(out, "AliStorage2019-load0.5-lossless-bins.csv")).read()
         check("conweave,19,2000000,10.0000" in csv, "bins CSV:\n" + csv)
         test_evaluate(tmp)
-    print("test_report: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return checks.summary("test_report")
 
 
 if __name__ == "__main__":

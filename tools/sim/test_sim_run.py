@@ -21,6 +21,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from rtrpy import checks  # noqa: E402
+
+check = checks.check
 
 SIM = sys.argv[1]
 # The points of ../shared/data/workloads/AliStorage2019.txt, written into
@@ -42,16 +46,6 @@ DUR_MS, LOAD = 3, 0.5
 # Headers of a data frame: Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4.
 HDR = 58
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, file=sys.stderr)
 
 
 LEAFSPINE = ["--topo", "leafspine", "--tors", str(TORS), "--spines", str(SPINES),
@@ -292,8 +286,7 @@ def main():
     check(p.returncode == 0 and "--transport lossless|irn" in p.stdout, "--help: %d" % p.returncode)
 
     shutil.rmtree(tmp, ignore_errors=True)
-    print("sim-run: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return checks.summary("sim-run")
 
 
 if __name__ == "__main__":

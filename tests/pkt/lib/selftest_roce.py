@@ -17,22 +17,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import roce  # noqa: E402
 import rocegen  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tools"))
+from rtrpy import checks  # noqa: E402
+
+check = checks.check
 
 ROOT = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
 CAPTURE = os.path.normpath(os.path.join(ROOT, "..", "shared", "data", "roce-rc-send-real.pcap"))
 WORKLOADS = os.path.join(os.path.dirname(CAPTURE), "workloads")
 ROCECHECK = os.path.join(ROOT, "tools", "rocecheck.py")
 
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", what)
 
 
 def test_frames():
@@ -131,8 +125,7 @@ def main():
     test_frames()
     test_capture()
     test_generator()
-    print("selftest_roce: %d passed, %d failed" % (passed, failed))
-    return 0 if failed == 0 and passed > 0 else 1
+    return checks.summary("selftest_roce")
 
 
 if __name__ == "__main__":
