@@ -92,7 +92,8 @@ def main():
             r = st[m]
             avg_gain = r.get("all_avg_vs_ecmp")
             p99_gain = r.get("all_p99_vs_ecmp")
-            p = paper_for(m, workload, load, transport, a.fattree)
+            # The papers' figures are for symmetric fabrics.
+            p = None if extra else paper_for(m, workload, load, transport, a.fattree)
             ptxt = "-" if p is None else "%s / %s (%s)" % (fmt_pct(p[0]), fmt_pct(p[1]), p[2])
             print("| %s | %.3f / %.3f | %s | %.3f / %.3f | %s | %s | %s |" % (
                 label, e["all_avg"], e["all_p99"], m, r["all_avg"], r["all_p99"],
