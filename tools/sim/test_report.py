@@ -187,6 +187,22 @@ def main():
               "the PNG")
         csv = open(os.path.join(out, "AliStorage2019-load0.5-lossless-bins.csv")).read()
         check("conweave,19,2000000,10.0000" in csv, "bins CSV:\n" + csv)
+        # compare.py: ConWeave's row beside its paper's 50% lossless
+        # figures; the down-link setting (asymmetric) gets no paper figure.
+        r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"),
+                            os.path.join(out, "report.json")], capture_output=True, text=True)
+        check(r.returncode == 0, "compare.py: %s" % r.stderr)
+        check("| AliStorage2019 50% lossless | 11.000 / 20.310 | conweave | 5.275 / 9.905 | "
+              "52.0% | 51.2% | 23.3% / 45.8% (at least) |" in r.stdout,
+              "compare.py's ConWeave row:\n" + r.stdout)
+        sys.path.insert(0, HERE)
+        import compare  # noqa: E402
+        check(compare.paper_for("caver", "FbHdp2015", 0.8, "irn", True) == (15.0, None,
+              "k=4 fat-tree, up to") and
+              compare.paper_for("caver", "FbHdp2015", 0.8, "irn", False) is None and
+              compare.paper_for("seqbalance", "FbHdp2015", 0.5, "irn", False) is None and
+              compare.paper_for("conweave", "FbHdp2015", 0.8, "irn", False)[:2] == (42.3, 66.8),
+              "compare.paper_for")
         test_evaluate(tmp)
     return checks.summary("test_report")
 
