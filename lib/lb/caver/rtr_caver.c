@@ -674,6 +674,19 @@ rtr_caver_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struc
 		return -1;
 	if (!(meta->flags & RTR_MF_ROCE))
 		goto ecmp;
+	if (is_host_port(cv, meta->in_port) && !rtr_meta_is_roce_data(meta)) {
+		/*
+		 * ACK, NAK, CNP from a host: ECMP, as the CAVER reference routes
+		 * its ACKs at every switch. The ACKs carry the advertisements
+		 * about this ToR's hosts: placed from the path table like data,
+		 * they would all avoid this ToR's congested uplinks, and the
+		 * spines behind them would never learn (nor tell the other
+		 * ToRs) how congested their downlinks toward this ToR are.
+		 * With two 25G links of 4x4x8, doc/caver.md.
+		 */
+		set_b4(frame, meta, 0);
+		goto ecmp;
+	}
 	if (is_host_port(cv, meta->in_port)) {
 		struct rtr_ft_entry *e;
 		enum rtr_ft_status st;
