@@ -865,6 +865,71 @@ test_unadvertised_path(void)
 	sw_fini(&s);
 }
 
+/*
+ * ACKs, NAKs and CNPs from a host are sent by ECMP, never placed from the
+ * path table (the CAVER reference routes its ACKs by ECMP at every switch).
+ * The ACKs carry this ToR's advertisements: placed like data, they all
+ * took the cheapest uplink, so the spine behind a congested uplink never
+ * saw an advertisement of this ToR's hosts and never learnt its own
+ * downlink toward them (doc/caver.md "ACKs"). Here the table makes port 2
+ * the only cheap path to h1: data goes there, the ACKs to h1 spread over
+ * all four uplinks as the group's hash says, with no source route and no
+ * flow entry.
+ */
+static void
+test_acks_by_ecmp(void)
+{
+	static const uint16_t ports[4] = {2, 3, 4, 5};
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	unsigned int per_path[4] = {0}, n = 64;
+	struct rtr_caver_shim adv = {.path = 0x07000000, .ce = 0, .hops = 1};
+	struct flow_seen fs;
+	struct rtr_group g;
+	uint64_t now = 1000000;
+	uint8_t b4;
+	struct sw s;
+
+	sw_init(&s, &p, 1);
+	group(&g, 4, ports);
+	rtr_caver_tick(s.cv[0], now, LB_ST(s.st.lb));
+	rtr_caver_table_put(s.cv[0], h1, 2, &adv, now, s.st.lb);
+	adv.ce = 200;
+	for (uint16_t port = 3; port <= 5; port++)
+		rtr_caver_table_put(s.cv[0], h1, port, &adv, now, s.st.lb);
+	for (unsigned int i = 0; i < n + 1; i++) {
+		struct pkt k = ack(h2, h1, (uint16_t)(3000 + i));
+		struct rte_mbuf *m;
+		int path;
+
+		if (i == n)
+			k.opcode = RTR_BTH_OP_CNP; /* and a CNP */
+		k.b4 = 0xc0; /* what a host may leave there: must not survive */
+		m = mk(&k, 0, NULL, NULL);
+		path = rtr_caver_pick(s.cv[0], &g, 0, m, rtr_meta(m), now, LB_ST(s.st.lb));
+		CHECK_EQ(path, rtr_group_pick(&g, rtr_meta(m)->flow_hash));
+		CHECK_EQ(mdata(m)[bth(m) + 4], 0);
+		CHECK_EQ(rtr_meta(m)->bth_b4, 0);
+		if (path >= 0 && path < 4)
+			per_path[path]++;
+		fake_free(m);
+	}
+	CHECK_EQ(s.st.lb[RTR_LBC_ecmp_packets], n + 1);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], 0);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_ecmp], 0);
+	memset(&fs, 0, sizeof(fs));
+	CHECK_EQ(rtr_lb_fs_flows(s.cv[0], now, 0, flow_cb, &fs), 0);
+	/* 65 hashed flows over 4 paths: every path gets some (a path missed
+	 * with probability 4 * (3/4)^65, about 3e-8, for a uniform hash). */
+	for (unsigned int i = 0; i < 4; i++)
+		CHECK(per_path[i] > 0, "path %u: %u", i, per_path[i]);
+	/* Data from the same host to h1 is still placed from the table. */
+	CHECK_EQ(src_pick(&s, &g, h2, h1, 100, now, &b4), 0);
+	CHECK_EQ(b4, 0x87);
+	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], 1);
+	sw_fini(&s);
+}
+
 /* Equal costs: every tied path about as often. */
 static void
 test_ties(void)
@@ -2002,6 +2067,7 @@ main(void)
 	test_best_path();
 	test_ties();
 	test_unadvertised_path();
+	test_acks_by_ecmp();
 	test_stickiness();
 	test_source_route();
 	test_shim_roundtrip();
