@@ -41,7 +41,8 @@ def complete(d):
             json.load(f)
     except (OSError, ValueError):
         return False
-    return os.path.exists(os.path.join(d, "fct.txt"))
+    return os.path.exists(os.path.join(d, "fct.txt")) or \
+        os.path.exists(os.path.join(d, "fct.txt.gz"))
 
 
 def split(s, conv=str):

@@ -43,6 +43,7 @@ setting NAME.png and NAME-bins.csv.
 """
 
 import argparse
+import gzip
 import json
 import math
 import os
@@ -109,7 +110,13 @@ def read_run(path, warmup_ns, bdp_override):
     with open(os.path.join(path, "summary.json")) as f:
         summary = json.load(f)
     flows = []
-    with open(os.path.join(path, "fct.txt")) as f:
+    # fct.txt, or fct.txt.gz: a run's flows compress about 5 to 1, and a
+    # matrix of 128-host runs is hundreds of MB.
+    fct = os.path.join(path, "fct.txt")
+    opener = open
+    if not os.path.exists(fct) and os.path.exists(fct + ".gz"):
+        fct, opener = fct + ".gz", gzip.open
+    with opener(fct, "rt") as f:
         for line in f:
             w = line.split()
             if not w or w[0].startswith("#"):

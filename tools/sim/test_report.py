@@ -187,6 +187,22 @@ def main():
               "the PNG")
         csv = open(os.path.join(out, "AliStorage2019-load0.5-lossless-bins.csv")).read()
         check("conweave,19,2000000,10.0000" in csv, "bins CSV:\n" + csv)
+        # A run whose fct.txt was gzipped (evaluate.py's resume and
+        # report.py read fct.txt.gz): the same report.
+        import gzip  # noqa: E402
+        e2 = os.path.join(tmp, "e2", "fct.txt")
+        with open(e2, "rb") as fi, gzip.open(e2 + ".gz", "wb") as fo:
+            fo.write(fi.read())
+        os.unlink(e2)
+        r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot",
+                            "--out", out + "gz", os.path.join(tmp, "e1"),
+                            os.path.join(tmp, "e2"), os.path.join(tmp, "c1")],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, "report.py on fct.txt.gz: %s" % r.stderr)
+        jg = json.load(open(os.path.join(out + "gz", "report.json")))
+        eg = jg.get("AliStorage2019-load0.5-lossless", {}).get("ecmp", {})
+        check(eg.get("flows") == 40 and abs(eg.get("all_avg", 0) - 11.0) < 1e-9,
+              "the gzipped run read: %r" % {k: eg.get(k) for k in ("flows", "all_avg")})
         # compare.py: ConWeave's row beside its paper's 50% lossless
         # figures; the down-link setting (asymmetric) gets no paper figure.
         r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"),
