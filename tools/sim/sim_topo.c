@@ -677,6 +677,7 @@ sim_eal_init(const char *name, unsigned int mb)
 	char prefix[96], mem[16];
 	char *argv[] = {(char *)(uintptr_t)name, (char *)(uintptr_t) "--no-huge",
 			(char *)(uintptr_t) "-m", mem, (char *)(uintptr_t) "--no-pci",
+			(char *)(uintptr_t) "--no-shconf",
 			(char *)(uintptr_t) "-l", (char *)(uintptr_t) "0",
 			(char *)(uintptr_t) "--log-level", (char *)(uintptr_t) "error",
 			(char *)(uintptr_t) "--file-prefix", prefix, NULL};
@@ -691,6 +692,12 @@ sim_eal_init(const char *name, unsigned int mb)
 	 * thread that needs no pinning, and runs side by side (evaluate.py
 	 * --jobs): pinned, two runs shared CPU 0 and each took twice its time.
 	 * Give the thread back the CPUs it had.
+	 *
+	 * --no-shconf: no runtime files. The simulator shares its memory with
+	 * no other process, and each run's files stayed behind in
+	 * /run/dpdk/<prefix>: up to 145 MB per run (the memory segment lists
+	 * of a 2.5 GB reservation), 81 GB on this machine's disk after the
+	 * evaluation and earlier sessions' tests, which filled it.
 	 */
 	have_cpus = sched_getaffinity(0, sizeof(cpus), &cpus) == 0;
 	if (rte_eal_init((int)RTR_ARRAY_SIZE(argv) - 1, argv) < 0)
