@@ -18,6 +18,7 @@ import sys
 import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tools'))
 from rtrpy import checks  # noqa: E402
+from rtrpy import dpdk  # noqa: E402
 
 check = checks.check
 
@@ -57,7 +58,7 @@ def test_modes():
               "%s: keys %r" % (m["name"], sorted(m)))
     # rocetor -h lists the same modes.
     p = subprocess.run([ROCETOR, "--no-huge", "--no-pci", "--file-prefix",
-                        "rtr_info_%d" % os.getpid(), "--", "-h"],
+                        dpdk.file_prefix("info"), "--", "-h"],
                        capture_output=True, text=True, timeout=60)
     check("--lb MODE             override switch.lb: " + " | ".join(names) in p.stdout,
           "rocetor -h lists the registry's modes")
@@ -67,16 +68,14 @@ MEMPOOL = re.compile(r"rocetor: mempool (\d+) mbufs x (\d+) B \([\d.]+ MiB\) = r
                      r"tx (\d+) descriptors \+ (\d+) workers x (\d+) \+ egress (\d+) \+ "
                      r"reorder (\d+) \+ (\d+) control")
 HOLD = re.compile(r"rocetor: (\S+) hold budget (\d+) mbufs per worker \(([^,)]+)")
-_seq = [0]
 
 
 def rocetor(cfg, n_ports, workers, args=()):
     """rocetor's budget lines on n_ports net_null ports."""
-    _seq[0] += 1
     lcores = "0" if workers == 1 else ",".join(
         ["0@0"] + ["%d@%d" % (i + 1, (i + 1) % 2) for i in range(workers)])
     cmd = [ROCETOR, "--lcores", lcores, "--no-pci", "--no-huge", "-m", "1024",
-           "--file-prefix", "rtr_info_%d_%d" % (os.getpid(), _seq[0]),
+           "--file-prefix", dpdk.file_prefix("info"),
            "--log-level", "lib.eal:error"]
     for i in range(n_ports):
         cmd += ["--vdev", "net_null%d" % i]
