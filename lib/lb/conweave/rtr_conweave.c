@@ -365,7 +365,23 @@ static inline uint8_t *
 insert_hdr(struct rte_mbuf *m, const struct rtr_meta *meta)
 {
 	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
-	uint8_t *f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_CW_HDR_LEN);
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
+	uint32_t ip_end = meta->l3_off + (meta->l3 == RTR_L3_IPV4 ?
+			(uint32_t)(l3[2] << 8 | l3[3]) : 40u + (uint32_t)(l3[4] << 8 | l3[5]));
+	uint8_t *f;
+
+	/*
+	 * Bytes past the IP datagram (padding a host left on a frame longer
+	 * than Ethernet's minimum) would hide the header from the DstToR: its
+	 * parser knows a DATA header by the frame being 4 to 6 bytes longer
+	 * than the datagram (rtr_parse.c, cw_data_signature), so such a frame
+	 * reached its host unstripped with a wrong ICRC (found by
+	 * fuzz_lb_conweave). They are not part of the packet (the ICRC ends
+	 * the UDP payload): drop them before stamping.
+	 */
+	if (unlikely(m->data_len > ip_end))
+		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - ip_end));
+	f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_CW_HDR_LEN);
 
 	if (f == NULL)
 		return NULL;
