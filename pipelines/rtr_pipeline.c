@@ -129,22 +129,6 @@ tx_enqueue(struct rtr_worker *w, uint16_t port, struct rte_mbuf *m, uint64_t now
 
 /* ------------------------------------------------------------------ forwarding */
 
-/*
- * IPv4 TTL decrement with the incremental checksum update of RFC 1624
- * (HC' = ~(~HC + ~m + m')): TTL is the high byte of the 16-bit word it
- * shares with the protocol.
- */
-static inline void
-ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
-{
-	uint16_t old_word = rte_be_to_cpu_16(*(const uint16_t *)&ip->time_to_live);
-	uint16_t new_word = old_word - 0x0100;
-	uint16_t ck = rtr_cksum_update16(rte_be_to_cpu_16(ip->hdr_checksum), old_word, new_word);
-
-	ip->time_to_live--;
-	ip->hdr_checksum = rte_cpu_to_be_16(ck);
-}
-
 static inline void
 punt(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port)
 {
@@ -284,7 +268,7 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 			drop(w, m, in_port, RTR_DROP_TTL);
 			return;
 		}
-		ipv4_dec_ttl(ip);
+		rtr_ipv4_dec_ttl(ip);
 	} else {
 		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(frame + meta->l3_off);
 

@@ -318,17 +318,6 @@ sw_drop(struct sim_net *net, uint32_t node, struct sim_pkt *p, enum rtr_drop_rea
 	sim_pkt_free(net, p);
 }
 
-static inline void
-ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
-{
-	uint16_t old_word = rte_be_to_cpu_16(*(const uint16_t *)&ip->time_to_live);
-	uint16_t new_word = old_word - 0x0100;
-	uint16_t ck = rtr_cksum_update16(rte_be_to_cpu_16(ip->hdr_checksum), old_word, new_word);
-
-	ip->time_to_live--;
-	ip->hdr_checksum = rte_cpu_to_be_16(ck);
-}
-
 /*
  * One frame through switch node, arrived on in_port (RTR_PORT_NONE: the
  * switch built it), at the current time: the pipeline's steps, through
@@ -407,7 +396,7 @@ switch_step(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt
 		sw_drop(net, node, p, RTR_DROP_TTL);
 		return;
 	}
-	ipv4_dec_ttl(ip);
+	rtr_ipv4_dec_ttl(ip);
 	meta->out_port = (uint8_t)hop.out_port;
 	if (rtr_lb_out(ops, n->lb_state, m, meta, &hop, now, st) == RTR_LB_TAKEN)
 		return;
