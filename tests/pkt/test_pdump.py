@@ -30,6 +30,9 @@ routes:
 """
 
 
+BASE_VIRTADDR = "0x200000000000"
+
+
 def free_hugepages():
     with open("/proc/meminfo") as f:
         for line in f:
@@ -49,7 +52,14 @@ def main():
     with open(cfg, "w") as f:
         f.write(CONFIG)
     prefix = harness.eal_prefix("pdump")
+    # --base-virtaddr: the secondary must map the primary's memory at the
+    # same addresses. Left to the kernel (always so under ASan, whose shadow
+    # covers DPDK's default hint), the primary's area can land where
+    # dumpcap's own libraries already sit; dumpcap then fails its EAL init,
+    # crashes in that failure path holding the shared memory lock, and
+    # rocetor hangs at exit in rte_free (1 run in 8 under ASan; doc/user-guide.md).
     cmd = [harness.ROCETOR, "-l", "0", "--file-prefix", prefix, "-m", "128", "--no-pci",
+           "--base-virtaddr", BASE_VIRTADDR,
            "--log-level", "lib.eal:error",
            "--vdev", "net_pcap0,rx_pcap=%s,infinite_rx=1" % CAPTURE,
            "--vdev", "net_null1,no-rx=1", "--", "--config", cfg,
@@ -69,7 +79,17 @@ def main():
         time.sleep(3)
     finally:
         proc.send_signal(signal.SIGINT)
-        so, se = proc.communicate(timeout=60)
+        try:
+            so, se = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            so, se = proc.communicate()
+            se = "%s\nrocetor did not exit within 60 s of SIGINT (killed); dumpcap exit: %s" % (
+                se, cap.poll() if cap is not None else None)
+            # Killed, it leaves its hugepage files behind (no --huge-unlink).
+            for f in os.listdir("/dev/hugepages") if os.path.isdir("/dev/hugepages") else []:
+                if f.startswith(prefix + "map_"):
+                    os.unlink(os.path.join("/dev/hugepages", f))
         if cap is not None:
             cap.send_signal(signal.SIGINT)
             try:
