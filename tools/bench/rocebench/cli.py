@@ -18,6 +18,7 @@ from . import switch
 from .config import (DEFAULT_MODES, MODE_INFO, MODES, TESTPMD_MODES, implemented, load_modes,
                      mem_mb, pool, tool)
 from .datapath import check_datapath
+from . import l3fwd
 from .machine import Hugepages, tsc_hz
 from .report import write_outputs
 from .runner import Ctx, run_matrix, scaling, summarise, testpmd_available
@@ -58,7 +59,8 @@ def parse_args(argv):
                    "this)")
     p.add_argument("--smoke", action="store_true",
                    help="tiny: ecmp and conweave-src, 1024 B, 1K flows, 1 round of 1 s, "
-                   "testpmd 5tswap only, -m <= 512 per process")
+                   "testpmd 5tswap only, l3fwd only if already built, -m <= 512 per "
+                   "process")
     p.add_argument("--scaling", action="store_true",
                    help="also: 1 vs 2 workers, ecmp and conweave-src, 1024 B, 1K flows")
     p.add_argument("--check-datapath", action="store_true",
@@ -83,6 +85,11 @@ def parse_args(argv):
                    help="testpmd forward modes to compare with (default 5tswap,macswap; "
                    "'none' to skip)")
     p.add_argument("--no-testpmd", action="store_true", help="no testpmd runs")
+    p.add_argument("--no-l3fwd", action="store_true",
+                   help="no l3fwd runs (DPDK's l3fwd LPM as the peer router)")
+    p.add_argument("--l3fwd-build", default=l3fwd.DEFAULT_BUILD, metavar="DIR",
+                   help="where l3fwd is built from Debian's dpdk source package and cached "
+                   "(default %s)" % l3fwd.DEFAULT_BUILD)
     p.add_argument("--rocetor", default=default_rocetor())
     p.add_argument("--testpmd", default=shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd")
     p.add_argument("--benchgen", default=os.environ.get("BENCHGEN",
@@ -188,6 +195,7 @@ def rerender(a):
     a.modes = m["modes"]
     a.runs, a.duration, a.warmup = m["runs"], m["duration_s"], m["warmup_s"]
     a.testpmd_modes = m["testpmd_modes"]
+    a.l3fwd = m.get("l3fwd")
     a.dst_baseline = m.get("dst_baseline", "own")
     ctx = Ctx(a)
     ctx.meta = m
@@ -226,6 +234,16 @@ def main(argv=None):
     if a.testpmd_modes and not testpmd_available(a):
         log("dpdk-testpmd not found (%s): no testpmd comparison" % a.testpmd)
         a.testpmd_modes = []
+    a.l3fwd, l3v, l3why = None, None, "--no-l3fwd"
+    if not a.no_l3fwd and not a.no_matrix:
+        # the smoke stays fast: it uses an l3fwd built before, never builds
+        a.l3fwd, l3v, l3why = l3fwd.ensure(a.l3fwd_build, may_build=not a.smoke,
+                                           install=not a.no_install)
+        if a.l3fwd:
+            log("l3fwd: %s (Debian dpdk %s source, patched: %s)" % (
+                a.l3fwd, l3v, "; ".join(x[0] for x in l3fwd.PATCHES)))
+        else:
+            log("l3fwd: not available (%s): no l3fwd comparison" % l3why)
     os.makedirs(a.out, exist_ok=True)
     built = a.rocetor
     if not a.no_snapshot:
@@ -258,15 +276,19 @@ def main(argv=None):
                 "kernel": platform.release(), "rocetor": built, "rocetor_run": a.rocetor,
                 "rocetor_sha256": sha256(a.rocetor), "git": git or "?",
                 "testpmd": tpv, "testpmd_modes": a.testpmd_modes, "tsc_hz": tsc,
+                "l3fwd": ("%s (Debian dpdk %s source, patch level %d)" % (
+                    a.l3fwd, l3v, l3fwd.PATCH_LEVEL) if a.l3fwd else None),
+                "l3fwd_why_not": None if a.l3fwd else l3why,
                 "tsc_source": tsc_src, "modes": a.modes, "sizes": a.sizes, "flows": a.flows,
                 "runs": a.runs, "duration_s": a.duration, "warmup_s": a.warmup,
                 "dst_baseline": a.dst_baseline,
                 "argv": sys.argv[1:], "lock": LOCK,
                 "rocetor_info": tool(), "switch_modes": list(MODE_INFO.values())}
     log("rocetor benchmark: modes %s; sizes %s; flows %s; %d round(s) x %g s (+%g s warm-up); "
-        "testpmd %s; out %s" % (",".join(a.modes), ",".join(map(str, a.sizes)),
-                                ",".join(fmt_count(f) for f in a.flows), a.runs, a.duration,
-                                a.warmup, "/".join(a.testpmd_modes) or "none", a.out))
+        "testpmd %s; l3fwd %s; out %s" % (
+            ",".join(a.modes), ",".join(map(str, a.sizes)),
+            ",".join(fmt_count(f) for f in a.flows), a.runs, a.duration, a.warmup,
+            "/".join(a.testpmd_modes) or "none", "yes" if a.l3fwd else "no", a.out))
     log("TSC %s Hz (%s)" % (fnum(tsc, "%.0f"), tsc_src))
     hp = Hugepages(keep=a.keep_hugepages)
     rows, sources, scale, dp = [], {}, None, None
@@ -288,7 +310,7 @@ def main(argv=None):
         if not a.no_matrix:
             ctx.planned_runs += len(a.sizes) * len(a.flows) * a.runs * (
                 len(a.modes) + (n_roles if a.dst_baseline == "own" else 1) *
-                len(a.testpmd_modes))
+                (len(a.testpmd_modes) + (1 if a.l3fwd else 0)))
         if a.scaling:
             ctx.planned_runs += 2 * len(a.scaling_modes) * a.runs
         if a.check_datapath:

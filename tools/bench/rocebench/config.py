@@ -35,6 +35,8 @@ LABELS = {
     "spray": "per-packet spray (SrcToR)",
 }
 TESTPMD_MODES = ["5tswap", "macswap"]
+# The peers a mode's Mpps is divided by, round by round: ratio_NAME.
+PEERS = TESTPMD_MODES + ["l3fwd"]
 RX_PORT = {"src": 0, "dst": 1}  # the port the pcap is replayed into
 STAGES = ["rx", "parse", "route", "lb", "egress", "tx"]
 MTU_4K = 4200  # 4096-byte payload frames are 4154 B (4158 with the ConWeave header)

@@ -16,7 +16,8 @@ from .config import STAGES
 
 def md_table(ctx, rows):
     stages = [s for s in STAGES if any(s in r.get("stage_cycles", {}) for r in rows)]
-    hdr = ["size", "flows", "mode", "Mpps/core", "min-max", "x 5tswap", "x macswap"] + \
+    hdr = ["size", "flows", "mode", "Mpps/core", "min-max", "x 5tswap", "x l3fwd",
+           "x macswap"] + \
         ["%s cyc" % s for s in (stages or ["stage"])] + ["busy cyc", "ns/pkt", "warnings"]
     out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for r in rows:
@@ -26,6 +27,7 @@ def md_table(ctx, rows):
                  "**%s**" % fnum(r["mpps"]) if r["kind"] == "rocetor" else fnum(r["mpps"]),
                  "%s-%s" % (fnum(r["mpps_min"]), fnum(r["mpps_max"])) if r["mpps"] else "-",
                  fnum(r.get("ratio_5tswap"), "%.2f") if r["kind"] == "rocetor" else "-",
+                 fnum(r.get("ratio_l3fwd"), "%.2f") if r["kind"] == "rocetor" else "-",
                  fnum(r.get("ratio_macswap"), "%.2f") if r["kind"] == "rocetor" else "-"]
         cells += [fnum(sc.get(s), "%.0f") for s in (stages or ["-"])]
         cells += [fnum(r.get("busy_cycles_per_packet"), "%.0f"),
@@ -59,7 +61,8 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
     with open(cpath, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["size", "flows", "mode", "role", "runs", "good_runs", "sane_runs",
-                    "mpps_median", "mpps_min", "mpps_max", "ratio_5tswap", "ratio_macswap"] +
+                    "mpps_median", "mpps_min", "mpps_max", "ratio_5tswap", "ratio_macswap",
+                    "ratio_l3fwd"] +
                    ["cycles_" + s for s in STAGES] + ["busy_cycles_per_packet",
                                                       "ns_per_packet", "warnings"])
         for r in rows:
@@ -68,7 +71,8 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
                         r["sane_runs"], fnum(r["mpps"], "%.4f", ""),
                         fnum(r["mpps_min"], "%.4f", ""), fnum(r["mpps_max"], "%.4f", ""),
                         fnum(r.get("ratio_5tswap"), "%.4f", ""),
-                        fnum(r.get("ratio_macswap"), "%.4f", "")] +
+                        fnum(r.get("ratio_macswap"), "%.4f", ""),
+                        fnum(r.get("ratio_l3fwd"), "%.4f", "")] +
                        [fnum(sc.get(s), "%.1f", "") for s in STAGES] +
                        [fnum(r.get("busy_cycles_per_packet"), "%.1f", ""),
                         fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.2f", ""),
@@ -91,15 +95,20 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
         m["date"], m["host"], m["cpu"], m["cpus"], m["kernel"]))
     L.append("- rocetor: %s (checkout %s; ran a copy, sha256 %s); testpmd: %s" % (
         m["rocetor"], m["git"], m["rocetor_sha256"][:12], m["testpmd"]))
+    L.append("- l3fwd: %s" % (m.get("l3fwd") or "not run (%s)" % m.get("l3fwd_why_not")))
     L.append("- TSC: %s Hz (%s); cycles are TSC cycles per packet (ns = cycles / %.3f)" % (
         fnum(m["tsc_hz"], "%.0f"), m["tsc_source"], (m["tsc_hz"] or 1e9) / 1e9))
-    L.append("- method: %d round(s) per (size, flows) group, each round testpmd %s then every "
-             "mode, %g s measured after %g s warm-up; Mpps = delta rx_packets of the "
+    L.append("- method: %d round(s) per (size, flows) group, each round the peers (%s) "
+             "then every mode, %g s measured after %g s warm-up; Mpps = delta rx_packets of the "
              "receiving port / delta uptime between stats documents (testpmd: median of "
-             "its Rx-pps samples after the first); one forwarding lcore (-l 0,1 "
-             "--main-lcore 1), hugepages (--huge-unlink); ratio = median over rounds of "
-             "mode / testpmd of the same round (conweave-dst: testpmd on %s)" % (
-                 a.runs, "/".join(m["testpmd_modes"]) or "(none)", a.duration, a.warmup,
+             "its Rx-pps samples after the first; l3fwd: delta opackets of the sink ports "
+             "between two telemetry /ethdev/stats reads / delta time, --parse-ptype, LPM "
+             "rules of the switch's routes); one forwarding lcore (-l 0,1 --main-lcore 1; "
+             "l3fwd -l 0), hugepages (--huge-unlink); ratio = median over rounds of "
+             "mode / peer of the same round (conweave-dst: the peers on %s)" % (
+                 a.runs, ", ".join(["testpmd " + x for x in m["testpmd_modes"]] +
+                                   (["l3fwd"] if m.get("l3fwd") else [])) or "none",
+                 a.duration, a.warmup,
                  "the DstToR port setup and pcap" if m.get("dst_baseline", "own") == "own"
                  else "the role-src setup (--dst-baseline src)"))
     for mode, why in ctx.unavailable.items():
@@ -228,7 +237,7 @@ def plot(ctx, rows):
                          and r["mpps"])
             if not pts:
                 continue
-            tp = mode.startswith("testpmd")
+            tp = mode.startswith("testpmd") or mode == "l3fwd"
             lab = "%s (%s)" % (mode, role) if tp else mode
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
                     linestyle="--" if tp else "-", linewidth=1 if tp else 2, label=lab)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The rocetor authors
-"""The sections of an invocation: the matrix (rounds of testpmd and every
-mode per (size, flows) group) and its summary rows, and the 1 vs 2
+"""The sections of an invocation: the matrix (rounds of the peers, testpmd
+and l3fwd, and every mode per (size, flows) group) and its summary rows, and the 1 vs 2
 workers scaling section."""
 
 import os
@@ -9,7 +9,8 @@ import re
 import time
 
 from .common import fmt_count, fnum, log, median
-from .config import MODES, STAGES, TESTPMD_MODES
+from .config import MODES, PEERS, STAGES
+from .l3fwd import run_l3fwd
 from .runs import err_tail, run_rocetor, run_testpmd
 from .traffic import Traffic, source_text
 
@@ -44,6 +45,24 @@ def testpmd_available(args):
     return args.testpmd and os.path.isfile(args.testpmd) and os.access(args.testpmd, os.X_OK)
 
 
+def peer_runs(ctx, tp, role, size, flows, meta, r):
+    """Round r's peers on the ports and pcap of `role`: testpmd's forward
+    modes, then l3fwd (when built)."""
+    a = ctx.args
+    for fwd in tp:
+        rec = run_testpmd(ctx, fwd, size, flows, meta, role,
+                          "testpmd-%s-%s-%d-%s-r%d" % (fwd, role, size, fmt_count(flows), r))
+        rec["round"] = r
+        ctx.records.append(rec)
+        ctx.progress(rec, "round %d testpmd %s (%s setup)" % (r, fwd, role))
+    if a.l3fwd:
+        rec = run_l3fwd(ctx, size, flows, meta, role,
+                        "l3fwd-%s-%d-%s-r%d" % (role, size, fmt_count(flows), r))
+        rec["round"] = r
+        ctx.records.append(rec)
+        ctx.progress(rec, "round %d l3fwd (%s setup)" % (r, role))
+
+
 def run_matrix(ctx):
     a = ctx.args
     roles = []
@@ -63,13 +82,8 @@ def run_matrix(ctx):
             log("traffic (%s): %s" % (role, source_text(metas[role], role)))
         for r in range(1, a.runs + 1):
             for role in roles:
-                for fwd in (tp if role == "src" or a.dst_baseline == "own" else []):
-                    rec = run_testpmd(ctx, fwd, size, flows, metas[role], role,
-                                      "testpmd-%s-%s-%d-%s-r%d" % (fwd, role, size,
-                                                                   fmt_count(flows), r))
-                    rec["round"] = r
-                    ctx.records.append(rec)
-                    ctx.progress(rec, "round %d testpmd %s (%s setup)" % (r, fwd, role))
+                if role == "src" or a.dst_baseline == "own":
+                    peer_runs(ctx, tp, role, size, flows, metas[role], r)
                 for mode in a.modes:
                     if MODES[mode][1] != role or mode in ctx.unavailable:
                         continue
@@ -98,17 +112,18 @@ def summarise(ctx):
             groups.append(g)
     for size, flows in groups:
         g = [r for r in recs if r["size"] == size and r["flows"] == flows]
-        tpx = {}
+        tpx = {}  # (peer, role, round) -> Mpps
         for r in g:
-            if r["kind"] == "testpmd" and r["mpps"]:
-                tpx[(r["fwd"], r["role"], r["round"])] = r["mpps"]
+            if r["kind"] in ("testpmd", "l3fwd") and r["mpps"]:
+                tpx[(r.get("fwd", r["kind"]), r["role"], r["round"])] = r["mpps"]
         names = []
         for r in g:
             key = (r["mode"], r["role"])
             if key not in names:
                 names.append(key)
-        # testpmd rows first, then the modes in the order asked
-        names.sort(key=lambda k: (0 if k[0].startswith("testpmd") else 1,
+        # the peers' rows first (testpmd, l3fwd), then the modes in the order asked
+        names.sort(key=lambda k: (0 if k[0].startswith("testpmd") else
+                                  1 if k[0] == "l3fwd" else 2,
                                   a.modes.index(k[0]) if k[0] in a.modes else 0))
         for mode, role in names:
             rs = [r for r in g if r["mode"] == mode and r["role"] == role]
@@ -119,7 +134,7 @@ def summarise(ctx):
                    "mpps": median(mp), "mpps_min": min(mp) if mp else None,
                    "mpps_max": max(mp) if mp else None, "mpps_all": [r["mpps"] for r in rs]}
             base = role if a.dst_baseline == "own" else "src"
-            for fwd in TESTPMD_MODES:
+            for fwd in PEERS:
                 ratios = [r["mpps"] / tpx[(fwd, base, r["round"])] for r in rs
                           if r["mpps"] and (fwd, base, r["round"]) in tpx]
                 row["ratio_" + fwd] = median(ratios)
