@@ -69,9 +69,169 @@ def check_runner_checks(t):
     t.check(run.data_room(4096) - 128 >= 4158, "4 KB frames must fit one mbuf")
 
 
+def lpm_port(rules, addr):
+    """The port of the longest prefix of `rules` [(net, len, port)] that
+    holds addr (None: no route)."""
+    best = None
+    for net, plen, port in rules:
+        mask = ((1 << 32) - 1) ^ ((1 << (32 - plen)) - 1)
+        if addr & mask == net & mask and (best is None or plen > best[0]):
+            best = (plen, port)
+    return None if best is None else best[1]
+
+
+def check_l3fwd(t):
+    """The l3fwd peer's parts that need no l3fwd: its routes, command line,
+    pool environment, main.c patches, deb-src entry, the telemetry window
+    arithmetic and the ratio it gives every mode."""
+    import types
+    import benchgen  # tools/bench/benchgen.py
+    from rocebench import l3fwd, report, runner
+
+    # Routes: every flow of benchgen's traffic has a route to a port of
+    # rocetor's config for that destination: role src's 10.2 hosts to the
+    # fabric ports 1-4 (the /16's top two host bits pick the /18), all four
+    # used; role dst's 10.1 hosts to the host port 0.
+    r4 = l3fwd.parse_rules(l3fwd.rules_v4("src"))
+    t.eq(len(r4), 5, "(IPv4 rules: 10.1/16 and four /18 of 10.2/16) %r" % r4)
+    fl = benchgen.Flows("src", 1000, 1)
+    got = [lpm_port(r4, fl.addrs(i)[1]) for i in range(1000)]
+    want = [1 + ((fl.addrs(i)[1] >> 14) & 3) for i in range(1000)]
+    t.eq(got, want, "(src flows' egress ports)")
+    t.eq(sorted(set(got)), [1, 2, 3, 4], "(src flows reach every fabric port)")
+    counts = [got.count(p) for p in (1, 2, 3, 4)]
+    t.check(min(counts) > 150, "src flows spread unevenly over the uplinks: %r" % counts)
+    fl = benchgen.Flows("dst", 1000, 1)
+    t.eq(sorted({lpm_port(l3fwd.parse_rules(l3fwd.rules_v4("dst")), fl.addrs(i)[1])
+                 for i in range(1000)}), [0], "(dst flows to the host port 0)")
+    t.check(l3fwd.RULES_V6.count("\nR") + l3fwd.RULES_V6.startswith("R") >= 1,
+            "l3fwd reads its rule files only when both have a rule")
+
+    # The command line: the pcap on the role's port, one lcore (0) that
+    # forwards the receiving port's queue 0, software ptype parsing.
+    meta = {"files": ["/x/a.pcap"]}
+    for role, rxp in (("src", 0), ("dst", 1)):
+        cmd = l3fwd.command("/b/l3fwd", "pfx", 300, meta, role, "/r/v4", "/r/v6")
+        t.eq(cmd[:3], ["stdbuf", "-oL", "/b/l3fwd"])
+        app = cmd[cmd.index("--") + 1:]
+        ealv = cmd[:cmd.index("--")]
+        t.eq(ealv[ealv.index("-l") + 1], "0", "(l3fwd lcores, %s)" % role)
+        t.check("--main-lcore" not in ealv, "l3fwd: the forwarding lcore is the main one")
+        t.eq(app[app.index("--config") + 1], "(%d,0,0)" % rxp, "(%s --config)" % role)
+        t.eq(app[app.index("-p") + 1], "0x1f", "(every port enabled)")
+        t.eq(app[app.index("--rule_ipv4") + 1], "/r/v4")
+        t.eq(app[app.index("--rule_ipv6") + 1], "/r/v6")
+        t.eq(app[app.index("--lookup") + 1], "lpm")
+        t.check("--parse-ptype" in app, "no --parse-ptype: %r" % app)
+        t.eq(ealv[ealv.index("--file-prefix") + 1], "pfx")
+        t.eq(ealv[ealv.index("-m") + 1], "300")
+        t.check("--huge-unlink" in ealv and "--no-pci" in ealv, "EAL options %r" % ealv)
+        vd = [ealv[i + 1] for i, x in enumerate(ealv) if x == "--vdev"]
+        t.eq(len(vd), 5, "(five ports)")
+        t.eq(vd[rxp], "net_pcap%d,rx_pcap=/x/a.pcap,infinite_rx=1" % rxp)
+        t.eq([v for i, v in enumerate(vd) if i != rxp],
+             ["net_null%d,no-rx=1" % i for i in range(5) if i != rxp])
+    t.eq(l3fwd.environment(65535, 4416, 1024), {l3fwd.ENV_MBUFS: "65535"})
+    t.eq(l3fwd.environment(65535, 4416, 4096),
+         {l3fwd.ENV_MBUFS: "65535", l3fwd.ENV_MBUF_SIZE: "4416"})
+
+    # The patches: each text found once, or a reason.
+    src = ("static struct rte_eth_conf port_conf = {\n\t.rxmode = {\n"
+           "\t\t.mq_mode = RTE_ETH_MQ_RX_RSS,\n\t\t.offloads = RTE_ETH_RX_OFFLOAD_CHECKSUM,\n"
+           "\t},\n};\n#define NB_MBUF(n) RTE_MAX(n * 2, \\\n\t(unsigned)8192)\n"
+           "pool = rte_pktmbuf_pool_create(s, nb_mbuf, 256, 0,\n"
+           "\t\t\tRTE_MBUF_DEFAULT_BUF_SIZE, socketid);\n")
+    out = l3fwd.patch_main_c(src)
+    t.check("RX_OFFLOAD_CHECKSUM" not in out and "RTE_ETH_MQ_RX_RSS" in out,
+            "checksum offload request not removed:\n%s" % out)
+    t.check('getenv("%s")' % l3fwd.ENV_MBUFS in out and ": 8192))" in out,
+            "pool size not taken from $%s:\n%s" % (l3fwd.ENV_MBUFS, out))
+    t.check('getenv("%s")' % l3fwd.ENV_MBUF_SIZE in out, "data room not patched:\n%s" % out)
+    for what, old, new in l3fwd.PATCHES:
+        try:
+            l3fwd.patch_main_c(src.replace(old, ""))
+            t.check(False, "patch %r: a main.c without its text was accepted" % what)
+        except l3fwd.L3fwdError as e:
+            t.check("found 0 times" in str(e), "patch %r: %s" % (what, e))
+
+    # deb-src: mirrored from the deb822 entries, same Signed-By; nothing
+    # when one exists.
+    deb = ("Types: deb\nURIs: http://a.example/debian\nSuites: bookworm bookworm-updates\n"
+           "Components: main\nSigned-By: /usr/share/keyrings/k.gpg\n\n"
+           "# a comment\nTypes: deb\nURIs: http://a.example/sec\nSuites: bookworm-security\n"
+           "Components: main\nSigned-By: /usr/share/keyrings/k.gpg\n")
+    new = l3fwd.deb_src_sources([deb])
+    st = l3fwd.deb822_stanzas(new or "")
+    t.eq([x.get("Types") for x in st], ["deb-src", "deb-src"])
+    t.eq([(x.get("URIs"), x.get("Suites"), x.get("Signed-By")) for x in st],
+         [("http://a.example/debian", "bookworm bookworm-updates", "/usr/share/keyrings/k.gpg"),
+          ("http://a.example/sec", "bookworm-security", "/usr/share/keyrings/k.gpg")])
+    t.eq(l3fwd.deb_src_sources([deb, "Types: deb-src\nURIs: http://a.example/debian\n"]), None)
+
+    # The telemetry window: 8e6 packets to the sinks in 2 s = 4 Mpps; the
+    # receiving port got 8.1e6 (4.05 Mpps): 98.8% forwarded is noted.
+    def stats(ip, op, missed=0):
+        return {"ipackets": ip, "opackets": op, "imissed": missed, "rx_nombuf": 0}
+    s0 = (100.0, {0: stats(5000, 7), 1: stats(0, 10), 2: stats(0, 20), 3: stats(0, 0),
+                  4: stats(0, 0)})
+    s1 = (102.0, {0: stats(8105000, 7, 3), 1: stats(0, 3000010), 2: stats(0, 2000020),
+                  3: stats(0, 1000000), 4: stats(0, 2000000)})
+    w = l3fwd.window(s0, s1, 0)
+    t.check(abs(w["mpps"] - 4.0) < 1e-9, "l3fwd Mpps %r, want 4.0" % w["mpps"])
+    t.check(abs(w["rx_mpps"] - 4.05) < 1e-9, "l3fwd rx Mpps %r, want 4.05" % w["rx_mpps"])
+    t.eq((w["forwarded"], w["received"], w["imissed"], w["back_out"]), (8000000, 8100000, 3, 0))
+    probs, notes = l3fwd.problems_of(w)
+    t.eq(probs, [])
+    t.check(any("98.8%" in n for n in notes) and any("imissed 3" in n for n in notes),
+            "notes %r" % notes)
+    # role dst: port 1 receives, port 0 is a sink
+    w = l3fwd.window(s0, s1, 1)
+    t.eq(w["forwarded"], 8000000 - 3000000 + 0, "(dst: sinks 0, 2, 3, 4)")
+    # a peer that drops everything (or sends it back) is a problem, not a figure
+    s2 = (102.0, {p: dict(v) for p, v in s0[1].items()})
+    s2[1][0]["ipackets"] = 6000000
+    s2[1][0]["opackets"] = 5000007
+    probs, notes = l3fwd.problems_of(l3fwd.window(s0, s2, 0))
+    t.check(any("nothing forwarded" in p and "sent back 5000000" in p for p in probs),
+            "a dropping peer not flagged: %r" % probs)
+
+    # The ratio to l3fwd, per round, median over rounds, and its column.
+    a = types.SimpleNamespace(modes=["ecmp"], dst_baseline="own", benchgen="", traffic_dir="",
+                              packets=None, src_packets=None)
+    ctx = runner.Ctx(a)
+    ctx.tsc = None
+
+    def rec(kind, mode, rnd, mpps, fwd=None):
+        r = {"kind": kind, "mode": mode, "role": "src", "size": 1024, "flows": 1000,
+             "round": rnd, "mpps": mpps, "ok": True, "notes": [], "problems": [],
+             "label": "%s-r%d" % (mode, rnd)}
+        if fwd:
+            r["fwd"] = fwd
+        return r
+    ctx.records = [rec("testpmd", "testpmd-5tswap", 1, 10.0, "5tswap"),
+                   rec("l3fwd", "l3fwd", 1, 12.5), rec("rocetor", "ecmp", 1, 9.0),
+                   rec("testpmd", "testpmd-5tswap", 2, 7.5, "5tswap"),
+                   rec("l3fwd", "l3fwd", 2, 10.0), rec("rocetor", "ecmp", 2, 9.0),
+                   rec("testpmd", "testpmd-5tswap", 3, 9.0, "5tswap"),
+                   rec("l3fwd", "l3fwd", 3, 15.0), rec("rocetor", "ecmp", 3, 12.0)]
+    rows = runner.summarise(ctx)
+    t.eq([r["mode"] for r in rows], ["testpmd-5tswap", "l3fwd", "ecmp"])
+    e = rows[2]
+    # per round 9/12.5 = 0.72, 9/10 = 0.9, 12/15 = 0.8: median 0.8
+    t.check(abs(e["ratio_l3fwd"] - 0.8) < 1e-9, "x l3fwd %r, want 0.8" % e["ratio_l3fwd"])
+    # 9/10, 9/7.5, 12/9: median 1.2
+    t.check(abs(e["ratio_5tswap"] - 1.2) < 1e-9, "x 5tswap %r" % e["ratio_5tswap"])
+    tab = report.md_table(ctx, rows).splitlines()
+    hdr = [c.strip() for c in tab[0].strip("|").split("|")]
+    ecmp = [c.strip() for c in tab[-1].strip("|").split("|")]
+    t.eq(ecmp[hdr.index("x l3fwd")], "0.80", "(x l3fwd column) %s" % tab[-1])
+    t.eq(ecmp[hdr.index("x 5tswap")], "1.20", "(x 5tswap column) %s" % tab[-1])
+
+
 def main():
     t = harness.Checker("bench-smoke")
     check_runner_checks(t)
+    check_l3fwd(t)
     if not os.path.isfile(BENCHGEN):
         print("bench-smoke: SKIP: %s is missing (the benchmark traffic generator)" % BENCHGEN)
         return 77

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The rocetor authors
-"""Where issue 6's targets stand, from a tools/bench/run.py results.json.
+"""Where issue 6's and issue 18's targets stand, from a tools/bench/run.py
+results.json.
 
 Usage: tools/bench/targets.py RESULTS_JSON [MORE_RESULTS_JSON ...] [--markdown]
 (a later file's matrix cells, scaling and data-path sections replace an
@@ -28,19 +29,27 @@ def main(argv):
     cell = {(s["size"], s["flows"], s["mode"]): s for s in d["summary"]}
     rows = []
 
-    def ratio_row(what, size, flows, mode, need):
+    def ratio_row(what, size, flows, mode, need, peer="5tswap"):
         s = cell.get((size, flows, mode))
-        if s is None or s.get("ratio_5tswap") is None:
+        if s is None or s.get("ratio_" + peer) is None:
             rows.append((what, "not measured", "-"))
             return
-        r = s["ratio_5tswap"]
-        rows.append((what, "%.2f x 5tswap (%.2f Mpps; per-round %s)"
-                     % (r, s["mpps"], ", ".join("%.2f" % x for x in s["ratios_5tswap"])),
+        r = s["ratio_" + peer]
+        rows.append((what, "%.2f x %s (%.2f Mpps; per-round %s)"
+                     % (r, peer, s["mpps"], ", ".join("%.2f" % x for x in s["ratios_" + peer])),
                      "met" if r >= need else "NOT met"))
 
+    # issue 6
     ratio_row("ECMP, 1 KB, 1K flows >= 0.9 x testpmd 5tswap", 1024, 1000, "ecmp", 0.9)
     ratio_row("ConWeave SrcToR, 1 KB, 1K flows >= 0.75 x 5tswap", 1024, 1000, "conweave-src", 0.75)
     ratio_row("ConWeave DstToR, 1 KB, 1K flows >= 0.75 x 5tswap", 1024, 1000, "conweave-dst", 0.75)
+    # issue 18 (side by side in one run, on the cache-resident pcap:
+    # run.py --src-packets 1)
+    ratio_row("issue 18: ECMP, 1 KB, 1K flows >= 1.0 x l3fwd (LPM)", 1024, 1000, "ecmp", 1.0,
+              "l3fwd")
+    ratio_row("issue 18: ECMP, 1 KB, 1K flows >= 0.75 x 5tswap", 1024, 1000, "ecmp", 0.75)
+    ratio_row("issue 18: ConWeave SrcToR, 1 KB, 1K flows >= 0.6 x 5tswap", 1024, 1000,
+              "conweave-src", 0.6)
     # the rocetor scenarios of the results, in the order they were run (the
     # switch's modes: tools/bench/rocebench/config.py)
     modes = []
