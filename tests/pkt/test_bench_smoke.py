@@ -7,8 +7,13 @@ when dpdk-testpmd is installed, hugepages, -m <= 512 per process) completes,
 prints the table, every mode has a positive Mpps, and every run's final stats
 document is sane. Not a timed assertion: no Mpps threshold.
 
+DPDK's l3fwd runs too when a full run built it before (the smoke builds
+nothing: --smoke).
+
 The runner's own checks (stats sanity, testpmd parsing) are also fed doctored
-input here, so that they are seen to fail when they should."""
+input here, so that they are seen to fail when they should; so are the
+l3fwd peer's parts that need no l3fwd (check_l3fwd: routes, command line,
+main.c patches, deb-src entry, the telemetry window's Mpps, the ratio)."""
 import json
 import os
 import re
@@ -302,6 +307,24 @@ def main():
     else:
         print("bench-smoke: dpdk-testpmd not installed: no testpmd comparison")
         t.eq(len(tp), 0)
+    # l3fwd: the smoke builds nothing; when a full run built it before, it
+    # runs once and must forward (its sinks' opackets grow)
+    l3 = [x for x in res["runs"] if x["kind"] == "l3fwd"]
+    if res["meta"].get("l3fwd"):
+        t.eq(len(l3), 1, "(l3fwd runs)")
+        for x in l3:
+            t.check(x["mpps"] is not None and x["mpps"] > 0 and x["forwarded"] > 0 and
+                    x["ok"], "l3fwd: %r %r" % (x["mpps"], x["problems"]))
+            t.eq(x["rc"], 0, "(l3fwd exit after SIGINT)")
+            t.check(x["mem_mb"] <= 512, "l3fwd -m %d > 512" % x["mem_mb"])
+        row = rows.get(("ecmp", "src"))
+        if row:
+            t.check(row.get("ratio_l3fwd") is not None and row["ratio_l3fwd"] > 0,
+                    "ecmp: no ratio to l3fwd")
+    else:
+        print("bench-smoke: l3fwd not built (%s): no l3fwd run" %
+              res["meta"].get("l3fwd_why_not"))
+        t.eq(len(l3), 0)
     t.check("net_pcap infinite_rx replay of" in out, "traffic source not named in the output")
     t.check(os.path.isfile(os.path.join(work, "results.md")) and
             os.path.isfile(os.path.join(work, "results.csv")), "results.md/.csv missing")
