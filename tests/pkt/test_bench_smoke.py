@@ -171,7 +171,48 @@ def check_l3fwd(t):
     t.eq([(x.get("URIs"), x.get("Suites"), x.get("Signed-By")) for x in st],
          [("http://a.example/debian", "bookworm bookworm-updates", "/usr/share/keyrings/k.gpg"),
           ("http://a.example/sec", "bookworm-security", "/usr/share/keyrings/k.gpg")])
-    t.eq(l3fwd.deb_src_sources([deb, "Types: deb-src\nURIs: http://a.example/debian\n"]), None)
+    # the suites a deb-src stanza already covers are left out
+    part = l3fwd.deb_src_sources([deb, "Types: deb-src\nURIs: http://a.example/debian\n"
+                                  "Suites: bookworm bookworm-updates\nComponents: main\n"])
+    t.eq([(x.get("Types"), x.get("URIs"), x.get("Suites"))
+          for x in l3fwd.deb822_stanzas(part or "")],
+         [("deb-src", "http://a.example/sec", "bookworm-security")])
+    t.eq(l3fwd.deb_src_sources([deb, "Types: deb deb-src\nURIs: http://a.example/debian\n"
+                                "Suites: bookworm bookworm-updates\n\nTypes: deb-src\n"
+                                "URIs: http://a.example/sec\nSuites: bookworm-security\n"]),
+         None)
+    t.eq(l3fwd.deb_src_lines(["deb [arch=amd64] http://a.example/d bookworm main\n"
+                              "deb-src http://a.example/d bookworm-updates main\n"
+                              "deb http://a.example/d bookworm-updates main\n"]),
+         ["deb-src [arch=amd64] http://a.example/d bookworm main"])
+    # ensure_deb_src on a fresh machine's layout (a temporary sources.list.d,
+    # apt stood in for: showsrc knows the version only after the update)
+    import tempfile as tf
+    d = tf.mkdtemp(prefix="rocetor-bench-apt-")
+    with open(os.path.join(d, "debian.sources"), "w") as f:
+        f.write(deb)
+    calls = []
+    updated = []
+
+    def fake_apt(cmd):
+        calls.append(cmd[:2])
+        if cmd[:2] == ["apt-get", "update"]:
+            updated.append(1)
+        known = bool(updated)
+        return types.SimpleNamespace(returncode=0, stderr="", stdout=(
+            "Package: dpdk\nVersion: 9.9-1\n" if known else ""))
+    what = l3fwd.ensure_deb_src(fake_apt, "9.9-1", sources_d=d,
+                                sources_list=os.path.join(d, "none"))
+    added = os.path.join(d, l3fwd.OUR_NAME + ".sources")
+    t.check(os.path.isfile(added) and "added" in what, "no deb-src file added: %r" % what)
+    t.eq([x.get("Types") for x in l3fwd.deb822_stanzas(open(added).read())],
+         ["deb-src", "deb-src"])
+    t.eq(calls, [["apt-cache", "showsrc"], ["apt-get", "update"], ["apt-cache", "showsrc"]])
+    calls[:] = []
+    t.check("knows" in l3fwd.ensure_deb_src(fake_apt, "9.9-1", sources_d=d),
+            "a known source must add nothing")
+    t.eq(calls, [["apt-cache", "showsrc"]])
+    shutil.rmtree(d, ignore_errors=True)
 
     # The telemetry window: 8e6 packets to the sinks in 2 s = 4 Mpps; the
     # receiving port got 8.1e6 (4.05 Mpps): 98.8% forwarded is noted.

@@ -5,8 +5,8 @@
 checkout, and run like testpmd on the same ports and pcap.
 
 Build (once per version and patch level, cached in --l3fwd-build DIR):
-a deb-src entry is added when apt has none (a deb822 file with the
-Signed-By of the existing entries), `apt-get source --download-only
+deb-src entries are added when apt does not know the source (a deb822 file
+with the Signed-By of the existing entries), `apt-get source --download-only
 dpdk=VERSION`, `dpkg-source -x`, examples/l3fwd and examples/common copied
 out, PATCHES applied to the copy's main.c, `make shared` against the
 installed library (pkg-config libdpdk).
@@ -165,63 +165,89 @@ def deb822_stanzas(text):
 
 
 def deb_src_sources(texts):
-    """A deb822 file of deb-src entries mirroring the "Types: deb" stanzas
-    of `texts` (same URIs, Suites, Components and Signed-By: apt refuses a
-    source whose Signed-By differs from another entry of the same URI),
-    None when one of them already has deb-src."""
-    stanzas = [s for t in texts for s in deb822_stanzas(t)]
-    if any("deb-src" in s.get("Types", "").split() for s in stanzas):
-        return None
+    """A deb822 file of deb-src entries for the suites of the "Types: deb"
+    stanzas of `texts` that no deb-src stanza covers yet (same URIs,
+    Components and Signed-By: apt refuses two entries of one URI whose
+    Signed-By differ), None when every one is covered."""
+    stanzas = [s for t in texts for s in deb822_stanzas(t)
+               if s.get("Enabled", "yes").lower() != "no"]
+    covered = {(u, su) for s in stanzas if "deb-src" in s.get("Types", "").split()
+               for u in s.get("URIs", "").split() for su in s.get("Suites", "").split()}
     out = []
     for s in stanzas:
-        if "deb" not in s.get("Types", "").split() or s.get("Enabled", "yes") == "no":
+        if "deb" not in s.get("Types", "").split():
             continue
-        e = ["Types: deb-src"]
-        for k in ("URIs", "Suites", "Components", "Signed-By"):
+        uris = s.get("URIs", "").split()
+        suites = [su for su in s.get("Suites", "").split()
+                  if any((u, su) not in covered for u in uris)]
+        if not uris or not suites:
+            continue
+        e = ["Types: deb-src", "URIs: " + " ".join(uris), "Suites: " + " ".join(suites)]
+        for k in ("Components", "Signed-By"):
             if k in s:
                 e.append("%s: %s" % (k, s[k]))
         out.append("\n".join(e))
     return "\n\n".join(out) + "\n" if out else None
 
 
+def deb_src_lines(texts):
+    """One-line sources (sources.list): a deb-src line for each deb line
+    that has none (same options, URI, suite and components)."""
+    lines = [l.strip() for t in texts for l in t.splitlines()]
+    have = {re.sub(r"^deb-src\s+", "", l) for l in lines if re.match(r"deb-src\s", l)}
+    return ["deb-src " + re.sub(r"^deb\s+", "", l) for l in lines
+            if re.match(r"deb\s", l) and re.sub(r"^deb\s+", "", l) not in have]
+
+
 SOURCES_D = "/etc/apt/sources.list.d"
-OUR_SOURCES = os.path.join(SOURCES_D, "rocetor-bench-src.sources")
+SOURCES_LIST = "/etc/apt/sources.list"
+OUR_NAME = "rocetor-bench-src"
 
 
-def ensure_deb_src(run):
-    """Add a deb-src entry when apt has none; returns what was done."""
-    texts = []
-    legacy = []
-    for fn in sorted(os.listdir(SOURCES_D)) if os.path.isdir(SOURCES_D) else []:
-        p = os.path.join(SOURCES_D, fn)
+def has_source(run, version):
+    r = run(["apt-cache", "showsrc", "dpdk"])
+    return r.returncode == 0 and re.search(r"^Version: %s$" % re.escape(version), r.stdout,
+                                           re.M) is not None
+
+
+def ensure_deb_src(run, version, sources_d=SOURCES_D, sources_list=SOURCES_LIST):
+    """Make apt know dpdk's source package of `version`: when it does not
+    (apt-cache showsrc), add deb-src entries for the deb entries that have
+    none (a deb822 file next to deb822 sources: a one-line deb-src next to
+    them makes apt fail with "Conflicting values set for option
+    Signed-By"; one-line entries otherwise) and apt-get update. Returns
+    what was done."""
+    if has_source(run, version):
+        return "apt knows dpdk %s's source package" % version
+    texts, legacy = [], []
+    for fn in sorted(os.listdir(sources_d)) if os.path.isdir(sources_d) else []:
+        p = os.path.join(sources_d, fn)
         if fn.endswith(".sources"):
             texts.append(open(p).read())
         elif fn.endswith(".list"):
             legacy.append(open(p).read())
-    if os.path.exists("/etc/apt/sources.list"):
-        legacy.append(open("/etc/apt/sources.list").read())
-    if any(re.search(r"^\s*deb-src\s", t, re.M) for t in legacy):
-        return "deb-src: present"
+    if os.path.exists(sources_list):
+        legacy.append(open(sources_list).read())
+    head = "# added by tools/bench/run.py (rocetor): Debian's dpdk source for l3fwd\n"
     new = deb_src_sources(texts)
-    if new is None:
-        if any(deb822_stanzas(t) for t in texts):
-            return "deb-src: present"
-        # Only one-line entries: mirror them one-line too (same options).
-        lines = [re.sub(r"^(\s*)deb(\s)", r"\1deb-src\2", l) for t in legacy
-                 for l in t.splitlines() if re.match(r"^\s*deb\s", l)]
-        if not lines:
-            raise L3fwdError("no apt source to mirror as deb-src")
-        path = os.path.join(SOURCES_D, "rocetor-bench-src.list")
-        with open(path, "w") as f:
-            f.write("# added by tools/bench/run.py for l3fwd's source\n" + "\n".join(lines) + "\n")
+    if new is not None:
+        path = os.path.join(sources_d, OUR_NAME + ".sources")
+        body = new
     else:
-        path = OUR_SOURCES
-        with open(path, "w") as f:
-            f.write("# added by tools/bench/run.py for l3fwd's source\n" + new)
+        lines = deb_src_lines(legacy)
+        if not lines:
+            raise L3fwdError("apt has no dpdk %s source and no deb entry lacks a deb-src one"
+                             % version)
+        path = os.path.join(sources_d, OUR_NAME + ".list")
+        body = "\n".join(lines) + "\n"
+    with open(path, "w") as f:
+        f.write(head + body)
     r = run(["apt-get", "update", "-q"])
     if r.returncode != 0:
         raise L3fwdError("apt-get update after adding %s: %s" % (path, r.stderr[-300:]))
-    return "deb-src: added %s" % path
+    if not has_source(run, version):
+        raise L3fwdError("added %s, yet apt has no source of dpdk %s" % (path, version))
+    return "added %s (deb-src), apt-get update" % path
 
 
 def build(build_dir, version, install=True):
@@ -242,7 +268,7 @@ def build(build_dir, version, install=True):
         r = run(["apt-get", "install", "-y", "-q", pkg])
         if r.returncode != 0:
             raise L3fwdError("apt-get install %s: %s" % (pkg, r.stderr[-300:]))
-    log("l3fwd: %s" % ensure_deb_src(run))
+    log("l3fwd: %s" % ensure_deb_src(run, version))
     work = os.path.join(build_dir, "work")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
