@@ -6,12 +6,13 @@
 One command runs the matrix LB mode x packet size x flow count and prints a
 table: Mpps per worker core (median of --runs rounds of --duration seconds),
 TSC cycles per packet per pipeline stage, and the ratio to dpdk-testpmd
-(--forward-mode=5tswap and macswap) run on the same ports in the same
-invocation, alternated round by round:
+(--forward-mode=5tswap and macswap) and to DPDK's l3fwd (LPM, the peer
+router, built by the runner from Debian's dpdk source package) run on the
+same ports in the same invocation, alternated round by round:
 
   per (size, flows) group, for round r = 1..R:
-      testpmd 5tswap, testpmd macswap, rocetor mode 1, mode 2, ...
-  ratio of a mode in round r = its Mpps / testpmd's Mpps of round r
+      testpmd 5tswap, testpmd macswap, l3fwd, rocetor mode 1, mode 2, ...
+  ratio of a mode to a peer in round r = its Mpps / the peer's Mpps of round r
   reported: median Mpps over rounds, median of the per-round ratios
 
 Traffic: tools/bench/benchgen.py pcaps (cached in --traffic-dir), replayed by
