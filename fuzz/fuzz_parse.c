@@ -181,6 +181,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	why = rtr_parse(frame, len, seed, flags, &m);
 	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_MALFORMED || why == RTR_DROP_NOT_IP,
 		"reason %d", why);
+	{
+		/* The data path's inline parser gives the same answer. */
+		struct rtr_meta fm;
+
+		memset(&fm, 0x5a, sizeof(fm));
+		FZ_CHECK(rtr_parse_fast(frame, len, seed, flags, &fm) == why &&
+				memcmp(&fm, &m, sizeof(fm)) == 0, "rtr_parse_fast differs (len %u)",
+			len);
+	}
 	if (why != RTR_DROP_NONE) {
 		FZ_CHECK(m.flow_hash == 0, "dropped with flow_hash 0x%08x", m.flow_hash);
 		return 0;

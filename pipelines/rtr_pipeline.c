@@ -436,7 +436,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		return ING_DONE;
 	}
 	/* Fabric ports parse the fields of the LB mode this worker runs. */
-	why = rtr_parse(frame, rte_pktmbuf_data_len(m), sw->hash_seed,
+	why = rtr_parse_fast(frame, rte_pktmbuf_data_len(m), sw->hash_seed,
 		ip->role == RTR_PORT_FABRIC ? w->lb->fabric_parse_flags : 0,
 		meta);
 	meta->in_port = (uint8_t)port;

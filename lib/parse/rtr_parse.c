@@ -95,11 +95,7 @@ ld_raw64(const uint8_t *p)
  * Extended headers by BTH opcode. known == 0 marks reserved, XRC and
  * vendor opcodes: rtr_bth_ext_len() reports -1 for them.
  */
-struct ext_info {
-	uint8_t len;
-	uint8_t flags;
-	uint8_t known;
-};
+#define ext_info rtr_ext_info
 
 /* clang-format off */
 #define E(l, f) {(l), (f), 1}
@@ -117,7 +113,7 @@ struct ext_info {
 /* UD: DETH on every packet. */
 #define UD_(l, f) E(DETH_LEN + (l), RTR_EXT_DETH | (f))
 
-static const struct ext_info ext_tab[256] = {
+const struct ext_info rtr_ext_tab[256] = {
 	/* RC */
 	[0x00] = NONE_,	  /* SEND FIRST */
 	[0x01] = NONE_,	  /* SEND MIDDLE */
@@ -202,7 +198,7 @@ static const struct ext_info ext_tab[256] = {
 int
 rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags)
 {
-	const struct ext_info *e = &ext_tab[opcode];
+	const struct ext_info *e = &rtr_ext_tab[opcode];
 
 	if (ext_flags != NULL)
 		*ext_flags = e->flags;
@@ -250,7 +246,7 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	m->psn = ld_be32(bth + 8) & 0xffffff;
 	m->flags |= RTR_MF_ROCE;
 
-	e = &ext_tab[m->bth_opcode];
+	e = &rtr_ext_tab[m->bth_opcode];
 	cw_op = rtr_cw_op(m->bth_b8);
 	/*
 	 * A control packet (cw_op 2/3, UDP length 24) has no ICRC: the 4 bytes

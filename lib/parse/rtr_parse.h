@@ -17,6 +17,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_hash_crc.h>
+
+#include "rtr_common.h"
 #include "rtr_drop.h"
 #include "rtr_meta.h"
 
@@ -112,6 +118,98 @@ rtr_hash_mix(uint32_t h)
  */
 enum rtr_drop_reason rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed,
 		unsigned int parse_flags, struct rtr_meta *m);
+
+/*
+ * Extended headers by BTH opcode (rtr_parse.c): length, RTR_EXT_* flags,
+ * and known == 0 for reserved, XRC and vendor opcodes.
+ */
+struct rtr_ext_info {
+	uint8_t len;
+	uint8_t flags;
+	uint8_t known;
+};
+extern const struct rtr_ext_info rtr_ext_tab[256];
+
+/*
+ * rtr_parse for the data path: the same result and the same *m for every
+ * frame, with the common case inline. An IPv4 frame without options or a
+ * second VLAN tag, not a fragment, not cut short, UDP (RoCE without LB
+ * fields to read, or any other port) is parsed here in one pass and *m
+ * written with one store; anything else goes to rtr_parse. The unit test
+ * and the parser's fuzz target compare the two on every frame they build.
+ */
+static inline enum rtr_drop_reason
+rtr_parse_fast(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int parse_flags,
+		struct rtr_meta *m)
+{
+	struct rtr_meta r = {0};
+	const uint8_t *l3, *l4;
+	uint32_t off = 14, tot, ulen, udp_end, ports, crc;
+	uint16_t etype;
+
+	if (unlikely(len < 14 + 4 + 20 + 8))
+		goto slow;
+	etype = (uint16_t)(frame[12] << 8 | frame[13]);
+	if (etype == 0x8100 || etype == 0x88a8) {
+		etype = (uint16_t)(frame[16] << 8 | frame[17]);
+		off = 18;
+		r.flags = RTR_MF_VLAN;
+	}
+	l3 = frame + off;
+	if (unlikely(etype != 0x0800 || l3[0] != 0x45 || l3[9] != 17 ||
+			((l3[6] << 8 | l3[7]) & 0x3fff) != 0))
+		goto slow;
+	tot = (uint32_t)(l3[2] << 8 | l3[3]);
+	l4 = l3 + 20;
+	ulen = (uint32_t)(l4[4] << 8 | l4[5]);
+	/* Whole datagram in the frame, UDP length inside the IP one. */
+	if (unlikely(tot > len - off || ulen < 8 || ulen + 20 > tot))
+		goto slow;
+	memcpy(&ports, l4, 4);
+	r.sport = (uint16_t)(l4[0] << 8 | l4[1]);
+	r.dport = (uint16_t)(l4[2] << 8 | l4[3]);
+	r.flags |= RTR_MF_L4 | ((frame[0] & 1) ? RTR_MF_L2_BCAST : 0) |
+		((l3[1] & 3) == 3 ? RTR_MF_CE : 0);
+	if (r.dport == RTR_ROCE_UDP_PORT) {
+		const uint8_t *bth = l4 + 8;
+		const struct rtr_ext_info *e;
+
+		udp_end = off + 20 + ulen;
+		/* The BTH and its extended headers inside the datagram; LB
+		 * fields to read (Resv7 cw_op set, parse_flags asking for
+		 * them) take the full parser. */
+		if (unlikely(ulen < 8 + RTR_BTH_LEN ||
+				(rtr_cw_op(bth[8]) != 0 && (parse_flags & (RTR_PARSE_LB_HDR |
+				RTR_PARSE_LB_CTRL | RTR_PARSE_CW_DATA)))))
+			goto slow;
+		e = &rtr_ext_tab[bth[0]];
+		if (unlikely(off + 20 + 8 + RTR_BTH_LEN + e->len > udp_end))
+			goto slow;
+		r.bth_opcode = bth[0];
+		r.bth_b4 = bth[4];
+		r.bth_b8 = bth[8];
+		r.psn = (uint32_t)(bth[9] << 16 | bth[10] << 8 | bth[11]);
+		r.ext = e->flags;
+		r.flags |= RTR_MF_ROCE;
+	}
+	r.l3_off = (uint8_t)off;
+	r.l4_off = (uint8_t)(off + 20);
+	r.l3 = RTR_L3_IPV4;
+	r.l4_proto = 17;
+	r.tos = l3[1];
+	{
+		uint64_t addrs;
+
+		memcpy(&addrs, l3 + 12, 8);
+		crc = rte_hash_crc_8byte(addrs, hash_seed);
+	}
+	crc = rte_hash_crc_4byte(ports, crc);
+	r.flow_hash = rtr_hash_mix(rte_hash_crc_1byte(17, crc));
+	*m = r;
+	return RTR_DROP_NONE;
+slow:
+	return rtr_parse(frame, len, hash_seed, parse_flags, m);
+}
 
 /*
  * The flow hash the packet of the opposite direction (addresses swapped,

@@ -251,6 +251,8 @@ build(const struct fspec *s, uint8_t *buf, struct fexp *e)
 	return e->len;
 }
 
+static unsigned long fast_checked, fast_mismatch;
+
 static enum rtr_drop_reason
 parse_copy(const uint8_t *buf, uint32_t len, uint32_t seed, unsigned int flags, struct rtr_meta *m)
 {
@@ -258,8 +260,21 @@ parse_copy(const uint8_t *buf, uint32_t len, uint32_t seed, unsigned int flags, 
 	uint8_t *c = malloc(len ? len : 1);
 	enum rtr_drop_reason r;
 
+	struct rtr_meta fm;
+	enum rtr_drop_reason fr;
+
 	memcpy(c, buf, len);
 	r = rtr_parse(c, len, seed, flags, m);
+	/* The data path's inline parser: the same answer on every frame. */
+	memset(&fm, 0xa5, sizeof(fm));
+	fr = rtr_parse_fast(c, len, seed, flags, &fm);
+	fast_checked++;
+	if (fr != r || memcmp(&fm, m, sizeof(fm)) != 0) {
+		fast_mismatch++;
+		if (fast_mismatch <= 5)
+			fprintf(stderr, "rtr_parse_fast differs: len %u flags %#x: %d/%d\n", len,
+				flags, (int)fr, (int)r);
+	}
 	free(c);
 	return r;
 }
@@ -1100,5 +1115,9 @@ main(void)
 	test_fuzz();
 	printf("truncations accepted as trimmed RoCE headers: %u\n", trimmed_cuts);
 	CHECK(trimmed_cuts > 0);
+	printf("rtr_parse_fast against rtr_parse: %lu frames, %lu differ\n", fast_checked,
+		fast_mismatch);
+	CHECK(fast_checked > 100000 && fast_mismatch == 0, "%lu of %lu differ", fast_mismatch,
+		fast_checked);
 	return rtr_test_done("parse");
 }
