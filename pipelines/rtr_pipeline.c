@@ -124,7 +124,7 @@ rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io)
 static inline int
 tx_enqueue(struct rtr_worker *w, uint16_t port, struct rte_mbuf *m, uint64_t now_ns)
 {
-	return rtr_egress_enqueue(w->eg, port, m, rtr_egress_classify(w->eg, m), now_ns);
+	return rtr_egress_enqueue_pkt(w->eg, port, m, now_ns);
 }
 
 /* ------------------------------------------------------------------ forwarding */

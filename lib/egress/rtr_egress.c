@@ -284,24 +284,7 @@ rtr_egress_free(struct rtr_egress *eg)
 uint8_t
 rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
 {
-	const struct rtr_meta *meta = rtr_meta(m);
-
-	if (meta->in_port == RTR_PORT_NONE)
-		return eg->top;
-	if (meta->flags & RTR_MF_ROCE) {
-		/* CNPs, and headers trimmed by a switch before us. */
-		if (meta->bth_opcode == RTR_BTH_OP_CNP || (meta->flags & RTR_MF_TRIMMED))
-			return eg->top;
-		/* ConWeave REPLY (2) / NOTIFY (3) in transit (a spine, or a ToR
-		 * forwarding them between fabric ports). */
-		if (rtr_meta_lb_control(meta))
-			return eg->top;
-	}
-	if (eg->trust_pcp && (meta->flags & RTR_MF_VLAN))
-		return eg->pcp_class[rte_pktmbuf_mtod(m, const uint8_t *)[14] >> 5];
-	if (meta->l3 == RTR_L3_IPV4 || meta->l3 == RTR_L3_IPV6)
-		return eg->dscp_class[meta->tos >> 2];
-	return 0;
+	return rtr_egress_class_of(eg, m);
 }
 
 /* ------------------------------------------------------------ ECN */
@@ -434,14 +417,6 @@ rtr_egress_paused_ns(struct rtr_egress_shared *sh, uint16_t port, uint8_t cls, u
 	return v;
 }
 
-/* Append to the wire FIFO (the caller checked there is room). */
-static inline void
-wire_push(struct rtr_eport *ep, struct rte_mbuf *m, uint64_t due)
-{
-	ep->wire[ep->w_tail & ep->w_mask] = m;
-	ep->wire_due[ep->w_tail & ep->w_mask] = due;
-	ep->w_tail++;
-}
 
 /* Queue a PFC frame toward port (ahead of nothing: it joins the wire FIFO,
  * which no pause or shaper holds back). */
@@ -472,7 +447,7 @@ pfc_send(struct rtr_egress *eg, uint16_t port, uint8_t cls, bool xoff, uint64_t 
 	memset(rtr_meta(m), 0, sizeof(struct rtr_meta));
 	rtr_meta(m)->in_port = RTR_PORT_NONE;
 	rtr_meta(m)->out_port = (uint8_t)port;
-	wire_push(ep, m, now_ns + ep->delay_ns);
+	rtr_eg_wire_push(ep, m, now_ns + ep->delay_ns);
 	eg->held++;
 	eg->active |= 1u << port;
 	if (xoff)
@@ -550,17 +525,6 @@ rtr_egress_tick(struct rtr_egress *eg, uint64_t now_ns)
 
 /* ------------------------------------------------------------ departure */
 
-/* The departure hook of io (ConWeave's TX timestamps): one flag test for
- * every packet that does not ask for it. Not at exit (force), whose clock
- * is not kept. */
-static inline void
-depart(struct rtr_egress *eg, struct rte_mbuf *m, const struct rtr_meta *meta, uint64_t now_ns,
-		bool force)
-{
-	if (unlikely(meta->flags & eg->io.depart_flags) && !force &&
-			meta->in_port < RTR_MAX_PORTS && (eg->io.depart_ports >> meta->in_port & 1))
-		eg->io.depart(eg->io.arg, m, now_ns);
-}
 
 /* ------------------------------------------------------------ admission */
 
@@ -669,19 +633,8 @@ admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uin
 	 * nothing queued behind it for RED to see. Do it now; the counters
 	 * are those of the queue it went through.
 	 */
-	if (likely(ep->plain) && eg->direct && ep->nonempty == 0 && !ep->blocked &&
-			ep->w_tail - ep->w_head < eg->wire_burst) {
-		uint64_t *c = ep->c[cls];
-
-		c[RTR_EGC_enqueued]++;
-		c[RTR_EGC_sent]++;
-		c[RTR_EGC_sent_bytes] += len;
-		if (len > c[RTR_EGC_max_depth])
-			c[RTR_EGC_max_depth] = len;
-		eg->held++;
-		eg->active |= 1u << port;
-		depart(eg, m, rtr_meta(m), now_ns, false);
-		wire_push(ep, m, 0);
+	if (rtr_eg_direct_ok(eg, ep)) {
+		rtr_eg_direct(eg, ep, m, cls, now_ns);
 		return 0;
 	}
 	q = &ep->cq[cls];
@@ -845,7 +798,7 @@ schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool forc
 		if (eg->pfc)
 			pfc_in_sub(eg, meta->in_port, (uint8_t)c, len, now_ns);
 		/* It departs now: the delay line is the link after it. */
-		depart(eg, m, meta, now_ns, force);
+		rtr_eg_depart(eg, m, meta, now_ns, force);
 		if (q->ecn && q->bytes > q->kmin && rtr_red_decide(q, &ep->red_rng) &&
 				rtr_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), meta->l3, meta->l3_off)) {
 			meta->tos |= RTR_ECN_CE;
@@ -859,7 +812,7 @@ schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool forc
 			eg->io.drop(eg->io.arg, m, RTR_DROP_IMPAIR_LOSS);
 			continue;
 		}
-		wire_push(ep, m, force ? 0 : now_ns + ep->delay_ns);
+		rtr_eg_wire_push(ep, m, force ? 0 : now_ns + ep->delay_ns);
 		room--;
 		moved++;
 	}

@@ -37,6 +37,8 @@
 #include "rtr_common.h"
 #include "rtr_config.h"
 #include "rtr_drop.h"
+#include "rtr_mbuf.h"
+#include "rtr_parse.h"
 #include "rtr_stats.h"
 
 #define RTR_EG_WIRE_RESERVE 32	  /* wire slots kept for PFC frames */
@@ -222,6 +224,83 @@ void rtr_egress_free(struct rtr_egress *eg);
  * tagged) or DSCP map; default class 0. */
 uint8_t rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m);
 
+/* rtr_egress_classify, inline for the data path. */
+static inline uint8_t
+rtr_egress_class_of(const struct rtr_egress *eg, struct rte_mbuf *m)
+{
+	const struct rtr_meta *meta = rtr_meta(m);
+
+	if (meta->in_port == RTR_PORT_NONE)
+		return eg->top;
+	if (meta->flags & RTR_MF_ROCE) {
+		/* CNPs, and headers trimmed by a switch before us. */
+		if (meta->bth_opcode == RTR_BTH_OP_CNP || (meta->flags & RTR_MF_TRIMMED))
+			return eg->top;
+		/* ConWeave REPLY (2) / NOTIFY (3) in transit (a spine, or a ToR
+		 * forwarding them between fabric ports). */
+		if (rtr_meta_lb_control(meta))
+			return eg->top;
+	}
+	if (eg->trust_pcp && (meta->flags & RTR_MF_VLAN))
+		return eg->pcp_class[rte_pktmbuf_mtod(m, const uint8_t *)[14] >> 5];
+	if (meta->l3 == RTR_L3_IPV4 || meta->l3 == RTR_L3_IPV6)
+		return eg->dscp_class[meta->tos >> 2];
+	return 0;
+}
+
+/* Append to the wire FIFO (the caller checked there is room). */
+static inline void
+rtr_eg_wire_push(struct rtr_eport *ep, struct rte_mbuf *m, uint64_t due)
+{
+	ep->wire[ep->w_tail & ep->w_mask] = m;
+	ep->wire_due[ep->w_tail & ep->w_mask] = due;
+	ep->w_tail++;
+}
+
+/* The departure hook of io (ConWeave's TX timestamps): one flag test for
+ * every packet that does not ask for it. Not at exit (force), whose clock
+ * is not kept. */
+static inline void
+rtr_eg_depart(struct rtr_egress *eg, struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint64_t now_ns, bool force)
+{
+	if (unlikely(meta->flags & eg->io.depart_flags) && !force &&
+			meta->in_port < RTR_MAX_PORTS && (eg->io.depart_ports >> meta->in_port & 1))
+		eg->io.depart(eg->io.arg, m, now_ns);
+}
+
+/*
+ * The fast path: on a port without shaping, delay, loss or PFC whose class
+ * queues are empty and whose staged burst has room, the scheduler would
+ * move a packet to the staged burst at its next pass, with nothing queued
+ * behind it for RED to see. It goes there now; the counters are those of
+ * the queue it went through.
+ */
+static inline bool
+rtr_eg_direct_ok(const struct rtr_egress *eg, const struct rtr_eport *ep)
+{
+	return likely(ep->plain) && eg->direct && ep->nonempty == 0 && !ep->blocked &&
+		ep->w_tail - ep->w_head < eg->wire_burst;
+}
+
+static inline void
+rtr_eg_direct(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, uint8_t cls,
+		uint64_t now_ns)
+{
+	uint64_t *c = ep->c[cls];
+	uint32_t len = m->pkt_len;
+
+	c[RTR_EGC_enqueued]++;
+	c[RTR_EGC_sent]++;
+	c[RTR_EGC_sent_bytes] += len;
+	if (len > c[RTR_EGC_max_depth])
+		c[RTR_EGC_max_depth] = len;
+	eg->held++;
+	eg->active |= 1u << ep->port;
+	rtr_eg_depart(eg, m, rtr_meta(m), now_ns, false);
+	rtr_eg_wire_push(ep, m, 0);
+}
+
 /*
  * Admit a packet to a class queue of port. Tail drop, or trimming into the
  * control class, when the class is at its limit. The packet is owned by the
@@ -230,6 +309,22 @@ uint8_t rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m);
  */
 int rtr_egress_enqueue(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls,
 		uint64_t now_ns);
+
+/* rtr_egress_enqueue of the packet's own class (rtr_egress_classify), with
+ * the fast path inline: the data path's call. */
+static inline int
+rtr_egress_enqueue_pkt(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m,
+		uint64_t now_ns)
+{
+	struct rtr_eport *ep = eg->port[port];
+	uint8_t cls = rtr_egress_class_of(eg, m);
+
+	if (likely(ep != NULL && cls < eg->n_classes) && rtr_eg_direct_ok(eg, ep)) {
+		rtr_eg_direct(eg, ep, m, cls, now_ns);
+		return 0;
+	}
+	return rtr_egress_enqueue(eg, port, m, cls, now_ns);
+}
 
 /*
  * Same, without the tail-drop threshold (slot capacity still applies): for
