@@ -220,6 +220,7 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 	const struct rtr_port_rt *op;
 	const struct rtr_nh *nh;
 	struct rtr_lb_hop hop;
+	uint64_t mac_w;
 	uint16_t out;
 
 	if (unlikely(kind == RTR_RT_LOCAL)) {
@@ -234,7 +235,7 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 			drop(w, m, in_port, RTR_DROP_LOCAL_UNSUPPORTED);
 		return;
 	}
-	nh = rtr_neigh_nh(sw->neigh, nh_idx);
+	nh = &w->nh[nh_idx];
 	out = nh->port;
 	op = &sw->ports[out];
 	hop = (struct rtr_lb_hop){
@@ -255,12 +256,12 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 		drop(w, m, in_port, RTR_DROP_PORT_DOWN);
 		return;
 	}
-	if (unlikely(!rtr_nh_mac(nh, eth->dst_addr.addr_bytes))) {
+	mac_w = atomic_load_explicit(&nh->mac_word, memory_order_acquire);
+	if (unlikely(!(mac_w & RTR_NH_VALID))) {
 		drop(w, m, in_port, RTR_DROP_NEIGH_UNRESOLVED);
 		return;
 	}
-	/* TTL last: a packet dropped above must not have been modified, and the
-	 * destination MAC written by rtr_nh_mac is overwritten only on success. */
+	/* TTL, then the MACs: a dropped packet is not modified. */
 	if (meta->l3 == RTR_L3_IPV4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
 
@@ -278,6 +279,10 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 		}
 		ip6->hop_limits--;
 	}
+	/* The next hop's MAC (bits 47..0 of mac_word, first byte highest) as
+	 * one 8-byte store whose last two bytes the source MAC overwrites. */
+	mac_w = rte_cpu_to_be_64(mac_w << 16);
+	memcpy(eth->dst_addr.addr_bytes, &mac_w, sizeof(mac_w));
 	memcpy(eth->src_addr.addr_bytes, op->mac, RTE_ETHER_ADDR_LEN);
 	meta->out_port = (uint8_t)out;
 	/* DstToR delivery, post-route hook, LB fields removed toward a host
@@ -807,6 +812,7 @@ rtr_worker_main(void *arg)
 	int state;
 
 	w->last_rx_tsc = rte_rdtsc();
+	w->nh = rtr_neigh_nh_table(sw->neigh);
 	w->lb_fabric_ports = 0;
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
 		if (sw->ports[p].role == RTR_PORT_FABRIC)

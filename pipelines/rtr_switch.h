@@ -98,6 +98,7 @@ struct rtr_worker {
 	const struct rtr_lb_ops *lb;
 	void *lb_state;
 	uint32_t lb_fabric_ports; /* bit p: port p is a fabric port (rtr_lb_hop) */
+	struct rtr_nh *nh;	/* the next hops (rtr_neigh_nh_table), set at start */
 	_Atomic uint32_t lb_gen;
 	struct rtr_lb_req *_Atomic lb_req; /* a pending runtime switch, or NULL */
 	uint64_t last_rx_tsc;	/* read by the main lcore for --exit-on-idle */

@@ -495,6 +495,12 @@ rtr_neigh_nh(struct rtr_neigh *n, unsigned int idx)
 	return &n->nh[idx];
 }
 
+struct rtr_nh *
+rtr_neigh_nh_table(struct rtr_neigh *n)
+{
+	return n != NULL ? n->nh : NULL;
+}
+
 unsigned int
 rtr_neigh_count(const struct rtr_neigh *n)
 {

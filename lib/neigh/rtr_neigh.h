@@ -97,6 +97,10 @@ int rtr_neigh_add(struct rtr_neigh *n, uint16_t port, const struct rtr_addr *ip,
 
 /* The next-hop array; workers index it with the value from routing. */
 struct rtr_nh *rtr_neigh_nh(struct rtr_neigh *n, unsigned int idx);
+/* The next hops by index (rtr_neigh_nh without the bounds check, for the
+ * data path, whose indices come from the route table): the array lives as
+ * long as the table. */
+struct rtr_nh *rtr_neigh_nh_table(struct rtr_neigh *n);
 unsigned int rtr_neigh_count(const struct rtr_neigh *n);
 
 /* True if addr (network order, family given) is one of port's own addresses
