@@ -1097,9 +1097,36 @@ test_fuzz(void)
 			counts[RTR_DROP_MALFORMED], counts[RTR_DROP_NOT_IP]);
 }
 
+/* rtr_move_head (rtr_common.h) against memmove: every length it takes,
+ * moved 4 bytes either way (a ConWeave header in or out) and apart. */
+static void
+test_move_head(void)
+{
+	static const int shifts[] = {-4, 4, -20, 17, 200};
+	uint8_t buf[512], ref[512];
+	unsigned int bad = 0, runs = 0;
+
+	for (unsigned int n = 16; n <= RTR_HEAD_MAX; n++) {
+		for (unsigned int k = 0; k < RTE_DIM(shifts); k++) {
+			uint8_t *src = buf + 100, *dst = src + shifts[k];
+
+			for (unsigned int i = 0; i < sizeof(buf); i++)
+				buf[i] = (uint8_t)(i * 7 + n);
+			memcpy(ref, buf, sizeof(buf));
+			memmove(ref + 100 + shifts[k], ref + 100, n);
+			rtr_move_head(dst, src, n);
+			runs++;
+			if (memcmp(buf, ref, sizeof(buf)) != 0)
+				bad++;
+		}
+	}
+	CHECK(bad == 0, "rtr_move_head differs from memmove in %u of %u moves", bad, runs);
+}
+
 int
 main(void)
 {
+	test_move_head();
 	test_ext_table();
 	test_combinations();
 	test_every_opcode();
