@@ -807,7 +807,7 @@ rtr_worker_main(void *arg)
 {
 	struct rtr_worker *w = arg;
 	struct rtr_switch *sw = w->sw;
-	uint64_t iter = 0;
+	uint64_t iter = 0, busy_t0 = 0;
 	unsigned int idle_polls = 0;
 	int state;
 
@@ -823,6 +823,12 @@ rtr_worker_main(void *arg)
 		unsigned int got = 0, i;
 		bool timed = false;
 
+		/* An iteration that had packets is busy until the next one
+		 * starts: one TSC read per iteration. */
+		if (busy_t0 != 0) {
+			w->stats->busy_cycles += now_tsc - busy_t0;
+			busy_t0 = 0;
+		}
 		w->now_ns = now_ns;
 		state = atomic_load_explicit(&sw->run_state, memory_order_acquire);
 		if (likely(state == RTR_RUN)) {
@@ -849,7 +855,7 @@ rtr_worker_main(void *arg)
 		if (got) {
 			w->last_rx_tsc = now_tsc;
 			idle_polls = 0;
-			w->stats->busy_cycles += rte_rdtsc() - t0;
+			busy_t0 = t0;
 			w->stats->busy_packets += got;
 		}
 		if ((++iter & RTR_CTRL_POLL_MASK) == 0) {

@@ -43,12 +43,19 @@ rtr_cksum_update16(uint16_t ck, uint16_t old_word, uint16_t new_word)
 static inline void
 rtr_ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
 {
-	uint16_t old_word = rte_be_to_cpu_16(*(const uint16_t *)&ip->time_to_live);
-	uint16_t new_word = old_word - 0x0100;
-	uint16_t ck = rtr_cksum_update16(rte_be_to_cpu_16(ip->hdr_checksum), old_word, new_word);
+	/*
+	 * RFC 1624 eqn. 3 with the word m = TTL << 8 | proto going to
+	 * m - 0x100: ~m + m' is the constant 0xfeff, so HC' = ~(~HC + 0xfeff).
+	 * One's complement sums commute with byte swapping (RFC 1071), so it
+	 * runs on the checksum as stored with the constant swapped (0xfffe):
+	 * the same bits, no swaps.
+	 */
+	uint32_t sum = (uint16_t)~ip->hdr_checksum + 0xfffeu;
 
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->hdr_checksum = (rte_be16_t)~sum;
 	ip->time_to_live--;
-	ip->hdr_checksum = rte_cpu_to_be_16(ck);
 }
 
 #endif /* RTR_CKSUM_H */

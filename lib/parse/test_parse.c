@@ -17,6 +17,7 @@
 #include <rte_hash_crc.h>
 
 #include "rtr_common.h"
+#include "rtr_cksum.h"
 #include "rtr_parse.h"
 #include "rtr_test.h"
 
@@ -1123,10 +1124,41 @@ test_move_head(void)
 	CHECK(bad == 0, "rtr_move_head differs from memmove in %u of %u moves", bad, runs);
 }
 
+/* rtr_ipv4_dec_ttl (rtr_cksum.h) against the generic RFC 1624 update of
+ * the TTL/protocol word: every checksum, every TTL it may see (2..255),
+ * a few protocols. */
+static void
+test_dec_ttl(void)
+{
+	static const uint8_t protos[] = {17, 6, 1, 0, 255};
+	unsigned long bad = 0, runs = 0;
+
+	for (unsigned int ck = 0; ck <= 0xffff; ck++) {
+		for (unsigned int ttl = 2; ttl <= 255; ttl++) {
+			for (unsigned int k = 0; k < RTE_DIM(protos); k++) {
+				struct rte_ipv4_hdr ip = {.time_to_live = (uint8_t)ttl,
+					.next_proto_id = protos[k],
+					.hdr_checksum = rte_cpu_to_be_16((uint16_t)ck)};
+				uint16_t w = (uint16_t)(ttl << 8 | protos[k]);
+				uint16_t want = rtr_cksum_update16((uint16_t)ck, w,
+					(uint16_t)(w - 0x100));
+
+				rtr_ipv4_dec_ttl(&ip);
+				runs++;
+				if (ip.time_to_live != ttl - 1 ||
+						rte_be_to_cpu_16(ip.hdr_checksum) != want)
+					bad++;
+			}
+		}
+	}
+	CHECK(bad == 0, "rtr_ipv4_dec_ttl differs from RFC 1624 in %lu of %lu", bad, runs);
+}
+
 int
 main(void)
 {
 	test_move_head();
+	test_dec_ttl();
 	test_ext_table();
 	test_combinations();
 	test_every_opcode();
