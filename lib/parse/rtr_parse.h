@@ -134,8 +134,9 @@ extern const struct rtr_ext_info rtr_ext_tab[256];
  * rtr_parse for the data path: the same result and the same *m for every
  * frame, with the common case inline. An IPv4 frame without options or a
  * second VLAN tag, not a fragment, not cut short, UDP (RoCE without LB
- * fields to read, or any other port) is parsed here in one pass and *m
- * written with one store; anything else goes to rtr_parse. The unit test
+ * fields or with a ConWeave DATA header, or any other port) is parsed here
+ * in one pass and *m written with one store; anything else (ConWeave and
+ * SeqBalance control packets among it) goes to rtr_parse. The unit test
  * and the parser's fuzz target compare the two on every frame they build.
  */
 static inline enum rtr_drop_reason
@@ -175,14 +176,25 @@ rtr_parse_fast(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned 
 		const struct rtr_ext_info *e;
 
 		udp_end = off + 20 + ulen;
-		/* The BTH and its extended headers inside the datagram; LB
-		 * fields to read (Resv7 cw_op set, parse_flags asking for
-		 * them) take the full parser. */
-		if (unlikely(ulen < 8 + RTR_BTH_LEN ||
-				(rtr_cw_op(bth[8]) != 0 && (parse_flags & (RTR_PARSE_LB_HDR |
-				RTR_PARSE_LB_CTRL | RTR_PARSE_CW_DATA)))))
+		/* The BTH and its extended headers inside the datagram. */
+		if (unlikely(ulen < 8 + RTR_BTH_LEN))
 			goto slow;
+		if (rtr_cw_op(bth[8]) != 0 && (parse_flags & (RTR_PARSE_LB_HDR |
+				RTR_PARSE_LB_CTRL | RTR_PARSE_CW_DATA))) {
+			/* LB fields to read. A ConWeave DATA header (what a
+			 * DstToR receives) is known by the frame being 4 to 6
+			 * bytes longer than the IP datagram (cw_data_signature
+			 * in rtr_parse.c); without it the packet is plain RoCE.
+			 * Control packets take the full parser. */
+			if (rtr_cw_op(bth[8]) != RTR_CW_OP_DATA)
+				goto slow;
+			if ((parse_flags & (RTR_PARSE_LB_HDR | RTR_PARSE_CW_DATA)) &&
+					len >= off + tot + RTR_CW_HDR_LEN &&
+					len <= off + tot + RTR_CW_HDR_LEN + 2)
+				r.flags |= RTR_MF_LB_HDR;
+		}
 		e = &rtr_ext_tab[bth[0]];
+		/* (With a DATA header, the header's 4 bytes add to both sides.) */
 		if (unlikely(off + 20 + 8 + RTR_BTH_LEN + e->len > udp_end))
 			goto slow;
 		r.bth_opcode = bth[0];
