@@ -172,16 +172,18 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 	int empty = -1, vway = -1;
 	unsigned int w;
 
-	for (w = 0; w < RTR_FT_WAYS; w++) {
-		if (bk->sig[w] == sig) {
-			e = ft_entry(t, b, w);
-			if (memcmp(&e->key, k, sizeof(*k)) == 0) {
-				*status = RTR_FT_FOUND;
-				return e;
-			}
-		} else if (bk->sig[w] == 0 && empty < 0) {
-			empty = (int)w;
+	for (uint32_t mask = rtr_ft_sig_match(bk, sig); mask != 0; mask &= mask - 1) {
+		e = ft_entry(t, b, (unsigned int)__builtin_ctz(mask));
+		if (memcmp(&e->key, k, sizeof(*k)) == 0) {
+			*status = RTR_FT_FOUND;
+			return e;
 		}
+	}
+	{
+		uint32_t free_ways = rtr_ft_sig_match(bk, 0);
+
+		if (free_ways != 0)
+			empty = __builtin_ctz(free_ways);
 	}
 	if (!insert) {
 		*status = RTR_FT_ABSENT;

@@ -155,6 +155,21 @@ rtr_ft_bucket(const struct rtr_ft *t, uint32_t hash)
 }
 
 /*
+ * The ways of a bucket whose signature is sig, as a bit mask, without a
+ * branch per way: which way holds a flow is random, so a loop that stops
+ * at the first match mispredicts once per packet.
+ */
+static inline uint32_t
+rtr_ft_sig_match(const struct rtr_ft_bucket *bk, uint32_t sig)
+{
+	uint32_t mask = 0;
+
+	for (unsigned int w = 0; w < RTR_FT_WAYS; w++)
+		mask |= (uint32_t)(bk->sig[w] == sig) << w;
+	return mask;
+}
+
+/*
  * Prefetch for a lookup of hash (a burst prefetches every packet's flow
  * before looking any up, so the misses overlap): step 0 the bucket's
  * signature line, step 1 (once step 0 has landed) both lines of the first
@@ -173,15 +188,14 @@ rtr_ft_prefetch(const struct rtr_ft *t, uint32_t hash, unsigned int step)
 		rte_prefetch0(bk);
 		return;
 	}
-	for (unsigned int w = 0; w < RTR_FT_WAYS; w++) {
-		if (bk->sig[w] == sig) {
-			const uint8_t *e = t->entries +
-				((size_t)b * RTR_FT_WAYS + w) * t->stride;
+	uint32_t mask = rtr_ft_sig_match(bk, sig);
 
-			rte_prefetch0(e);
-			rte_prefetch0(e + 64);
-			return;
-		}
+	if (mask != 0) {
+		const uint8_t *e = t->entries +
+			((size_t)b * RTR_FT_WAYS + (unsigned int)__builtin_ctz(mask)) * t->stride;
+
+		rte_prefetch0(e);
+		rte_prefetch0(e + 64);
 	}
 }
 
