@@ -90,6 +90,7 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	doc.lb_names = rtr_lb_counter_names;
 	doc.n_lb = RTR_LBC_MAX;
 	doc.uptime_s = (double)(rte_rdtsc() - app->start_tsc) / (double)sw->tsc_hz;
+	doc.worker_cpu_s = rtr_workers_cpu_s(sw);
 	doc.n_ports = app->n_cfg_ports;
 	doc.port_ids = app->port_ids;
 	for (i = 0; i < app->n_cfg_ports; i++) {

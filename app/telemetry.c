@@ -104,6 +104,14 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	add_u64(d, "lb_switch_released", s->lb_switch_released);
 	add_u64(d, "busy_cycles_per_packet",
 		s->busy_packets ? s->busy_cycles / s->busy_packets : 0);
+	{
+		/* Microseconds (telemetry has no floats in 22.11's u64 dicts
+		 * without losing precision); the stats document has seconds. */
+		double cpu = rtr_workers_cpu_s(&tel_app->sw);
+
+		if (cpu >= 0)
+			add_u64(d, "worker_cpu_us", (uint64_t)(cpu * 1e6));
+	}
 	rte_free(s);
 	return 0;
 }

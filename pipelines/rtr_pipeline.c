@@ -3,6 +3,7 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -812,6 +813,8 @@ rtr_worker_main(void *arg)
 	int state;
 
 	w->last_rx_tsc = rte_rdtsc();
+	if (pthread_getcpuclockid(pthread_self(), &w->cpu_clock) == 0)
+		atomic_store_explicit(&w->cpu_clock_ok, true, memory_order_release);
 	w->nh = rtr_neigh_nh_table(sw->neigh);
 	w->lb_fabric_ports = 0;
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <rte_common.h>
 #include <rte_mempool.h>
@@ -86,6 +87,10 @@ struct rtr_worker {
 	unsigned int idx;	/* 0..n_workers-1; also its TX queue on every port */
 	unsigned int lcore_id;
 	bool is_control;	/* single-lcore mode: also runs the control plane */
+	/* The thread's CPU-time clock (pthread_getcpuclockid), for the stats
+	 * document's worker_cpu_s; valid once cpu_clock_ok is set. */
+	clockid_t cpu_clock;
+	_Atomic bool cpu_clock_ok;
 	unsigned int n_rxq;
 	struct rtr_rxq rxq[RTR_MAX_PORTS * 4];
 	struct rte_ring *handoff; /* MP/SC: packets of flows this worker owns */
@@ -146,6 +151,25 @@ struct rtr_switch {
 	void (*main_tick)(struct rtr_switch *sw, uint64_t now_tsc);
 	void *main_arg;
 };
+
+/* Seconds the workers' threads have been on a CPU, summed (what a
+ * polling worker costs on a shared machine); -1 if a clock is missing. */
+static inline double
+rtr_workers_cpu_s(const struct rtr_switch *sw)
+{
+	double total = 0;
+
+	for (unsigned int i = 0; i < sw->n_workers; i++) {
+		const struct rtr_worker *w = sw->workers[i];
+		struct timespec ts;
+
+		if (w == NULL || !atomic_load_explicit(&w->cpu_clock_ok, memory_order_acquire) ||
+				clock_gettime(w->cpu_clock, &ts) != 0)
+			return -1;
+		total += (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	}
+	return total;
+}
 
 /* The data path's clock: TSC to nanoseconds. */
 static inline uint64_t

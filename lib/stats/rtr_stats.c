@@ -104,8 +104,13 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 	for (i = 0; i < doc->n_neigh; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", doc->neigh_names[i],
 			doc->neigh_values[i]);
-	fprintf(f, "},\n \"busy_cycles_per_packet\": %.1f, \"stage_cycles\": {",
+	fprintf(f, "},\n \"busy_cycles_per_packet\": %.1f, ",
 		s->busy_packets ? (double)s->busy_cycles / (double)s->busy_packets : 0.0);
+	if (doc->worker_cpu_s >= 0)
+		fprintf(f, "\"worker_cpu_s\": %.6f, ", doc->worker_cpu_s);
+	else
+		fprintf(f, "\"worker_cpu_s\": null, ");
+	fprintf(f, "\"stage_cycles\": {");
 	for (i = 0; i < RTR_STAGE_MAX; i++)
 		fprintf(f, "%s\"%s\": %.1f", i ? ", " : "", rtr_stage_names[i],
 			s->stage_packets ? (double)s->stage_cycles[i] / (double)s->stage_packets : 0.0);

@@ -92,6 +92,11 @@ def main():
     t.check(rx > 1000, "net_null delivered %d packets" % rx)
     ok, why = harness.accounted(s)
     t.check(ok, "accounting: " + why)
+    # The worker's CPU time: some, and not much more than the run (one
+    # worker; on the main lcore, as here, its thread also did the start-up).
+    cpu = s.get("worker_cpu_s")
+    t.check(isinstance(cpu, float) and 0 < cpu <= s["uptime_s"] + 1.0,
+            "worker_cpu_s %r, uptime_s %r" % (cpu, s["uptime_s"]))
 
     # Telemetry while running, then SIGINT -> exit 0.
     prefix = harness.eal_prefix("tel")
@@ -114,6 +119,8 @@ def main():
         t.check(isinstance(replies.get(cmd), dict), "telemetry %s: %r" % (cmd, replies.get(cmd)))
     st = replies.get("/rocetor/stats") or {}
     t.eq(st.get("switch"), "smoke")
+    t.check(isinstance(st.get("worker_cpu_us"), int) and st["worker_cpu_us"] > 0,
+            "telemetry worker_cpu_us: %r" % st.get("worker_cpu_us"))
     t.check(isinstance(st.get("drops"), dict) and "malformed" in st.get("drops", {}),
             "telemetry drops: %r" % st.get("drops"))
     t.eq((replies.get("/rocetor/config") or {}).get("lb"), "ecmp")

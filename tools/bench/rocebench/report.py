@@ -18,7 +18,7 @@ def md_table(ctx, rows):
     stages = [s for s in STAGES if any(s in r.get("stage_cycles", {}) for r in rows)]
     hdr = ["size", "flows", "mode", "Mpps/core", "min-max", "x 5tswap", "x l3fwd",
            "x macswap"] + \
-        ["%s cyc" % s for s in (stages or ["stage"])] + ["busy cyc", "ns/pkt", "warnings"]
+        ["%s cyc" % s for s in (stages or ["stage"])] + ["busy cyc", "on-CPU cyc", "ns/pkt", "warnings"]
     out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for r in rows:
         sc = r.get("stage_cycles", {})
@@ -31,6 +31,8 @@ def md_table(ctx, rows):
                  fnum(r.get("ratio_macswap"), "%.2f") if r["kind"] == "rocetor" else "-"]
         cells += [fnum(sc.get(s), "%.0f") for s in (stages or ["-"])]
         cells += [fnum(r.get("busy_cycles_per_packet"), "%.0f"),
+                  (fnum(r.get("oncpu_cycles_per_packet"), "%.0f") +
+                   (" (%.0f%%)" % (100 * r["oncpu_frac"]) if r.get("oncpu_frac") else "")),
                   fnum(r.get("ns_per_packet_wall"), "%.1f") if r["kind"] == "rocetor" else
                   fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.1f")]
         w = list(r["warnings"])
@@ -64,6 +66,7 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
                     "mpps_median", "mpps_min", "mpps_max", "ratio_5tswap", "ratio_macswap",
                     "ratio_l3fwd"] +
                    ["cycles_" + s for s in STAGES] + ["busy_cycles_per_packet",
+                                                      "oncpu_cycles_per_packet", "oncpu_frac",
                                                       "ns_per_packet", "warnings"])
         for r in rows:
             sc = r.get("stage_cycles", {})
@@ -75,6 +78,8 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
                         fnum(r.get("ratio_l3fwd"), "%.4f", "")] +
                        [fnum(sc.get(s), "%.1f", "") for s in STAGES] +
                        [fnum(r.get("busy_cycles_per_packet"), "%.1f", ""),
+                        fnum(r.get("oncpu_cycles_per_packet"), "%.1f", ""),
+                        fnum(r.get("oncpu_frac"), "%.3f", ""),
                         fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.2f", ""),
                         "; ".join(r["warnings"])])
     text = report_text(ctx, rows, sources, scale, dp, elapsed)
@@ -124,7 +129,11 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
     if rows:
         L.append("Stage columns: cycles per packet in each pipeline stage (rocetor's "
                  "`stage_cycles`, sampled, last stats document; median over rounds); busy "
-                 "cyc = `busy_cycles_per_packet`; ns/pkt = 1000 / Mpps (wall time per "
+                 "cyc = `busy_cycles_per_packet`; on-CPU cyc = the worker thread's CPU time "
+                 "(`worker_cpu_s`) in TSC cycles per received packet over the window, with "
+                 "the share of the window the worker was on a CPU (below 100%: the machine "
+                 "was shared, and Mpps and ns/pkt lost that much; on-CPU cyc did not); "
+                 "ns/pkt = 1000 / Mpps (wall time per "
                  "packet on the core); `-` = not reported by this build.")
         L.append("")
         L.append(md_table(ctx, rows))

@@ -149,6 +149,9 @@ def summarise(ctx):
                 row["stage_cycles"] = sc
                 row["busy_cycles_per_packet"] = median(
                     [r.get("busy_cycles_per_packet") for r in rs])
+                row["oncpu_cycles_per_packet"] = median(
+                    [r.get("oncpu_cycles_per_packet") for r in rs])
+                row["oncpu_frac"] = median([r.get("oncpu_frac") for r in rs])
                 if row["mpps"] and ctx.tsc:
                     row["ns_per_packet_wall"] = 1000.0 / row["mpps"]
                     row["cycles_per_packet_wall"] = ctx.tsc / (row["mpps"] * 1e6)

@@ -202,6 +202,16 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
             rec["window_s"] = round(dt, 3)
             rec["mpps"] = (e1["rx_packets"] - e0["rx_packets"]) / dt / 1e6
             rec["fwd_mpps"] = (last["forwarded"] - first["forwarded"]) / dt / 1e6
+            # The workers' CPU time over the window (worker_cpu_s): what a
+            # packet costs while the worker runs, whatever else shares the
+            # machine (a polling worker that is preempted loses wall time,
+            # not on-CPU time).
+            c0, c1 = first.get("worker_cpu_s"), last.get("worker_cpu_s")
+            pk = e1["rx_packets"] - e0["rx_packets"]
+            if c0 is not None and c1 is not None and c1 > c0:
+                rec["oncpu_frac"] = (c1 - c0) / dt / workers
+                if pk > 0 and ctx.tsc:
+                    rec["oncpu_cycles_per_packet"] = (c1 - c0) * ctx.tsc / pk
         sc = last.get("stage_cycles")
         if isinstance(sc, dict):
             rec["stage_cycles"] = sc
