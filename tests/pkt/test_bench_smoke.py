@@ -230,6 +230,16 @@ def check_l3fwd(t):
     t.eq(probs, [])
     t.check(any("98.8%" in n for n in notes) and any("imissed 3" in n for n in notes),
             "notes %r" % notes)
+    # on-CPU: the busiest thread's gain over the window (1.6 of 2 s), in
+    # TSC cycles per received packet
+    c, frac = l3fwd.oncpu({"10": 5, "11": 100}, {"10": 1600000005, "11": 200, "12": 9},
+                          2.0, 8100000, 2.6e9)
+    t.check(abs(c - 1.6 * 2.6e9 / 8100000) < 1e-6 and abs(frac - 0.8) < 1e-9,
+            "l3fwd on-CPU %r %r" % (c, frac))
+    t.eq(l3fwd.oncpu({"10": 5}, {"10": 5}, 2.0, 100, 2.6e9), (None, None))
+    mine = l3fwd.thread_cpu_ns(os.getpid())
+    t.check(mine and all(v >= 0 for v in mine.values()) and str(os.getpid()) in mine,
+            "schedstat of this process: %r" % mine)
     # role dst: port 1 receives, port 0 is a sink
     w = l3fwd.window(s0, s1, 1)
     t.eq(w["forwarded"], 8000000 - 3000000 + 0, "(dst: sinks 0, 2, 3, 4)")

@@ -368,6 +368,35 @@ def snapshot(tel, ports=N_PORTS):
     return (t0 + time.monotonic()) / 2, st
 
 
+def thread_cpu_ns(pid):
+    """{tid: ns on a CPU} of every thread of pid (/proc schedstat): the
+    forwarding thread is the one that gained most over a window."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for t in tids:
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
+                out[t] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass
+    return out
+
+
+def oncpu(c0, c1, window_s, packets, tsc):
+    """(on-CPU TSC cycles per packet, share of the window on a CPU) of the
+    busiest thread between two thread_cpu_ns samples; (None, None) when
+    nothing can be said."""
+    gains = [c1[t] - c0[t] for t in c1 if t in c0]
+    if not gains or max(gains) <= 0 or window_s <= 0:
+        return None, None
+    busy_s = max(gains) / 1e9
+    cyc = busy_s * tsc / packets if packets > 0 and tsc else None
+    return cyc, busy_s / window_s
+
+
 def window(s0, s1, rx_port):
     """What a window between two snapshots (time, {port: stats}) says:
     mpps = delta opackets of every port but rx_port (forwarded) / delta t;
@@ -445,11 +474,15 @@ def run_l3fwd(ctx, size, flows, meta, role, label):
             if started and p.alive():
                 tel = Telemetry(fp, timeout=10)
                 time.sleep(a.warmup)
+                c0 = thread_cpu_ns(p.pid)
                 s0 = snapshot(tel)
                 time.sleep(a.duration)
                 s1 = snapshot(tel)
+                c1 = thread_cpu_ns(p.pid)
                 w = window(s0, s1, rxp)
                 rec.update(w)
+                rec["oncpu_cycles_per_packet"], rec["oncpu_frac"] = oncpu(
+                    c0, c1, w["window_s"], w["received"], ctx.tsc)
                 probs, notes = problems_of(w)
                 rec["problems"] += probs
                 rec["notes"] += notes

@@ -18,7 +18,7 @@ def md_table(ctx, rows):
     stages = [s for s in STAGES if any(s in r.get("stage_cycles", {}) for r in rows)]
     hdr = ["size", "flows", "mode", "Mpps/core", "min-max", "x 5tswap", "x l3fwd",
            "x macswap"] + \
-        ["%s cyc" % s for s in (stages or ["stage"])] + ["busy cyc", "on-CPU cyc", "ns/pkt", "warnings"]
+        ["%s cyc" % s for s in (stages or ["stage"])] + ["busy cyc", "on-CPU cyc", "x l3fwd on-CPU", "ns/pkt", "warnings"]
     out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for r in rows:
         sc = r.get("stage_cycles", {})
@@ -33,6 +33,7 @@ def md_table(ctx, rows):
         cells += [fnum(r.get("busy_cycles_per_packet"), "%.0f"),
                   (fnum(r.get("oncpu_cycles_per_packet"), "%.0f") +
                    (" (%.0f%%)" % (100 * r["oncpu_frac"]) if r.get("oncpu_frac") else "")),
+                  fnum(r.get("ratio_l3fwd_oncpu"), "%.2f") if r["kind"] == "rocetor" else "-",
                   fnum(r.get("ns_per_packet_wall"), "%.1f") if r["kind"] == "rocetor" else
                   fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.1f")]
         w = list(r["warnings"])
@@ -67,6 +68,7 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
                     "ratio_l3fwd"] +
                    ["cycles_" + s for s in STAGES] + ["busy_cycles_per_packet",
                                                       "oncpu_cycles_per_packet", "oncpu_frac",
+                                                      "ratio_l3fwd_oncpu",
                                                       "ns_per_packet", "warnings"])
         for r in rows:
             sc = r.get("stage_cycles", {})
@@ -80,6 +82,7 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
                        [fnum(r.get("busy_cycles_per_packet"), "%.1f", ""),
                         fnum(r.get("oncpu_cycles_per_packet"), "%.1f", ""),
                         fnum(r.get("oncpu_frac"), "%.3f", ""),
+                        fnum(r.get("ratio_l3fwd_oncpu"), "%.4f", ""),
                         fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.2f", ""),
                         "; ".join(r["warnings"])])
     text = report_text(ctx, rows, sources, scale, dp, elapsed)
@@ -132,7 +135,9 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
                  "cyc = `busy_cycles_per_packet`; on-CPU cyc = the worker thread's CPU time "
                  "(`worker_cpu_s`) in TSC cycles per received packet over the window, with "
                  "the share of the window the worker was on a CPU (below 100%: the machine "
-                 "was shared, and Mpps and ns/pkt lost that much; on-CPU cyc did not); "
+                 "was shared, and Mpps and ns/pkt lost that much; on-CPU cyc did not; l3fwd's "
+                 "from its busiest thread's /proc schedstat); x l3fwd on-CPU = l3fwd's on-CPU "
+                 "cyc / this row's, median of the rounds; "
                  "ns/pkt = 1000 / Mpps (wall time per "
                  "packet on the core); `-` = not reported by this build.")
         L.append("")

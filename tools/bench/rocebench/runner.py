@@ -113,9 +113,12 @@ def summarise(ctx):
     for size, flows in groups:
         g = [r for r in recs if r["size"] == size and r["flows"] == flows]
         tpx = {}  # (peer, role, round) -> Mpps
+        l3c = {}  # (role, round) -> l3fwd's on-CPU cycles per packet
         for r in g:
             if r["kind"] in ("testpmd", "l3fwd") and r["mpps"]:
                 tpx[(r.get("fwd", r["kind"]), r["role"], r["round"])] = r["mpps"]
+            if r["kind"] == "l3fwd" and r.get("oncpu_cycles_per_packet"):
+                l3c[(r["role"], r["round"])] = r["oncpu_cycles_per_packet"]
         names = []
         for r in g:
             key = (r["mode"], r["role"])
@@ -139,6 +142,14 @@ def summarise(ctx):
                           if r["mpps"] and (fwd, base, r["round"]) in tpx]
                 row["ratio_" + fwd] = median(ratios)
                 row["ratios_" + fwd] = ratios
+            row["oncpu_cycles_per_packet"] = median(
+                [r.get("oncpu_cycles_per_packet") for r in rs])
+            row["oncpu_frac"] = median([r.get("oncpu_frac") for r in rs])
+            # l3fwd / this, in on-CPU cycles, per round: the ratio a shared
+            # machine does not move (l3fwd's thread CPU time from /proc).
+            oc = [l3c[(base, r["round"])] / r["oncpu_cycles_per_packet"] for r in rs
+                  if r.get("oncpu_cycles_per_packet") and (base, r["round"]) in l3c]
+            row["ratio_l3fwd_oncpu"] = median(oc)
             if rs[0]["kind"] == "rocetor":
                 sc = {}
                 for st in STAGES + sorted({k for r in rs for k in r.get("stage_cycles", {})
@@ -149,9 +160,7 @@ def summarise(ctx):
                 row["stage_cycles"] = sc
                 row["busy_cycles_per_packet"] = median(
                     [r.get("busy_cycles_per_packet") for r in rs])
-                row["oncpu_cycles_per_packet"] = median(
-                    [r.get("oncpu_cycles_per_packet") for r in rs])
-                row["oncpu_frac"] = median([r.get("oncpu_frac") for r in rs])
+
                 if row["mpps"] and ctx.tsc:
                     row["ns_per_packet_wall"] = 1000.0 / row["mpps"]
                     row["cycles_per_packet_wall"] = ctx.tsc / (row["mpps"] * 1e6)
