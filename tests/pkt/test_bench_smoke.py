@@ -282,6 +282,23 @@ def check_l3fwd(t):
     ecmp = [c.strip() for c in tab[-1].strip("|").split("|")]
     t.eq(ecmp[hdr.index("x l3fwd")], "0.80", "(x l3fwd column) %s" % tab[-1])
     t.eq(ecmp[hdr.index("x 5tswap")], "1.20", "(x 5tswap column) %s" % tab[-1])
+    # The same in on-CPU cycles: peer cycles / rocetor cycles per round.
+    cyc = {("testpmd", 1): 40, ("l3fwd", 1): 50, ("rocetor", 1): 100,
+           ("testpmd", 2): 44, ("l3fwd", 2): 60, ("rocetor", 2): 110,
+           ("testpmd", 3): 36, ("l3fwd", 3): 45, ("rocetor", 3): 90}
+    for r in ctx.records:
+        r["oncpu_cycles_per_packet"] = cyc[(r["kind"], r["round"])]
+        r["oncpu_frac"] = 0.8
+    rows = runner.summarise(ctx)
+    e = rows[2]
+    # 5tswap: 0.4, 0.4, 0.4; l3fwd: 0.5, 0.545, 0.5: medians 0.4 and 0.5
+    t.check(abs(e["ratio_5tswap_oncpu"] - 0.4) < 1e-9 and abs(e["ratio_l3fwd_oncpu"] - 0.5) < 1e-9,
+            "on-CPU ratios %r %r" % (e["ratio_5tswap_oncpu"], e["ratio_l3fwd_oncpu"]))
+    tab = report.md_table(ctx, rows).splitlines()
+    ecmp = [c.strip() for c in tab[-1].strip("|").split("|")]
+    t.eq((ecmp[hdr.index("on-CPU cyc")], ecmp[hdr.index("x 5tswap on-CPU")],
+          ecmp[hdr.index("x l3fwd on-CPU")]), ("100 (80%)", "0.40", "0.50"),
+         "(on-CPU columns) %s" % tab[-1])
 
 
 def main():

@@ -28,7 +28,7 @@ import time
 from rtrpy import dpdk
 from rtrpy.telemetry import Telemetry
 
-from .common import log
+from .common import log, oncpu, thread_cpu_ns
 from .config import RX_PORT, mem_mb, testpmd_pool
 from .machine import bench_lock
 from .runs import err_tail, prefix, vdevs
@@ -366,35 +366,6 @@ def snapshot(tel, ports=N_PORTS):
     t0 = time.monotonic()
     st = {p: tel.cmd("/ethdev/stats,%d" % p) for p in range(ports)}
     return (t0 + time.monotonic()) / 2, st
-
-
-def thread_cpu_ns(pid):
-    """{tid: ns on a CPU} of every thread of pid (/proc schedstat): the
-    forwarding thread is the one that gained most over a window."""
-    out = {}
-    try:
-        tids = os.listdir("/proc/%d/task" % pid)
-    except OSError:
-        return out
-    for t in tids:
-        try:
-            with open("/proc/%d/task/%s/schedstat" % (pid, t)) as f:
-                out[t] = int(f.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass
-    return out
-
-
-def oncpu(c0, c1, window_s, packets, tsc):
-    """(on-CPU TSC cycles per packet, share of the window on a CPU) of the
-    busiest thread between two thread_cpu_ns samples; (None, None) when
-    nothing can be said."""
-    gains = [c1[t] - c0[t] for t in c1 if t in c0]
-    if not gains or max(gains) <= 0 or window_s <= 0:
-        return None, None
-    busy_s = max(gains) / 1e9
-    cyc = busy_s * tsc / packets if packets > 0 and tsc else None
-    return cyc, busy_s / window_s
 
 
 def window(s0, s1, rx_port):

@@ -18,7 +18,8 @@ def md_table(ctx, rows):
     stages = [s for s in STAGES if any(s in r.get("stage_cycles", {}) for r in rows)]
     hdr = ["size", "flows", "mode", "Mpps/core", "min-max", "x 5tswap", "x l3fwd",
            "x macswap"] + \
-        ["%s cyc" % s for s in (stages or ["stage"])] + ["busy cyc", "on-CPU cyc", "x l3fwd on-CPU", "ns/pkt", "warnings"]
+        ["%s cyc" % s for s in (stages or ["stage"])] + ["busy cyc", "on-CPU cyc", "x 5tswap on-CPU", "x l3fwd on-CPU", "ns/pkt",
+                                  "warnings"]
     out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for r in rows:
         sc = r.get("stage_cycles", {})
@@ -33,6 +34,7 @@ def md_table(ctx, rows):
         cells += [fnum(r.get("busy_cycles_per_packet"), "%.0f"),
                   (fnum(r.get("oncpu_cycles_per_packet"), "%.0f") +
                    (" (%.0f%%)" % (100 * r["oncpu_frac"]) if r.get("oncpu_frac") else "")),
+                  fnum(r.get("ratio_5tswap_oncpu"), "%.2f") if r["kind"] == "rocetor" else "-",
                   fnum(r.get("ratio_l3fwd_oncpu"), "%.2f") if r["kind"] == "rocetor" else "-",
                   fnum(r.get("ns_per_packet_wall"), "%.1f") if r["kind"] == "rocetor" else
                   fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.1f")]
@@ -68,7 +70,7 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
                     "ratio_l3fwd"] +
                    ["cycles_" + s for s in STAGES] + ["busy_cycles_per_packet",
                                                       "oncpu_cycles_per_packet", "oncpu_frac",
-                                                      "ratio_l3fwd_oncpu",
+                                                      "ratio_5tswap_oncpu", "ratio_l3fwd_oncpu",
                                                       "ns_per_packet", "warnings"])
         for r in rows:
             sc = r.get("stage_cycles", {})
@@ -82,6 +84,7 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
                        [fnum(r.get("busy_cycles_per_packet"), "%.1f", ""),
                         fnum(r.get("oncpu_cycles_per_packet"), "%.1f", ""),
                         fnum(r.get("oncpu_frac"), "%.3f", ""),
+                        fnum(r.get("ratio_5tswap_oncpu"), "%.4f", ""),
                         fnum(r.get("ratio_l3fwd_oncpu"), "%.4f", ""),
                         fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.2f", ""),
                         "; ".join(r["warnings"])])
@@ -136,8 +139,9 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
                  "(`worker_cpu_s`) in TSC cycles per received packet over the window, with "
                  "the share of the window the worker was on a CPU (below 100%: the machine "
                  "was shared, and Mpps and ns/pkt lost that much; on-CPU cyc did not; l3fwd's "
-                 "from its busiest thread's /proc schedstat); x l3fwd on-CPU = l3fwd's on-CPU "
-                 "cyc / this row's, median of the rounds; "
+                 "and testpmd's from their busiest thread's /proc schedstat and telemetry "
+                 "/ethdev/stats); x 5tswap on-CPU, x l3fwd on-CPU = the peer's on-CPU cyc / "
+                 "this row's, median of the rounds; "
                  "ns/pkt = 1000 / Mpps (wall time per "
                  "packet on the core); `-` = not reported by this build.")
         L.append("")

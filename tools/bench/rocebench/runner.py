@@ -113,12 +113,13 @@ def summarise(ctx):
     for size, flows in groups:
         g = [r for r in recs if r["size"] == size and r["flows"] == flows]
         tpx = {}  # (peer, role, round) -> Mpps
-        l3c = {}  # (role, round) -> l3fwd's on-CPU cycles per packet
+        pcy = {}  # (peer, role, round) -> the peer's on-CPU cycles per packet
         for r in g:
             if r["kind"] in ("testpmd", "l3fwd") and r["mpps"]:
                 tpx[(r.get("fwd", r["kind"]), r["role"], r["round"])] = r["mpps"]
-            if r["kind"] == "l3fwd" and r.get("oncpu_cycles_per_packet"):
-                l3c[(r["role"], r["round"])] = r["oncpu_cycles_per_packet"]
+            if r["kind"] in ("testpmd", "l3fwd") and r.get("oncpu_cycles_per_packet"):
+                pcy[(r.get("fwd", r["kind"]), r["role"], r["round"])] = \
+                    r["oncpu_cycles_per_packet"]
         names = []
         for r in g:
             key = (r["mode"], r["role"])
@@ -145,11 +146,12 @@ def summarise(ctx):
             row["oncpu_cycles_per_packet"] = median(
                 [r.get("oncpu_cycles_per_packet") for r in rs])
             row["oncpu_frac"] = median([r.get("oncpu_frac") for r in rs])
-            # l3fwd / this, in on-CPU cycles, per round: the ratio a shared
-            # machine does not move (l3fwd's thread CPU time from /proc).
-            oc = [l3c[(base, r["round"])] / r["oncpu_cycles_per_packet"] for r in rs
-                  if r.get("oncpu_cycles_per_packet") and (base, r["round"]) in l3c]
-            row["ratio_l3fwd_oncpu"] = median(oc)
+            # peer / this, in on-CPU cycles, per round: the ratios a shared
+            # machine does not move (the peers' thread CPU time from /proc).
+            for fwd in PEERS:
+                oc = [pcy[(fwd, base, r["round"])] / r["oncpu_cycles_per_packet"] for r in rs
+                      if r.get("oncpu_cycles_per_packet") and (fwd, base, r["round"]) in pcy]
+                row["ratio_%s_oncpu" % fwd] = median(oc)
             if rs[0]["kind"] == "rocetor":
                 sc = {}
                 for st in STAGES + sorted({k for r in rs for k in r.get("stage_cycles", {})

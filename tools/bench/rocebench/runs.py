@@ -12,8 +12,9 @@ import time
 
 from rtrpy import dpdk
 from rtrpy.stats import exit_problems
+from rtrpy.telemetry import Telemetry
 
-from .common import fmt_count
+from .common import fmt_count, oncpu, thread_cpu_ns
 from .config import (MODES, MTU_4K, RX_PORT, implemented, mem_mb, pool, rocetor_config,
                      testpmd_pool)
 from .machine import bench_lock
@@ -266,6 +267,25 @@ def testpmd_samples(lines, port):
     return samples
 
 
+def testpmd_cpu_snapshot(p, file_prefix, rxp):
+    """(time, {tid: ns on a CPU}, packets received on rxp) of a running
+    testpmd, from /proc and its telemetry socket; None if telemetry does not
+    answer (the on-CPU figure is then left out, the Mpps stay)."""
+    try:
+        tel = Telemetry(file_prefix, timeout=5)
+    except OSError:
+        return None
+    try:
+        c = thread_cpu_ns(p.pid)
+        t = time.monotonic()
+        n = tel.cmd("/ethdev/stats,%d" % rxp)["ipackets"]
+        return t, c, n
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    finally:
+        tel.close()
+
+
 def run_testpmd(ctx, fwd, size, flows, meta, role, label):
     a = ctx.args
     rxp = RX_PORT[role]
@@ -294,8 +314,15 @@ def run_testpmd(ctx, fwd, size, flows, meta, role, label):
         ctx.current = p
         try:
             # the first sample of each port is 0 (no previous one); keep nsamp after it
-            got = p.wait_for(lambda: len(testpmd_samples(p.lines(), rxp)) >= 1 + nsamp,
-                             start_allow + nsamp + 5)
+            first = p.wait_for(lambda: len(testpmd_samples(p.lines(), rxp)) >= 1,
+                               start_allow + 5)
+            w0 = testpmd_cpu_snapshot(p, fp, rxp) if first else None
+            got = first and p.wait_for(
+                lambda: len(testpmd_samples(p.lines(), rxp)) >= 1 + nsamp, nsamp + 5)
+            w1 = testpmd_cpu_snapshot(p, fp, rxp) if got and w0 else None
+            if w0 and w1:
+                rec["oncpu_cycles_per_packet"], rec["oncpu_frac"] = oncpu(
+                    w0[1], w1[1], w1[0] - w0[0], w1[2] - w0[2], ctx.tsc)
             t1 = time.time()
             rc = p.stop()
             rec["measure_s"] = round(t1 - t0, 2)
