@@ -279,14 +279,6 @@ rtr_egress_free(struct rtr_egress *eg)
 	eg_free(eg, eg->rte_mem);
 }
 
-/* ------------------------------------------------------------ classify */
-
-uint8_t
-rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
-{
-	return rtr_egress_class_of(eg, m);
-}
-
 /* ------------------------------------------------------------ ECN */
 
 bool
@@ -417,7 +409,6 @@ rtr_egress_paused_ns(struct rtr_egress_shared *sh, uint16_t port, uint8_t cls, u
 	return v;
 }
 
-
 /* Queue a PFC frame toward port (ahead of nothing: it joins the wire FIFO,
  * which no pause or shaper holds back). */
 static void
@@ -522,9 +513,6 @@ rtr_egress_tick(struct rtr_egress *eg, uint64_t now_ns)
 				pfc_send(eg, (uint16_t)in, (uint8_t)c, true, now_ns);
 	}
 }
-
-/* ------------------------------------------------------------ departure */
-
 
 /* ------------------------------------------------------------ admission */
 

@@ -222,11 +222,8 @@ void rtr_egress_free(struct rtr_egress *eg);
 /* Class of a packet from its headers: control traffic (CNP, ConWeave
  * REPLY/NOTIFY, frames the switch built) -> top class; else PCP (trust pcp,
  * tagged) or DSCP map; default class 0. */
-uint8_t rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m);
-
-/* rtr_egress_classify, inline for the data path. */
 static inline uint8_t
-rtr_egress_class_of(const struct rtr_egress *eg, struct rte_mbuf *m)
+rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
 {
 	const struct rtr_meta *meta = rtr_meta(m);
 
@@ -317,7 +314,7 @@ rtr_egress_enqueue_pkt(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m,
 		uint64_t now_ns)
 {
 	struct rtr_eport *ep = eg->port[port];
-	uint8_t cls = rtr_egress_class_of(eg, m);
+	uint8_t cls = rtr_egress_classify(eg, m);
 
 	if (likely(ep != NULL && cls < eg->n_classes) && rtr_eg_direct_ok(eg, ep)) {
 		rtr_eg_direct(eg, ep, m, cls, now_ns);
