@@ -257,7 +257,7 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 		drop(w, m, in_port, RTR_DROP_PORT_DOWN);
 		return;
 	}
-	mac_w = atomic_load_explicit(&nh->mac_word, memory_order_acquire);
+	mac_w = rtr_nh_mac_load(nh);
 	if (unlikely(!(mac_w & RTR_NH_VALID))) {
 		drop(w, m, in_port, RTR_DROP_NEIGH_UNRESOLVED);
 		return;
@@ -280,10 +280,8 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 		}
 		ip6->hop_limits--;
 	}
-	/* The next hop's MAC (bits 47..0 of mac_word, first byte highest) as
-	 * one 8-byte store whose last two bytes the source MAC overwrites. */
-	mac_w = rte_cpu_to_be_64(mac_w << 16);
-	memcpy(eth->dst_addr.addr_bytes, &mac_w, sizeof(mac_w));
+	/* One 8-byte store; the source MAC overwrites its last two bytes. */
+	rtr_nh_mac_store8(eth->dst_addr.addr_bytes, mac_w);
 	memcpy(eth->src_addr.addr_bytes, op->mac, RTE_ETHER_ADDR_LEN);
 	meta->out_port = (uint8_t)out;
 	/* DstToR delivery, post-route hook, LB fields removed toward a host

@@ -9,8 +9,8 @@
  * configured by ARP / ND.
  *
  * Threading: the control lcore owns struct rtr_neigh and is its only writer.
- * Workers only read a next hop's MAC through rtr_nh_mac(), one atomic 64-bit
- * load, so the data path never blocks on resolution: an unresolved next hop
+ * Workers only read a next hop's MAC through rtr_nh_mac_load() (or
+ * rtr_nh_mac(), which uses it), one atomic 64-bit load, so the data path never blocks on resolution: an unresolved next hop
  * makes the packet drop under "neigh_unresolved".
  *
  * Next-hop states (control lcore only):
@@ -29,6 +29,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
 
 #include "rtr_common.h"
 #include "rtr_config.h"
@@ -130,11 +133,30 @@ unsigned int rtr_neigh_tick(struct rtr_neigh *n, uint64_t now_ns, rtr_neigh_emit
 
 const struct rtr_neigh_stats *rtr_neigh_stats(const struct rtr_neigh *n);
 
-/* Data path: the MAC to write as destination, false if not resolved. */
+/* Data path: the next hop's MAC word, one acquire load; the MAC is
+ * resolved when RTR_NH_VALID is set. */
+static inline uint64_t
+rtr_nh_mac_load(const struct rtr_nh *nh)
+{
+	return atomic_load_explicit(&nh->mac_word, memory_order_acquire);
+}
+
+/* Write a MAC word's MAC at dst as one 8-byte store: dst[0..5] get the MAC,
+ * dst[6..7] two bytes of nothing (an Ethernet header's source MAC, which
+ * the caller writes next). */
+static inline void
+rtr_nh_mac_store8(uint8_t *dst, uint64_t w)
+{
+	uint64_t be = rte_cpu_to_be_64(w << 16); /* bits 47..0, first byte highest */
+
+	memcpy(dst, &be, sizeof(be));
+}
+
+/* The MAC to write as destination, false if not resolved. */
 static inline bool
 rtr_nh_mac(const struct rtr_nh *nh, uint8_t mac[6])
 {
-	uint64_t w = atomic_load_explicit(&nh->mac_word, memory_order_acquire);
+	uint64_t w = rtr_nh_mac_load(nh);
 
 	if (!(w & RTR_NH_VALID))
 		return false;

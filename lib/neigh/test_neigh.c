@@ -362,6 +362,15 @@ test_add(struct rtr_neigh *n)
 	CHECK(rtr_nh_mac(nh, mac));
 	CHECK(memcmp(mac, mac_s1, 6) == 0);
 	CHECK_EQ(atomic_load(&nh->mac_word), RTR_NH_VALID | 0x02000000bb01ULL);
+	{
+		/* The data path's 8-byte store: the MAC, then two bytes it
+		 * leaves for the source MAC. */
+		uint8_t hdr[8];
+
+		memset(hdr, 0xee, sizeof(hdr));
+		rtr_nh_mac_store8(hdr, rtr_nh_mac_load(nh));
+		CHECK(memcmp(hdr, mac_s1, 6) == 0);
+	}
 
 	/* Static with an address; a second, different MAC for it is a conflict. */
 	i2 = rtr_neigh_add(n, 0, &st, mac_s2);
