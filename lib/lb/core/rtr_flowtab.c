@@ -89,13 +89,6 @@ rtr_ft_free(struct rtr_ft *t)
 	free(t);
 }
 
-static inline struct rtr_ft_entry *
-ft_entry(const struct rtr_ft *t, uint32_t b, unsigned int way)
-{
-	return (struct rtr_ft_entry *)(t->entries +
-			((size_t)b * RTR_FT_WAYS + way) * t->stride);
-}
-
 static inline uint32_t
 ft_sig(uint32_t hash)
 {
@@ -173,7 +166,7 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 	unsigned int w;
 
 	for (uint32_t mask = rtr_ft_sig_match(bk, sig); mask != 0; mask &= mask - 1) {
-		e = ft_entry(t, b, (unsigned int)__builtin_ctz(mask));
+		e = rtr_ft_entry_at(t, b, (unsigned int)__builtin_ctz(mask));
 		if (memcmp(&e->key, k, sizeof(*k)) == 0) {
 			*status = RTR_FT_FOUND;
 			return e;
@@ -196,7 +189,7 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 	if (empty < 0) {
 		/* Reuse the longest idle way that has aged. */
 		for (w = 0; w < RTR_FT_WAYS; w++) {
-			e = ft_entry(t, b, w);
+			e = rtr_ft_entry_at(t, b, w);
 			if (ft_aged(t, e, now_ns) &&
 					(victim == NULL || e->last_ns < victim->last_ns)) {
 				victim = e;
@@ -212,7 +205,7 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 		ft_release(t, victim);
 		empty = vway;
 	}
-	e = ft_entry(t, b, (unsigned int)empty);
+	e = rtr_ft_entry_at(t, b, (unsigned int)empty);
 	memset(e, 0, t->stride);
 	e->key = *k;
 	e->hash = hash;
@@ -252,7 +245,7 @@ rtr_ft_sweep(struct rtr_ft *t, uint64_t now_ns, unsigned int n)
 
 		t->sweep_cursor = (b + 1) & t->mask;
 		for (unsigned int w = 0; w < RTR_FT_WAYS; w++) {
-			struct rtr_ft_entry *e = ft_entry(t, b, w);
+			struct rtr_ft_entry *e = rtr_ft_entry_at(t, b, w);
 
 			if (bk->sig[w] != 0 && ft_aged(t, e, now_ns)) {
 				bk->sig[w] = 0;
@@ -274,7 +267,7 @@ rtr_ft_next(struct rtr_ft *t, uint32_t *cursor)
 		uint32_t i = (*cursor)++;
 
 		if (t->buckets[i / RTR_FT_WAYS].sig[i % RTR_FT_WAYS] != 0)
-			return ft_entry(t, i / RTR_FT_WAYS, i % RTR_FT_WAYS);
+			return rtr_ft_entry_at(t, i / RTR_FT_WAYS, i % RTR_FT_WAYS);
 	}
 	return NULL;
 }

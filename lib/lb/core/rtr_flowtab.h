@@ -154,6 +154,13 @@ rtr_ft_bucket(const struct rtr_ft *t, uint32_t hash)
 	return t->shift >= 32 ? 0 : hash >> t->shift;
 }
 
+/* The entry in way `way` of bucket b. */
+static inline struct rtr_ft_entry *
+rtr_ft_entry_at(const struct rtr_ft *t, uint32_t b, unsigned int way)
+{
+	return (struct rtr_ft_entry *)(t->entries + ((size_t)b * RTR_FT_WAYS + way) * t->stride);
+}
+
 /*
  * The ways of a bucket whose signature is sig, as a bit mask, without a
  * branch per way: which way holds a flow is random, so a loop that stops
@@ -191,8 +198,8 @@ rtr_ft_prefetch(const struct rtr_ft *t, uint32_t hash, unsigned int step)
 	uint32_t mask = rtr_ft_sig_match(bk, sig);
 
 	if (mask != 0) {
-		const uint8_t *e = t->entries +
-			((size_t)b * RTR_FT_WAYS + (unsigned int)__builtin_ctz(mask)) * t->stride;
+		const uint8_t *e = (const uint8_t *)rtr_ft_entry_at(t, b,
+			(unsigned int)__builtin_ctz(mask));
 
 		rte_prefetch0(e);
 		rte_prefetch0(e + 64);
