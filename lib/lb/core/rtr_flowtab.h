@@ -179,7 +179,7 @@ rtr_ft_sig_match(const struct rtr_ft_bucket *bk, uint32_t sig)
 /*
  * Prefetch for a lookup of hash (a burst prefetches every packet's flow
  * before looking any up, so the misses overlap): step 0 the bucket's
- * signature line, step 1 (once step 0 has landed) both lines of the first
+ * signature line, step 1 (once step 0 has landed) the lines of the first
  * entry whose signature matches. Reads nothing else, changes nothing.
  * (rte_prefetch0 is inline asm: GCC dropped __builtin_prefetch here under
  * DPDK's -march=corei7.)
@@ -202,7 +202,11 @@ rtr_ft_prefetch(const struct rtr_ft *t, uint32_t hash, unsigned int step)
 			(unsigned int)__builtin_ctz(mask));
 
 		rte_prefetch0(e);
-		rte_prefetch0(e + 64);
+		/* The second line only when the entry has one: with 64-byte
+		 * entries (SeqBalance, CAVER) it would be the next entry, a
+		 * wasted DRAM fetch per packet with 1M flows (doc/performance.md). */
+		if (t->stride > 64)
+			rte_prefetch0(e + 64);
 	}
 }
 
