@@ -1,0 +1,878 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * lb: spray, ALGORITHMS.md 6. The SrcToR numbers a flow's RoCE data
+ * packets and sends each on the next live path of its group; the DstToR
+ * delivers them in number order, holding early ones in a per-flow reorder
+ * window until their gap fills or a deadline passes. doc/spray.md explains
+ * the choices this file makes.
+ */
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "rtr_common.h"
+#include "conweave/rtr_conweave.h"
+#include "rtr_flowtab.h"
+#include "rtr_lb.h"
+#include "rtr_lb_ctrl.h"
+#include "rtr_lb_fs.h"
+#include "rtr_lb_mem.h"
+#include "rtr_mbuf.h"
+#include "rtr_spray.h"
+#include "rtr_stats.h"
+#include "spray_config.h"
+
+#define NEVER	 UINT64_MAX
+#define KIND_SRC 1
+#define KIND_DST 2
+#define NO_WIN	 0xffff /* so a pool has at most NO_WIN windows (0..NO_WIN - 1) */
+
+/* ------------------------------------------------------------------ state */
+
+/* SrcToR state of one flow. */
+struct sp_src {
+	uint32_t seq;	 /* the number the next packet gets */
+	uint8_t cursor;	 /* the path the next packet tries first */
+	uint8_t path;	 /* the last packet's (telemetry) */
+};
+
+/* DstToR state of one flow. */
+struct sp_dst {
+	uint32_t next;	 /* the number delivered next */
+	uint16_t win;	 /* its reorder window, NO_WIN */
+	uint8_t port;	 /* host port of the window */
+	uint8_t valid;
+};
+
+/* A reorder window: W slots indexed by seq % W, for numbers next + 1 ..
+ * next + W - 1 of its flow (next itself is never held). */
+struct sp_win {
+	uint64_t deadline;	/* t_first + the timeout when it was set */
+	uint64_t t_first;	/* earliest arrival among the held packets */
+	struct rtr_ft_entry *e; /* the flow */
+	uint32_t heap_pos;
+	uint32_t n_held;
+};
+
+struct rtr_sp {
+	struct rtr_lb_fs fs; /* first: the flow-state base (rtr_lb_fs.h) */
+	struct rtr_sp_params p;
+	struct rtr_lb_io io;
+	uint32_t w;		/* window slots */
+	uint32_t wmask;
+	uint64_t aging_ns;
+	struct sp_win *win;	/* n_windows */
+	struct rte_mbuf **slot; /* n_windows * w */
+	uint64_t *t_in;		/* arrival of each held packet */
+	uint16_t *free_win;	/* stack of free window indices */
+	uint32_t n_free;
+	uint16_t *heap;		/* windows holding packets, by deadline */
+	uint32_t n_heap;
+	uint64_t held;		/* packets in windows now */
+	uint64_t hold_budget;	/* at most this many (p.hold_budget, 0: no limit) */
+	/* The gap timeout: fixed, or auto from the skew estimate. */
+	uint64_t timeout_ns;
+	int64_t skew_avg;	/* ns, EWMA gain 1/8 */
+	int64_t skew_dev;	/* ns, mean deviation, gain 1/4 */
+	bool sampled;
+};
+
+static inline struct sp_src *
+src_of(struct rtr_ft_entry *e)
+{
+	return (struct sp_src *)rtr_ft_value(e);
+}
+
+static inline struct sp_dst *
+dst_of(struct rtr_ft_entry *e)
+{
+	return (struct sp_dst *)rtr_ft_value(e);
+}
+
+/* A flow that holds packets must not age out: its window points to it. */
+static bool
+sp_pinned(const struct rtr_ft_entry *e)
+{
+	const struct sp_dst *d = (const struct sp_dst *)e->value;
+
+	return e->key.kind == KIND_DST && d->win != NO_WIN;
+}
+
+static inline struct rte_mbuf **
+slot_of(struct rtr_sp *sp, uint32_t w, uint32_t seq)
+{
+	return &sp->slot[(size_t)w * sp->w + (seq & sp->wmask)];
+}
+
+static inline uint64_t *
+tin_of(struct rtr_sp *sp, uint32_t w, uint32_t seq)
+{
+	return &sp->t_in[(size_t)w * sp->w + (seq & sp->wmask)];
+}
+
+/* ------------------------------------------------------------------ timers */
+
+/* A min-heap of the windows holding packets, by deadline; each window
+ * knows its place, so a deadline moves or a window leaves in log time and
+ * the heap never holds stale entries (at most n_windows of them). */
+static inline bool
+heap_less(const struct rtr_sp *sp, uint32_t a, uint32_t b)
+{
+	return sp->win[sp->heap[a]].deadline < sp->win[sp->heap[b]].deadline;
+}
+
+static inline void
+heap_swap(struct rtr_sp *sp, uint32_t a, uint32_t b)
+{
+	uint16_t t = sp->heap[a];
+
+	sp->heap[a] = sp->heap[b];
+	sp->heap[b] = t;
+	sp->win[sp->heap[a]].heap_pos = a;
+	sp->win[sp->heap[b]].heap_pos = b;
+}
+
+static void
+heap_fix(struct rtr_sp *sp, uint32_t i)
+{
+	while (i > 0 && heap_less(sp, i, (i - 1) / 2)) {
+		heap_swap(sp, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		uint32_t l = 2 * i + 1, s = i;
+
+		if (l < sp->n_heap && heap_less(sp, l, s))
+			s = l;
+		if (l + 1 < sp->n_heap && heap_less(sp, l + 1, s))
+			s = l + 1;
+		if (s == i)
+			break;
+		heap_swap(sp, i, s);
+		i = s;
+	}
+}
+
+static void
+heap_add(struct rtr_sp *sp, uint16_t w)
+{
+	uint32_t i = sp->n_heap++;
+
+	sp->heap[i] = w;
+	sp->win[w].heap_pos = i;
+	heap_fix(sp, i);
+}
+
+static void
+heap_del(struct rtr_sp *sp, uint16_t w)
+{
+	uint32_t i = sp->win[w].heap_pos, last = --sp->n_heap;
+
+	if (i != last) {
+		heap_swap(sp, i, last);
+		heap_fix(sp, i);
+	}
+}
+
+/* ------------------------------------------------------------------ setup */
+
+uint64_t
+rtr_sp_aging_ns(const struct rtr_sp_params *p)
+{
+	/* Far beyond any hold (held flows are pinned anyway) and any gap
+	 * between two packets of one transfer. */
+	uint64_t longest = p->timeout_ns > p->timeout_max_ns ? p->timeout_ns : p->timeout_max_ns;
+
+	return RTE_MAX(100000000ULL, 4 * longest);
+}
+
+uint64_t
+rtr_sp_timeout_ns(const void *state)
+{
+	const struct rtr_sp *sp = state;
+
+	return sp->timeout_ns;
+}
+
+/* The telemetry view of one flow (rtr_lb_fs.fill), either role. */
+static void
+sp_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_flow_info *fi)
+{
+	const struct rtr_sp *sp = state;
+
+	if (e->key.kind == KIND_SRC) {
+		const struct sp_src *s = src_of(e);
+
+		fi->path = s->path;
+		fi->seq = s->seq;
+	} else {
+		const struct sp_dst *d = dst_of(e);
+
+		fi->dst_role = true;
+		fi->seq = d->next;
+		if (d->win != NO_WIN) {
+			const struct sp_win *w = &sp->win[d->win];
+
+			fi->held = w->n_held;
+			fi->deadline_in_ns = w->deadline > now ? w->deadline - now : 0;
+		}
+	}
+}
+
+static void *
+sp_alloc(const struct rtr_sp_params *p, const char *name, size_t n)
+{
+	return rtr_lb_zalloc(name, RTE_MAX(n, (size_t)64), p->use_rte_malloc, p->socket_id);
+}
+
+struct rtr_sp *
+rtr_sp_create(const struct rtr_sp_params *p, const struct rtr_lb_io *io)
+{
+	struct rtr_sp *sp;
+	struct rtr_ft_params fp;
+	char name[64];
+
+	if (p->n_windows == 0 || p->n_windows > NO_WIN || p->window_slots < 2 ||
+			!rte_is_power_of_2(p->window_slots)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sp = calloc(1, sizeof(*sp));
+	if (sp == NULL)
+		return NULL;
+	sp->p = *p;
+	sp->io = *io;
+	sp->w = p->window_slots;
+	sp->wmask = p->window_slots - 1;
+	sp->aging_ns = rtr_sp_aging_ns(p);
+	sp->hold_budget = p->hold_budget ? p->hold_budget : UINT64_MAX;
+	/* Before any sample the longest wait: a gap is never given up
+	 * earlier than configured until the skew is known. */
+	sp->timeout_ns = p->timeout_ns ? p->timeout_ns : p->timeout_max_ns;
+	snprintf(name, sizeof(name), "sp_flows_%u", p->worker);
+	fp = (struct rtr_ft_params){
+		.name = name,
+		.entries = p->flow_entries,
+		.limits = p->ft_limits,
+		.value_size = RTE_MAX(sizeof(struct sp_src), sizeof(struct sp_dst)),
+		.aging_ns = sp->aging_ns,
+		.pinned = sp_pinned,
+		.socket_id = p->socket_id,
+		.use_rte_malloc = p->use_rte_malloc,
+	};
+	sp->fs.ft = rtr_ft_create(&fp);
+	sp->fs.fill = sp_fill;
+	sp->p.ft_limits = NULL; /* the caller's, gone after create */
+	if (sp->fs.ft == NULL)
+		goto fail;
+	snprintf(name, sizeof(name), "sp_win_%u", p->worker);
+	sp->win = sp_alloc(p, name, sizeof(*sp->win) * p->n_windows);
+	sp->slot = sp_alloc(p, name, sizeof(*sp->slot) * (size_t)p->n_windows * sp->w);
+	sp->t_in = sp_alloc(p, name, sizeof(*sp->t_in) * (size_t)p->n_windows * sp->w);
+	sp->free_win = sp_alloc(p, name, sizeof(*sp->free_win) * p->n_windows);
+	sp->heap = sp_alloc(p, name, sizeof(*sp->heap) * p->n_windows);
+	if (!sp->win || !sp->slot || !sp->t_in || !sp->free_win || !sp->heap)
+		goto fail;
+	/* Lowest index on top: window 0 is taken first. */
+	for (uint32_t i = 0; i < p->n_windows; i++)
+		sp->free_win[i] = (uint16_t)(p->n_windows - 1 - i);
+	sp->n_free = p->n_windows;
+	return sp;
+fail:
+	rtr_sp_free(sp);
+	return NULL;
+}
+
+void
+rtr_sp_free(void *state)
+{
+	struct rtr_sp *sp = state;
+	bool rte;
+
+	if (sp == NULL)
+		return;
+	rte = sp->p.use_rte_malloc;
+	/* Nothing is lost but what the switch is stopping with: held mbufs
+	 * go back to their pool. */
+	if (sp->slot != NULL && sp->win != NULL) {
+		for (uint32_t i = 0; i < sp->n_heap; i++) {
+			uint32_t w = sp->heap[i];
+
+			for (uint32_t s = 0; s < sp->w; s++) {
+				struct rte_mbuf **m = &sp->slot[(size_t)w * sp->w + s];
+
+				if (*m == NULL)
+					continue;
+				if (sp->p.mbuf_free != NULL)
+					sp->p.mbuf_free(*m);
+				else
+					rte_pktmbuf_free(*m);
+				*m = NULL;
+			}
+		}
+	}
+	rtr_ft_free(sp->fs.ft);
+	rtr_lb_zfree(sp->win, rte);
+	rtr_lb_zfree(sp->slot, rte);
+	rtr_lb_zfree(sp->t_in, rte);
+	rtr_lb_zfree(sp->free_win, rte);
+	rtr_lb_zfree(sp->heap, rte);
+	free(sp);
+}
+
+/* ------------------------------------------------------------------ SrcToR */
+
+/* Make room for the header: Eth..BTH move 4 bytes toward the head. */
+static inline uint8_t *
+insert_hdr(struct rte_mbuf *m, const struct rtr_meta *meta)
+{
+	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
+	uint32_t ip_end = meta->l3_off + (meta->l3 == RTR_L3_IPV4 ?
+			(uint32_t)(l3[2] << 8 | l3[3]) : 40u + (uint32_t)(l3[4] << 8 | l3[5]));
+	uint8_t *f;
+
+	/* Ethernet padding past the datagram would break the length
+	 * signature the DstToR's parser knows the header by (the ICRC ends
+	 * the UDP payload: the padding is not part of the packet). */
+	if (unlikely(m->data_len > ip_end))
+		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - ip_end));
+	f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_CW_HDR_LEN);
+	if (f == NULL)
+		return NULL;
+	if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX + RTR_CW_HDR_LEN))
+		rtr_move_head(f, f + RTR_CW_HDR_LEN, n);
+	else
+		memmove(f, f + RTR_CW_HDR_LEN, n);
+	return f;
+}
+
+/* Too little headroom (a PMD or pool with a small RTE_PKTMBUF_HEADROOM):
+ * move a single-segment frame toward the tail when the buffer allows. */
+static int
+make_headroom(struct rte_mbuf *m)
+{
+	uint16_t need = (uint16_t)(RTR_CW_HDR_LEN - rte_pktmbuf_headroom(m));
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (m->nb_segs != 1 || rte_pktmbuf_tailroom(m) < need)
+		return -1;
+	memmove(f + need, f, m->data_len);
+	m->data_off = (uint16_t)(m->data_off + need);
+	return 0;
+}
+
+/* The flow's next path: the first live one at or after its cursor, round
+ * robin. A path that went down is skipped at once; one that comes back is
+ * used again at its turn. */
+static inline unsigned int
+next_path(struct sp_src *s, uint64_t live, unsigned int n_paths)
+{
+	uint64_t after = s->cursor < 64 ? live & (~0ULL << s->cursor) : 0;
+	unsigned int p = (unsigned int)__builtin_ctzll(after != 0 ? after : live);
+
+	s->cursor = (uint8_t)(p + 1 < n_paths ? p + 1 : 0);
+	s->path = (uint8_t)p;
+	return p;
+}
+
+int
+rtr_sp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now, struct rtr_lcore_stats *stats)
+{
+	struct rtr_sp *sp = state;
+	uint64_t *c = stats->lb;
+	uint64_t live;
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct sp_src *s;
+	uint8_t *frame, *bth, *h;
+	unsigned int path;
+
+	RTE_SET_USED(g_idx);
+	/* Only a host's RoCE data is sprayed: ACK/NAK/CNP (whose order the
+	 * RNICs do not need restored, and which carry no header), other
+	 * traffic and frames that already carry LB fields (transit) go by
+	 * ECMP untouched. */
+	if (!rtr_meta_is_roce_data(meta) || (meta->flags & (RTR_MF_LB_HDR | RTR_MF_TRIMMED)))
+		goto ecmp;
+	if (unlikely(meta->bth_b8 & RTR_BTH_RESV7_MASK)) {
+		/* The sender's Resv7 is covered by the ICRC: no room for the
+		 * marker. ECMP keeps the flow on one path. */
+		c[RTR_LBC_spray_unstamped]++;
+		goto ecmp;
+	}
+	live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
+	if (live == 0)
+		return -1;
+	if (unlikely(rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN) && make_headroom(m) != 0) {
+		c[RTR_LBC_spray_unstamped]++;
+		goto ecmp;
+	}
+	frame = rte_pktmbuf_mtod(m, uint8_t *);
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
+	e = rtr_ft_lookup(sp->fs.ft, &k, meta->flow_hash, now, true, meta->in_port, &st);
+	if (unlikely(e == NULL)) {
+		rtr_ft_count_refusal(st, c);
+		goto ecmp;
+	}
+	s = src_of(e);
+	e->last_ns = now;
+	if (st == RTR_FT_NEW) {
+		s->seq = sp->p.first_seq;
+		/* Flows start on different paths, so that short ones spread
+		 * too. */
+		s->cursor = (uint8_t)(g->n_paths ? meta->flow_hash % g->n_paths : 0);
+	}
+	path = next_path(s, live, g->n_paths);
+	frame = insert_hdr(m, meta);
+	if (unlikely(frame == NULL))
+		goto ecmp; /* headroom was checked: not reached */
+	bth = frame + rtr_meta_bth_off(meta);
+	bth[4] = (uint8_t)path;
+	bth[8] = (uint8_t)((bth[8] & RTR_BTH_ACKREQ) | RTR_SPRAY_B8);
+	h = bth + RTR_BTH_LEN;
+	h[0] = (uint8_t)(s->seq >> 24);
+	h[1] = (uint8_t)(s->seq >> 16);
+	h[2] = (uint8_t)(s->seq >> 8);
+	h[3] = (uint8_t)s->seq;
+	s->seq++;
+	meta->bth_b4 = bth[4];
+	meta->bth_b8 = bth[8];
+	meta->flags |= RTR_MF_LB_HDR;
+	c[RTR_LBC_sprayed]++;
+	return (int)path;
+ecmp:
+	c[RTR_LBC_ecmp_packets]++;
+	return rtr_group_pick(g, meta->flow_hash);
+}
+
+/* ------------------------------------------------------------------ DstToR */
+
+/* One skew sample (how long a filled gap kept packets waiting) into the
+ * auto timeout: a TCP-RTO-like estimate, average + 4 deviations + margin,
+ * clamped to [min, max]. */
+static void
+skew_sample(struct rtr_sp *sp, uint64_t sample, uint64_t *c)
+{
+	int64_t x = (int64_t)RTE_MIN(sample, (uint64_t)INT64_MAX / 16);
+	uint64_t t;
+
+	if (sp->p.timeout_ns != 0)
+		return;
+	if (!sp->sampled) {
+		sp->skew_avg = x;
+		sp->skew_dev = x / 2;
+		sp->sampled = true;
+	} else {
+		int64_t err = x - sp->skew_avg;
+
+		sp->skew_avg += err / 8;
+		sp->skew_dev += ((err < 0 ? -err : err) - sp->skew_dev) / 4;
+	}
+	t = (uint64_t)RTE_MAX(sp->skew_avg + 4 * sp->skew_dev, (int64_t)0) + sp->p.margin_ns;
+	if (t < sp->p.timeout_min_ns)
+		t = sp->p.timeout_min_ns;
+	sp->timeout_ns = RTE_MIN(t, sp->p.timeout_max_ns);
+	c[RTR_LBC_spray_timeout_ns] = sp->timeout_ns;
+}
+
+/* Hand a held packet to the host port, in its turn. */
+static inline void
+emit(struct rtr_sp *sp, struct sp_dst *d, uint32_t w, uint32_t seq, uint64_t now, uint64_t *c)
+{
+	struct rte_mbuf **slot = slot_of(sp, w, seq);
+	struct rte_mbuf *m = *slot;
+	uint64_t waited = now - *tin_of(sp, w, seq);
+
+	*slot = NULL;
+	sp->win[w].n_held--;
+	sp->held--;
+	if (waited > c[RTR_LBC_spray_hold_max_ns] && now >= *tin_of(sp, w, seq))
+		c[RTR_LBC_spray_hold_max_ns] = waited;
+	sp->io.deliver(sp->io.arg, m, d->port, true);
+}
+
+/* The window holds nothing more: back to the pool. */
+static void
+win_put(struct rtr_sp *sp, struct sp_dst *d, uint64_t *c)
+{
+	heap_del(sp, d->win);
+	sp->win[d->win].e = NULL;
+	sp->free_win[sp->n_free++] = d->win;
+	d->win = NO_WIN;
+	c[RTR_LBC_windows_in_use]--;
+}
+
+/* After next moved: give the window back, or re-arm its deadline from the
+ * packets still held (each waits at most the timeout from its arrival). */
+static void
+win_settle(struct rtr_sp *sp, struct sp_dst *d, uint64_t *c)
+{
+	struct sp_win *w = &sp->win[d->win];
+	uint64_t first = NEVER;
+
+	if (w->n_held == 0) {
+		win_put(sp, d, c);
+		return;
+	}
+	for (uint32_t i = 1; i < sp->w; i++) {
+		uint32_t seq = d->next + i;
+
+		if (*slot_of(sp, d->win, seq) != NULL)
+			first = RTE_MIN(first, *tin_of(sp, d->win, seq));
+	}
+	w->t_first = first;
+	w->deadline = first + sp->timeout_ns;
+	heap_fix(sp, w->heap_pos);
+}
+
+/* Deliver the run of held packets from next on; returns how many. */
+static unsigned int
+release_run(struct rtr_sp *sp, struct sp_dst *d, uint64_t now, uint64_t *c)
+{
+	unsigned int n = 0;
+
+	while (sp->win[d->win].n_held > 0 && *slot_of(sp, d->win, d->next) != NULL) {
+		emit(sp, d, d->win, d->next, now, c);
+		d->next++;
+		n++;
+	}
+	c[RTR_LBC_released_in_order] += n;
+	return n;
+}
+
+/*
+ * Deliver everything the flow holds, in number order, with m (number seq,
+ * or none when m is NULL) in its place among them; next goes past the
+ * last one delivered (the gaps are skipped) and the window goes back.
+ * Returns the numbers skipped.
+ */
+static uint32_t
+release_all(struct rtr_sp *sp, struct sp_dst *d, struct rte_mbuf *m, uint32_t seq,
+		uint16_t port, uint64_t now, uint64_t *c)
+{
+	uint32_t from = d->next, last = d->next - 1, delivered = 0, skipped;
+	/* m's place: its distance from next (any when it is beyond the
+	 * window: after every held packet). */
+	uint32_t m_at = m != NULL ? seq - from : UINT32_MAX;
+
+	if (d->win != NO_WIN) {
+		uint32_t win = d->win;
+
+		for (uint32_t i = 0; i < sp->w; i++) {
+			if (m != NULL && i == m_at) {
+				sp->io.deliver(sp->io.arg, m, port, false);
+				m = NULL;
+				last = from + i;
+				delivered++;
+			}
+			if (sp->win[win].n_held > 0 && *slot_of(sp, win, from + i) != NULL) {
+				emit(sp, d, win, from + i, now, c);
+				last = from + i;
+				delivered++;
+			}
+		}
+		win_put(sp, d, c);
+	}
+	if (m != NULL) {
+		sp->io.deliver(sp->io.arg, m, port, false);
+		last = seq;
+		delivered++;
+	}
+	skipped = (last + 1 - from) - delivered;
+	if (delivered > 0)
+		d->next = last + 1;
+	return skipped;
+}
+
+/* The first packet of a flow's entry (new, or idle for half the aging
+ * time: its SrcToR may have forgotten it and numbered from 0 again). */
+static void
+dst_fresh(struct rtr_sp *sp, struct sp_dst *d, uint32_t seq, bool is_new, uint64_t *c)
+{
+	/* Still in step with the numbers: nothing to reset. */
+	if (!is_new && d->valid && (uint32_t)(seq - d->next + sp->w) < 2 * sp->w)
+		return;
+	/* A SrcToR numbers a new flow from 0: a first arrival that low is
+	 * an early packet of a new flow (hold it, 0 may follow); else the
+	 * stream is joined where it is. */
+	d->next = seq < sp->w ? 0 : seq;
+	d->valid = 1;
+	c[RTR_LBC_spray_resync]++;
+}
+
+int
+rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now, struct rtr_lcore_stats *stats)
+{
+	struct rtr_sp *sp = state;
+	uint64_t *c = stats->lb;
+	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct sp_dst *d;
+	struct sp_win *w;
+	uint32_t seq;
+	int32_t diff;
+
+	/* Not spray's (a ConWeave DATA header in a fabric being switched):
+	 * left to the strip every ToR applies toward a host. */
+	if (!(meta->flags & RTR_MF_LB_HDR) ||
+			(meta->bth_b8 & RTR_BTH_RESV7_MASK) != RTR_SPRAY_B8)
+		return RTR_LB_FORWARD;
+	seq = rtr_spray_seq(frame + rtr_meta_bth_off(meta) + RTR_BTH_LEN);
+	c[RTR_LBC_spray_rx]++;
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_DST, false);
+	/* The host gets its peer's frame (and ICRC) whatever happens next. */
+	rtr_lb_hdr_strip(m, meta);
+	e = rtr_ft_lookup(sp->fs.ft, &k, meta->flow_hash, now, true, RTR_FT_ORIGIN_NONE, &st);
+	if (unlikely(e == NULL)) {
+		/* No state: delivered as it comes, never held. */
+		c[RTR_LBC_flow_table_full]++;
+		return RTR_LB_FORWARD;
+	}
+	d = dst_of(e);
+	if (st == RTR_FT_NEW) {
+		d->win = NO_WIN;
+		dst_fresh(sp, d, seq, true, c);
+	} else if (d->win == NO_WIN && now - e->last_ns > sp->aging_ns / 2) {
+		dst_fresh(sp, d, seq, false, c);
+	}
+	e->last_ns = now;
+	if (unlikely(d->win != NO_WIN && d->port != port)) {
+		/* The host route moved: what is held goes to the old port
+		 * first, in order. */
+		c[RTR_LBC_gap_skipped] += release_all(sp, d, NULL, 0, d->port, now, c);
+	}
+	if (d->win == NO_WIN)
+		d->port = (uint8_t)port;
+	diff = (int32_t)(seq - d->next);
+	if (diff == 0) {
+		d->next++;
+		c[RTR_LBC_spray_in_order]++;
+		if (d->win == NO_WIN)
+			return RTR_LB_FORWARD;
+		/* It filled the gap the window waited for: how long that
+		 * took is the skew the timeout must cover. */
+		skew_sample(sp, now - sp->win[d->win].t_first, c);
+		sp->io.deliver(sp->io.arg, m, port, false);
+		release_run(sp, d, now, c);
+		win_settle(sp, d, c);
+		return RTR_LB_TAKEN;
+	}
+	if (diff < 0) {
+		/* Its gap was given up on, or a duplicate: at once (the
+		 * RNIC's go-back-N handles it as it would without us). */
+		c[RTR_LBC_late]++;
+		return RTR_LB_FORWARD;
+	}
+	if ((uint32_t)diff >= sp->w || sp->held >= sp->hold_budget ||
+			(d->win == NO_WIN && sp->n_free == 0)) {
+		/* No room to hold it: never a loss. What the flow holds and
+		 * this packet go in number order, and the flow goes on in
+		 * order as received from there. */
+		c[RTR_LBC_window_overflow]++;
+		if (sp->held >= sp->hold_budget && (uint32_t)diff < sp->w)
+			c[RTR_LBC_spray_over_budget]++;
+		c[RTR_LBC_gap_skipped] += release_all(sp, d, m, seq, port, now, c);
+		return RTR_LB_TAKEN;
+	}
+	if (d->win == NO_WIN) {
+		uint16_t wi = sp->free_win[--sp->n_free];
+
+		w = &sp->win[wi];
+		w->e = e;
+		w->n_held = 0;
+		w->t_first = now;
+		w->deadline = now + sp->timeout_ns;
+		d->win = wi;
+		heap_add(sp, wi);
+		c[RTR_LBC_windows_in_use]++;
+		if (c[RTR_LBC_windows_in_use] > c[RTR_LBC_windows_max])
+			c[RTR_LBC_windows_max] = c[RTR_LBC_windows_in_use];
+	}
+	w = &sp->win[d->win];
+	if (*slot_of(sp, d->win, seq) != NULL) {
+		/* That number is held already: a duplicate, at once. */
+		c[RTR_LBC_late]++;
+		return RTR_LB_FORWARD;
+	}
+	*slot_of(sp, d->win, seq) = m;
+	*tin_of(sp, d->win, seq) = now;
+	w->n_held++;
+	sp->held++;
+	c[RTR_LBC_spray_held]++;
+	return RTR_LB_TAKEN;
+}
+
+void
+rtr_sp_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
+{
+	struct rtr_sp *sp = state;
+	uint64_t *c = stats->lb;
+
+	while (sp->n_heap > 0 && sp->win[sp->heap[0]].deadline <= now) {
+		struct sp_win *w = &sp->win[sp->heap[0]];
+		struct sp_dst *d = dst_of(w->e);
+
+		/* The gap did not fill in time: lost, or slower than the
+		 * timeout. Everything held goes in order; a straggler of the
+		 * gap will be late. A timeout is also a skew sample (at least
+		 * that long): else the estimate, fed only by gaps that
+		 * filled in time, could never grow past the timeout. */
+		c[RTR_LBC_gap_timeouts]++;
+		skew_sample(sp, now - w->t_first, c);
+		c[RTR_LBC_gap_skipped] += release_all(sp, d, NULL, 0, d->port, now, c);
+	}
+	c[RTR_LBC_spray_timeout_ns] = sp->timeout_ns;
+	rtr_lb_fs_age(&sp->fs, now);
+}
+
+uint64_t
+rtr_sp_next_deadline(const void *state)
+{
+	const struct rtr_sp *sp = state;
+
+	/* The tick also ages the table: with nothing held, not before the
+	 * aging step is due anyway (the control poll calls it too). */
+	return sp->n_heap ? sp->win[sp->heap[0]].deadline : NEVER;
+}
+
+unsigned int
+rtr_sp_flush(void *state, int port, uint64_t now, struct rtr_lcore_stats *stats)
+{
+	struct rtr_sp *sp = state;
+	uint64_t *c = stats->lb;
+	uint64_t before = sp->held;
+
+	for (uint32_t i = sp->n_heap; i-- > 0;) {
+		struct sp_win *w = &sp->win[sp->heap[i]];
+		struct sp_dst *d = dst_of(w->e);
+
+		if (port >= 0 && d->port != port)
+			continue;
+		c[RTR_LBC_gap_skipped] += release_all(sp, d, NULL, 0, d->port, now, c);
+		/* release_all removed entry i; the heap's later entries may
+		 * have moved to i, which the loop has visited: start over. */
+		i = sp->n_heap;
+	}
+	c[RTR_LBC_spray_flushed] += before - sp->held;
+	return (unsigned int)(before - sp->held);
+}
+
+uint64_t
+rtr_sp_held(const void *state)
+{
+	const struct rtr_sp *sp = state;
+
+	return sp->held;
+}
+
+/* ------------------------------------------------------------- the mode */
+
+static void *
+sp_init(const struct rtr_lb_init *in)
+{
+	const struct rtr_spray_cfg *sc = rtr_spray_config(in->cfg);
+	unsigned int nw = in->n_workers ? in->n_workers : 1;
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
+	struct rtr_sp_params p = {
+		.flow_entries = (sc->flow_table_size + nw - 1) / nw,
+		.ft_limits = lim,
+		.window_slots = sc->window_slots,
+		.n_windows = sc->windows_per_worker,
+		.timeout_ns = (uint64_t)sc->timeout_us * 1000,
+		.timeout_min_ns = (uint64_t)sc->timeout_min_us * 1000,
+		.timeout_max_ns = (uint64_t)sc->timeout_max_us * 1000,
+		.margin_ns = (uint64_t)sc->timeout_margin_us * 1000,
+		.hold_budget = in->hold_budget,
+		.worker = in->worker,
+		.socket_id = in->socket,
+		.use_rte_malloc = in->use_rte_malloc,
+	};
+
+	rtr_lb_ft_limits(in, p.flow_entries, lim);
+	return rtr_sp_create(&p, &in->io);
+}
+
+static uint64_t
+sp_mbuf_budget(const struct rtr_config *cfg, const char **key)
+{
+	const struct rtr_spray_cfg *sc = rtr_spray_config(cfg);
+	uint64_t n = 0;
+
+	/* spray.hold_budget, or per host port what the windows can hold
+	 * (the windows are per worker, but what they hold is bound for the
+	 * host ports), capped like an egress port's share of the pool. */
+	if (sc->hold_budget != 0) {
+		*key = "spray.hold_budget";
+		return sc->hold_budget;
+	}
+	*key = NULL;
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].role == RTR_PORT_HOST)
+			n += RTE_MIN((uint64_t)sc->windows_per_worker * sc->window_slots,
+					(uint64_t)RTR_LB_HOLD_PORT_MAX);
+	return n;
+}
+
+static void
+sp_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
+{
+	if (f->dst_role) {
+		kv->u64(kv->arg, "next_seq", f->seq);
+		kv->u64(kv->arg, "held", f->held);
+		if (f->deadline_in_ns != UINT64_MAX)
+			kv->u64(kv->arg, "deadline_in_us", f->deadline_in_ns / 1000);
+		return;
+	}
+	kv->u64(kv->arg, "seq", f->seq);
+	kv->u64(kv->arg, "path", f->path);
+}
+
+const struct rtr_lb_ops rtr_lb_spray = {
+	.name = "spray",
+	.mode = RTR_LB_SPRAY,
+	.flow_affinity = true,
+	.fabric_parse_flags = RTR_PARSE_LB_HDR,
+	.table = rtr_lb_fs_table,
+	.deliver_flags = RTR_MF_LB_HDR,
+	.init = sp_init,
+	.fini = rtr_sp_free,
+	.pick = rtr_sp_pick,
+	.prefetch = rtr_lb_fs_prefetch,
+	.deliver = rtr_sp_deliver,
+	.tick = rtr_sp_tick,
+	.next_deadline = rtr_sp_next_deadline,
+	.flush = rtr_sp_flush,
+	.held = rtr_sp_held,
+	.flows = rtr_lb_fs_flows,
+};
+
+const struct rtr_lb_desc rtr_lb_spray_desc = {
+	.name = "spray",
+	.summary = "per-packet spraying with in-network reordering at the DstToR",
+	.ops = &rtr_lb_spray,
+	.config = &rtr_spray_section,
+	.spine = RTR_LB_SPINE_ECMP,
+	.mbuf_budget = sp_mbuf_budget,
+	.flow_view = sp_flow_view,
+	.counter_first = RTR_LBC_SP_FIRST,
+	.n_counters = RTR_LBC_SP_N,
+	/* The ConWeave DATA layout's: a host never sends the header (and a
+	 * spray switch sends no control packet), and none reaches a host. */
+	.host_check = rtr_lb_ctrl_host_check,
+	.host_strip = rtr_cw_host_strip,
+};
