@@ -216,7 +216,7 @@ def held_switch_once(t, attempt):
     t.eq(lb["reorder_flush_timeout"], 0, "(the switch released them, not the deadline)")
     t.eq(lb["reorder_queues_in_use"], 0)
     t.eq(s["lb_mode"], "ecmp")
-    t.eq(s["lb_switches"], 5, "(ecmp, then seqbalance, caver, conweave, ecmp)")
+    t.eq(s["lb_switches"], 6, "(ecmp, then seqbalance, caver, spray, conweave, ecmp)")
     t.eq(s["lb_switch_released"], 4)
     t.eq(s["held_packets"], 0)
     ok, why = harness.accounted(s)
