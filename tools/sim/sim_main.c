@@ -395,6 +395,7 @@ static const char sec_conweave[] =
 	"  reorder_queues_per_port: 256\n";
 static const char sec_seqbalance[] = "seqbalance:\n  dst_prefix_len: 16\n";
 static const char sec_caver[] = "caver:\n";
+static const char sec_spray[] = "spray:\n";
 
 /*
  * The flow table a ToR needs for this run. A flow's entry outlives it:
@@ -517,6 +518,8 @@ build_sections(const struct opts *o, double cdf_mean)
 		strcat(out, sec_seqbalance);
 	else if (strcmp(o->lb, "caver") == 0 && !has_section(out, o->lb))
 		strcat(out, sec_caver);
+	else if (strcmp(o->lb, "spray") == 0 && !has_section(out, o->lb))
+		strcat(out, sec_spray);
 	else
 		added = false;
 	if (added)

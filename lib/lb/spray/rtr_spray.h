@@ -42,6 +42,36 @@ rtr_spray_seq(const uint8_t *h)
 	return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
 }
 
+/*
+ * The auto timeout's histogram of skew samples (ns, at most 2^32 - 1):
+ * buckets 0..3 hold 0..3 ns; above, 4 buckets per power of two: sample
+ * s in [2^e, 2^(e+1)) goes to 4 (e - 1) + m, m = the two bits after the
+ * leading one, the range [(4 + m) 2^(e-2), (5 + m) 2^(e-2)).
+ */
+#define RTR_SP_SKEW_BUCKETS 124
+
+static inline uint32_t
+rtr_sp_skew_bucket(uint64_t s)
+{
+	uint32_t e;
+
+	if (s > UINT32_MAX)
+		s = UINT32_MAX;
+	if (s < 4)
+		return (uint32_t)s;
+	e = 63 - (uint32_t)__builtin_clzll(s);
+	return 4 * (e - 1) + (uint32_t)((s >> (e - 2)) & 3);
+}
+
+/* The end (exclusive) of bucket b's range. */
+static inline uint64_t
+rtr_sp_skew_bucket_end(uint32_t b)
+{
+	if (b < 4)
+		return b + 1;
+	return (uint64_t)(4 + (b & 3) + 1) << (b / 4 - 1);
+}
+
 struct rtr_sp_params {
 	uint32_t flow_entries;	 /* this worker's flow table (both roles) */
 	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */

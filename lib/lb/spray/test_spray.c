@@ -607,48 +607,96 @@ test_dst_foreign(void)
 	rtr_sp_free(sp);
 }
 
-/* The auto timeout: average + 4 deviations + margin, clamped. */
+/* The end of the histogram bucket of sample s, as doc/spray.md defines the
+ * buckets (4 per power of two), computed without the code under test. */
+static uint64_t
+bucket_end_of(uint64_t s)
+{
+	unsigned int e = 0;
+
+	if (s < 4)
+		return s + 1;
+	while ((s >> (e + 1)) != 0)
+		e++;
+	return (5 + ((s >> (e - 2)) & 3)) << (e - 2);
+}
+
+/* One filled gap of flow f that waited `wait`: number base + 1 arrives at
+ * now, base at now + wait. */
+static void
+fill_gap(struct rtr_sp *sp, const struct flow *f, uint32_t base, uint64_t now, uint64_t wait,
+		uint64_t *c)
+{
+	dst_rx(sp, mk_sp(f, base + 1, base + 1, 0, MARK, false), 0, now, c);
+	dst_rx(sp, mk_sp(f, base, base, 0, MARK, false), 0, now + wait, c);
+}
+
+/* The auto timeout: the 99.9th percentile of the skew samples (its
+ * bucket's end) + margin, clamped; a gap's straggler is a sample too. */
 static void
 test_dst_auto_timeout(void)
 {
 	struct rtr_sp_params p = def_params();
 	struct rtr_sp *sp;
-	struct flow f = flow4(1, 11, 1009);
+	struct flow f = flow4(1, 11, 1009), g = flow4(1, 14, 1012);
 	struct rtr_lcore_stats c_st;
 	uint64_t *c = c_st.lb;
-	int64_t avg, dev, err;
-	uint64_t t = 0, now = 1000 * US;
+	uint64_t now = 1000 * US, t;
+	uint32_t base = 0;
+	const uint64_t m = 5 * US;
 	static const uint64_t waits[] = {10 * US, 10 * US, 30 * US, 2 * US};
 
 	p.timeout_ns = 0;
-	p.timeout_min_ns = 20 * US;
-	p.timeout_max_ns = 200 * US;
+	p.timeout_min_ns = 1 * US;
+	p.timeout_max_ns = 1000 * US;
 	sp = mk_inst(&p);
 	counters_zero(c);
-	CHECK_EQ(rtr_sp_timeout_ns(sp), 200 * US); /* before any sample: max */
-	avg = (int64_t)waits[0];
-	dev = avg / 2;
+	CHECK_EQ(rtr_sp_timeout_ns(sp), 1000 * US); /* before any sample: max */
+	/* Fewer than 1000 samples: the largest one's bucket. */
 	for (unsigned int i = 0; i < RTE_DIM(waits); i++) {
-		uint32_t base = 2 * i;
-		int64_t v;
+		uint64_t top = 0;
 
-		if (i > 0) {
-			err = (int64_t)waits[i] - avg;
-			avg += err / 8;
-			dev += ((err < 0 ? -err : err) - dev) / 4;
-		}
-		v = avg + 4 * dev + (int64_t)p.margin_ns;
-		t = (uint64_t)v < p.timeout_min_ns ? p.timeout_min_ns :
-			(uint64_t)v > p.timeout_max_ns ? p.timeout_max_ns : (uint64_t)v;
-		/* base + 1 waits for base for waits[i]. */
-		dst_rx(sp, mk_sp(&f, base + 1, base + 1, 0, MARK, false), 0, now, c);
-		dst_rx(sp, mk_sp(&f, base, base, 0, MARK, false), 0, now + waits[i], c);
+		fill_gap(sp, &f, base, now, waits[i], c);
+		base += 2;
 		now += waits[i] + 1 * US;
+		for (unsigned int k = 0; k <= i; k++)
+			top = RTE_MAX(top, waits[k]);
+		t = bucket_end_of(top) + m;
 		CHECK(rtr_sp_timeout_ns(sp) == t, "sample %u: timeout %" PRIu64 " want %" PRIu64, i,
 				rtr_sp_timeout_ns(sp), t);
 	}
-	CHECK_EQ(c[RTR_LBC_spray_timeout_ns], t);
-	CHECK_EQ(snk.nd, 2 * RTE_DIM(waits));
+	CHECK_EQ(bucket_end_of(10 * US) + m, 15240); /* the doc's example */
+	/* The one 30 us sample stays above the 99.9th percentile while it
+	 * is more than 1 in 1000 of the samples: up to 999 samples. */
+	for (unsigned int n = RTE_DIM(waits); n < 1000; n++) {
+		fill_gap(sp, &f, base, now, 10 * US, c);
+		base += 2;
+		now += 11 * US;
+		if (n + 1 == 999)
+			CHECK_EQ(rtr_sp_timeout_ns(sp), bucket_end_of(30 * US) + m);
+	}
+	CHECK_EQ(rtr_sp_timeout_ns(sp), bucket_end_of(10 * US) + m);
+	CHECK_EQ(c[RTR_LBC_spray_timeout_ns], bucket_end_of(10 * US) + m);
+	CHECK_EQ(c[RTR_LBC_gap_timeouts], 0);
+	/* A gap of flow g times out (15.24 us); its straggler arrives 40 us
+	 * after the window's first packet: the skew the timeout missed. */
+	dst_rx(sp, mk_sp(&g, 0, 0, 0, MARK, false), 0, now, c);
+	dst_rx(sp, mk_sp(&g, 2, 2, 0, MARK, false), 0, now + 1 * US, c);
+	rtr_sp_tick(sp, now + 1 * US + 15240, LB_ST(c));
+	CHECK_EQ(c[RTR_LBC_gap_timeouts], 1);
+	CHECK_EQ(rtr_sp_timeout_ns(sp), bucket_end_of(10 * US) + m); /* a timeout: no sample */
+	dst_rx(sp, mk_sp(&g, 1, 1, 0, MARK, false), 0, now + 41 * US, c);
+	CHECK_EQ(c[RTR_LBC_late], 1);
+	/* 1001 samples: 40 us and 30 us above 10 us's bucket, 2 of 1001 is
+	 * more than 1 in 1000: the percentile is 30 us's bucket again. */
+	CHECK_EQ(rtr_sp_timeout_ns(sp), bucket_end_of(30 * US) + m);
+	/* A second straggler of the same gap (a duplicate) is no sample:
+	 * were it one (900 us), 3 of 1002 samples would lie above 10 us and
+	 * the percentile would be 40 us's bucket. */
+	dst_rx(sp, mk_sp(&g, 1, 1, 0, MARK, false), 0, now + 900 * US, c);
+	CHECK_EQ(c[RTR_LBC_late], 2);
+	CHECK_EQ(rtr_sp_timeout_ns(sp), bucket_end_of(30 * US) + m);
+	CHECK_EQ(snk.nd, 2 * 1000 + 4);
 	sink_clear(&snk);
 	rtr_sp_free(sp);
 }
