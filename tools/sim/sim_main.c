@@ -725,7 +725,10 @@ ev_sample(struct sim *s, void *arg, uint64_t u)
 		return;
 	for (uint32_t i = r->topo.n_hosts; i < r->topo.n_nodes; i++) {
 		const struct sim_node *n = &r->topo.nodes[i];
-		uint64_t q = r->net.st[i].lb[RTR_LBC_reorder_queues_in_use];
+		/* ConWeave's rings or spray's windows: each mode counts
+		 * only its own. */
+		uint64_t q = r->net.st[i].lb[RTR_LBC_reorder_queues_in_use] +
+			r->net.st[i].lb[RTR_LBC_windows_in_use];
 		uint64_t h = n->lb_state != NULL && n->lb_ops->held != NULL ?
 			n->lb_ops->held(n->lb_state) : 0;
 
@@ -1300,7 +1303,7 @@ main(int argc, char **argv)
 	r->sample_ns = (uint64_t)llround(o->sample_us * 1000);
 	if (r->sample_ns == 0)
 		r->sample_ns = 1;
-	if (strcmp(o->lb, "conweave") == 0) {
+	if (strcmp(o->lb, "conweave") == 0 || strcmp(o->lb, "spray") == 0) {
 		r->sampling = true;
 		sim_at(&r->net.sim, 0, ev_sample, r, 0);
 	}
