@@ -80,6 +80,9 @@ struct rtr_sp {
 	uint32_t n_free;
 	uint16_t *heap;		/* windows holding packets, by deadline */
 	uint32_t n_heap;
+	/* SrcToR: this worker's stamped packets in each port's egress queue
+	 * (queued, not departed yet): the local congestion of each uplink. */
+	uint32_t inq[RTR_MAX_PORTS];
 	uint64_t held;		/* packets in windows now */
 	uint64_t hold_budget;	/* at most this many (p.hold_budget, 0: no limit) */
 	/* The gap timeout: fixed, or auto from the skew estimate. */
@@ -376,18 +379,94 @@ make_headroom(struct rte_mbuf *m)
 	return 0;
 }
 
-/* The flow's next path: the first live one at or after its cursor, round
- * robin. A path that went down is skipped at once; one that comes back is
- * used again at its turn. */
-static inline unsigned int
-next_path(struct sp_src *s, uint64_t live, unsigned int n_paths)
+/* This worker's packets in the egress queue of path p's port. */
+static inline uint32_t
+path_inq(const struct rtr_sp *sp, const struct rtr_group *g, unsigned int p)
 {
-	uint64_t after = s->cursor < 64 ? live & (~0ULL << s->cursor) : 0;
-	unsigned int p = (unsigned int)__builtin_ctzll(after != 0 ? after : live);
+	uint16_t port = g->port[p];
 
+	return port < RTR_MAX_PORTS ? sp->inq[port] : 0;
+}
+
+/*
+ * The flow's next path: the first live one at or after its cursor, round
+ * robin, that is not congested: its uplink queue holds at most queue_slack
+ * of this worker's stamped packets more than the least loaded live path's.
+ * A path that went down is skipped at once; one that comes back is used
+ * again at its turn. Taking paths in turn keeps the skew between them
+ * small (what the DstToR has to absorb); the slack skips an uplink that
+ * cannot keep up (a slower or busier link) before its queue makes the
+ * flow's packets on it the late ones.
+ */
+static inline unsigned int
+next_path(struct rtr_sp *sp, const struct rtr_group *g, struct sp_src *s, uint64_t live,
+		uint64_t *c)
+{
+	unsigned int n_paths = g->n_paths, p;
+	uint64_t ok = live;
+
+	if (sp->p.queue_slack != 0) {
+		uint32_t least = UINT32_MAX;
+		uint64_t l;
+
+		for (l = live; l != 0; l &= l - 1)
+			least = RTE_MIN(least, path_inq(sp, g, (unsigned int)__builtin_ctzll(l)));
+		for (l = live; l != 0; l &= l - 1) {
+			unsigned int q = (unsigned int)__builtin_ctzll(l);
+
+			if (path_inq(sp, g, q) > least + sp->p.queue_slack)
+				ok &= ~(1ULL << q);
+		}
+	}
+	{
+		uint64_t after = s->cursor < 64 ? ok & (~0ULL << s->cursor) : 0;
+		uint64_t turn = s->cursor < 64 ? live & (~0ULL << s->cursor) : 0;
+
+		p = (unsigned int)__builtin_ctzll(after != 0 ? after : ok);
+		/* The live path whose turn it was, skipped for its queue. */
+		if ((unsigned int)__builtin_ctzll(turn != 0 ? turn : live) != p)
+			c[RTR_LBC_spray_queue_skips]++;
+	}
 	s->cursor = (uint8_t)(p + 1 < n_paths ? p + 1 : 0);
 	s->path = (uint8_t)p;
 	return p;
+}
+
+/* One of this switch's stamped packets (from a host port, spray's
+ * marker): what queued and depart count. */
+static inline bool
+ours(const struct rtr_sp *sp, const struct rtr_meta *meta)
+{
+	return (meta->flags & RTR_MF_LB_HDR) &&
+		(meta->bth_b8 & RTR_BTH_RESV7_MASK) == RTR_SPRAY_B8 &&
+		meta->in_port < RTR_MAX_PORTS && (sp->p.host_port_mask >> meta->in_port & 1);
+}
+
+/* rtr_lb_ops.queued: a packet admitted to out_port's egress queue. */
+void
+rtr_sp_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint16_t out_port)
+{
+	struct rtr_sp *sp = state;
+
+	RTE_SET_USED(m);
+	if (out_port < RTR_MAX_PORTS && ours(sp, meta))
+		sp->inq[out_port]++;
+}
+
+/* rtr_lb_ops.depart: one of ours leaves its egress queue (the egress calls
+ * it for every packet with RTR_LB_DEPART_FLAGS from a host port). */
+void
+rtr_sp_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now,
+		struct rtr_lcore_stats *stats)
+{
+	struct rtr_sp *sp = state;
+
+	RTE_SET_USED(m);
+	RTE_SET_USED(now);
+	RTE_SET_USED(stats);
+	if (meta->out_port < RTR_MAX_PORTS && ours(sp, meta) && sp->inq[meta->out_port] > 0)
+		sp->inq[meta->out_port]--;
 }
 
 int
@@ -439,7 +518,16 @@ rtr_sp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		 * too. */
 		s->cursor = (uint8_t)(g->n_paths ? meta->flow_hash % g->n_paths : 0);
 	}
-	path = next_path(s, live, g->n_paths);
+	/* A port that went down flushed its queue without departures: its
+	 * count starts again from 0 (checked here, where it would be read). */
+	for (uint64_t l = ~live & (g->n_paths >= 64 ? ~0ULL : (1ULL << g->n_paths) - 1); l != 0;
+			l &= l - 1) {
+		uint16_t port = g->port[__builtin_ctzll(l)];
+
+		if (port < RTR_MAX_PORTS)
+			sp->inq[port] = 0;
+	}
+	path = next_path(sp, g, s, live, c);
 	frame = insert_hdr(m, meta);
 	if (unlikely(frame == NULL))
 		goto ecmp; /* headroom was checked: not reached */
@@ -834,6 +922,8 @@ sp_init(const struct rtr_lb_init *in)
 		.timeout_max_ns = (uint64_t)sc->timeout_max_us * 1000,
 		.margin_ns = (uint64_t)sc->timeout_margin_us * 1000,
 		.hold_budget = in->hold_budget,
+		.queue_slack = sc->queue_slack,
+		.host_port_mask = in->host_port_mask,
 		.worker = in->worker,
 		.socket_id = in->socket,
 		.use_rte_malloc = in->use_rte_malloc,
@@ -894,6 +984,8 @@ const struct rtr_lb_ops rtr_lb_spray = {
 	.next_deadline = rtr_sp_next_deadline,
 	.flush = rtr_sp_flush,
 	.held = rtr_sp_held,
+	.queued = rtr_sp_queued,
+	.depart = rtr_sp_depart,
 	.flows = rtr_lb_fs_flows,
 };
 

@@ -83,6 +83,10 @@ struct rtr_sp_params {
 	uint64_t margin_ns;	 /* auto: added to the skew estimate */
 	uint32_t hold_budget;	 /* mbufs this worker may hold; 0: no limit */
 	uint32_t first_seq;	 /* a new SrcToR flow's first number (0; tests: wrap) */
+	uint32_t queue_slack;	 /* SrcToR: skip a path whose uplink queue holds more
+				  * than this many of our packets above the least
+				  * loaded live path's; 0: never skip */
+	uint32_t host_port_mask; /* the switch's host ports (what is "ours" to count) */
 	unsigned int worker;
 	int socket_id;
 	bool use_rte_malloc;
@@ -104,6 +108,10 @@ void rtr_sp_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 uint64_t rtr_sp_next_deadline(const void *state);
 unsigned int rtr_sp_flush(void *state, int port, uint64_t now_ns, struct rtr_lcore_stats *st);
 uint64_t rtr_sp_held(const void *state);
+void rtr_sp_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint16_t out_port);
+void rtr_sp_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
+		struct rtr_lcore_stats *st);
 
 /* The gap timeout the worker applies now (fixed, or the auto estimate). */
 uint64_t rtr_sp_timeout_ns(const void *state);

@@ -63,6 +63,7 @@ static const struct rtr_cfg_field spray_fields[] = {
 		RTR_CFG_UINT("timeout_margin_us", struct rtr_spray_cfg, timeout_margin_us, 0,
 				SP_US_MAX, 5),
 		RTR_CFG_UINT("hold_budget", struct rtr_spray_cfg, hold_budget, 0, 16777216, 0),
+		RTR_CFG_UINT("queue_slack", struct rtr_spray_cfg, queue_slack, 0, 1000000, 8),
 };
 
 _Static_assert(sizeof(struct rtr_spray_cfg) <= RTR_LB_CFG_SIZE, "section too large");

@@ -23,6 +23,7 @@ struct rtr_spray_cfg {
 	uint32_t timeout_max_us;     /* auto: clamp, and the value before any sample */
 	uint32_t timeout_margin_us;  /* auto: added to the skew estimate */
 	uint32_t hold_budget;	     /* mbufs the windows may hold; 0 = derived */
+	uint32_t queue_slack;	     /* SrcToR: uplink queue excess (packets) that skips a path; 0: off */
 };
 
 /* Keys, defaults, ranges and the checks across keys (rtr_cfg_schema.h). */
