@@ -30,7 +30,7 @@
 	X(windows_max, "most reorder windows holding packets at once (gauge, max)") \
 	X(spray_hold_max_ns, "longest time a packet was held, ns (gauge, max)") \
 	X(spray_timeout_ns, "the gap timeout now, ns (gauge, max over workers)") \
-	X(spray_queue_skips, "paths skipped because their uplink queue was longer than the shortest's + queue_slack")
+	X(spray_queue_skips, "paths skipped out of turn: marked busy by a NOTIFY, or their uplink queue longer than the shortest's + queue_slack")
 
 #define RTR_SP_MAX_GAUGES(X) X(windows_max) X(spray_hold_max_ns) X(spray_timeout_ns)
 

@@ -27,6 +27,7 @@
 #include "rtr_lb_fs.h"
 #include "rtr_lb_mem.h"
 #include "rtr_mbuf.h"
+#include "rtr_pathmark.h"
 #include "rtr_spray.h"
 #include "rtr_stats.h"
 #include "spray_config.h"
@@ -41,6 +42,7 @@
 /* SrcToR state of one flow. */
 struct sp_src {
 	uint32_t seq;	 /* the number the next packet gets */
+	uint16_t group;	 /* the uplink group (a NOTIFY's marks are per group) */
 	uint8_t cursor;	 /* the path the next packet tries first */
 	uint8_t path;	 /* the last packet's (telemetry) */
 };
@@ -400,18 +402,35 @@ path_inq(const struct rtr_sp *sp, const struct rtr_group *g, unsigned int p)
  */
 static inline unsigned int
 next_path(struct rtr_sp *sp, const struct rtr_group *g, struct sp_src *s, uint64_t live,
-		uint64_t *c)
+		const uint8_t *k_dst, bool k_v6, uint64_t now, uint64_t *c)
 {
 	unsigned int n_paths = g->n_paths, p;
 	uint64_t ok = live;
 
+	if (sp->p.shared != NULL && ok != 0) {
+		/* Paths a NOTIFY said are congested toward this destination
+		 * (CE marks the DstToR saw on them): out of turn while any
+		 * path is not. */
+		struct rtr_pm_ref r;
+		uint64_t free_ = ok;
+
+		if (rtr_pm_ref(sp->p.shared, s->group, k_dst, k_v6, &r))
+			for (uint64_t l = ok; l != 0; l &= l - 1) {
+				unsigned int q = (unsigned int)__builtin_ctzll(l);
+
+				if (rtr_pm_marked(sp->p.shared, &r, q, now))
+					free_ &= ~(1ULL << q);
+			}
+		if (free_ != 0)
+			ok = free_;
+	}
 	if (sp->p.queue_slack != 0) {
 		uint32_t least = UINT32_MAX;
 		uint64_t l;
 
-		for (l = live; l != 0; l &= l - 1)
+		for (l = ok; l != 0; l &= l - 1)
 			least = RTE_MIN(least, path_inq(sp, g, (unsigned int)__builtin_ctzll(l)));
-		for (l = live; l != 0; l &= l - 1) {
+		for (l = ok; l != 0; l &= l - 1) {
 			unsigned int q = (unsigned int)__builtin_ctzll(l);
 
 			if (path_inq(sp, g, q) > least + sp->p.queue_slack)
@@ -483,7 +502,6 @@ rtr_sp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	uint8_t *frame, *bth, *h;
 	unsigned int path;
 
-	RTE_SET_USED(g_idx);
 	/* Only a host's RoCE data is sprayed: ACK/NAK/CNP (whose order the
 	 * RNICs do not need restored, and which carry no header), other
 	 * traffic and frames that already carry LB fields (transit) go by
@@ -527,7 +545,8 @@ rtr_sp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		if (port < RTR_MAX_PORTS)
 			sp->inq[port] = 0;
 	}
-	path = next_path(sp, g, s, live, c);
+	s->group = (uint16_t)g_idx;
+	path = next_path(sp, g, s, live, k.dst, k.v6, now, c);
 	frame = insert_hdr(m, meta);
 	if (unlikely(frame == NULL))
 		goto ecmp; /* headroom was checked: not reached */
@@ -550,7 +569,96 @@ ecmp:
 	return rtr_group_pick(g, meta->flow_hash);
 }
 
+/* A NOTIFY from the DstToR of one of our flows (the ConWeave control
+ * layout, cw_op 3, byte 4 = the path the CE-marked packet took): that path
+ * is busy toward the flow's destination for busy_ns. */
+void
+rtr_sp_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now,
+		struct rtr_lcore_stats *stats)
+{
+	struct rtr_sp *sp = state;
+	uint64_t *c = stats->lb;
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct rtr_pm *busy = sp->p.shared;
+	struct rtr_ft_entry *e;
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	struct rtr_pm_ref r;
+	int ret;
+
+	if (rtr_cw_op(meta->bth_b8) != RTR_CW_OP_NOTIFY) {
+		c[RTR_LBC_foreign_ctrl]++;
+		return;
+	}
+	c[RTR_LBC_notifies_rx]++;
+	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, true);
+	e = rtr_ft_lookup(sp->fs.ft, &k, rtr_flow_hash_reverse(frame, meta, sp->p.hash_seed), now,
+			false, RTR_FT_ORIGIN_NONE, &st);
+	if (e == NULL) {
+		c[RTR_LBC_ctrl_no_flow]++;
+		return;
+	}
+	if (busy == NULL || !rtr_pm_ref(busy, src_of(e)->group, e->key.dst, e->key.v6, &r) ||
+			meta->bth_b4 >= r.n_paths)
+		return;
+	ret = rtr_pm_mark(busy, &r, meta->bth_b4, now + sp->p.busy_ns, now);
+	if (ret != RTR_PM_MARKED)
+		c[RTR_LBC_dst_slot_evictions]++;
+	if (ret != RTR_PM_LOST)
+		c[RTR_LBC_busy_paths]++;
+}
+
+void *
+rtr_sp_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
+{
+	const struct rtr_spray_cfg *sc = rtr_spray_config(cfg);
+	struct rtr_pm_group groups[RTR_MAX_GROUPS];
+	struct rtr_pm_params p = {
+		.name = "sp_busy",
+		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
+		.groups = groups,
+		.dst_prefix_len = sc->dst_prefix_len,
+		.dst_prefix_len6 = sc->dst_prefix_len6,
+		.use_rte_malloc = rte,
+		.socket = socket,
+	};
+
+	if (sc->busy_us == 0)
+		return NULL;
+	rtr_pm_groups_of(cfg, groups, p.n_groups);
+	return rtr_pm_create(&p);
+}
+
+void
+rtr_sp_shared_free(void *shared)
+{
+	rtr_pm_free(shared);
+}
+
 /* ------------------------------------------------------------------ DstToR */
+
+/* A CE-marked stamped packet: tell its SrcToR which path is congested
+ * (a NOTIFY, the layout ConWeave's and SeqBalance's share), before the
+ * header goes. */
+static void
+send_notify(struct rtr_sp *sp, const uint8_t *frame, const struct rtr_meta *meta, uint64_t *c)
+{
+	static const uint8_t hdr[RTR_CW_HDR_LEN];
+	struct rte_mbuf *n = sp->io.alloc(sp->io.arg);
+
+	if (n == NULL) {
+		c[RTR_LBC_ctrl_alloc_failed]++;
+		return;
+	}
+	if (rtr_lb_ctrl_build(n, frame, meta, meta->bth_b4,
+			    (uint8_t)(RTR_CW_OP_NOTIFY << 5), hdr) == NULL) {
+		rte_pktmbuf_free(n);
+		c[RTR_LBC_ctrl_alloc_failed]++;
+		return;
+	}
+	c[RTR_LBC_notifies]++;
+	sp->io.control(sp->io.arg, n);
+}
 
 /*
  * One skew sample (how long a gap kept packets waiting before it filled)
@@ -747,6 +855,8 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		return RTR_LB_FORWARD;
 	seq = rtr_spray_seq(frame + rtr_meta_bth_off(meta) + RTR_BTH_LEN);
 	c[RTR_LBC_spray_rx]++;
+	if ((meta->flags & RTR_MF_CE) && sp->p.busy_ns != 0)
+		send_notify(sp, frame, meta, c);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_DST, false);
 	/* The host gets its peer's frame (and ICRC) whatever happens next. */
 	rtr_lb_hdr_strip(m, meta);
@@ -923,6 +1033,9 @@ sp_init(const struct rtr_lb_init *in)
 		.margin_ns = (uint64_t)sc->timeout_margin_us * 1000,
 		.hold_budget = in->hold_budget,
 		.queue_slack = sc->queue_slack,
+		.busy_ns = (uint64_t)sc->busy_us * 1000,
+		.hash_seed = in->hash_seed,
+		.shared = in->shared,
 		.host_port_mask = in->host_port_mask,
 		.worker = in->worker,
 		.socket_id = in->socket,
@@ -975,6 +1088,9 @@ const struct rtr_lb_ops rtr_lb_spray = {
 	.fabric_parse_flags = RTR_PARSE_LB_HDR,
 	.table = rtr_lb_fs_table,
 	.deliver_flags = RTR_MF_LB_HDR,
+	.shared_create = rtr_sp_shared_create,
+	.shared_free = rtr_sp_shared_free,
+	.control_rx = rtr_sp_control_rx,
 	.init = sp_init,
 	.fini = rtr_sp_free,
 	.pick = rtr_sp_pick,

@@ -87,6 +87,9 @@ struct rtr_sp_params {
 				  * than this many of our packets above the least
 				  * loaded live path's; 0: never skip */
 	uint32_t host_port_mask; /* the switch's host ports (what is "ours" to count) */
+	uint64_t busy_ns;	 /* a NOTIFY keeps its path out of turn this long; 0: off */
+	uint32_t hash_seed;	 /* the parser's (the flow of a NOTIFY) */
+	void *shared;		 /* busy marks (struct rtr_pm), NULL: none */
 	unsigned int worker;
 	int socket_id;
 	bool use_rte_malloc;
@@ -108,6 +111,11 @@ void rtr_sp_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 uint64_t rtr_sp_next_deadline(const void *state);
 unsigned int rtr_sp_flush(void *state, int port, uint64_t now_ns, struct rtr_lcore_stats *st);
 uint64_t rtr_sp_held(const void *state);
+void *rtr_sp_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
+		int socket);
+void rtr_sp_shared_free(void *shared);
+void rtr_sp_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
+		struct rtr_lcore_stats *st);
 void rtr_sp_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
 		uint16_t out_port);
 void rtr_sp_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,

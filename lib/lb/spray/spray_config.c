@@ -64,6 +64,9 @@ static const struct rtr_cfg_field spray_fields[] = {
 				SP_US_MAX, 5),
 		RTR_CFG_UINT("hold_budget", struct rtr_spray_cfg, hold_budget, 0, 16777216, 0),
 		RTR_CFG_UINT("queue_slack", struct rtr_spray_cfg, queue_slack, 0, 1000000, 8),
+		RTR_CFG_UINT("busy_us", struct rtr_spray_cfg, busy_us, 0, SP_US_MAX, 16),
+		RTR_CFG_UINT("dst_prefix_len", struct rtr_spray_cfg, dst_prefix_len, 0, 32, 24),
+		RTR_CFG_UINT("dst_prefix_len6", struct rtr_spray_cfg, dst_prefix_len6, 0, 128, 64),
 };
 
 _Static_assert(sizeof(struct rtr_spray_cfg) <= RTR_LB_CFG_SIZE, "section too large");
