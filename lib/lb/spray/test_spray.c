@@ -25,6 +25,7 @@
 #include "rtr_lb_registry.h"
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
+#include "rtr_pathmark.h"
 #include "rtr_route.h"
 #include "rtr_spray.h"
 #include "rtr_stats.h"
@@ -44,6 +45,8 @@ struct sink {
 	uint16_t dport[MAXREC];
 	bool dheld[MAXREC];
 	unsigned int nd;
+	struct rte_mbuf *cm[64]; /* control packets (NOTIFYs) */
+	unsigned int nc;
 };
 
 static struct sink snk;
@@ -63,17 +66,20 @@ io_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
 static void
 io_control(void *arg, struct rte_mbuf *m)
 {
-	(void)arg;
-	CHECK(0, "spray sends no control packet");
-	fake_free(m);
+	struct sink *s = arg;
+
+	CHECK(s->nc < RTE_DIM(s->cm));
+	if (s->nc < RTE_DIM(s->cm))
+		s->cm[s->nc++] = m;
+	else
+		fake_free(m);
 }
 
 static struct rte_mbuf *
 io_alloc(void *arg)
 {
 	(void)arg;
-	CHECK(0, "spray allocates no mbuf");
-	return NULL;
+	return fake_mbuf();
 }
 
 static void
@@ -82,6 +88,9 @@ sink_clear(struct sink *s)
 	for (unsigned int i = 0; i < s->nd; i++)
 		fake_free(s->dm[i]);
 	s->nd = 0;
+	for (unsigned int i = 0; i < s->nc; i++)
+		fake_free(s->cm[i]);
+	s->nc = 0;
 }
 
 /* ------------------------------------------------------------ frames */
@@ -937,6 +946,147 @@ test_src_wrap(void)
 	rtr_sp_free(sp);
 }
 
+/* Remote congestion: a CE-marked stamped packet makes the DstToR send a
+ * NOTIFY naming its path; the SrcToR keeps that path out of turn toward
+ * the flow's destination for busy_ns. */
+static void
+test_notify(void)
+{
+	struct rtr_sp_params p = def_params();
+	struct rtr_pm *busy = rtr_pm_create(&(struct rtr_pm_params){.name = "sp_busy",
+			.n_groups = 1});
+	struct rtr_sp *src, *dst;
+	struct flow f = flow4(5, 1, 6000);
+	struct rtr_lcore_stats cs_st, cd_st;
+	uint64_t *cs = cs_st.lb, *cd = cd_st.lb;
+	struct rte_mbuf *m, *n;
+	unsigned int per[4] = {0};
+	uint8_t *ip;
+	const uint64_t t0 = 100 * US;
+
+	CHECK(busy != NULL);
+	counters_zero(cs);
+	counters_zero(cd);
+	p.busy_ns = 16 * US;
+	p.hash_seed = SEED;
+	dst = mk_inst(&p);
+	/* A CE-marked packet of flow f that took path 2. */
+	m = mk_sp(&f, 7, 0, 2, MARK, false);
+	ip = mdata(m) + 14;
+	ip[1] |= 3;
+	ip[10] = ip[11] = 0;
+	{
+		uint16_t ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)ip);
+
+		memcpy(ip + 10, &ck, 2);
+	}
+	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_LB_HDR, rtr_meta(m)),
+			RTR_DROP_NONE);
+	CHECK(rtr_meta(m)->flags & RTR_MF_CE);
+	CHECK_EQ(dst_rx(dst, m, 0, t0, cd), RTR_LB_FORWARD);
+	CHECK_EQ(cd[RTR_LBC_notifies], 1);
+	CHECK_EQ(snk.nc, 1);
+	CHECK_EQ(snk.nd, 1);
+	if (snk.nc != 1)
+		return;
+	n = snk.cm[0];
+	snk.nc = 0;
+	/* As the SrcToR's fabric port parses it: a NOTIFY for path 2. */
+	CHECK_EQ(rtr_parse(mdata(n), n->data_len, SEED, RTR_PARSE_LB_HDR, rtr_meta(n)),
+			RTR_DROP_NONE);
+	CHECK(rtr_meta_lb_control(rtr_meta(n)));
+	CHECK_EQ(rtr_cw_op(rtr_meta(n)->bth_b8), RTR_CW_OP_NOTIFY);
+	CHECK_EQ(rtr_meta(n)->bth_b4, 2);
+	sink_clear(&snk);
+	rtr_sp_free(dst);
+
+	p.shared = busy;
+	src = mk_inst(&p);
+	atomic_store(&G.live_mask, 0xf);
+	src_send(src, &f, 0, 4, t0, cs, NULL); /* the flow's state */
+	rtr_sp_control_rx(src, n, rtr_meta(n), t0, LB_ST(cs));
+	fake_free(n);
+	CHECK_EQ(cs[RTR_LBC_notifies_rx], 1);
+	CHECK_EQ(cs[RTR_LBC_busy_paths], 1);
+	CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 0);
+	for (uint32_t i = 0; i < 300; i++)
+		per[src_send(src, &f, 1 + i, 4, t0 + i * 50, cs, NULL)]++;
+	CHECK_EQ(per[2], 0);
+	CHECK_EQ(per[0] + per[1] + per[3], 300);
+	for (unsigned int i = 0; i < 4; i++)
+		if (i != 2)
+			CHECK_EQ(per[i], 100);
+	CHECK(cs[RTR_LBC_spray_queue_skips] >= 99);
+	/* Busy until t0 + 16 us only. */
+	memset(per, 0, sizeof(per));
+	for (uint32_t i = 0; i < 400; i++)
+		per[src_send(src, &f, 400 + i, 4, t0 + 16 * US + i, cs, NULL)]++;
+	for (unsigned int i = 0; i < 4; i++)
+		CHECK_EQ(per[i], 100);
+	rtr_sp_free(src);
+	rtr_pm_free(busy);
+}
+
+/* Local congestion: an uplink whose egress queue holds more than
+ * queue_slack of our packets above the least loaded one is skipped. */
+static void
+test_queue_skip(void)
+{
+	struct rtr_sp_params p = def_params();
+	struct rtr_sp *sp;
+	struct flow f = flow4(5, 2, 6001);
+	struct rtr_lcore_stats c_st;
+	uint64_t *c = c_st.lb;
+	unsigned int per[4] = {0};
+	struct rte_mbuf *stuck[8];
+	unsigned int n_stuck = 0;
+
+	p.queue_slack = 2;
+	p.host_port_mask = 1;
+	sp = mk_inst(&p);
+	counters_zero(c);
+	atomic_store(&G.live_mask, 0xf);
+	/* Path 1's queue never drains; the others' at once. */
+	for (uint32_t i = 0; i < 400; i++) {
+		struct rte_mbuf *m;
+		int path = src_send(sp, &f, i, 4, i, c, &m);
+
+		per[path]++;
+		rtr_meta(m)->out_port = G.port[path];
+		rtr_sp_queued(sp, m, rtr_meta(m), G.port[path]);
+		if (path == 1 && n_stuck < RTE_DIM(stuck)) {
+			stuck[n_stuck++] = m;
+			continue;
+		}
+		if (path != 1)
+			rtr_sp_depart(sp, m, rtr_meta(m), i, LB_ST(c));
+		fake_free(m);
+	}
+	/* Queued 3 = 0 + slack + 1: from then on skipped. */
+	CHECK_EQ(per[1], 3);
+	CHECK_EQ(per[0] + per[2] + per[3], 397);
+	CHECK(c[RTR_LBC_spray_queue_skips] > 0);
+	/* It drains: in turn again. */
+	for (unsigned int i = 0; i < n_stuck; i++) {
+		rtr_sp_depart(sp, stuck[i], rtr_meta(stuck[i]), 500, LB_ST(c));
+		fake_free(stuck[i]);
+	}
+	memset(per, 0, sizeof(per));
+	for (uint32_t i = 0; i < 8; i++) {
+		struct rte_mbuf *m;
+		int path = src_send(sp, &f, 400 + i, 4, 600 + i, c, &m);
+
+		per[path]++;
+		rtr_meta(m)->out_port = G.port[path];
+		rtr_sp_queued(sp, m, rtr_meta(m), G.port[path]);
+		rtr_sp_depart(sp, m, rtr_meta(m), 600 + i, LB_ST(c));
+		fake_free(m);
+	}
+	for (unsigned int i = 0; i < 4; i++)
+		CHECK_EQ(per[i], 2);
+	rtr_sp_free(sp);
+}
+
 /* ------------------------------------------------------------ end to end */
 
 /*
@@ -1038,6 +1188,8 @@ main(void)
 {
 	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
 	G.n_paths = 4;
+	for (unsigned int i = 0; i < 4; i++)
+		G.port[i] = (uint16_t)(i + 1);
 	atomic_store(&G.live_mask, 0xf);
 	test_registry();
 	test_dst_in_order_frames();
@@ -1054,6 +1206,8 @@ main(void)
 	test_src_not_sprayed();
 	test_src_table_full();
 	test_src_wrap();
+	test_notify();
+	test_queue_skip();
 	test_e2e();
 	sink_clear(&snk);
 	CHECK_EQ(live_mbufs, 0);
