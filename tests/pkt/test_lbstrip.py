@@ -152,9 +152,16 @@ def test_mixed(t):
         t.eq(len(missing), 0, "(%s: frames not delivered exactly once: %s)" % (mode, missing[:4]))
         t.eq(len(out), len(sent), "(%s: delivered)" % mode)
         t.eq(st["consumed"], len(ctrl), "(%s: control packets consumed)" % mode)
-        if mode in ("ecmp", "caver", "spray"):
+        if mode in ("ecmp", "caver"):
             t.eq(lb.get("foreign_ctrl", 0), len(ctrl), "(%s: foreign_ctrl)" % mode)
             t.eq(lb.get("foreign_cw_stripped", 0), 6 * 4, "(%s: ConWeave headers removed)" % mode)
+        elif mode == "spray":
+            # spray reads NOTIFYs (its own remote congestion feedback);
+            # REPLY/CLEAR are foreign to it.
+            t.eq(lb.get("foreign_cw_stripped", 0), 6 * 4, "(spray: ConWeave headers removed)")
+            t.check(lb.get("notifies_rx", 0) > 0, "spray: its control_rx saw no NOTIFY")
+            t.eq(lb.get("foreign_ctrl", 0) + lb.get("notifies_rx", 0), len(ctrl),
+                 "(spray: NOTIFYs read, the rest foreign_ctrl)")
         elif mode == "seqbalance":
             t.eq(lb.get("foreign_cw_stripped", 0), 6 * 4, "(%s: ConWeave headers removed)" % mode)
             t.eq(lb["notifies_rx"] + lb["ctrl_no_flow"], len(ctrl) + 2,
