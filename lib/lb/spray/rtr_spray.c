@@ -392,13 +392,14 @@ path_inq(const struct rtr_sp *sp, const struct rtr_group *g, unsigned int p)
 
 /*
  * The flow's next path: the first live one at or after its cursor, round
- * robin, that is not congested: its uplink queue holds at most queue_slack
- * of this worker's stamped packets more than the least loaded live path's.
- * A path that went down is skipped at once; one that comes back is used
- * again at its turn. Taking paths in turn keeps the skew between them
- * small (what the DstToR has to absorb); the slack skips an uplink that
- * cannot keep up (a slower or busier link) before its queue makes the
- * flow's packets on it the late ones.
+ * robin, that is not congested: not marked busy toward the flow's
+ * destination by a NOTIFY (while some path is not), and its uplink queue
+ * holds at most queue_slack of this worker's stamped packets more than the
+ * least loaded candidate's. A path that went down is skipped at once; one
+ * that comes back is used again at its turn. Taking paths in turn keeps
+ * the skew between them small (what the DstToR has to absorb); the skips
+ * keep a path that cannot keep up (a slower or busier link) from making
+ * the flow's packets on it the late ones.
  */
 static inline unsigned int
 next_path(struct rtr_sp *sp, const struct rtr_group *g, struct sp_src *s, uint64_t live,
@@ -442,7 +443,7 @@ next_path(struct rtr_sp *sp, const struct rtr_group *g, struct sp_src *s, uint64
 		uint64_t turn = s->cursor < 64 ? live & (~0ULL << s->cursor) : 0;
 
 		p = (unsigned int)__builtin_ctzll(after != 0 ? after : ok);
-		/* The live path whose turn it was, skipped for its queue. */
+		/* The live path whose turn it was, skipped: busy or queued. */
 		if ((unsigned int)__builtin_ctzll(turn != 0 ? turn : live) != p)
 			c[RTR_LBC_spray_queue_skips]++;
 	}

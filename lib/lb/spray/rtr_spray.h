@@ -6,9 +6,11 @@
  * lb: spray (issue 19, ALGORITHMS.md 6, doc/spray.md): every RoCE data
  * packet of a flow takes its own path (per-flow round robin over the
  * group's live uplinks), stamped by the SrcToR with a per-flow sequence
- * number in the 4 bytes after the BTH (the ConWeave DATA layout); the
- * DstToR restores the order in a per-flow reorder window before the host's
- * go-back-N RNIC sees it. One instance per worker.
+ * number in the 4 bytes after the BTH (the ConWeave DATA layout), skipping
+ * paths whose uplink queue builds or that the DstToR reported congested (a
+ * NOTIFY for a CE-marked packet); the DstToR restores the order in a
+ * per-flow reorder window before the host's go-back-N RNIC sees it. One
+ * instance per worker; the busy marks are per switch (struct rtr_pm).
  *
  * No EAL I/O: time is a parameter, packets leave through the callbacks of
  * struct rtr_lb_io, so unit tests drive every transition on a virtual clock
