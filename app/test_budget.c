@@ -312,11 +312,36 @@ test_rw(void)
 	CHECK(b.hold_cut);
 	rtr_config_free(&cfg);
 
-	CHECK_EQ(load_1h1f(&cfg, "caver", "", "", "conweave: {hold_budget: 3000}\n"), 0);
+	/* spray (derived: 4096 for the one host port) would be the largest
+	 * budget: held below conweave's, so this stays conweave's case. */
+	CHECK_EQ(load_1h1f(&cfg, "caver", "", "",
+				"conweave: {hold_budget: 3000}\nspray: {hold_budget: 1000}\n"),
+			0);
 	CHECK_EQ(budget(&cfg, 2, true, &b), 0);
 	CHECK_EQ(b.hold, 3000);
 	CHECK_STR(b.hold_key, "conweave.hold_budget");
 	CHECK_EQ(b.hold_per_worker, 1500);
+	rtr_config_free(&cfg);
+
+	/* spray: per host port min(windows_per_worker x window_slots, 4096),
+	 * or spray.hold_budget. */
+	CHECK_EQ(load_1h1f(&cfg, "spray", "", "", ""), 0);
+	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
+	CHECK_STR(mode_name(&b), "spray");
+	CHECK_EQ(b.hold, 4096);
+	CHECK(b.hold_key == NULL);
+	CHECK_EQ(b.hold_per_worker, 2048);
+	rtr_config_free(&cfg);
+	CHECK_EQ(load_1h1f(&cfg, "spray", "", "",
+				"spray: {window_slots: 8, windows_per_worker: 100}\n"),
+			0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.hold, 800);
+	rtr_config_free(&cfg);
+	CHECK_EQ(load_1h1f(&cfg, "spray", "", "", "spray: {hold_budget: 1234}\n"), 0);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.hold, 1234);
+	CHECK_STR(b.hold_key, "spray.hold_budget");
 	rtr_config_free(&cfg);
 
 	/* A spine running a ToR-only mode still counts the mode's budget:

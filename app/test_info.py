@@ -2,8 +2,9 @@
 # Copyright(c) 2026 The rocetor authors
 """rocetor-info (app/info.c, doc/tools.md).
 
-- `modes` lists the registry: ecmp, conweave, seqbalance, caver implemented,
-  spray reserved, with their spine behaviour and whether they hold mbufs.
+- `modes` lists the registry: ecmp, conweave, seqbalance, caver and spray
+  (issue 19) implemented, with their spine behaviour and whether they hold
+  mbufs.
 - `budget` gives what rocetor itself prints for the same config and worker
   count ("rocetor: mempool N mbufs x D B = rx ... + reorder R + C control"
   and the hold budget line): rocetor runs on net_null ports, --no-huge.
@@ -44,13 +45,14 @@ def test_modes():
     check(names == ["ecmp", "conweave", "seqbalance", "caver", "spray"], "names %r" % names)
     check([m["id"] for m in modes] == list(range(len(modes))), "ids are the indexes")
     impl = [m["name"] for m in modes if m["implemented"]]
-    check(impl == ["ecmp", "conweave", "seqbalance", "caver"], "implemented %r" % impl)
+    check(impl == ["ecmp", "conweave", "seqbalance", "caver", "spray"], "implemented %r" % impl)
     check({m["name"]: m["spine"] for m in modes} ==
           {"ecmp": "run", "conweave": "ecmp", "seqbalance": "ecmp", "caver": "run",
-           "spray": "run"}, "spine behaviour")
-    check([m["name"] for m in modes if m["holds"]] == ["conweave"], "only conweave holds")
-    check([m["name"] for m in modes if m["flow_table"]] == ["conweave", "seqbalance", "caver"],
-          "the stateful modes have a flow table")
+           "spray": "ecmp"}, "spine behaviour")
+    check([m["name"] for m in modes if m["holds"]] == ["conweave", "spray"],
+          "conweave and spray hold")
+    check([m["name"] for m in modes if m["flow_table"]] ==
+          ["conweave", "seqbalance", "caver", "spray"], "the stateful modes have a flow table")
     for m in modes:
         check(isinstance(m["summary"], str) and m["summary"], "%s has a summary" % m["name"])
         check(set(m) == {"id", "name", "summary", "implemented", "spine", "holds",

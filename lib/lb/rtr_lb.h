@@ -32,12 +32,11 @@ struct rtr_cfg_section;
 
 /* A mode's id: its index in the registry, the value of switch.lb:
  * RTR_LB_<NAME> for each name of lib/lb/meson.build's lb_modes, in that
- * order, then the reserved names. */
+ * order, then the reserved names (none today). */
 enum rtr_lb_mode {
 #define RTR_LB_MODE_ID(n) RTR_LB_##n,
 	RTR_LB_MODE_IDS(RTR_LB_MODE_ID)
 #undef RTR_LB_MODE_ID
-	RTR_LB_SPRAY, /* reserved: issue 19 */
 	RTR_LB_MAX
 };
 

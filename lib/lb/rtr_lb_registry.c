@@ -15,11 +15,9 @@
 
 /* ------------------------------------------------------------ the registry */
 
-/* A name the config accepts and this build does not implement yet. */
-static const struct rtr_lb_desc lb_spray_reserved = {
-	.name = "spray",
-	.summary = "per-packet spraying with in-network reordering (reserved)",
-};
+/* A name the config accepts and this build does not implement yet would
+ * be a descriptor with no ops, listed after the modes (none today: spray,
+ * the last one, became a mode with issue 19). */
 
 /* Each mode's descriptor, defined in its folder (rtr_lb_<name>_desc). */
 #define LB_MODE_EXTERN(d) extern const struct rtr_lb_desc d;
@@ -32,7 +30,6 @@ static const struct rtr_lb_desc *const lb_modes[] = {
 #define LB_MODE_ENTRY(d) &d,
 	RTR_LB_MODE_DESCS(LB_MODE_ENTRY)
 #undef LB_MODE_ENTRY
-	&lb_spray_reserved,
 };
 _Static_assert(RTE_DIM(lb_modes) == RTR_LB_MAX, "lb_modes[] out of step with enum rtr_lb_mode");
 _Static_assert(RTE_DIM(lb_modes) <= RTR_LB_MODES_MAX, "more modes than a config can hold");

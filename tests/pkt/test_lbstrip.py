@@ -4,7 +4,7 @@
 """Every ToR, whatever its LB mode, removes the LB fields it recognises
 before a host port (issue 15 item 11; rule in doc/wire-formats.md).
 
-1. Mixed modes. A ToR in each mode (ecmp, seqbalance, caver, conweave)
+1. Mixed modes. A ToR in each mode (ecmp, seqbalance, caver, conweave, spray)
    receives on a fabric port, for its host: ConWeave-stamped data (BTH byte 4
    = path, Resv7 fields, the 4-byte header the IP/UDP lengths do not count;
    IPv4 and IPv6, a padded zero-payload frame, RETH, AckReq), ConWeave
@@ -32,7 +32,7 @@ import test_caver as CV  # noqa: E402
 import test_conweave as CW  # noqa: E402
 import test_lbswitch as SW  # noqa: E402
 
-MODES = ("ecmp", "seqbalance", "caver", "conweave")
+MODES = ("ecmp", "seqbalance", "caver", "conweave", "spray")
 HOST_MAC = CW.HOST_MAC
 FAB_MAC = CW.FAB_MAC
 
@@ -155,6 +155,13 @@ def test_mixed(t):
         if mode in ("ecmp", "caver"):
             t.eq(lb.get("foreign_ctrl", 0), len(ctrl), "(%s: foreign_ctrl)" % mode)
             t.eq(lb.get("foreign_cw_stripped", 0), 6 * 4, "(%s: ConWeave headers removed)" % mode)
+        elif mode == "spray":
+            # spray reads NOTIFYs (its own remote congestion feedback);
+            # REPLY/CLEAR are foreign to it.
+            t.eq(lb.get("foreign_cw_stripped", 0), 6 * 4, "(spray: ConWeave headers removed)")
+            t.check(lb.get("notifies_rx", 0) > 0, "spray: its control_rx saw no NOTIFY")
+            t.eq(lb.get("foreign_ctrl", 0) + lb.get("notifies_rx", 0), len(ctrl),
+                 "(spray: NOTIFYs read, the rest foreign_ctrl)")
         elif mode == "seqbalance":
             t.eq(lb.get("foreign_cw_stripped", 0), 6 * 4, "(%s: ConWeave headers removed)" % mode)
             t.eq(lb["notifies_rx"] + lb["ctrl_no_flow"], len(ctrl) + 2,

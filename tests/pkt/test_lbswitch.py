@@ -6,8 +6,7 @@
 - The telemetry socket is owner-only (0600, its directory 0700).
 - Read-only by default: commands that change state are refused with a clear
   error and change nothing.
-- With --telemetry-rw: spray and unknown modes are refused (nothing
-  changes); a ConWeave DstToR holding reordered packets switched to ECMP
+- With --telemetry-rw: unknown modes are refused (nothing changes); a ConWeave DstToR holding reordered packets switched to ECMP
   releases them at once, in PSN order, to the host port (not at their
   deadline), nothing stays held, every packet is accounted for; then the
   switch goes through every other mode (their config sections are absent:
@@ -154,8 +153,8 @@ def held_switch_once(t, attempt):
         t.eq(st.get("lb_switch_released"), 4)
         lb = tel.cmd("/rocetor/lb") or {}
         t.eq(lb.get("mode"), "ecmp", "(/rocetor/lb mode)")
-        # spray and unknown modes change nothing.
-        for bad in ("spray", "nonsense", ""):
+        # Unknown modes change nothing.
+        for bad in ("nonsense", ""):
             r = tel.cmd("/rocetor/lb/set,%s" % bad if bad else "/rocetor/lb/set") or {}
             t.eq(r.get("ok"), 0, "(lb/set,%s refused) %r" % (bad, r))
             t.check(r.get("error"), "an error message for %r" % bad)
@@ -165,7 +164,7 @@ def held_switch_once(t, attempt):
         r = tel.cmd("/rocetor/lb/set,ecmp") or {}
         t.eq((r.get("ok"), r.get("released")), (1, 0), "(same mode) %r" % r)
         # Every other mode, config sections absent (defaults), and back.
-        for m in ("seqbalance", "caver", "conweave", "ecmp"):
+        for m in ("seqbalance", "caver", "spray", "conweave", "ecmp"):
             r = tel.cmd("/rocetor/lb/set,%s" % m) or {}
             t.eq((r.get("ok"), r.get("mode")), (1, m), "(switch to %s) %r" % (m, r))
         # A fault toggled at runtime: port admin down/up.
@@ -217,7 +216,7 @@ def held_switch_once(t, attempt):
     t.eq(lb["reorder_flush_timeout"], 0, "(the switch released them, not the deadline)")
     t.eq(lb["reorder_queues_in_use"], 0)
     t.eq(s["lb_mode"], "ecmp")
-    t.eq(s["lb_switches"], 5, "(ecmp, then seqbalance, caver, conweave, ecmp)")
+    t.eq(s["lb_switches"], 6, "(ecmp, then seqbalance, caver, spray, conweave, ecmp)")
     t.eq(s["lb_switch_released"], 4)
     t.eq(s["held_packets"], 0)
     ok, why = harness.accounted(s)

@@ -110,7 +110,7 @@ def part1(t):
                     dst_ip="10.2.0.1", sport=0xC303 + i, src_mac=RNIC[0], dst_mac=HOST_MAC[0])
             for i, b in enumerate((0xC0, 0x40))]
     t.check(R.icrc_ok(b4) and R.icrc_ok(lookalike), "test frames have valid ICRCs (scapy)")
-    for lb in ("ecmp", "conweave", "seqbalance", "caver"):
+    for lb in ("ecmp", "conweave", "seqbalance", "caver", "spray"):
         res = harness.run(config(lb), [forged + [b4, lookalike] + cnps, [], []],
                           tag="trust1" + lb)
         if not check_accounted(t, res, lb):

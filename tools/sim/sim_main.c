@@ -395,6 +395,7 @@ static const char sec_conweave[] =
 	"  reorder_queues_per_port: 256\n";
 static const char sec_seqbalance[] = "seqbalance:\n  dst_prefix_len: 16\n";
 static const char sec_caver[] = "caver:\n";
+static const char sec_spray[] = "spray:\n";
 
 /*
  * The flow table a ToR needs for this run. A flow's entry outlives it:
@@ -517,6 +518,8 @@ build_sections(const struct opts *o, double cdf_mean)
 		strcat(out, sec_seqbalance);
 	else if (strcmp(o->lb, "caver") == 0 && !has_section(out, o->lb))
 		strcat(out, sec_caver);
+	else if (strcmp(o->lb, "spray") == 0 && !has_section(out, o->lb))
+		strcat(out, sec_spray);
 	else
 		added = false;
 	if (added)
@@ -722,7 +725,10 @@ ev_sample(struct sim *s, void *arg, uint64_t u)
 		return;
 	for (uint32_t i = r->topo.n_hosts; i < r->topo.n_nodes; i++) {
 		const struct sim_node *n = &r->topo.nodes[i];
-		uint64_t q = r->net.st[i].lb[RTR_LBC_reorder_queues_in_use];
+		/* ConWeave's rings or spray's windows: each mode counts
+		 * only its own. */
+		uint64_t q = r->net.st[i].lb[RTR_LBC_reorder_queues_in_use] +
+			r->net.st[i].lb[RTR_LBC_windows_in_use];
 		uint64_t h = n->lb_state != NULL && n->lb_ops->held != NULL ?
 			n->lb_ops->held(n->lb_state) : 0;
 
@@ -1297,7 +1303,7 @@ main(int argc, char **argv)
 	r->sample_ns = (uint64_t)llround(o->sample_us * 1000);
 	if (r->sample_ns == 0)
 		r->sample_ns = 1;
-	if (strcmp(o->lb, "conweave") == 0) {
+	if (strcmp(o->lb, "conweave") == 0 || strcmp(o->lb, "spray") == 0) {
 		r->sampling = true;
 		sim_at(&r->net.sim, 0, ev_sample, r, 0);
 	}

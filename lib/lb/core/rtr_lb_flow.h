@@ -32,6 +32,8 @@ struct rtr_lb_flow_info {
 	uint8_t next_hop;	/* egress port asked of the next switch, RTR_LB_HOP_NONE */
 	uint8_t ce;		/* path cost when the flow was placed (0..255) */
 	bool by_table;		/* placed from the path table (false: ECMP fallback) */
+	/* spray */
+	uint32_t seq;		/* SrcToR: the next number to stamp; DstToR: the next expected */
 };
 
 #endif /* RTR_LB_FLOW_H */

@@ -32,7 +32,8 @@ LABELS = {
     "conweave-dst": "ConWeave as DstToR, reordering active",
     "seqbalance": "SeqBalance as SrcToR",
     "caver": "CAVER as SrcToR",
-    "spray": "per-packet spray (SrcToR)",
+    "spray-src": "per-packet spray as SrcToR",
+    "spray-dst": "spray as DstToR (ConWeave-stamped traffic: not held)",
 }
 TESTPMD_MODES = ["5tswap", "macswap"]
 # The peers a mode's Mpps is divided by, round by round: ratio_NAME.
