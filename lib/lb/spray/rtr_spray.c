@@ -883,6 +883,19 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	if (d->win == NO_WIN)
 		d->port = (uint8_t)port;
 	diff = (int32_t)(seq - d->next);
+	if (unlikely(diff < 0 && seq == 0 && d->win == NO_WIN &&
+			    !(seq - d->gap_lo < d->gap_hi - d->gap_lo))) {
+		/* Number 0 behind next, with nothing held and not a
+		 * straggler of the last gap given up on: the SrcToR numbers
+		 * this flow from 0 again (its entry was evicted or aged while
+		 * ours was not, or the flow now enters the fabric at another
+		 * ToR). Without this every packet would be late until the
+		 * numbers caught up with next. */
+		d->next = 0;
+		d->gap_hi = d->gap_lo;
+		c[RTR_LBC_spray_resync]++;
+		diff = 0;
+	}
 	if (diff == 0) {
 		d->next++;
 		c[RTR_LBC_spray_in_order]++;
@@ -904,7 +917,8 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		 * long ago. */
 		c[RTR_LBC_late]++;
 		if (seq - d->gap_lo < d->gap_hi - d->gap_lo) {
-			skew_sample(sp, now - d->gap_t0, c);
+			if (d->gap_t0 != NEVER)
+				skew_sample(sp, now - d->gap_t0, c);
 			d->gap_hi = d->gap_lo; /* once per gap */
 		}
 		return RTR_LB_FORWARD;
@@ -917,7 +931,16 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		c[RTR_LBC_window_overflow]++;
 		if (sp->held >= sp->hold_budget && (uint32_t)diff < sp->w)
 			c[RTR_LBC_spray_over_budget]++;
-		c[RTR_LBC_gap_skipped] += release_all(sp, d, m, seq, port, now, c);
+		{
+			uint32_t from = d->next;
+
+			c[RTR_LBC_gap_skipped] += release_all(sp, d, m, seq, port, now, c);
+			/* Its stragglers are late (not a restart at 0), and
+			 * say nothing of the skew. */
+			d->gap_lo = from;
+			d->gap_hi = d->next;
+			d->gap_t0 = NEVER;
+		}
 		return RTR_LB_TAKEN;
 	}
 	if (d->win == NO_WIN) {

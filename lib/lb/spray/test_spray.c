@@ -593,6 +593,66 @@ test_dst_wrap(void)
 	rtr_sp_free(sp);
 }
 
+/* The SrcToR numbers a busy flow from 0 again (its entry evicted, or the
+ * flow moved to another SrcToR): the DstToR follows at once, holding only
+ * what overtakes the new 0. A 0 that is the straggler of a gap given up
+ * on is late, not a restart. */
+static void
+test_dst_restart(void)
+{
+	struct rtr_sp_params p = def_params();
+	struct rtr_sp *sp = mk_inst(&p);
+	struct flow f = flow4(1, 10, 1010), g = flow4(1, 11, 1011);
+	struct rtr_lcore_stats c_st;
+	uint64_t *c = c_st.lb;
+	/* (psn, seq) of the second run: 0, 2, 1, 3. */
+	static const uint32_t seq2[] = {0, 2, 1, 3};
+	static const uint32_t psn2[] = {100, 102, 101, 103};
+	uint32_t want[14];
+	const uint64_t t0 = 1000 * US;
+
+	counters_zero(c);
+	for (uint32_t i = 0; i < 10; i++) {
+		dst_rx(sp, mk_sp(&f, i, i, (uint8_t)(i & 3), MARK, false), 0, t0 + i * US, c);
+		want[i] = i;
+	}
+	for (unsigned int i = 0; i < 4; i++) {
+		dst_rx(sp, mk_sp(&f, psn2[i], seq2[i], (uint8_t)i, MARK, false), 0,
+				t0 + (20 + i) * US, c);
+		want[10 + i] = 100 + i;
+	}
+	check_order(&f, want, 14, "restart at 0");
+	CHECK_EQ(c[RTR_LBC_spray_resync], 2); /* the new flow, the restart */
+	CHECK_EQ(c[RTR_LBC_spray_held], 1);
+	CHECK_EQ(c[RTR_LBC_late], 0);
+	CHECK_EQ(c[RTR_LBC_gap_timeouts], 0);
+	CHECK_EQ(rtr_sp_held(sp), 0);
+	sink_clear(&snk);
+
+	/* A new flow whose 0 is slow: 1 and 2 are held, given up on at the
+	 * deadline, then 0 straggles in: late (the gap [0, 1) it belongs
+	 * to was given up on), not a restart. */
+	counters_zero(c);
+	dst_rx(sp, mk_sp(&g, 201, 1, 1, MARK, false), 0, t0 + 30 * US, c);
+	dst_rx(sp, mk_sp(&g, 202, 2, 2, MARK, false), 0, t0 + 31 * US, c);
+	CHECK_EQ(rtr_sp_held(sp), 2);
+	rtr_sp_tick(sp, t0 + 30 * US + 50 * US, LB_ST(c));
+	CHECK_EQ(c[RTR_LBC_gap_timeouts], 1);
+	CHECK_EQ(snk.nd, 2);
+	CHECK_EQ(dst_rx(sp, mk_sp(&g, 200, 0, 0, MARK, false), 0, t0 + 90 * US, c),
+			RTR_LB_FORWARD);
+	CHECK_EQ(c[RTR_LBC_late], 1);
+	CHECK_EQ(c[RTR_LBC_spray_resync], 1); /* the new flow only */
+	/* Then 3 is next, in order. */
+	CHECK_EQ(dst_rx(sp, mk_sp(&g, 203, 3, 3, MARK, false), 0, t0 + 91 * US, c),
+			RTR_LB_FORWARD);
+	CHECK_EQ(c[RTR_LBC_spray_in_order], 1);
+	CHECK_EQ(snk.nd, 4);
+	CHECK_EQ(rtr_sp_held(sp), 0);
+	sink_clear(&snk);
+	rtr_sp_free(sp);
+}
+
 /* Not spray's: a ConWeave DATA header (another Resv7) is left for the
  * host strip; unstamped RoCE too. */
 static void
@@ -1199,6 +1259,7 @@ main(void)
 	test_dst_overflow();
 	test_dst_budget_pool();
 	test_dst_wrap();
+	test_dst_restart();
 	test_dst_foreign();
 	test_dst_auto_timeout();
 	test_dst_fini_flush();
