@@ -13,12 +13,16 @@ releases them on the TAIL (the counters equal what benchgen's JSON says one
 pass makes, no timeouts, overflows or late packets), and delivers every
 frame to host port 0 with a valid ICRC, per QP in PSN order, byte for byte
 what the sender sent but for MACs and TTL. Also the plan of the 1M-flow case.
+dst --stamp spray: spray's marker and numbers in the documented arrival
+order, valid ICRCs once stripped; a spray DstToR fed one pass holds what the
+JSON says and delivers every flow in PSN order, byte for byte.
 """
 import json
 import os
 import shutil
 import subprocess
 import sys
+import struct
 import tempfile
 import time
 
@@ -191,6 +195,21 @@ def test_plans(t):
 
 
 # --------------------------------------------------------------------------
+def spray_config(mtu=0):
+    """The spray DstToR of the same ports and routes (doc/spray.md)."""
+    m = ", mtu: %d" % mtu if mtu else ""
+    return ("switch: {name: bench-dst, id: 2, lb: spray}\nports:\n"
+            '  - {port: 0, role: host, mac: "02:00:00:00:01:00"%s}\n' % m +
+            "".join('  - {port: %d, role: fabric, mac: "02:00:00:00:01:%02x"%s}\n' % (i, i, m)
+                    for i in range(1, 5)) +
+            "routes:\n"
+            '  - {prefix: "10.1.0.0/16", port: 0, nexthop_mac: "%s"}\n' % HOST_NEXTHOP +
+            '  - prefix: "10.2.0.0/16"\n    paths:\n' +
+            "".join('      - {port: %d, nexthop_mac: "02:00:00:00:bb:%02x"}\n' % (i, i)
+                    for i in range(1, 5)) +
+            "spray: {flow_table_size: 65536, timeout_us: 100000}\n")
+
+
 def dst_config(resume_extra_us=16, mtu=0):
     """The DstToR the runner sets up: hosts 10.1/16 on port 0, the senders'
     ToR (10.2/16) over the 4 uplinks (port 1's MAC is the one benchgen's dst
@@ -214,10 +233,10 @@ def dst_config(resume_extra_us=16, mtu=0):
             % (resume_extra_us, theta))
 
 
-def run_dsttor(work, tag, pcap, resume_extra_us=RESUME_EXTRA_US, mtu=0):
+def run_dsttor(work, tag, pcap, resume_extra_us=RESUME_EXTRA_US, mtu=0, config=None):
     cfg = os.path.join(work, tag + ".yaml")
     with open(cfg, "w") as f:
-        f.write(dst_config(resume_extra_us, mtu))
+        f.write(config if config is not None else dst_config(resume_extra_us, mtu))
     host = os.path.join(work, tag + "-host.pcap")
     up1 = os.path.join(work, tag + "-up1.pcap")
     stats = os.path.join(work, tag + "-stats.json")
@@ -350,6 +369,71 @@ def test_dst(t, work):
         t.check(swaps > 0, "the dst input is reordered")
 
 
+def test_spray_dst(t, work):
+    """--stamp spray: spray's marker and numbers, each group of 4 arriving
+    as 0, 2, 1, 3; a spray DstToR fed one pass holds exactly what the json
+    says and delivers every flow in PSN order with the sender's bytes."""
+    for size, n, packets in ((64, 40, 40 * 10), (1024, 7, 7 * 9)):
+        tag = "sdst%d_%d" % (size, n)
+        pre = os.path.join(work, tag)
+        rc, err = gen("--role", "dst", "--stamp", "spray", "--flows", n, "--size", size,
+                      "--packets", packets, "--out", pre)
+        if not t.check(rc == 0, "benchgen dst --stamp spray: %s" % err):
+            continue
+        j = load(pre)
+        frames = rocegen.read_pcap(j["files"][0])
+        per = packets // n
+        t.eq((len(frames), j["packets_per_flow"]), (packets, per), "(spray dst frames)")
+        # The arrival order of numbers per flow, computed here: groups of
+        # 4 as 0, 2, 1, 3, the partial group at the end in order.
+        want = []
+        for g in range(per // 4):
+            want += [4 * g, 4 * g + 2, 4 * g + 1, 4 * g + 3]
+        want += list(range(per // 4 * 4, per))
+        seqs, sent = {}, {}
+        for k, f in enumerate(frames):
+            _, _, b = R.offsets(f)
+            t.eq(f[b + 8], 0x31, "(frame %d: spray's Resv7 marker, AckReq 0)" % k)
+            seq = struct.unpack_from("!I", f, b + 12)[0]
+            t.eq(f[b + 4], seq & 3, "(frame %d: path = number mod 4)" % k)
+            h = R.strip_cw(f)
+            bf = R.bth_fields(h)
+            seqs.setdefault(bf["dqp"], []).append((seq, bf["psn"]))
+            sent.setdefault(bf["dqp"], {})[bf["psn"]] = h
+        t.eq(len(seqs), n, "(spray dst: flows)")
+        for q, v in seqs.items():
+            t.eq([x[0] for x in v], want, "(flow %#x arrival order)" % q)
+            t.eq(len({(x[1] - x[0]) & 0xFFFFFF for x in v}), 1,
+                 "(flow %#x: PSN = first PSN + number)" % q)
+        t.check(all(R.icrc_ok(R.strip_cw(f)) for f in frames),
+                "scapy: ICRC of stripped spray dst frames")
+        held = n * (per // 4)
+        t.eq(j["per_pass"]["spray_held"], held, "(json: held per pass)")
+        p, st, host, _ = run_dsttor(work, tag, j["files"][0],
+                                    config=spray_config(4200 if size == 4096 else 0))
+        if not t.check(p.returncode == 0 and st, "rocetor spray: %d %s" % (p.returncode,
+                                                                           p.stderr[-2000:])):
+            continue
+        lb = st["lb"]
+        t.eq((lb["spray_rx"], lb["spray_held"], lb["released_in_order"]),
+             (packets, held, held), "(spray dst %d: received, held, released)" % size)
+        for key in ("gap_timeouts", "late", "window_overflow", "windows_in_use"):
+            t.eq(lb[key], 0, "(spray dst %d: %s)" % (size, key))
+        ok, why = harness.accounted(st)
+        t.check(ok, "accounting: " + why)
+        t.eq(len(host), packets, "(spray dst %d: every frame delivered)" % size)
+        t.check(all(R.icrc_ok(f) for f in host), "scapy: delivered ICRCs (spray)")
+        last, order_bad, diff = {}, 0, 0
+        for f in host:
+            b = R.bth_fields(f)
+            q, psn = b["dqp"], b["psn"]
+            if q in last and (psn - last[q]) & 0xFFFFFF != 1:
+                order_bad += 1
+            last[q] = psn
+            diff += not same_as_sent(f, sent.get(q, {}).get(psn, b""))
+        t.eq((order_bad, diff), (0, 0), "(spray dst %d: out of PSN order, differing)" % size)
+
+
 def main():
     t = harness.Checker("bench-gen")
     work = tempfile.mkdtemp(prefix="rocetor-benchgen-")
@@ -358,6 +442,7 @@ def main():
         test_src(t, work)
         test_plans(t)
         test_dst(t, work)
+        test_spray_dst(t, work)
         print("bench-gen: %.1f s" % (time.time() - t0))
     finally:
         shutil.rmtree(work, ignore_errors=True)

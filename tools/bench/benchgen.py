@@ -4,7 +4,8 @@
 """benchgen: the benchmark suite's RoCEv2 traffic (doc/benchmarks.md).
 
     benchgen.py --role {src,dst} --flows N --size {64,1024,4096}
-                [--packets P] [--queues Q] [--seed S] [--epoch-len L] --out PREFIX
+                [--packets P] [--queues Q] [--seed S] [--epoch-len L]
+                [--stamp {conweave,spray}] --out PREFIX
 
 Writes PREFIX.pcap (Q = 1) or PREFIX.q0.pcap .. PREFIX.q{Q-1}.pcap (flow i in
 file i mod Q) and PREFIX.json, which describes them. When PREFIX.json already
@@ -20,6 +21,11 @@ role dst: what a ConWeave DstToR receives on a fabric port from a remote
   stamped as doc/conweave.md "Wire format" says, arranged so that in every
   epoch phase-1 packets overtake the TAIL (the DstToR holds them, the TAIL
   releases them). See plan_dst() for the layout.
+  With --stamp spray: what a spray DstToR receives instead (doc/spray.md):
+  the same flows and frames, stamped with spray's marker and a per-flow
+  sequence number (0, 1, ... in each pcap loop), packet k of flow k mod N,
+  each group of 4 numbers arriving as 0, 2, 1, 3 (the 2 overtakes the 1: the
+  DstToR holds it until the 1 comes), a flow's last partial group in order.
 
 --size 64: RC SEND ONLY, no payload, 60-byte frame (64 on the wire with the
 FCS); 1024 / 4096: RC RDMA WRITE MIDDLE with a 1024 / 4096-byte payload
@@ -72,6 +78,10 @@ CW_DATA = 1 << 5
 CW_PHASE = 1 << 4
 CW_ASK = 1 << 1
 CW_TAIL = 1
+# spray's marker (doc/spray.md): DATA with phase 1 and tail 1, which
+# ConWeave never sends.
+SPRAY_R7 = CW_DATA | CW_PHASE | CW_TAIL
+SPRAY_ORDER = (0, 2, 1, 3)
 
 
 def roundup(x, n):
@@ -346,6 +356,33 @@ def gen_dst(flows, n, queues, opcode, payload, plan, outs):
     return stats
 
 
+def gen_spray_dst(flows, n, queues, opcode, payload, packets, outs):
+    """Packet k belongs to flow k mod N, its r-th of the loop (r = k div N):
+    number 4 (r div 4) + SPRAY_ORDER[r mod 4] in complete groups, r in the
+    last partial one; PSN psn0 + number (the host sent in number order);
+    path = number mod 4. Returns how many packets a DstToR holds per loop."""
+    crc32, pack = zlib.crc32, struct.pack
+    pad = 60 - (14 + 20 + 8 + 12 + 4 + len(payload) + 4)
+    tail_pad = b"\0" * pad if pad > 0 else b""
+    per = packets // n
+    full = per // 4 * 4
+    order = [4 * (r // 4) + SPRAY_ORDER[r % 4] if r < full else r for r in range(per)]
+    tpl = []
+    for i in range(n):
+        s, d = flows.addrs(i)
+        t = Template("dst", s, d, flows.sport[i], flows.dqp(i), opcode, len(payload))
+        tpl.append((t.head, t.mid, t.crc0, flows.psn0[i], outs[i % queues].add))
+    for r in range(per):
+        seq = order[r]
+        path = bytes((seq & 3,))
+        for head, mid, crc0, psn0, add in tpl:
+            psn = (psn0 + seq) & 0xFFFFFF
+            crc = crc32(payload, crc32(pack("!I", psn), crc0))
+            add(b"".join((head, path, mid, pack("!II", (SPRAY_R7 << 24) | psn, seq),
+                          payload, pack("<I", crc), tail_pad)))
+    return n * (full // 4)
+
+
 # --------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------
@@ -365,8 +402,12 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--epoch-len", type=int, default=8,
                    help="dst: packets per ConWeave epoch (>= 3)")
+    p.add_argument("--stamp", choices=("conweave", "spray"), default="conweave",
+                   help="dst: whose DstToR the frames are for (default conweave)")
     p.add_argument("--out", required=True, help="output prefix (PREFIX.pcap, PREFIX.json)")
     a = p.parse_args(argv)
+    if a.stamp == "spray" and a.role != "dst":
+        p.error("--stamp spray is for --role dst")
     if not 1 <= a.flows <= 1 << 24:
         p.error("--flows must be 1..16777216")
     if not 1 <= a.queues <= min(a.flows, 64):
@@ -389,6 +430,8 @@ def params_of(a):
          "packets_arg": a.packets, "queues": a.queues, "seed": a.seed}
     if a.role == "dst":
         d["epoch_len"] = a.epoch_len
+    if a.stamp != "conweave":
+        d["stamp"] = a.stamp
     return d
 
 
@@ -424,7 +467,27 @@ def main(argv=None):
     if d:
         os.makedirs(d, exist_ok=True)
     extra = {}
-    if a.role == "src":
+    if a.stamp == "spray":
+        packets = roundup(a.packets if a.packets is not None else max(a.flows, MIN_PACKETS),
+                          a.flows)
+        per = packets // a.flows
+        nq_max = len(file_flows(a.flows, 0, a.queues))
+        if nq_max * per > MAX_FRAMES:
+            p.error("%d frames in one pcap: at most %d (use --queues or fewer --packets)" %
+                    (nq_max * per, MAX_FRAMES))
+        flows = Flows("dst", a.flows, a.seed)
+        outs = [PcapOut(n) for n in names]
+        held = gen_spray_dst(flows, a.flows, a.queues, opcode, payload, packets, outs)
+        desc = ("spray DATA frames a DstToR receives on a fabric port (MAC %s -> %s), %s, "
+                "%d-byte frames incl. the 4-byte sequence header, %d flows 10.2/16 -> "
+                "10.1/16, %d packets per flow numbered from 0 in each loop, groups of 4 "
+                "arriving as 0, 2, 1, 3: %d per pcap loop held" % (
+                    SRC_MAC["dst"], DST_MAC["dst"], OPNAME[opcode], frame_len, a.flows, per,
+                    held))
+        extra.update({"packets_per_flow": per,
+                      "per_pass": {"spray_held": held, "released_in_order": held,
+                                   "spray_resync": a.flows}})
+    elif a.role == "src":
         packets = a.packets if a.packets is not None else default_packets(
             "src", a.flows, a.queues, a.size, a.epoch_len)
         packets = roundup(packets, a.flows)
