@@ -45,8 +45,8 @@
  * Eth..BTH moved by the 4 bytes of a ConWeave header. Every load happens
  * before any store, so src and dst may overlap either way; fixed-size
  * copies compile to a few vector moves instead of a libc call. Reads up
- * to RTR_HEAD_MAX bytes at src (callers ensure that much buffer is there:
- * an mbuf's data room), writes exactly n at dst.
+ * to 64 bytes at src when n <= 64, else up to RTR_HEAD_MAX (callers ensure
+ * that much buffer is there: an mbuf's data room), writes exactly n at dst.
  */
 #define RTR_HEAD_MAX 128
 typedef uint8_t rtr_v16 __attribute__((vector_size(16)));
@@ -64,10 +64,17 @@ rtr_move_head(uint8_t *dst, const uint8_t *src, unsigned int n)
 	memcpy(&c1, src + 16, 16);
 	memcpy(&c2, src + 32, 16);
 	memcpy(&c3, src + 48, 16);
-	memcpy(&c4, src + 64, 16);
-	memcpy(&c5, src + 80, 16);
-	memcpy(&c6, src + 96, 16);
-	memcpy(&c7, src + 112, 16);
+	/* Beyond the first 64 bytes only when the headers reach there (IPv6):
+	 * for IPv4 that would touch a cache line of the packet nobody needs,
+	 * a miss when the frame came from DRAM. */
+	if (n > 64) {
+		memcpy(&c4, src + 64, 16);
+		memcpy(&c5, src + 80, 16);
+		memcpy(&c6, src + 96, 16);
+		memcpy(&c7, src + 112, 16);
+	} else {
+		c4 = c5 = c6 = c7 = c0;
+	}
 	memcpy(&tail, src + n - 16, 16);
 	memcpy(dst, &c0, 16);
 	if (n >= 32)

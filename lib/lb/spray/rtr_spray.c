@@ -58,7 +58,7 @@ struct sp_dst {
 	uint8_t valid;
 };
 
-/* A reorder window: W slots indexed by seq % W, for numbers next + 1 ..
+/* A reorder window: W slots indexed by (seq - base) % W, for numbers next + 1 ..
  * next + W - 1 of its flow (next itself is never held). */
 struct sp_win {
 	uint64_t deadline;	/* t_first + the timeout when it was set */
@@ -66,6 +66,10 @@ struct sp_win {
 	struct rtr_ft_entry *e; /* the flow */
 	uint32_t heap_pos;
 	uint32_t n_held;
+	/* Number n is in slot (n - base) % W: base is next when the window
+	 * was taken, so a flow's few held packets sit in the window's first
+	 * slots, the lines the window's last user touched too. */
+	uint32_t base;
 };
 
 struct rtr_sp {
@@ -73,11 +77,20 @@ struct rtr_sp {
 	struct rtr_sp_params p;
 	struct rtr_lb_io io;
 	uint32_t w;		/* window slots */
+	/* Slots from one window to the next: W and one cache line more, so
+	 * the windows' first lines (where a flow's few held packets go) fall
+	 * in different cache sets; at W apart (a power of two, 16 KB at the
+	 * default) they would all compete for the same few ways. */
+	uint32_t stride;
 	uint32_t wmask;
 	uint64_t aging_ns;
 	struct sp_win *win;	/* n_windows */
-	struct rte_mbuf **slot; /* n_windows * w */
-	uint64_t *t_in;		/* arrival of each held packet */
+	/* n_windows * w: a held packet and its arrival side by side, one
+	 * cache line touched per packet held or released. */
+	struct sp_slot {
+		struct rte_mbuf *m;
+		uint64_t t_in;
+	} *slot;
 	uint16_t *free_win;	/* stack of free window indices */
 	uint32_t n_free;
 	uint16_t *heap;		/* windows holding packets, by deadline */
@@ -120,13 +133,13 @@ sp_pinned(const struct rtr_ft_entry *e)
 static inline struct rte_mbuf **
 slot_of(struct rtr_sp *sp, uint32_t w, uint32_t seq)
 {
-	return &sp->slot[(size_t)w * sp->w + (seq & sp->wmask)];
+	return &sp->slot[(size_t)w * sp->stride + ((seq - sp->win[w].base) & sp->wmask)].m;
 }
 
 static inline uint64_t *
 tin_of(struct rtr_sp *sp, uint32_t w, uint32_t seq)
 {
-	return &sp->t_in[(size_t)w * sp->w + (seq & sp->wmask)];
+	return &sp->slot[(size_t)w * sp->stride + ((seq - sp->win[w].base) & sp->wmask)].t_in;
 }
 
 /* ------------------------------------------------------------------ timers */
@@ -263,6 +276,7 @@ rtr_sp_create(const struct rtr_sp_params *p, const struct rtr_lb_io *io)
 	sp->io = *io;
 	sp->w = p->window_slots;
 	sp->wmask = p->window_slots - 1;
+	sp->stride = p->window_slots + RTE_CACHE_LINE_SIZE / sizeof(*sp->slot);
 	sp->aging_ns = rtr_sp_aging_ns(p);
 	sp->hold_budget = p->hold_budget ? p->hold_budget : UINT64_MAX;
 	/* Before any sample the longest wait: a gap is never given up
@@ -286,11 +300,10 @@ rtr_sp_create(const struct rtr_sp_params *p, const struct rtr_lb_io *io)
 		goto fail;
 	snprintf(name, sizeof(name), "sp_win_%u", p->worker);
 	sp->win = sp_alloc(p, name, sizeof(*sp->win) * p->n_windows);
-	sp->slot = sp_alloc(p, name, sizeof(*sp->slot) * (size_t)p->n_windows * sp->w);
-	sp->t_in = sp_alloc(p, name, sizeof(*sp->t_in) * (size_t)p->n_windows * sp->w);
+	sp->slot = sp_alloc(p, name, sizeof(*sp->slot) * (size_t)p->n_windows * sp->stride);
 	sp->free_win = sp_alloc(p, name, sizeof(*sp->free_win) * p->n_windows);
 	sp->heap = sp_alloc(p, name, sizeof(*sp->heap) * p->n_windows);
-	if (!sp->win || !sp->slot || !sp->t_in || !sp->free_win || !sp->heap)
+	if (!sp->win || !sp->slot || !sp->free_win || !sp->heap)
 		goto fail;
 	/* Lowest index on top: window 0 is taken first. */
 	for (uint32_t i = 0; i < p->n_windows; i++)
@@ -318,7 +331,7 @@ rtr_sp_free(void *state)
 			uint32_t w = sp->heap[i];
 
 			for (uint32_t s = 0; s < sp->w; s++) {
-				struct rte_mbuf **m = &sp->slot[(size_t)w * sp->w + s];
+				struct rte_mbuf **m = &sp->slot[(size_t)w * sp->stride + s].m;
 
 				if (*m == NULL)
 					continue;
@@ -333,7 +346,6 @@ rtr_sp_free(void *state)
 	rtr_ft_free(sp->fs.ft);
 	rtr_lb_zfree(sp->win, rte);
 	rtr_lb_zfree(sp->slot, rte);
-	rtr_lb_zfree(sp->t_in, rte);
 	rtr_lb_zfree(sp->free_win, rte);
 	rtr_lb_zfree(sp->heap, rte);
 	free(sp);
@@ -747,11 +759,14 @@ win_settle(struct rtr_sp *sp, struct sp_dst *d, uint64_t *c)
 		win_put(sp, d, c);
 		return;
 	}
-	for (uint32_t i = 1; i < sp->w; i++) {
+	/* Up to the last held packet, not the whole window. */
+	for (uint32_t i = 1, found = 0; i < sp->w && found < w->n_held; i++) {
 		uint32_t seq = d->next + i;
 
-		if (*slot_of(sp, d->win, seq) != NULL)
+		if (*slot_of(sp, d->win, seq) != NULL) {
 			first = RTE_MIN(first, *tin_of(sp, d->win, seq));
+			found++;
+		}
 	}
 	w->t_first = first;
 	w->deadline = first + sp->timeout_ns;
@@ -798,11 +813,15 @@ release_all(struct rtr_sp *sp, struct sp_dst *d, struct rte_mbuf *m, uint32_t se
 				last = from + i;
 				delivered++;
 			}
-			if (sp->win[win].n_held > 0 && *slot_of(sp, win, from + i) != NULL) {
+			if (*slot_of(sp, win, from + i) != NULL) {
 				emit(sp, d, win, from + i, now, c);
 				last = from + i;
 				delivered++;
 			}
+			/* Nothing held beyond: m, if it is still to go, goes
+			 * after the loop, at the same place. */
+			if (sp->win[win].n_held == 0)
+				break;
 		}
 		win_put(sp, d, c);
 	}
@@ -950,6 +969,7 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		w->e = e;
 		w->n_held = 0;
 		w->t_first = now;
+		w->base = d->next;
 		w->deadline = now + sp->timeout_ns;
 		d->win = wi;
 		heap_add(sp, wi);

@@ -240,12 +240,14 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
         rec["originated"] = st.get("originated", 0)
         if "per_pass" in meta and rec["rx_total"]:
             # what the pcap should make the DstToR count, per received frame
-            exp = meta["per_pass"].get("reorder_held", 0) / float(meta["frames"])
-            got = lbc.get("reorder_held", 0) / float(rec["rx_total"])
+            # (ConWeave's reorder_held, spray's spray_held)
+            key = "spray_held" if "spray_held" in meta["per_pass"] else "reorder_held"
+            exp = meta["per_pass"].get(key, 0) / float(meta["frames"])
+            got = lbc.get(key, 0) / float(rec["rx_total"])
             rec["reorder_held_per_pkt"] = got
             rec["reorder_held_expected"] = exp
             if exp > 0 and got < 0.5 * exp:
-                rec["notes"].append("reorder_held %.3f/pkt, pcap implies %.3f" % (got, exp))
+                rec["notes"].append("%s %.3f/pkt, pcap implies %.3f" % (key, got, exp))
     rec["ok"] = rec["mpps"] is not None and not rec["problems"]
     return rec
 

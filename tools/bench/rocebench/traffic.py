@@ -27,8 +27,11 @@ class Traffic:
         os.makedirs(self.dir, exist_ok=True)
         prefix = os.path.join(self.dir, "%s-%d-%s%s" % (role, size, fmt_count(flows),
                                                         "-q%d" % queues if queues > 1 else ""))
-        cmd = [sys.executable, self.benchgen, "--role", role, "--flows", str(flows),
+        base, _, stamp = role.partition("-")
+        cmd = [sys.executable, self.benchgen, "--role", base, "--flows", str(flows),
                "--size", str(size), "--out", prefix]
+        if stamp:
+            cmd += ["--stamp", stamp]
         if queues > 1:
             cmd += ["--queues", str(queues)]
         packets = self.src_packets if role == "src" and self.src_packets else self.packets
