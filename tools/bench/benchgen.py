@@ -357,10 +357,13 @@ def gen_dst(flows, n, queues, opcode, payload, plan, outs):
 
 
 def gen_spray_dst(flows, n, queues, opcode, payload, packets, outs):
-    """Packet k belongs to flow k mod N, its r-th of the loop (r = k div N):
-    number 4 (r div 4) + SPRAY_ORDER[r mod 4] in complete groups, r in the
-    last partial one; PSN psn0 + number (the host sent in number order);
-    path = number mod 4. Returns how many packets a DstToR holds per loop."""
+    """A flow's r-th packet of the loop has number 4 (r div 4) +
+    SPRAY_ORDER[r mod 4] in complete groups, r in the last partial one; PSN
+    psn0 + number (the host sent in number order); path = number mod 4.
+    As gen_dst interleaves ConWeave's epochs: group by group, BATCH flows
+    at a time, their packets one per flow in turn (so a held packet waits
+    for one packet of each other flow of its batch); the partial group last,
+    all flows in turn. Returns how many packets a DstToR holds per loop."""
     crc32, pack = zlib.crc32, struct.pack
     pad = 60 - (14 + 20 + 8 + 12 + 4 + len(payload) + 4)
     tail_pad = b"\0" * pad if pad > 0 else b""
@@ -372,14 +375,18 @@ def gen_spray_dst(flows, n, queues, opcode, payload, packets, outs):
         s, d = flows.addrs(i)
         t = Template("dst", s, d, flows.sport[i], flows.dqp(i), opcode, len(payload))
         tpl.append((t.head, t.mid, t.crc0, flows.psn0[i], outs[i % queues].add))
-    for r in range(per):
-        seq = order[r]
-        path = bytes((seq & 3,))
-        for head, mid, crc0, psn0, add in tpl:
-            psn = (psn0 + seq) & 0xFFFFFF
-            crc = crc32(payload, crc32(pack("!I", psn), crc0))
-            add(b"".join((head, path, mid, pack("!II", (SPRAY_R7 << 24) | psn, seq),
-                          payload, pack("<I", crc), tail_pad)))
+    rounds = [(r0, tpl[b0:b0 + BATCH]) for r0 in range(0, full, 4)
+              for b0 in range(0, n, BATCH)]
+    rounds += [(r, tpl) for r in range(full, per)]
+    for r0, batch in rounds:
+        for r in range(r0, min(r0 + 4, per) if r0 < full else r0 + 1):
+            seq = order[r]
+            path = bytes((seq & 3,))
+            for head, mid, crc0, psn0, add in batch:
+                psn = (psn0 + seq) & 0xFFFFFF
+                crc = crc32(payload, crc32(pack("!I", psn), crc0))
+                add(b"".join((head, path, mid, pack("!II", (SPRAY_R7 << 24) | psn, seq),
+                              payload, pack("<I", crc), tail_pad)))
     return n * (full // 4)
 
 

@@ -47,8 +47,8 @@ MTU_4K = 4200  # 4096-byte payload frames are 4154 B (4158 with the ConWeave hea
 # Memory estimate only (the pool's size in mbufs comes from the switch):
 MBUF_OVERHEAD = 320  # per mbuf beyond its data room: rte_mbuf, private area, pool header
 SLACK_MB = 256
-HOLD_MB = 32  # a holding mode's reorder rings per worker (ConWeave's at the defaults)
-SPRAY_WINDOW_BYTES = 1024 * 16  # a spray window: 1024 slots of an mbuf and an arrival time
+HOLD_MB = 32  # a holding mode's reorder rings per worker (ConWeave's at the defaults; spray's
+# 256 windows are 4 MB)
 NEXTHOP_HOST = "02:00:00:00:aa:01"
 NEXTHOP_UP = ["02:00:00:00:bb:0%d" % i for i in range(1, 5)]
 
@@ -148,21 +148,10 @@ def mem_mb(mbufs, room, lb=None, flows=0, workers=1):
     if lb is not None and has_flow_table(lb):
         entries = pow2_at_least(flow_table_size(flows))
         b += entries * (128 + 4) + 64 * workers
-    if lb == "spray":
-        b += spray_windows(flows) * SPRAY_WINDOW_BYTES * workers
-    elif lb is not None and holds(lb):
+    if lb is not None and holds(lb):
         b += HOLD_MB * workers * (1 << 20)
     mb = int(math.ceil(b / float(1 << 20))) + SLACK_MB
     return mb + (mb & 1)
-
-
-def spray_windows(flows):
-    """spray.windows_per_worker of a run: benchgen's spray pcap keeps every
-    flow waiting for a gap at once (its packets interleave flow by flow), so
-    one window per flow, from spray's default 256 up to 4096 (64 MB at the
-    default 1024 slots; more flows overflow, as ConWeave's 4096 reorder
-    queues per port do)."""
-    return min(4096, max(256, pow2_at_least(flows)))
 
 
 def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
@@ -190,7 +179,7 @@ def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
     if flow_table if flow_table is not None else has_flow_table(lb):
         lines.append("%s: {flow_table_size: %d%s}" % (
             lb, flow_table_size(flows),
-            ", windows_per_worker: %d" % spray_windows(flows) if lb == "spray" else ""))
+""))
     return "\n".join(lines) + "\n"
 
 
