@@ -488,9 +488,10 @@ def main(argv=None):
         desc = ("spray DATA frames a DstToR receives on a fabric port (MAC %s -> %s), %s, "
                 "%d-byte frames incl. the 4-byte sequence header, %d flows 10.2/16 -> "
                 "10.1/16, %d packets per flow numbered from 0 in each loop, groups of 4 "
-                "arriving as 0, 2, 1, 3: %d per pcap loop held" % (
+                "arriving as 0, 2, 1, 3, %d flows interleaved at a time: %d per pcap "
+                "loop held" % (
                     SRC_MAC["dst"], DST_MAC["dst"], OPNAME[opcode], frame_len, a.flows, per,
-                    held))
+                    min(BATCH, a.flows), held))
         extra.update({"packets_per_flow": per,
                       "per_pass": {"spray_held": held, "released_in_order": held,
                                    "spray_resync": a.flows}})
