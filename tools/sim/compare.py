@@ -67,15 +67,52 @@ def fmt_pct(v):
     return "%.1f%%" % v
 
 
+def lower_by(x, base):
+    """How much lower x is than base, in % (negative: higher)."""
+    return "%.1f%%" % (100.0 * (base - x) / base) if base else "-"
+
+
+def versus(rep, modes, base):
+    """Each mode against `base` per setting, ECMP's figures beside them (the
+    means over the seeds report.py was given, ± half their range)."""
+    print("| setting | ECMP avg / p99 | %s avg / p99 | mode | avg / p99 | avg lower than %s by "
+          "| p99 lower than %s by |" % (base, base, base))
+    print("|---|---|---|---|---|---|---|")
+
+    def fig(r):
+        return "%.3f / %.3f" % (r["all_avg"], r["all_p99"])
+
+    for name in sorted(rep):
+        workload, load, transport, extra = parse_setting(name)
+        st = rep[name]
+        if base not in st:
+            continue
+        b = st[base]
+        label = "%s %.0f%% %s%s" % (workload, load * 100, transport, " " + extra if extra else "")
+        for m in modes:
+            if m not in st:
+                continue
+            r = st[m]
+            print("| %s | %s | %s | %s | %s | %s | %s |" % (
+                label, fig(st["ecmp"]) if "ecmp" in st else "-", fig(b), m, fig(r),
+                lower_by(r["all_avg"], b["all_avg"]), lower_by(r["all_p99"], b["all_p99"])))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("report", help="report.json of tools/sim/report.py")
     ap.add_argument("--fattree", action="store_true",
                     help="the runs are on a fat-tree (CAVER's paper setting)")
     ap.add_argument("--modes", default="conweave,seqbalance,caver")
+    ap.add_argument("--versus", metavar="MODE",
+                    help="instead: each of --modes against MODE (ECMP beside them), "
+                    "e.g. --modes spray --versus conweave")
     a = ap.parse_args()
     rep = json.load(open(a.report))
     modes = a.modes.split(",")
+    if a.versus:
+        return versus(rep, modes, a.versus)
     print("| setting | ECMP avg / p99 | mode | avg / p99 | avg lower by | p99 lower by "
           "| paper: avg / p99 lower by |")
     print("|---|---|---|---|---|---|---|")

@@ -211,6 +211,16 @@ def main():
         check("| AliStorage2019 50% lossless | 11.000 / 20.310 | conweave | 5.275 / 9.905 | "
               "52.0% | 51.2% | 23.3% / 45.8% (at least) |" in r.stdout,
               "compare.py's ConWeave row:\n" + r.stdout)
+        # --versus: ECMP against ConWeave (ECMP is 108.5% / 105.0% higher).
+        r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"),
+                            os.path.join(out, "report.json"), "--modes", "ecmp",
+                            "--versus", "conweave"], capture_output=True, text=True)
+        check(r.returncode == 0, "compare.py --versus: %s" % r.stderr)
+        check("| AliStorage2019 50% lossless | 11.000 / 20.310 | 5.275 / 9.905 | ecmp | "
+              "11.000 / 20.310 | -108.5% | -105.0% |" in r.stdout,
+              "compare.py --versus's row:\n" + r.stdout)
+        check("down-tor0-spine1" not in r.stdout,
+              "--versus: a setting without the base mode has no row:\n" + r.stdout)
         sys.path.insert(0, HERE)
         import compare  # noqa: E402
         check(compare.paper_for("caver", "FbHdp2015", 0.8, "irn", True) == (15.0, None,
