@@ -47,8 +47,8 @@ MTU_4K = 4200  # 4096-byte payload frames are 4154 B (4158 with the ConWeave hea
 # Memory estimate only (the pool's size in mbufs comes from the switch):
 MBUF_OVERHEAD = 320  # per mbuf beyond its data room: rte_mbuf, private area, pool header
 SLACK_MB = 256
-HOLD_MB = 32  # a holding mode's reorder rings per worker (ConWeave's at the defaults; spray's
-# 256 windows are 4 MB)
+HOLD_MB = 72  # a holding mode's reorder rings per worker (ConWeave's 32 MB at the defaults; spray's
+# 4096 windows, 64.25 MB)
 NEXTHOP_HOST = "02:00:00:00:aa:01"
 NEXTHOP_UP = ["02:00:00:00:bb:0%d" % i for i in range(1, 5)]
 
