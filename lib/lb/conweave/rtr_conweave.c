@@ -360,57 +360,6 @@ good_path(struct rtr_cw *cw, unsigned int g_idx, const struct rtr_ft_key *k, int
 	return cur;
 }
 
-/* Make room for the header: Eth..BTH move 4 bytes toward the head. */
-static inline uint8_t *
-insert_hdr(struct rte_mbuf *m, const struct rtr_meta *meta)
-{
-	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
-	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
-	uint32_t ip_end = meta->l3_off + (meta->l3 == RTR_L3_IPV4 ?
-			(uint32_t)(l3[2] << 8 | l3[3]) : 40u + (uint32_t)(l3[4] << 8 | l3[5]));
-	uint8_t *f;
-
-	/*
-	 * Bytes past the IP datagram (padding a host left on a frame longer
-	 * than Ethernet's minimum) would hide the header from the DstToR: its
-	 * parser knows a DATA header by the frame being 4 to 6 bytes longer
-	 * than the datagram (rtr_parse.c, cw_data_signature), so such a frame
-	 * reached its host unstripped with a wrong ICRC (found by
-	 * fuzz_lb_conweave). They are not part of the packet (the ICRC ends
-	 * the UDP payload): drop them before stamping.
-	 */
-	if (unlikely(m->data_len > ip_end))
-		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - ip_end));
-	f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_CW_HDR_LEN);
-
-	if (f == NULL)
-		return NULL;
-	if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX + RTR_CW_HDR_LEN))
-		rtr_move_head(f, f + RTR_CW_HDR_LEN, n);
-	else
-		memmove(f, f + RTR_CW_HDR_LEN, n);
-	return f;
-}
-
-/*
- * Too little headroom for the header (a PMD or a pool with a small
- * RTE_PKTMBUF_HEADROOM): move the frame toward the tail when the buffer
- * has room there, so the packet is stamped like the rest of its flow.
- * Only single-segment frames (the pipeline linearises at ingress).
- */
-static int
-make_headroom(struct rte_mbuf *m)
-{
-	uint16_t need = (uint16_t)(RTR_CW_HDR_LEN - rte_pktmbuf_headroom(m));
-	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-
-	if (m->nb_segs != 1 || rte_pktmbuf_tailroom(m) < need)
-		return -1;
-	memmove(f + need, f, m->data_len);
-	m->data_off = (uint16_t)(m->data_off + need);
-	return 0;
-}
-
 /* The flow's path went down: move it now (nothing can be delivered on a
  * dead link anyway) to a good path, else by the group's resilient rule on
  * the same snapshot of the mask (non-zero: the callers tested it). */
@@ -490,7 +439,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	}
 	if (live == 0)
 		return -1;
-	if (unlikely(rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN) && make_headroom(m) != 0)
+	if (unlikely(rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN) && rtr_lb_make_headroom(m) != 0)
 		return unstamped(cw, g, g_idx, m, meta, live, now, c);
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
@@ -581,7 +530,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 			f->clear_deadline = now + cw->clear_to_ns;
 	}
 	/* S5: stamp. */
-	frame = insert_hdr(m, meta);
+	frame = rtr_lb_hdr_insert(m, meta);
 	if (unlikely(frame == NULL))
 		goto ecmp; /* headroom was checked: not reached */
 	bth = bth_of(frame, meta);

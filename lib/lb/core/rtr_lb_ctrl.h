@@ -88,4 +88,59 @@ rtr_lb_hdr_strip(struct rte_mbuf *m, struct rtr_meta *meta)
 	meta->bth_b8 = bth[8];
 }
 
+/*
+ * Make room for a 4-byte LB header after the BTH (ConWeave's DATA header,
+ * spray's number): Eth..BTH move 4 bytes toward the head. Returns the new
+ * frame start, NULL without headroom (rtr_lb_make_headroom first).
+ */
+static inline uint8_t *
+rtr_lb_hdr_insert(struct rte_mbuf *m, const struct rtr_meta *meta)
+{
+	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
+	uint32_t ip_end = meta->l3_off + (meta->l3 == RTR_L3_IPV4 ?
+			(uint32_t)(l3[2] << 8 | l3[3]) : 40u + (uint32_t)(l3[4] << 8 | l3[5]));
+	uint8_t *f;
+
+	/*
+	 * Bytes past the IP datagram (padding a host left on a frame longer
+	 * than Ethernet's minimum) would hide the header from the DstToR: its
+	 * parser knows a DATA header by the frame being 4 to 6 bytes longer
+	 * than the datagram (rtr_parse.c, cw_data_signature), so such a frame
+	 * reached its host unstripped with a wrong ICRC (found by
+	 * fuzz_lb_conweave). They are not part of the packet (the ICRC ends
+	 * the UDP payload): drop them before stamping.
+	 */
+	if (unlikely(m->data_len > ip_end))
+		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - ip_end));
+	f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_CW_HDR_LEN);
+
+	if (f == NULL)
+		return NULL;
+	if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX + RTR_CW_HDR_LEN))
+		rtr_move_head(f, f + RTR_CW_HDR_LEN, n);
+	else
+		memmove(f, f + RTR_CW_HDR_LEN, n);
+	return f;
+}
+
+/*
+ * Too little headroom for the header (a PMD or a pool with a small
+ * RTE_PKTMBUF_HEADROOM): move the frame toward the tail when the buffer
+ * has room there, so the packet is stamped like the rest of its flow.
+ * Only single-segment frames (the pipeline linearises at ingress).
+ */
+static inline int
+rtr_lb_make_headroom(struct rte_mbuf *m)
+{
+	uint16_t need = (uint16_t)(RTR_CW_HDR_LEN - rte_pktmbuf_headroom(m));
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (m->nb_segs != 1 || rte_pktmbuf_tailroom(m) < need)
+		return -1;
+	memmove(f + need, f, m->data_len);
+	m->data_off = (uint16_t)(m->data_off + need);
+	return 0;
+}
+
 #endif /* RTR_LB_CTRL_H */

@@ -353,46 +353,6 @@ rtr_sp_free(void *state)
 
 /* ------------------------------------------------------------------ SrcToR */
 
-/* Make room for the header: Eth..BTH move 4 bytes toward the head. */
-static inline uint8_t *
-insert_hdr(struct rte_mbuf *m, const struct rtr_meta *meta)
-{
-	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
-	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
-	uint32_t ip_end = meta->l3_off + (meta->l3 == RTR_L3_IPV4 ?
-			(uint32_t)(l3[2] << 8 | l3[3]) : 40u + (uint32_t)(l3[4] << 8 | l3[5]));
-	uint8_t *f;
-
-	/* Ethernet padding past the datagram would break the length
-	 * signature the DstToR's parser knows the header by (the ICRC ends
-	 * the UDP payload: the padding is not part of the packet). */
-	if (unlikely(m->data_len > ip_end))
-		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - ip_end));
-	f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_CW_HDR_LEN);
-	if (f == NULL)
-		return NULL;
-	if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX + RTR_CW_HDR_LEN))
-		rtr_move_head(f, f + RTR_CW_HDR_LEN, n);
-	else
-		memmove(f, f + RTR_CW_HDR_LEN, n);
-	return f;
-}
-
-/* Too little headroom (a PMD or pool with a small RTE_PKTMBUF_HEADROOM):
- * move a single-segment frame toward the tail when the buffer allows. */
-static int
-make_headroom(struct rte_mbuf *m)
-{
-	uint16_t need = (uint16_t)(RTR_CW_HDR_LEN - rte_pktmbuf_headroom(m));
-	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-
-	if (m->nb_segs != 1 || rte_pktmbuf_tailroom(m) < need)
-		return -1;
-	memmove(f + need, f, m->data_len);
-	m->data_off = (uint16_t)(m->data_off + need);
-	return 0;
-}
-
 /* This worker's packets in the egress queue of path p's port. */
 static inline uint32_t
 path_inq(const struct rtr_sp *sp, const struct rtr_group *g, unsigned int p)
@@ -530,7 +490,7 @@ rtr_sp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
 	if (live == 0)
 		return -1;
-	if (unlikely(rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN) && make_headroom(m) != 0) {
+	if (unlikely(rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN) && rtr_lb_make_headroom(m) != 0) {
 		c[RTR_LBC_spray_unstamped]++;
 		goto ecmp;
 	}
@@ -560,7 +520,7 @@ rtr_sp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	}
 	s->group = (uint16_t)g_idx;
 	path = next_path(sp, g, s, live, k.dst, k.v6, now, c);
-	frame = insert_hdr(m, meta);
+	frame = rtr_lb_hdr_insert(m, meta);
 	if (unlikely(frame == NULL))
 		goto ecmp; /* headroom was checked: not reached */
 	bth = frame + rtr_meta_bth_off(meta);
