@@ -195,10 +195,13 @@ def test_plans(t):
 
 
 # --------------------------------------------------------------------------
-def spray_config(mtu=0):
-    """The spray DstToR of the same ports and routes (doc/spray.md)."""
+def dsttor_config(lb, section, mtu=0):
+    """The DstToR the runner sets up: hosts 10.1/16 on port 0, the senders'
+    ToR (10.2/16) over the 4 uplinks (port 1's MAC is the one benchgen's dst
+    frames are addressed to), mode lb with its section; mtu 4200 for 4 KB
+    payloads (the mbufs grow with it)."""
     m = ", mtu: %d" % mtu if mtu else ""
-    return ("switch: {name: bench-dst, id: 2, lb: spray}\nports:\n"
+    return ("switch: {name: bench-dst, id: 2, lb: %s}\nports:\n" % lb +
             '  - {port: 0, role: host, mac: "02:00:00:00:01:00"%s}\n' % m +
             "".join('  - {port: %d, role: fabric, mac: "02:00:00:00:01:%02x"%s}\n' % (i, i, m)
                     for i in range(1, 5)) +
@@ -206,31 +209,23 @@ def spray_config(mtu=0):
             '  - {prefix: "10.1.0.0/16", port: 0, nexthop_mac: "%s"}\n' % HOST_NEXTHOP +
             '  - prefix: "10.2.0.0/16"\n    paths:\n' +
             "".join('      - {port: %d, nexthop_mac: "02:00:00:00:bb:%02x"}\n' % (i, i)
-                    for i in range(1, 5)) +
-            "spray: {flow_table_size: 65536, timeout_us: 100000}\n")
+                    for i in range(1, 5)) + section)
+
+
+def spray_config(mtu=0):
+    """The spray DstToR of the same ports and routes (doc/spray.md)."""
+    return dsttor_config("spray", "spray: {flow_table_size: 65536, timeout_us: 100000}\n", mtu)
 
 
 def dst_config(resume_extra_us=16, mtu=0):
-    """The DstToR the runner sets up: hosts 10.1/16 on port 0, the senders'
-    ToR (10.2/16) over the 4 uplinks (port 1's MAC is the one benchgen's dst
-    frames are addressed to), default ConWeave thresholds but for
-    resume_extra_us (and theta_inactive_us, which must exceed base_rtt + the
-    longest hold: 4 + 200 + resume_extra_us); mtu 4200 for 4 KB payloads (the
-    mbufs grow with it)."""
-    m = ", mtu: %d" % mtu if mtu else ""
+    """The ConWeave DstToR: default thresholds but for resume_extra_us (and
+    theta_inactive_us, which must exceed base_rtt + the longest hold: 4 +
+    200 + resume_extra_us)."""
     theta = max(300, min(resume_extra_us + 300, 31999))
-    return ("switch: {name: bench-dst, id: 2, lb: conweave}\nports:\n"
-            '  - {port: 0, role: host, mac: "02:00:00:00:01:00"%s}\n' % m +
-            "".join('  - {port: %d, role: fabric, mac: "02:00:00:00:01:%02x"%s}\n' % (i, i, m)
-                    for i in range(1, 5)) +
-            "routes:\n"
-            '  - {prefix: "10.1.0.0/16", port: 0, nexthop_mac: "%s"}\n' % HOST_NEXTHOP +
-            '  - prefix: "10.2.0.0/16"\n    paths:\n' +
-            "".join('      - {port: %d, nexthop_mac: "02:00:00:00:bb:%02x"}\n' % (i, i)
-                    for i in range(1, 5)) +
-            "conweave: {flow_table_size: 65536, reorder_queues_per_port: 1024, "
-            "reorder_queue_depth: 255, resume_extra_us: %d, theta_inactive_us: %d}\n"
-            % (resume_extra_us, theta))
+    return dsttor_config("conweave",
+                         "conweave: {flow_table_size: 65536, reorder_queues_per_port: 1024, "
+                         "reorder_queue_depth: 255, resume_extra_us: %d, theta_inactive_us: %d}\n"
+                         % (resume_extra_us, theta), mtu)
 
 
 def run_dsttor(work, tag, pcap, resume_extra_us=RESUME_EXTRA_US, mtu=0, config=None):
