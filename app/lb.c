@@ -19,6 +19,7 @@
 
 #include "lb.h"
 #include "rtr_lb_registry.h"
+#include "rtr_suggest.h"
 
 int
 rtr_app_lb_select(struct rtr_app *app)
@@ -29,7 +30,16 @@ rtr_app_lb_select(struct rtr_app *app)
 	if (app->lb_override != NULL) {
 		mode = rtr_lb_mode_find(app->lb_override);
 		if (mode < 0) {
-			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\" (%s)\n", app->lb_override,
+			const char *names[RTR_LB_MODES_MAX];
+			const char *near;
+			unsigned int i, n = rtr_lb_mode_count();
+
+			for (i = 0; i < n && i < RTR_LB_MODES_MAX; i++)
+				names[i] = rtr_lb_mode_at(i)->name;
+			near = rtr_suggest(app->lb_override, names, i);
+			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\"%s%s%s (%s)\n",
+				app->lb_override, near != NULL ? ", did you mean " : "",
+				near != NULL ? near : "", near != NULL ? "?" : "",
 				rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
 			return -1;
 		}
