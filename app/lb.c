@@ -38,9 +38,9 @@ rtr_app_lb_select(struct rtr_app *app)
 				names[i] = rtr_lb_mode_at(i)->name;
 			near = rtr_suggest(app->lb_override, names, i);
 			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\"%s%s%s (%s)\n",
-				app->lb_override, near != NULL ? ", did you mean " : "",
-				near != NULL ? near : "", near != NULL ? "?" : "",
-				rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
+					app->lb_override, near != NULL ? ", did you mean " : "",
+					near != NULL ? near : "", near != NULL ? "?" : "",
+					rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
 			return -1;
 		}
 		app->cfg.sw.lb = (enum rtr_lb_mode)mode;

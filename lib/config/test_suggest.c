@@ -18,20 +18,20 @@ test_distance(void)
 		const char *a, *b;
 		unsigned int d;
 	} cases[] = {
-		{"", "", 0},
-		{"abc", "", 3},
-		{"", "abc", 3},
-		{"same", "same", 0},
-		{"kitten", "sitting", 3},
-		{"ab", "ba", 1},	      /* one swap, not two substitutions */
-		{"ecpm", "ecmp", 1},
-		{"abcdef", "abdcef", 1},
-		{"ca", "abc", 3},	      /* optimal string alignment: no edit after a swap */
-		{"thta_inactive_us", "theta_inactive_us", 1},
-		{"conweav", "conweave", 1},
-		{"Lb", "lb", 1},	      /* case counts */
-		{"queues", "queue_kb", 3},
-		{"flaw", "lawn", 2},
+			{"", "", 0},
+			{"abc", "", 3},
+			{"", "abc", 3},
+			{"same", "same", 0},
+			{"kitten", "sitting", 3},
+			{"ab", "ba", 1}, /* one swap, not two substitutions */
+			{"ecpm", "ecmp", 1},
+			{"abcdef", "abdcef", 1},
+			{"ca", "abc", 3}, /* optimal string alignment: no edit after a swap */
+			{"thta_inactive_us", "theta_inactive_us", 1},
+			{"conweav", "conweave", 1},
+			{"Lb", "lb", 1}, /* case counts */
+			{"queues", "queue_kb", 3},
+			{"flaw", "lawn", 2},
 	};
 	unsigned int i;
 
@@ -65,10 +65,10 @@ test_long_names(void)
 static void
 test_suggest(void)
 {
-	static const char *const modes[] = {"ecmp", "conweave", "seqbalance", "caver", "spray",
-					    NULL};
-	static const char *const cw[] = {"theta_reply_us", "theta_inactive_us", "theta_path_busy_us",
-					 "theta_resume_us", "reorder_queues"};
+	static const char *const modes[] = {
+			"ecmp", "conweave", "seqbalance", "caver", "spray", NULL};
+	static const char *const cw[] = {"theta_reply_us", "theta_inactive_us",
+			"theta_path_busy_us", "theta_resume_us", "reorder_queues"};
 	static const char *const ties[] = {"abd", "abe"};
 	static const char *const with_null[] = {NULL, "spray"};
 
@@ -90,7 +90,8 @@ test_suggest(void)
 			"8 characters allow 2 edits, \"theta_\" is 6");
 	CHECK_STR(rtr_suggest("theta_repl_u", cw, RTR_ARRAY_SIZE(cw)), "theta_reply_us");
 	CHECK(rtr_suggest("queues", (const char *const[]){"classes", "dscp", "queue_kb"}, 3) ==
-			NULL, "3 edits in 6 characters is too far");
+					NULL,
+			"3 edits in 6 characters is too far");
 	/* The first of equally near candidates. */
 	CHECK_STR(rtr_suggest("abc", ties, 2), "abd");
 	CHECK_STR(rtr_suggest("abc", (const char *const[]){"abe", "abd"}, 2), "abe");
