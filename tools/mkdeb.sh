@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The rocetor authors
 #
-# tools/mkdeb.sh [--build-dir DIR] [--out DIR] [--march ARCH]
+# tools/mkdeb.sh [--build-dir DIR] [--out DIR] [--march ARCH] [--jobs N]
 #
 # Builds the Debian package of rocetor with dpkg-deb from a DESTDIR install
 # (doc/user-guide.md "Install and run as a service"): a release build
@@ -16,6 +16,7 @@
 #   --march ARCH     -march of the build (default x86-64-v3: AVX2 machines,
 #                    so that one package serves a lab's servers; "native" for
 #                    this machine only)
+#   --jobs N         ninja -j N (default: ninja's own)
 # Needs meson, ninja, dpkg-deb; dpkg-shlibdeps (dpkg-dev) when present,
 # else the Depends come from dpkg -S on the linked libraries.
 set -eu
@@ -24,13 +25,15 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=$src/build-deb
 out=$src/out/deb
 march=x86-64-v3
+jobs=
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build-dir) build=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--march) march=$2; shift 2 ;;
-	-h | --help) sed -n '4,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--jobs) jobs=-j$2; shift 2 ;;
+	-h | --help) sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "mkdeb: unknown option \"$1\" (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -48,7 +51,8 @@ else
 	# shellcheck disable=SC2086
 	meson setup "$build" "$src" $opts >/dev/null
 fi
-ninja -C "$build" >/dev/null
+# shellcheck disable=SC2086
+ninja -C "$build" $jobs >/dev/null
 
 # 2. Install into a staging tree.
 stage=$(mktemp -d "${TMPDIR:-/tmp}/rocetor-deb.XXXXXX")
