@@ -19,7 +19,6 @@
 
 #include "lb.h"
 #include "rtr_lb_registry.h"
-#include "rtr_suggest.h"
 
 int
 rtr_app_lb_select(struct rtr_app *app)
@@ -30,13 +29,8 @@ rtr_app_lb_select(struct rtr_app *app)
 	if (app->lb_override != NULL) {
 		mode = rtr_lb_mode_find(app->lb_override);
 		if (mode < 0) {
-			const char *names[RTR_LB_MODES_MAX];
-			const char *near;
-			unsigned int i, n = rtr_lb_mode_count();
+			const char *near = rtr_lb_mode_suggest(app->lb_override);
 
-			for (i = 0; i < n && i < RTR_LB_MODES_MAX; i++)
-				names[i] = rtr_lb_mode_at(i)->name;
-			near = rtr_suggest(app->lb_override, names, i);
 			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\"%s%s%s (%s)\n",
 					app->lb_override, near != NULL ? ", did you mean " : "",
 					near != NULL ? near : "", near != NULL ? "?" : "",

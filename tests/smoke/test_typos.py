@@ -4,11 +4,13 @@
 """Typos an operator makes first: a misspelt config key, a misspelt
 switch.lb value and a misspelt --lb mode. Each exits 2 with one line that
 names the file and line (for the config) and the nearest valid name; a
-word far from every name gets no suggestion."""
+word far from every name gets no suggestion. rocetor-info --lb and the
+runtime switch (/rocetor/lb/set) name the nearest mode too."""
 import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "pkt"))
 import harness  # noqa: E402
@@ -90,6 +92,37 @@ def main():
     t.eq(p.returncode, 2, "(--lb random) " + p.stderr[-300:])
     t.check(last_line(p).startswith('rocetor: --lb: unknown mode "random" (ecmp, conweave'),
             "--lb far message: " + last_line(p))
+    # rocetor-info --lb says the same.
+    info = os.path.join(os.path.dirname(ROCETOR), "rocetor-info")
+    if os.path.exists(info):
+        p = subprocess.run([info, "budget", "--config", good, "--lb", "seqbalanse"],
+                           capture_output=True, text=True, timeout=60)
+        t.eq(p.returncode, 2, "(rocetor-info --lb) " + p.stderr[-300:])
+        t.check(last_line(p).startswith('rocetor-info: --lb: unknown mode "seqbalanse", '
+                                        "did you mean seqbalance? ("),
+                "rocetor-info --lb message: " + last_line(p))
+    # The runtime switch refuses a misspelt mode, naming the near one.
+    prefix = harness.eal_prefix("typotel")
+    cmd = [ROCETOR, "-l", "0", "--no-pci", "--no-huge", "-m", "1024", "--file-prefix", prefix,
+           "--log-level", "lib.eal:error", "--vdev", "net_null0,size=64",
+           "--vdev", "net_null1,size=64", "--", "--config", good, "--telemetry-rw"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    r, lb = {}, {}
+    try:
+        tel = harness.Telemetry(prefix)
+        deadline = time.time() + 20
+        while "ok" not in r and time.time() < deadline:
+            r = tel.cmd("/rocetor/lb/set,conwave") or {}  # no reply until it forwards
+            time.sleep(0.1)
+        lb = tel.cmd("/rocetor/lb") or {}
+        tel.close()
+    finally:
+        harness.interrupt(proc)
+    t.eq(r.get("ok"), 0, "(lb/set,conwave refused) %r" % r)
+    t.check(str(r.get("error", "")).startswith("unknown LB mode, did you mean conweave? ("),
+            "lb/set error: %r" % r)
+    t.eq(lb.get("mode"), "ecmp", "(mode unchanged)")
+    t.eq(proc.returncode, 0, "(SIGINT exit)")
     harness.shutil.rmtree(work, ignore_errors=True)
     return t.done()
 
