@@ -9,7 +9,8 @@ service"):
    hugepage helper, README and every doc/*.md under share/doc/rocetor; the
    unit's paths are this build's prefix, bindir and sysconfdir.
 2. The man page lists exactly the options `rocetor -h` prints, with the
-   same argument names, and every LB mode -h names (they cannot drift).
+   same argument names, and every LB mode -h names (they cannot drift); its
+   version is the project's and groff renders it without a warning.
 3. `systemd-analyze verify` of the installed unit, its paths pointed into
    the DESTDIR (with the installed man page for Documentation=).
 4. The unit's ExecStart, expanded as systemd does (%i, $VAR, ${VAR}) with
@@ -35,6 +36,10 @@ import harness  # noqa: E402
 
 SRC = harness.SRC_ROOT
 BUILD = os.environ.get("ROCETOR_BUILD") or os.path.join(SRC, "build")
+
+
+def sh_out(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
 
 
 def build_dirs():
@@ -310,6 +315,15 @@ def main():
         for mode in modes:
             t.check(re.search(r"^\.BR? %s\b" % mode, mtext, re.M) is not None,
                     "LB mode %s missing from the man page" % mode)
+
+        # The man page's version is the project's; groff has no complaint.
+        info = json.loads(sh_out(["meson", "introspect", "--projectinfo", BUILD]))
+        t.check(re.search(r'^\.TH ROCETOR 8 "[^"]*" "rocetor %s"' % re.escape(info["version"]),
+                          mtext, re.M) is not None, "man page .TH version != %s" % info["version"])
+        if shutil.which("groff"):
+            g = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", man],
+                               capture_output=True, text=True, timeout=30)
+            t.check(g.returncode == 0 and g.stderr.strip() == "", "groff: " + g.stderr[-300:])
 
         sa = shutil.which("systemd-analyze")
         if sa is None:
