@@ -14,7 +14,8 @@ as a service"):
    unit in /usr/lib/systemd/system, the helper, the man page, the docs.
 4. dpkg -i on this machine; /usr/bin/rocetor -h, the installed unit
    verified where it lies, the installed rocetor run on net_null ports with
-   /etc/rocetor/spine.yaml; then dpkg --purge: nothing left behind.
+   /etc/rocetor/spine.yaml; then dpkg -r (the configs stay: conffiles) and
+   dpkg --purge: nothing left behind.
 Skipped (exit 77, "skipped: ...") without dpkg-deb or root, or when a
 rocetor package or /etc/rocetor is already on the machine (never touched)."""
 import os
@@ -169,6 +170,11 @@ def main():
                 m = sh(["man", "-w", "rocetor"])
                 t.eq(m.stdout.strip(), "/usr/share/man/man8/rocetor.8.gz", "(man -w rocetor)")
         finally:
+            # -r keeps the conffiles (an operator's edits), --purge removes them.
+            p = dpkg(["-r", "rocetor"])
+            t.eq(p.returncode, 0, "(dpkg -r) " + p.stderr[-500:])
+            t.check(not os.path.exists("/usr/bin/rocetor"), "/usr/bin/rocetor left after -r")
+            t.check(os.path.isfile("/etc/rocetor/tor-100g.yaml"), "dpkg -r removed a conffile")
             p = dpkg(["--purge", "rocetor"])
             t.eq(p.returncode, 0, "(dpkg --purge) " + p.stderr[-500:])
         for f in ("/usr/bin/rocetor", "/etc/rocetor", "/usr/lib/systemd/system/rocetor@.service",
