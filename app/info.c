@@ -146,8 +146,12 @@ cmd_budget(int argc, char **argv)
 		int mode = rtr_lb_mode_find(lb);
 
 		if (mode < 0) {
-			fprintf(stderr, "rocetor-info: --lb: unknown mode \"%s\" (%s)\n", lb,
-				rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
+			const char *near = rtr_lb_mode_suggest(lb);
+
+			fprintf(stderr, "rocetor-info: --lb: unknown mode \"%s\"%s%s%s (%s)\n", lb,
+					near != NULL ? ", did you mean " : "", near != NULL ? near : "",
+					near != NULL ? "?" : "",
+					rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
 			rtr_config_free(&cfg);
 			return RTR_EXIT_USAGE;
 		}

@@ -29,8 +29,12 @@ rtr_app_lb_select(struct rtr_app *app)
 	if (app->lb_override != NULL) {
 		mode = rtr_lb_mode_find(app->lb_override);
 		if (mode < 0) {
-			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\" (%s)\n", app->lb_override,
-				rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
+			const char *near = rtr_lb_mode_suggest(app->lb_override);
+
+			fprintf(stderr, "rocetor: --lb: unknown mode \"%s\"%s%s%s (%s)\n",
+					app->lb_override, near != NULL ? ", did you mean " : "",
+					near != NULL ? near : "", near != NULL ? "?" : "",
+					rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
 			return -1;
 		}
 		app->cfg.sw.lb = (enum rtr_lb_mode)mode;

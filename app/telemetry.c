@@ -516,8 +516,12 @@ tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	mode = rtr_lb_mode_find(params);
 	if (mode < 0) {
-		snprintf(err, sizeof(err), "unknown LB mode (%s)",
-			rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
+		const char *near = rtr_lb_mode_suggest(params);
+
+		snprintf(err, sizeof(err), "unknown LB mode%s%s%s (%s)",
+				near != NULL ? ", did you mean " : "", near != NULL ? near : "",
+				near != NULL ? "?" : "",
+				rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
 		return tel_refuse(d, err);
 	}
 	from = tel_app->sw.lb->name;

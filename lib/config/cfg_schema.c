@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "cfg_schema.h"
+#include "rtr_suggest.h"
 
 /* ---- scalar helpers ---------------------------------------------------- */
 
@@ -389,6 +390,7 @@ set_field(struct rtr_cfg_ctx *c, const struct rtr_cfg_field *f, const struct cfg
 {
 	char *p = (char *)base + f->off;
 	char names[256]; /* "a, b or c": switch.lb lists every LB mode */
+	const char *near;
 	const char *s;
 	uint64_t u;
 	double d;
@@ -447,6 +449,11 @@ set_field(struct rtr_cfg_ctx *c, const struct rtr_cfg_field *f, const struct cfg
 					break;
 			if (f->names[i] == NULL) {
 				format_names(names, sizeof(names), f->names);
+				near = rtr_suggest(s, f->names, 0);
+				if (near != NULL)
+					return cfg_error(c->e, v->line, path,
+							"must be %s, got \"%s\" (did you mean %s?)",
+							names, s, near);
 				return cfg_error(c->e, v->line, path, "must be %s, got \"%s\"",
 						names, s);
 			}
@@ -465,6 +472,23 @@ set_field(struct rtr_cfg_ctx *c, const struct rtr_cfg_field *f, const struct cfg
 	return 0;
 }
 
+/* "unknown key", naming the map's key nearest to it when one is near. */
+static int
+unknown_key(struct rtr_cfg_ctx *c, const struct cfg_node *ch, const struct cfg_path *kpath,
+		const struct rtr_cfg_map *m)
+{
+	const char *keys[128];
+	const char *near;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < m->n_fields && n < RTR_ARRAY_SIZE(keys); i++)
+		keys[n++] = m->fields[i].key;
+	near = rtr_suggest(ch->key, keys, n);
+	if (near != NULL)
+		return cfg_error(c->e, ch->key_line, kpath, "unknown key (did you mean %s?)", near);
+	return cfg_error(c->e, ch->key_line, kpath, "unknown key");
+}
+
 int
 cfg_validate_map(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 		const struct cfg_path *path, const struct rtr_cfg_map *m, void *base)
@@ -480,7 +504,7 @@ cfg_validate_map(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 		for (ch = node->child; ch != NULL; ch = ch->next) {
 			if (find_field(m, ch->key) == NULL) {
 				kpath.key = ch->key;
-				return cfg_error(c->e, ch->key_line, &kpath, "unknown key");
+				return unknown_key(c, ch, &kpath, m);
 			}
 		}
 		line = node->line;

@@ -507,22 +507,35 @@ test_unknown_keys(void)
 		 ");\n",
 			"t.cfg:10: routes[0].paths[1].weight: unknown key");
 	ERR_Y(YP "qos:\n  ecn:\n    kmin_kb: 50\n    kmid_kb: 60\n",
-			"t.yaml:8: qos.ecn.kmid_kb: unknown key");
+			"t.yaml:8: qos.ecn.kmid_kb: unknown key (did you mean kmin_kb?)");
 	ERR_C(CP "qos = {\n  ecn = {\n    kmin_kb = 50;\n    kmid_kb = 60;\n  };\n};\n",
-			"t.cfg:9: qos.ecn.kmid_kb: unknown key");
+			"t.cfg:9: qos.ecn.kmid_kb: unknown key (did you mean kmin_kb?)");
 	ERR_Y(YP "qos:\n  queues: 8\n", "t.yaml:6: qos.queues: unknown key");
 	ERR_C(CP "qos = { queues = 8; };\n", "t.cfg:6: qos.queues: unknown key");
 	ERR_Y(YP "qos:\n  dscp: [{dscp: 26, class: 3, prio: 1}]\n",
 			"t.yaml:6: qos.dscp[0].prio: unknown key");
 	ERR_C(CP "qos = { dscp = ( { dscp = 26; class = 3; prio = 1; } ); };\n",
 			"t.cfg:6: qos.dscp[0].prio: unknown key");
-	ERR_Y(YP "conweave: {theta_reply: 4}\n", "t.yaml:5: conweave.theta_reply: unknown key");
+	ERR_Y(YP "conweave: {theta_reply: 4}\n", "t.yaml:5: conweave.theta_reply: unknown key (did you mean theta_reply_us?)");
 	ERR_C(CP "conweave = { theta_reply = 4; };\n",
-			"t.cfg:6: conweave.theta_reply: unknown key");
+			"t.cfg:6: conweave.theta_reply: unknown key (did you mean theta_reply_us?)");
 	ERR_Y(YP "seqbalance:\n  phi: 32\n", "t.yaml:6: seqbalance.phi: unknown key");
 	ERR_C(CP "seqbalance = {\n  phi = 32;\n};\n", "t.cfg:7: seqbalance.phi: unknown key");
 	ERR_Y(YP "caver:\n  beta: 0.5\n", "t.yaml:6: caver.beta: unknown key");
 	ERR_C(CP "caver = {\n  beta = 0.5;\n};\n", "t.cfg:7: caver.beta: unknown key");
+	/* The nearest key of the same map is named when it is a likely typo
+	 * (rtr_suggest.h); a key far from all of them is not. */
+	ERR_Y(YP "conweave:\n  thta_inactive_us: 300\n",
+			"t.yaml:6: conweave.thta_inactive_us: unknown key "
+			"(did you mean theta_inactive_us?)");
+	ERR_C(CP "conweave = {\n  thta_inactive_us = 300;\n};\n",
+			"t.cfg:7: conweave.thta_inactive_us: unknown key "
+			"(did you mean theta_inactive_us?)");
+	ERR_Y(YP "swtich: {name: a}\n", "t.yaml:5: swtich: unknown key (did you mean switch?)");
+	ERR_Y(YP "switch:\n  idle_sleep: 5\n",
+			"t.yaml:6: switch.idle_sleep: unknown key (did you mean idle_sleep_us?)");
+	ERR_Y("ports:\n  - {port: 0, role: host, speed_gpbs: 5}\n",
+			"t.yaml:2: ports[0].speed_gpbs: unknown key (did you mean speed_gbps?)");
 	/* A key is reported on one line, whatever it holds. */
 	ERR_Y(YP "\"a\\nb\": 1\n", "t.yaml:5: a?b: unknown key");
 }
@@ -677,6 +690,15 @@ test_ranges(void)
 	ERR_C("switch = { role = \"spine\"; };\nports = ( { port = 0; role = \"host\"; } );\n",
 			"t.cfg:2: ports[0].role: a spine (switch.role: spine) has fabric ports only, "
 			"got host");
+	ERR_Y(YP "switch: {lb: conweav}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
+					    "seqbalance, caver or spray, got "
+					    "\"conweav\" (did you mean conweave?)");
+	ERR_C(CP "switch = { lb = \"ecpm\"; };\n", "t.cfg:6: switch.lb: must be ecmp, conweave, "
+						   "seqbalance, caver or spray, got "
+						   "\"ecpm\" (did you mean ecmp?)");
+	ERR_C(CP "switch = { role = \"spin\"; };\n",
+			"t.cfg:6: switch.role: must be tor or spine, got \"spin\" "
+			"(did you mean spine?)");
 	ERR_C(CP "switch = { role = \"leaf\"; };\n",
 			"t.cfg:6: switch.role: must be tor or spine, got \"leaf\"");
 	snprintf(text, sizeof(text), "%sswitch: {name: %064d}\n", YP, 0);

@@ -12,6 +12,7 @@
 #include "rtr_lb.h"
 #include "rtr_lb_modes.h"
 #include "rtr_lb_registry.h"
+#include "rtr_suggest.h"
 
 /* ------------------------------------------------------------ the registry */
 
@@ -85,6 +86,16 @@ rtr_lb_mode_find(const char *name)
 		if (strcmp(lb_modes[i]->name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+const char *
+rtr_lb_mode_suggest(const char *name)
+{
+	const char *names[RTE_DIM(lb_modes)];
+
+	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++)
+		names[i] = lb_modes[i]->name;
+	return rtr_suggest(name, names, RTE_DIM(lb_modes));
 }
 
 const char *

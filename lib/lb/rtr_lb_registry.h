@@ -22,6 +22,9 @@ unsigned int rtr_lb_mode_count(void);
 const struct rtr_lb_desc *rtr_lb_mode_at(unsigned int id);
 /* The id of the mode called name, or -1. */
 int rtr_lb_mode_find(const char *name);
+/* The mode name nearest to a misspelt one ("did you mean"), or NULL when
+ * none is near (rtr_suggest.h). */
+const char *rtr_lb_mode_suggest(const char *name);
 /* The names, separated by sep, into buf (truncated to len): every mode, or
  * only those this build implements. Returns buf. */
 const char *rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implemented_only);
