@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Install what rocetor needs from Debian's packages (only what is missing),
-# then configure and build it in build/. Used by tools/demo.sh,
+# then configure and build it in build/ (dpkg-dev, groff-base, systemd and
+# tmux are for the pkg and tools tests: the .deb, the man page, the unit, rocetor-top). Used by tools/demo.sh,
 # tools/test.sh and .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS="dpdk dpdk-dev libconfig-dev libyaml-dev meson ninja-build pkg-config libpcap-dev
-      python3-scapy python3-matplotlib tshark gcc"
+      python3-scapy python3-matplotlib tshark gcc
+      dpkg-dev groff-base systemd tmux"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
