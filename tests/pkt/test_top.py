@@ -109,8 +109,10 @@ class Tmux:
     def pane(self):
         """(dead, status, pid) of the pane."""
         f = self.run("display-message", "-p", "-t", "top",
-                     "#{pane_dead} #{pane_dead_status} #{pane_pid}").stdout.split()
-        return (f[0] == "1", int(f[1]) if len(f) > 2 and f[1] else None, int(f[-1]))
+                     "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}:#{pane_pid}"
+                     ).stdout.strip().split(":")
+        status = int(f[1]) if f[1] else (-int(f[2]) if f[2] else None)
+        return (f[0] == "1", status, int(f[3]))
 
     def wait(self, pred, timeout=15):
         """The first screen pred() accepts, or the last one seen (falsy
@@ -224,11 +226,13 @@ def test_tmux(t, sw, work):
         # q quits, status 0.
         tm.run("send-keys", "-t", "top", "q")
         end = time.time() + 10
-        while time.time() < end and not tm.pane()[0]:
+        # tmux marks the pane dead when its terminal closes, and learns the
+        # exit status a moment later (when it reaps the process).
+        while time.time() < end and (not tm.pane()[0] or tm.pane()[1] is None):
             time.sleep(0.1)
         dead, status, _ = tm.pane()
         t.check(dead, "q ends rocetor-top")
-        t.eq(status, 0, "rocetor-top's exit status after q")
+        t.eq(status, 0, "rocetor-top's exit status after q (-N: signal N):\n" + tm.screen())
     finally:
         tm.kill()
 
