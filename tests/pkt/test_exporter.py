@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 
@@ -154,7 +153,7 @@ def json_value(doc, name, labels):
     return doc["stats"][short]
 
 
-def json_counters(doc, exp):
+def json_counters(doc):
     """Every number of the three replies, by the metric name it maps to."""
     names = set()
     for k, v in doc["stats"].items():
@@ -215,7 +214,7 @@ def check_up(t, url, prefix, exporter):
     t.check(before["stats"]["uptime_ms"] / 1000 <= up <= after["stats"]["uptime_ms"] / 1000,
             "uptime_s %r between the reads" % up)
     # Every number of telemetry is exported, and nothing unexplained.
-    want = json_counters(after, exporter)
+    want = json_counters(after)
     have = exported_keys(fams)
     missing = want - have
     t.check(not missing, "missing from /metrics: %s" % sorted(missing)[:10])

@@ -130,7 +130,7 @@ class Tmux:
         self.run("kill-server", check=False)
 
 
-def test_once(t, sw):
+def test_once(t, sw, gauges):
     """--once: one frame over 1 s; the rates are per second."""
     # Let the totals grow to several seconds' worth first, so a total shown
     # in place of a rate cannot pass for one.
@@ -160,7 +160,7 @@ def test_once(t, sw):
     moving = section(p.stdout, "LB conweave, per second") or []
     names = [line.split()[i] for line in moving for i in range(0, len(line.split()), 2)]
     t.check("cw_packets" in names, "cw_packets among the LB rates: %r" % moving)
-    t.check(not any(g in names for g in livesw_gauges), "a gauge among the LB rates: %r" % moving)
+    t.check(not any(g in names for g in gauges), "a gauge among the LB rates: %r" % moving)
     now = section(p.stdout, "LB conweave, now") or []
     t.check(any("reorder_queues_in_use" in line for line in now),
             "reorder_queues_in_use shown as a value: %r" % now)
@@ -237,24 +237,19 @@ def test_tmux(t, sw, work):
         tm.kill()
 
 
-livesw_gauges = ()
-
-
 def main():
-    global livesw_gauges
     if shutil.which("tmux") is None:
         print("top: skipped: no tmux")
         return 77
     t = harness.Checker("top")
     top = load_tool(TOP, "rocetor_top")
-    livesw_gauges = top.LB_GAUGES
     t.eq(set(top.LB_GAUGES), header_gauges(), "rocetor-top's gauges vs lib/lb headers")
     t.check(os.access(TOP, os.X_OK), "tools/rocetor-top is executable")
     work = tempfile.mkdtemp(prefix="rocetor-top-")
     sw = livesw.Switch(work, "top")
     try:
         if t.check(sw.wait_forwarding(), "rocetor forwarding:\n" + sw.output()):
-            test_once(t, sw)
+            test_once(t, sw, top.LB_GAUGES)
             test_tmux(t, sw, work)
     finally:
         if sw.proc.alive():
