@@ -12,15 +12,18 @@ and after a rocetor forwards without end (livesw.py):
   values read from telemetry just before and just after the scrape
   (counters only grow); counters' TYPE is counter, the gauges' gauge (the
   LB gauges are the lib/lb headers' "(gauge" ones);
-- rocetor stopped: rocetor_up 0 again, the exporter still serving.
+- rocetor stopped: rocetor_up 0 again, the exporter still serving;
+  it logged each of the two changes once; SIGTERM stops it (status 0).
 """
 import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 
@@ -194,6 +197,10 @@ def check_up(t, url, prefix, exporter):
     try:
         before = read_all(tel)
         status, ctype, body = scrape(url)
+        # A little later, so that the traffic shows between the two reads
+        # even if the worker was off its CPU during the scrape (a shared
+        # machine); the bounds hold all the same.
+        time.sleep(0.2)
         after = read_all(tel)
     finally:
         tel.close()
@@ -297,10 +304,17 @@ def main():
         t.eq(sw.stop(), 0, "rocetor's exit status")
         check_down(t, base + "/metrics", "after rocetor stopped")
         t.check(ex.alive(), "exporter still serving")
+        # Logged once per change of rocetor's state, not once per scrape.
+        changes = [line.split(" ", 2)[2].split(" on ")[0] for line in ex.lines("err")
+                   if line.startswith("rocetor-exporter: ") and " rocetor " in line]
+        t.eq(changes, ["rocetor does not answer", "rocetor answers", "rocetor does not answer"],
+             "state changes logged: " + ex.text("err"))
+        t.eq(ex.stop(signal.SIGTERM), 0, "exporter's exit status on SIGTERM")
     finally:
         if sw is not None and sw.proc.alive():
             sw.stop()
-        ex.stop()
+        if ex.alive():
+            ex.stop()
         shutil.rmtree(work, ignore_errors=True)
     # --once: exit status 1 and rocetor_up 0 without rocetor.
     p = subprocess.run(["/usr/bin/python3", EXPORTER, "--once", "-f", prefix + "_none"],
