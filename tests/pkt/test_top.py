@@ -187,6 +187,8 @@ def test_tmux(t, sw, work):
                 "uplinks' TX Mpps > 0:\n" + s)
         t.check(all(v[1] == "up" for v in r.values()), "links up:\n" + s)
         t.check("mode conweave" in s, "mode on screen:\n" + s)
+        t.check(re.search(r" \d\d:\d\d:\d\d$", s.splitlines()[0]) is not None,
+                "the header's clock whole at the right edge:\n" + s)
         t.check("q quit" in s, "key help on screen")
         # p pauses: the frame freezes (the clock and the rates); p resumes.
         tm.run("send-keys", "-t", "top", "p")
