@@ -6,8 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# tmux: the `top` test runs rocetor-top in a tmux terminal (skipped without).
 PKGS="dpdk dpdk-dev libconfig-dev libyaml-dev meson ninja-build pkg-config libpcap-dev
-      python3-scapy python3-matplotlib tshark gcc"
+      python3-scapy python3-matplotlib tshark gcc tmux"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
