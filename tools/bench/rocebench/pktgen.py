@@ -254,6 +254,10 @@ def summarise(records, duts, sizes):
                 "tx_runs": [r["tx_mpps"] for r in good],
                 "x_testpmd_io": (tx / ref) if tx and ref else None,
                 "dut_cpu_share": median([r.get("dut_cpu_share") for r in good]),
+                # Mpps per second the DUT's busiest thread was on a CPU: on a
+                # shared machine the DUT gets what the scheduler leaves it
+                "mpps_per_cpu_s": median([r["rx_mpps"] / r["dut_cpu_share"] for r in good
+                                          if r.get("dut_cpu_share")]),
                 "pktgen_cpu_share": median([r.get("pktgen_cpu_share") for r in good]),
                 "busy_share": median([r.get("busy_share") for r in good]),
                 "busy_cycles_per_packet": median([r.get("busy_cycles_per_packet")
@@ -268,13 +272,14 @@ def fmt(v, f="%.3f"):
 
 def table(rows):
     lines = ["| DUT | frame | runs ok | pktgen tx Mpps (median) | rx Mpps | x testpmd io | "
-             "DUT busiest thread CPU | rocetor busy share | rocetor busy cycles/pkt | "
-             "pktgen busiest thread CPU | tx Mpps per run |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "DUT busiest thread CPU | DUT Mpps per CPU-second | rocetor busy share | "
+             "rocetor busy cycles/pkt | pktgen busiest thread CPU | tx Mpps per run |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append("| %s | %d B | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %d B | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["dut"], r["size"], r["ok"], r["runs"], fmt(r["tx_mpps"]), fmt(r["rx_mpps"]),
             fmt(r["x_testpmd_io"], "%.2f"), fmt(r["dut_cpu_share"], "%.2f"),
+            fmt(r.get("mpps_per_cpu_s"), "%.2f"),
             fmt(r["busy_share"], "%.2f"), fmt(r["busy_cycles_per_packet"], "%.0f"),
             fmt(r["pktgen_cpu_share"], "%.2f"),
             " ".join("%.2f" % x for x in r["tx_runs"]) or "-"))
