@@ -112,15 +112,16 @@ control_punts(struct rtr_switch *sw, uint64_t now_ns)
 
 	while (total < room) {
 		n = rte_ring_sc_dequeue_burst(sw->ctrl_ring, (void **)pkts,
-			RTE_MIN((unsigned int)RTR_BURST, room - total), NULL);
+				RTE_MIN((unsigned int)RTR_BURST, room - total), NULL);
 		if (n == 0)
 			break;
 		for (i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			const struct rtr_meta *meta = rtr_meta(m);
 			uint32_t len = rtr_neigh_input(sw->neigh, meta->in_port,
-				rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), meta,
-				now_ns, reply, sizeof(reply));
+					rte_pktmbuf_mtod(m, const uint8_t *),
+					rte_pktmbuf_data_len(m), meta, now_ns, reply,
+					sizeof(reply));
 
 			if (len > 0)
 				ctrl_send(sw, meta->in_port, reply, len);
