@@ -96,27 +96,50 @@ rtr_control_links(struct rtr_switch *sw)
 	}
 }
 
-unsigned int
-rtr_control_poll(struct rtr_switch *sw, uint64_t now_tsc)
+/* Answer the punted frames: the whole ring, as far as worker 0's inject
+ * ring can take the replies (the rest waits for the next poll, so that no
+ * answer is lost as originated_dropped). In single-lcore mode this runs
+ * only every RTR_CTRL_POLL_MASK + 1 loops of the worker, which may have
+ * punted up to RTR_PUNT_BURST frames since; one burst per poll let a
+ * flood fill the ring (issue 20). */
+static unsigned int
+control_punts(struct rtr_switch *sw, uint64_t now_ns)
 {
 	struct rte_mbuf *pkts[RTR_BURST];
 	uint8_t reply[2048];
+	unsigned int room = rte_ring_free_count(sw->workers[0]->inject);
+	unsigned int total = 0, n, i;
+
+	while (total < room) {
+		n = rte_ring_sc_dequeue_burst(sw->ctrl_ring, (void **)pkts,
+				RTE_MIN((unsigned int)RTR_BURST, room - total), NULL);
+		if (n == 0)
+			break;
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
+			const struct rtr_meta *meta = rtr_meta(m);
+			uint32_t len = rtr_neigh_input(sw->neigh, meta->in_port,
+					rte_pktmbuf_mtod(m, const uint8_t *),
+					rte_pktmbuf_data_len(m), meta, now_ns, reply,
+					sizeof(reply));
+
+			if (len > 0)
+				ctrl_send(sw, meta->in_port, reply, len);
+			rte_pktmbuf_free(m);
+		}
+		total += n;
+	}
+	return total;
+}
+
+unsigned int
+rtr_control_poll(struct rtr_switch *sw, uint64_t now_tsc)
+{
 	uint64_t now_ns = rtr_tsc_to_ns(sw, now_tsc);
-	unsigned int n, i;
+	unsigned int n;
 	bool lsc = false;
 
-	n = rte_ring_sc_dequeue_burst(sw->ctrl_ring, (void **)pkts, RTR_BURST, NULL);
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		const struct rtr_meta *meta = rtr_meta(m);
-		uint32_t len = rtr_neigh_input(sw->neigh, meta->in_port,
-			rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), meta, now_ns,
-			reply, sizeof(reply));
-
-		if (len > 0)
-			ctrl_send(sw, meta->in_port, reply, len);
-		rte_pktmbuf_free(m);
-	}
+	n = control_punts(sw, now_ns);
 	if (now_tsc - sw->ctrl_last_tick_tsc > ms_to_tsc(sw, CTRL_NEIGH_TICK_MS)) {
 		rtr_neigh_tick(sw->neigh, now_ns, ctrl_emit, sw);
 		sw->ctrl_last_tick_tsc = now_tsc;

@@ -130,10 +130,29 @@ tx_enqueue(struct rtr_worker *w, uint16_t port, struct rte_mbuf *m, uint64_t now
 
 /* ------------------------------------------------------------------ forwarding */
 
+/* The worker's punt rate limit, as a generic cell rate algorithm: each
+ * punt moves the theoretical arrival time on by one frame's share of a
+ * second; more than RTR_PUNT_BURST frames ahead of the clock is over the
+ * rate. No division, one compare on the punt path only. */
+static inline bool
+punt_allowed(struct rtr_worker *w)
+{
+	const uint64_t cost = UINT64_C(1000000000) / RTR_PUNT_RATE_PPS;
+	uint64_t now = w->now_ns;
+	uint64_t tat = w->punt_tat_ns > now ? w->punt_tat_ns : now;
+
+	if (tat - now > (uint64_t)(RTR_PUNT_BURST - 1) * cost)
+		return false;
+	w->punt_tat_ns = tat + cost;
+	return true;
+}
+
 static inline void
 punt(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port)
 {
-	if (rte_ring_mp_enqueue(w->sw->ctrl_ring, m) != 0)
+	if (unlikely(!punt_allowed(w)))
+		drop(w, m, in_port, RTR_DROP_PUNT_RATE_LIMITED);
+	else if (rte_ring_mp_enqueue(w->sw->ctrl_ring, m) != 0)
 		drop(w, m, in_port, RTR_DROP_CONTROL_RING_FULL);
 	else
 		w->stats->consumed++;

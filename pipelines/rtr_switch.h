@@ -31,7 +31,16 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 
-#define RTR_CTRL_RING_SIZE   1024
+/* The punt ring from the workers to the control plane, and what each
+ * worker may punt into it: a token bucket of RTR_PUNT_BURST frames refilled
+ * at RTR_PUNT_RATE_PPS. The control plane drains the whole ring at every
+ * poll, so with workers * RTR_PUNT_BURST <= RTR_CTRL_RING_SIZE the ring
+ * cannot fill; a flood above the rate (a replayed capture full of ARP/ND,
+ * issue 20) is dropped as punt_rate_limited instead of crowding out the
+ * other workers' punts as control_ring_full. */
+#define RTR_CTRL_RING_SIZE   4096
+#define RTR_PUNT_RATE_PPS    50000
+#define RTR_PUNT_BURST       512
 /* Hand-off rings hold switch.handoff_ring packets (default 4096). */
 #define RTR_INJECT_RING_SIZE 1024
 #define RTR_CTRL_POLL_MASK   255 /* single-lcore: control work every 256 loops */
@@ -113,6 +122,9 @@ struct rtr_worker {
 	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
 	uint64_t now_ns;	/* the clock of the loop pass in progress */
 	uint64_t bursts;	/* RX bursts that had packets (stage timing samples) */
+	/* Punt rate limit (GCRA): the time at which the bucket would be full
+	 * again, in the worker's now_ns clock. */
+	uint64_t punt_tat_ns;
 } __rte_cache_aligned;
 
 struct rtr_switch {

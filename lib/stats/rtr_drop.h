@@ -31,7 +31,8 @@
 	X(FAULT_CLEAR, "fault_clear", "ConWeave CLEAR lost by faults.ctrl_loss (lab impairment)")   \
 	X(FAULT_NOTIFY, "fault_notify", "ConWeave NOTIFY / SeqBalance Congestion Packet lost by faults.ctrl_loss") \
 	X(FAULT_TAIL, "fault_tail", "ConWeave TAIL data packet lost by faults.ctrl_loss (lab impairment)") \
-	X(FAULT_ADVERT, "fault_advert", "CAVER-shimmed RC ACK lost by faults.ctrl_loss (lab impairment)")
+	X(FAULT_ADVERT, "fault_advert", "CAVER-shimmed RC ACK lost by faults.ctrl_loss (lab impairment)") \
+	X(PUNT_RATE_LIMITED, "punt_rate_limited", "frame for the control plane over the worker's punt rate (ARP/ND/echo flood)")
 
 enum rtr_drop_reason {
 #define RTR_DROP_ENUM(e, s, d) RTR_DROP_##e,

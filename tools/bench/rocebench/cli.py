@@ -19,6 +19,7 @@ from .config import (DEFAULT_MODES, MODE_INFO, MODES, TESTPMD_MODES, implemented
                      mem_mb, pool, tool)
 from .datapath import check_datapath
 from . import l3fwd
+from . import pktgen as pktgen_src
 from .machine import Hugepages, tsc_hz
 from .report import write_outputs
 from .runner import Ctx, run_matrix, scaling, summarise, testpmd_available
@@ -117,7 +118,43 @@ def parse_args(argv):
                    help="run nothing: write the report, CSV and plot into --out again from "
                    "a results.json")
     p.add_argument("--no-install", action="store_true", help="never apt-get install")
+    g = p.add_argument_group(
+        "pktgen source (optional; tools/pktgen/README.md)",
+        "pktgen-DPDK replays a benchgen pcap into the DUT over two memif links: "
+        "dpdk-testpmd io (the reference), rocetor ECMP and ConWeave SrcToR. Runs when "
+        "pktgen is found (--pktgen, $ROCETOR_PKTGEN, `pktgen` on the PATH), except with "
+        "--smoke unless --pktgen is given.")
+    g.add_argument("--pktgen", metavar="PATH", default=None,
+                   help="the pktgen binary (tools/pktgen/build.sh prints where)")
+    g.add_argument("--pktgen-only", action="store_true",
+                   help="run only the pktgen section (exit 77 when there is no pktgen)")
+    g.add_argument("--pktgen-duts", default="testpmd-io,rocetor-ecmp,rocetor-conweave",
+                   help="comma list of testpmd-io, rocetor-ecmp, rocetor-conweave")
+    g.add_argument("--pktgen-sizes", default="64,1024", help="comma list of 64, 1024")
+    g.add_argument("--pktgen-runs", type=int, default=3, help="rounds (default 3)")
+    g.add_argument("--pktgen-seconds", type=int, default=10,
+                   help="pktgen stats periods measured per run (default 10)")
+    g.add_argument("--pktgen-warmup", type=int, default=3,
+                   help="seconds of sending before measuring (default 3)")
+    g.add_argument("--pktgen-flows", type=int, default=1024, help="flows in the pcap (1024)")
+    g.add_argument("--pktgen-packets", type=int, default=16384,
+                   help="frames in the pcap (16384; pktgen holds them all in mbufs)")
     a = p.parse_args(argv)
+    try:
+        a.pktgen_duts = [d.strip() for d in a.pktgen_duts.split(",") if d.strip()]
+        bad = [d for d in a.pktgen_duts if d not in pktgen_src.DUTS]
+        if bad or not a.pktgen_duts:
+            raise ValueError("--pktgen-duts: %s: not one of %s" % (
+                ",".join(bad) or "(empty)", ",".join(pktgen_src.DUTS)))
+        a.pktgen_sizes = [int(x) for x in a.pktgen_sizes.split(",")]
+        if any(x not in (64, 1024) for x in a.pktgen_sizes):
+            raise ValueError("--pktgen-sizes: %s: only 64 and 1024" % a.pktgen_sizes)
+        if a.pktgen_runs < 1 or a.pktgen_seconds < 1 or a.pktgen_warmup < 0 \
+                or a.pktgen_flows < 1 or a.pktgen_packets < a.pktgen_flows:
+            raise ValueError("--pktgen-runs/--pktgen-seconds >= 1, --pktgen-warmup >= 0, "
+                             "--pktgen-packets >= --pktgen-flows >= 1")
+    except ValueError as e:
+        p.error(str(e))
     if a.smoke:
         a.modes = "ecmp,conweave-src"
         a.sizes = "1024"
@@ -211,6 +248,27 @@ def rerender(a):
     return 0
 
 
+def run_pktgen(a, pg):
+    """The pktgen section alone (rocebench/pktgen.py): 0, or 1 when a run
+    failed."""
+    hp = Hugepages(keep=a.keep_hugepages)
+    try:
+        hp.ensure(pktgen_src.PKTGEN_MEM_MB + pktgen_src.DUT_MEM_MB)
+        os.makedirs(a.out, exist_ok=True)
+        try:
+            _, records = pktgen_src.run(a, pg)
+        except RuntimeError as e:
+            warn("pktgen: %s" % e)
+            return 1
+    finally:
+        hp.restore()
+    bad = [r for r in records if not r["ok"]]
+    for r in bad:
+        warn("pktgen: %s %d B round %d: %s" % (r["dut"], r["size"], r["round"],
+                                               "; ".join(r["problems"])))
+    return 1 if bad else 0
+
+
 def main(argv=None):
     # Debian's python3 (python3-matplotlib for the plot), whatever python3
     # the caller's PATH had
@@ -231,6 +289,21 @@ def main(argv=None):
     if not os.access(a.rocetor, os.X_OK):
         warn("%s is not an executable (build it: ninja -C build)" % a.rocetor)
         return 2
+    try:
+        pg = pktgen_src.find_pktgen(a.pktgen)
+    except ValueError as e:
+        warn(str(e))
+        return 2
+    if a.pktgen_only:
+        if pg is None:
+            log("skipped: no pktgen (--pktgen PATH, $ROCETOR_PKTGEN or pktgen on the PATH; "
+                "tools/pktgen/build.sh builds it)")
+            return 77
+        return run_pktgen(a, pg)
+    if pg is not None and (a.pktgen or not a.smoke):
+        rc = run_pktgen(a, pg)
+        if rc != 0:
+            return rc
     if a.testpmd_modes and not testpmd_available(a):
         log("dpdk-testpmd not found (%s): no testpmd comparison" % a.testpmd)
         a.testpmd_modes = []
