@@ -34,13 +34,15 @@
 /* The punt ring from the workers to the control plane, and what each
  * worker may punt into it: a token bucket of RTR_PUNT_BURST frames refilled
  * at RTR_PUNT_RATE_PPS. The control plane drains the whole ring at every
- * poll, so with workers * RTR_PUNT_BURST <= RTR_CTRL_RING_SIZE the ring
- * cannot fill; a flood above the rate (a replayed capture full of ARP/ND,
- * issue 20) is dropped as punt_rate_limited instead of crowding out the
- * other workers' punts as control_ring_full. */
-#define RTR_CTRL_RING_SIZE   4096
+ * poll, so with workers * RTR_PUNT_BURST <= RTR_CTRL_RING_SIZE (up to 8
+ * workers) the ring cannot fill; a flood above the rate (a replayed capture
+ * full of ARP/ND, issue 20) is dropped as punt_rate_limited instead of
+ * crowding out the other workers' punts as control_ring_full. The ring's
+ * size is in every pool's budget (app/budget.c): a larger ring would cost
+ * each switch that many mbufs. */
+#define RTR_CTRL_RING_SIZE   1024
 #define RTR_PUNT_RATE_PPS    50000
-#define RTR_PUNT_BURST       512
+#define RTR_PUNT_BURST       128
 /* Hand-off rings hold switch.handoff_ring packets (default 4096). */
 #define RTR_INJECT_RING_SIZE 1024
 #define RTR_CTRL_POLL_MASK   255 /* single-lcore: control work every 256 loops */

@@ -42,10 +42,10 @@ def check_run(t, res, what):
     limited = limited or 0
     t.check(limited > 0, "%s: a flood above the punt rate must be limited (got 0)" % what)
     t.eq(s["consumed"] + limited, N_ARP, "(%s: every ARP request consumed or rate-limited)" % what)
-    # At least one full bucket (RTR_PUNT_BURST, 512) per worker: net_pcap
+    # At least one full bucket (RTR_PUNT_BURST, 128) per worker: net_pcap
     # replays the 22,000 frames in a few milliseconds, so the refill at
     # 50,000/s adds little.
-    t.check(s["consumed"] >= 512, "%s: only %d ARP requests answered" % (what, s["consumed"]))
+    t.check(s["consumed"] >= 128, "%s: only %d ARP requests answered" % (what, s["consumed"]))
     replies = [Ether(f) for f in res.outputs[0] if ARP in Ether(f)]
     t.eq(len(replies), s["consumed"], "(%s: one ARP reply per request taken)" % what)
     t.check(all(r[ARP].op == 2 and r[ARP].psrc == "10.1.0.254" for r in replies),
