@@ -195,6 +195,20 @@ def test_plans(t):
 
 
 # --------------------------------------------------------------------------
+def order_and_diff(host, sent):
+    """Frames delivered to the host out of PSN order (per QP), and frames
+    that differ from what the sender sent (sent: {dqp: {psn: frame}})."""
+    last, order_bad, diff = {}, 0, 0
+    for f in host:
+        b = R.bth_fields(f)
+        q, psn = b["dqp"], b["psn"]
+        if q in last and (psn - last[q]) & 0xFFFFFF != 1:
+            order_bad += 1
+        last[q] = psn
+        diff += not same_as_sent(f, sent.get(q, {}).get(psn, b""))
+    return order_bad, diff
+
+
 def dsttor_config(lb, section, mtu=0):
     """The DstToR the runner sets up: hosts 10.1/16 on port 0, the senders'
     ToR (10.2/16) over the 4 uplinks (port 1's MAC is the one benchgen's dst
@@ -341,16 +355,7 @@ def test_dst(t, work):
         t.check(not bad, "dst %d: delivered frames with a bad ICRC: %r" % (size, bad[:10]))
         if scapy_all:
             t.check(all(R.icrc_ok(f) for f in host), "scapy: delivered ICRCs")
-        last = {}
-        order_bad = diff = 0
-        for f in host:
-            b = R.bth_fields(f)
-            q, psn = b["dqp"], b["psn"]
-            if q in last and (psn - last[q]) & 0xFFFFFF != 1:
-                order_bad += 1
-            last[q] = psn
-            if not same_as_sent(f, sent.get(q, {}).get(psn, b"")):
-                diff += 1
+        order_bad, diff = order_and_diff(host, sent)
         t.eq(order_bad, 0, "(delivered out of PSN order, dst %d N %d)" % (size, n))
         t.eq(diff, 0, "(delivered frames differing from the sender's)")
         # The input itself is NOT in PSN order (else nothing was tested).
@@ -418,14 +423,7 @@ def test_spray_dst(t, work):
         t.check(ok, "accounting: " + why)
         t.eq(len(host), packets, "(spray dst %d: every frame delivered)" % size)
         t.check(all(R.icrc_ok(f) for f in host), "scapy: delivered ICRCs (spray)")
-        last, order_bad, diff = {}, 0, 0
-        for f in host:
-            b = R.bth_fields(f)
-            q, psn = b["dqp"], b["psn"]
-            if q in last and (psn - last[q]) & 0xFFFFFF != 1:
-                order_bad += 1
-            last[q] = psn
-            diff += not same_as_sent(f, sent.get(q, {}).get(psn, b""))
+        order_bad, diff = order_and_diff(host, sent)
         t.eq((order_bad, diff), (0, 0), "(spray dst %d: out of PSN order, differing)" % size)
 
 
