@@ -305,8 +305,14 @@ def main():
         check_down(t, base + "/metrics", "after rocetor stopped")
         t.check(ex.alive(), "exporter still serving")
         # Logged once per change of rocetor's state, not once per scrape.
-        changes = [line.split(" ", 2)[2].split(" on ")[0] for line in ex.lines("err")
-                   if line.startswith("rocetor-exporter: ") and " rocetor " in line]
+        # (The last line may still be on its way through the pipe reader
+        # when the scrape that saw rocetor down has returned.)
+        def state_changes():
+            return [line.split(" ", 2)[2].split(" on ")[0] for line in ex.lines("err")
+                    if line.startswith("rocetor-exporter: ") and " rocetor " in line]
+
+        ex.wait_for(lambda: len(state_changes()) >= 3, 5)
+        changes = state_changes()
         t.eq(changes, ["rocetor does not answer", "rocetor answers", "rocetor does not answer"],
              "state changes logged: " + ex.text("err"))
         t.eq(ex.stop(signal.SIGTERM), 0, "exporter's exit status on SIGTERM")
