@@ -149,6 +149,20 @@ struct rtr_lb_ops {
  * switch.mbufs). */
 #define RTR_LB_HOLD_PORT_MAX 4096
 
+/* A holding mode's mbuf budget when its section sets no hold_budget: for
+ * each host port what the mode can hold there (per_port), capped at
+ * RTR_LB_HOLD_PORT_MAX. */
+static inline uint64_t
+rtr_lb_hold_per_host_port(const struct rtr_config *cfg, uint64_t per_port)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].role == RTR_PORT_HOST)
+			n += per_port < RTR_LB_HOLD_PORT_MAX ? per_port : RTR_LB_HOLD_PORT_MAX;
+	return n;
+}
+
 
 /* ------------------------------------------------------------ the registry */
 

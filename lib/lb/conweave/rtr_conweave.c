@@ -1202,7 +1202,6 @@ static uint64_t
 cw_mbuf_budget(const struct rtr_config *cfg, const char **key)
 {
 	const struct rtr_conweave_cfg *cc = rtr_conweave_config(cfg);
-	uint64_t n = 0;
 
 	/* conweave.hold_budget, or per host port what its rings can hold,
 	 * capped like an egress port's share of the pool. */
@@ -1211,12 +1210,8 @@ cw_mbuf_budget(const struct rtr_config *cfg, const char **key)
 		return cc->hold_budget;
 	}
 	*key = NULL;
-	for (unsigned int i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].role == RTR_PORT_HOST)
-			n += RTE_MIN((uint64_t)cc->reorder_queues_per_port *
-						cc->reorder_queue_depth,
-					(uint64_t)RTR_LB_HOLD_PORT_MAX);
-	return n;
+	return rtr_lb_hold_per_host_port(cfg,
+			(uint64_t)cc->reorder_queues_per_port * cc->reorder_queue_depth);
 }
 
 static void

@@ -1054,7 +1054,6 @@ static uint64_t
 sp_mbuf_budget(const struct rtr_config *cfg, const char **key)
 {
 	const struct rtr_spray_cfg *sc = rtr_spray_config(cfg);
-	uint64_t n = 0;
 
 	/* spray.hold_budget, or per host port what the windows can hold
 	 * (the windows are per worker, but what they hold is bound for the
@@ -1064,11 +1063,7 @@ sp_mbuf_budget(const struct rtr_config *cfg, const char **key)
 		return sc->hold_budget;
 	}
 	*key = NULL;
-	for (unsigned int i = 0; i < cfg->n_ports; i++)
-		if (cfg->ports[i].role == RTR_PORT_HOST)
-			n += RTE_MIN((uint64_t)sc->windows_per_worker * sc->window_slots,
-					(uint64_t)RTR_LB_HOLD_PORT_MAX);
-	return n;
+	return rtr_lb_hold_per_host_port(cfg, (uint64_t)sc->windows_per_worker * sc->window_slots);
 }
 
 static void
