@@ -394,6 +394,19 @@ def gen_spray_dst(flows, n, queues, opcode, payload, packets, outs):
 # Command line
 # --------------------------------------------------------------------------
 
+def per_flow(p, a, packets):
+    """(frames, frames per flow) for `packets` rounded up to a multiple of
+    the flows; an error (p.error) when one pcap would hold more than
+    MAX_FRAMES."""
+    packets = roundup(packets, a.flows)
+    per = packets // a.flows
+    nq_max = len(file_flows(a.flows, 0, a.queues))
+    if nq_max * per > MAX_FRAMES:
+        p.error("%d frames in one pcap: at most %d (use --queues or fewer --packets)" %
+                (nq_max * per, MAX_FRAMES))
+    return packets, per
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="benchgen.py", description="RoCEv2 benchmark traffic (doc/benchmarks.md)")
@@ -475,13 +488,8 @@ def main(argv=None):
         os.makedirs(d, exist_ok=True)
     extra = {}
     if a.stamp == "spray":
-        packets = roundup(a.packets if a.packets is not None else max(a.flows, MIN_PACKETS),
-                          a.flows)
-        per = packets // a.flows
-        nq_max = len(file_flows(a.flows, 0, a.queues))
-        if nq_max * per > MAX_FRAMES:
-            p.error("%d frames in one pcap: at most %d (use --queues or fewer --packets)" %
-                    (nq_max * per, MAX_FRAMES))
+        packets, per = per_flow(p, a, a.packets if a.packets is not None
+                                else max(a.flows, MIN_PACKETS))
         flows = Flows("dst", a.flows, a.seed)
         outs = [PcapOut(n) for n in names]
         held = gen_spray_dst(flows, a.flows, a.queues, opcode, payload, packets, outs)
@@ -498,12 +506,7 @@ def main(argv=None):
     elif a.role == "src":
         packets = a.packets if a.packets is not None else default_packets(
             "src", a.flows, a.queues, a.size, a.epoch_len)
-        packets = roundup(packets, a.flows)
-        per = packets // a.flows
-        nq_max = len(file_flows(a.flows, 0, a.queues))
-        if nq_max * per > MAX_FRAMES:
-            p.error("%d frames in one pcap: at most %d (use --queues or fewer --packets)" %
-                    (nq_max * per, MAX_FRAMES))
+        packets, per = per_flow(p, a, packets)
         flows = Flows("src", a.flows, a.seed)
         outs = [PcapOut(n) for n in names]
         gen_src(flows, a.flows, a.queues, opcode, payload, packets, outs)
