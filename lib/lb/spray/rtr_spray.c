@@ -797,7 +797,8 @@ release_all(struct rtr_sp *sp, struct sp_dst *d, struct rte_mbuf *m, uint32_t se
 }
 
 /* The first packet of a flow's entry (new, or idle for half the aging
- * time: its SrcToR may have forgotten it and numbered from 0 again). */
+ * time: its SrcToR may have forgotten it and numbered from 0 again), or a
+ * number 0 that restarts a busy flow (is_new: reset whatever next is). */
 static void
 dst_fresh(struct rtr_sp *sp, struct sp_dst *d, uint32_t seq, bool is_new, uint64_t *c)
 {
@@ -870,9 +871,7 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		 * ours was not, or the flow now enters the fabric at another
 		 * ToR). Without this every packet would be late until the
 		 * numbers caught up with next. */
-		d->next = 0;
-		d->gap_hi = d->gap_lo;
-		c[RTR_LBC_spray_resync]++;
+		dst_fresh(sp, d, 0, true, c);
 		diff = 0;
 	}
 	if (diff == 0) {
