@@ -98,6 +98,7 @@ rtr_app_lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shar
 			.use_rte_malloc = true,
 			.shared = *shared,
 			.link_down = &sw->link_down_mask,
+			.clock = &sw->workers[i]->clock,
 		};
 
 		for (unsigned int p = 0; p < cfg->n_ports; p++)

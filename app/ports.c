@@ -220,6 +220,7 @@ port_configure(struct rtr_app *app, unsigned int i)
 		}
 		w->rxq[w->n_rxq].port = pc->port;
 		w->rxq[w->n_rxq].queue = (uint16_t)q;
+		w->rxq[w->n_rxq].cap = 2u * nb_rxd;
 		w->n_rxq++;
 	}
 	for (q = 0; q < app->txq[i]; q++) {

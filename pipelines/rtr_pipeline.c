@@ -569,8 +569,9 @@ forward_burst(struct rtr_worker *w, struct rte_mbuf **pkts, unsigned int n, uint
 
 /* Returns whether this burst was timed (RTR_STAGE_SAMPLE). */
 static bool
-rx_burst(struct rtr_worker *w, const struct rtr_rxq *q, uint64_t now_ns, unsigned int *got)
+rx_burst(struct rtr_worker *w, unsigned int qi, uint64_t now_ns, unsigned int *got)
 {
+	const struct rtr_rxq *q = &w->rxq[qi];
 	struct rte_mbuf *pkts[RTR_BURST], *fwd[RTR_BURST];
 	struct rte_mbuf *hand[HANDOFF_BATCHES][RTR_BURST];
 	unsigned int n_hand[HANDOFF_BATCHES];
@@ -584,6 +585,8 @@ rx_burst(struct rtr_worker *w, const struct rtr_rxq *q, uint64_t now_ns, unsigne
 	if (timed)
 		t0 = rte_rdtsc();
 	n = rte_eth_rx_burst(q->port, q->queue, pkts, RTR_BURST);
+	/* The poll began after now_ns, the pass's clock. */
+	rtr_lb_hz_poll(&w->hz_rxq[qi], now_ns, n, RTR_BURST);
 	if (n == 0)
 		return false;
 	w->bursts++;
@@ -643,13 +646,30 @@ rx_burst(struct rtr_worker *w, const struct rtr_rxq *q, uint64_t now_ns, unsigne
 static unsigned int
 drain_rings(struct rtr_worker *w, uint64_t now_ns)
 {
+	const struct rtr_switch *sw = w->sw;
 	struct rte_mbuf *pkts[RTR_BURST];
 	unsigned int n, i, total = 0;
+	uint64_t others = UINT64_MAX;
 
+	/* What the hand-off ring holds arrived after the horizons the other
+	 * workers published before they handed it off: their smallest, read
+	 * before the ring is (rtr_lb_clock.h). */
+	if (sw->n_workers > 1)
+		for (i = 0; i < sw->n_workers; i++) {
+			uint64_t h;
+
+			if (i == w->idx)
+				continue;
+			h = atomic_load_explicit(&sw->workers[i]->rx_seen_ns, memory_order_acquire);
+			if (h < others)
+				others = h;
+		}
 	/* Up to four bursts: a worker that was late (preempted, or slower
 	 * than the peers feeding it) catches up before its ring fills. */
 	for (unsigned int b = 0; b < 4; b++) {
 		n = rte_ring_sc_dequeue_burst(w->handoff, (void **)pkts, RTR_BURST, NULL);
+		if (sw->n_workers > 1)
+			rtr_lb_hz_poll(&w->hz_ring, others, n, RTR_BURST);
 		w->stats->handoff_rx += n;
 		if (n == 0)
 			break;
@@ -830,6 +850,10 @@ rtr_worker_main(void *arg)
 	int state;
 
 	w->last_rx_tsc = rte_rdtsc();
+	for (unsigned int q = 0; q < w->n_rxq; q++)
+		rtr_lb_hz_init(&w->hz_rxq[q], w->rxq[q].cap);
+	rtr_lb_hz_init(&w->hz_ring, rte_ring_get_capacity(w->handoff));
+	w->stall_left = sw->cfg->faults.stall_us != 0 ? sw->cfg->faults.stall_every : 0;
 	if (pthread_getcpuclockid(pthread_self(), &w->cpu_clock) == 0)
 		atomic_store_explicit(&w->cpu_clock_ok, true, memory_order_release);
 	w->nh = rtr_neigh_nh_table(sw->neigh);
@@ -838,10 +862,21 @@ rtr_worker_main(void *arg)
 		if (sw->ports[p].role == RTR_PORT_FABRIC)
 			w->lb_fabric_ports |= 1u << p;
 	for (;;) {
-		uint64_t now_tsc = rte_rdtsc(), t0 = now_tsc;
-		uint64_t now_ns = rtr_tsc_to_ns(sw, now_tsc);
+		uint64_t now_tsc, t0, now_ns, seen;
 		unsigned int got = 0, i;
 		bool timed = false;
+
+		/* Lab impairment (faults.stall_us): the worker stops for a
+		 * while, as when it is preempted, before the pass reads its
+		 * clock: packets pile up in its queues meanwhile. */
+		if (unlikely(w->stall_left != 0) && --w->stall_left == 0) {
+			w->stall_left = sw->cfg->faults.stall_every;
+			w->stats->fault_stalls++;
+			rte_delay_us_sleep(sw->cfg->faults.stall_us);
+		}
+		now_tsc = rte_rdtsc();
+		t0 = now_tsc;
+		now_ns = rtr_tsc_to_ns(sw, now_tsc);
 
 		/* An iteration that had packets is busy until the next one
 		 * starts: one TSC read per iteration. */
@@ -853,14 +888,34 @@ rtr_worker_main(void *arg)
 		state = atomic_load_explicit(&sw->run_state, memory_order_acquire);
 		if (likely(state == RTR_RUN)) {
 			for (i = 0; i < w->n_rxq; i++)
-				timed |= rx_burst(w, &w->rxq[i], now_ns, &got);
-		} else if (!atomic_load_explicit(&w->stopped, memory_order_relaxed)) {
-			atomic_store_explicit(&w->stopped, 1, memory_order_release);
+				timed |= rx_burst(w, i, now_ns, &got);
+		} else {
+			/* Not receiving any more: what waits in the RX
+			 * queues holds no deadline back. */
+			for (i = 0; i < w->n_rxq; i++)
+				rtr_lb_hz_idle(&w->hz_rxq[i], now_ns);
+			if (!atomic_load_explicit(&w->stopped, memory_order_relaxed))
+				atomic_store_explicit(&w->stopped, 1, memory_order_release);
 		}
+		/* The RX queues' horizon, published once what they gave was
+		 * handed off (drain_rings of the other workers reads it). */
+		seen = now_ns;
+		for (i = 0; i < w->n_rxq; i++)
+			if (w->hz_rxq[i].h_ns < seen)
+				seen = w->hz_rxq[i].h_ns;
+		atomic_store_explicit(&w->rx_seen_ns, seen, memory_order_release);
 		got += drain_rings(w, now_ns);
+		if (sw->n_workers > 1 && w->hz_ring.h_ns < seen)
+			seen = w->hz_ring.h_ns;
+		if (seen > w->clock.seen_ns)
+			w->clock.seen_ns = seen;
+		seen = w->clock.seen_ns;
+		/* Timers run on the horizon, never on the wall clock: a
+		 * deadline passes once everything that came before it was
+		 * taken (rtr_lb_clock.h). */
 		if (w->lb->tick != NULL && (w->lb->next_deadline == NULL ||
-				w->lb->next_deadline(w->lb_state) <= now_ns))
-			w->lb->tick(w->lb_state, now_ns, w->stats);
+				w->lb->next_deadline(w->lb_state) <= seen))
+			w->lb->tick(w->lb_state, seen, w->stats);
 		if (w->eg->pfc_active)
 			rtr_egress_tick(w->eg, now_ns);
 		if (unlikely(timed)) {
@@ -882,7 +937,7 @@ rtr_worker_main(void *arg)
 			if (unlikely(atomic_load_explicit(&w->lb_req, memory_order_relaxed) != NULL))
 				lb_switch(w, now_ns);
 			if (w->lb->tick != NULL)
-				w->lb->tick(w->lb_state, now_ns, w->stats); /* aging */
+				w->lb->tick(w->lb_state, seen, w->stats); /* aging */
 			check_down_ports(w);
 			if (w->is_control)
 				rtr_control_poll(sw, now_tsc);

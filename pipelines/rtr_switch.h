@@ -69,6 +69,10 @@ struct rtr_port_rt {
 struct rtr_rxq {
 	uint16_t port;
 	uint16_t queue;
+	/* Most packets the queue can hold before the worker takes them:
+	 * twice its descriptors (the NIC's own buffer besides the ring;
+	 * doc/architecture.md "Time"). 0: unknown. */
+	uint32_t cap;
 };
 
 struct rtr_switch;
@@ -123,6 +127,16 @@ struct rtr_worker {
 	struct rtr_fault *fault; /* faults.ctrl_loss generator; NULL when off */
 	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
 	uint64_t now_ns;	/* the clock of the loop pass in progress */
+	/* Time as the LB stage may judge it (rtr_lb_clock.h): the horizon
+	 * of each RX queue and of the hand-off ring; clock.seen_ns is the
+	 * smallest, the LB state's rtr_lb_init.clock. rx_seen_ns, the RX
+	 * queues' (published after what they gave was handed off), is what
+	 * the other workers' hand-off rings are judged by. */
+	struct rtr_lb_clock clock;
+	struct rtr_lb_hz_q hz_rxq[RTR_MAX_PORTS * 4];
+	struct rtr_lb_hz_q hz_ring;
+	_Atomic uint64_t rx_seen_ns;
+	uint32_t stall_left;	/* faults.stall_every: polls to the next stall */
 	uint64_t bursts;	/* RX bursts that had packets (stage timing samples) */
 	/* Punt rate limit (GCRA): the time at which the bucket would be full
 	 * again, in the worker's now_ns clock. */

@@ -967,7 +967,7 @@ static const struct rtr_cfg_field qos_fields[] = {
 };
 static const struct rtr_cfg_map qos_map = {qos_fields, RTR_ARRAY_SIZE(qos_fields), NULL};
 
-/* ---- lab impairments of the LB control loop (doc/faults.md) ---------- */
+/* ---- lab impairments: the LB control loop, stalls (doc/faults.md) ----- */
 
 #define CTRL_LOSS(k) RTR_CFG_DOUBLE(#k, struct rtr_ctrl_loss_cfg, k, 0, 1, 0)
 static const struct rtr_cfg_field ctrl_loss_fields[] = {
@@ -983,6 +983,10 @@ static const struct rtr_cfg_map ctrl_loss_map = {
 static const struct rtr_cfg_field faults_fields[] = {
 		RTR_CFG_UINT("seed", struct rtr_faults_cfg, seed, 0, UINT64_MAX, 1),
 		RTR_CFG_MAP("ctrl_loss", struct rtr_faults_cfg, ctrl_loss, &ctrl_loss_map),
+		/* A worker stalls stall_us every stall_every loop passes, as
+		 * if preempted (doc/faults.md "Stalled workers"). */
+		RTR_CFG_UINT("stall_us", struct rtr_faults_cfg, stall_us, 0, 1000000, 0),
+		RTR_CFG_UINT("stall_every", struct rtr_faults_cfg, stall_every, 1, UINT32_MAX, 1000),
 };
 static const struct rtr_cfg_map faults_map = {faults_fields, RTR_ARRAY_SIZE(faults_fields), NULL};
 

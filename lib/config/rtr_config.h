@@ -178,6 +178,8 @@ struct rtr_ctrl_loss_cfg {
 struct rtr_faults_cfg {
 	uint64_t seed;	  /* of the loss generator, for repeatable runs */
 	struct rtr_ctrl_loss_cfg ctrl_loss;
+	uint32_t stall_us;    /* a worker stops this long (0: never) ... */
+	uint32_t stall_every; /* ... every this many loop passes */
 };
 
 struct rtr_config {

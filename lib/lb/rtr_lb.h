@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "rtr_config.h"
+#include "rtr_lb_clock.h"
 #include "rtr_lb_counters.h"
 #include "rtr_lb_flow.h"
 #include "rtr_lb_modes.h"
@@ -66,6 +67,10 @@ struct rtr_lb_init {
 	/* Bit p: port p's link is down (the switch's, kept by the control
 	 * plane with the groups' live masks); NULL: every port up. */
 	const _Atomic uint32_t *link_down;
+	/* The worker's horizon (rtr_lb_clock.h): what a per-packet hook
+	 * judges time by (rtr_lb_seen, rtr_lb_idle). NULL: the hooks' now_ns
+	 * (unit tests, the simulator). */
+	const struct rtr_lb_clock *clock;
 	struct rtr_lb_io io;
 };
 
@@ -130,7 +135,12 @@ struct rtr_lb_ops {
 	void (*depart)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
 			struct rtr_lcore_stats *st);
 	/* Timers; called every loop while next_deadline() has passed (every
-	 * loop when next_deadline is NULL), and every control poll. */
+	 * loop when next_deadline is NULL), and every control poll. now_ns
+	 * is the worker's horizon, clock->seen_ns (rtr_lb_clock.h), not the
+	 * wall clock: a deadline passes only once the worker has taken
+	 * every packet that arrived before it. It may be earlier than stamps
+	 * the per-packet hooks took in the same loop (compare deadlines
+	 * with <=, differences with rtr_lb_since). */
 	void (*tick)(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 	uint64_t (*next_deadline)(const void *state);
 	/* Release what is held for port (-1: everything). */

@@ -118,11 +118,11 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 	fprintf(f,
 		"},\n \"forwarded\": %" PRIu64 ", \"consumed\": %" PRIu64 ", \"originated\": %" PRIu64
 		", \"originated_dropped\": %" PRIu64 ", \"dropped\": %" PRIu64 ",\n \"handoff_tx\": %" PRIu64 ", \"handoff_rx\": %" PRIu64
-		", \"idle_sleeps\": %" PRIu64 ",\n \"lb_switches\": %" PRIu64
+		", \"idle_sleeps\": %" PRIu64 ", \"fault_stalls\": %" PRIu64 ",\n \"lb_switches\": %" PRIu64
 		", \"lb_switch_released\": %" PRIu64 ",\n \"held_packets\": %" PRIu64
 		", \"mempool_in_use\": %" PRIu64 ",\n \"mempool_baseline\": %" PRIu64,
 		s->forwarded, s->consumed, s->originated, s->originated_dropped, total_drops, s->handoff_tx, s->handoff_rx,
-		s->idle_sleeps, doc->lb_switches, s->lb_switch_released, doc->held_packets,
+		s->idle_sleeps, s->fault_stalls, doc->lb_switches, s->lb_switch_released, doc->held_packets,
 		doc->mempool_in_use, doc->mempool_baseline);
 	if (doc->mempool_in_use_stopped < 0)
 		fprintf(f, ", \"mempool_in_use_stopped\": null}\n");

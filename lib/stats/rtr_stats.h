@@ -75,6 +75,7 @@ struct rtr_lcore_stats {
 	uint64_t handoff_tx; /* packets handed to another worker */
 	uint64_t handoff_rx;
 	uint64_t idle_sleeps;
+	uint64_t fault_stalls; /* faults.stall_us stalls injected */
 	uint64_t lb_switch_released; /* packets the old mode held at runtime LB switches */
 	uint64_t lb[RTR_STATS_LB_SLOTS]; /* enum rtr_lb_counter (lib/lb) */
 	uint64_t path_tx[RTR_STATS_GROUPS][RTR_MAX_PATHS];

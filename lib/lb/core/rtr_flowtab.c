@@ -152,7 +152,11 @@ rtr_ft_origin_stats(const struct rtr_ft *t, unsigned int origin, uint64_t *in_us
 static inline bool
 ft_aged(const struct rtr_ft *t, const struct rtr_ft_entry *e, uint64_t now_ns)
 {
-	return now_ns - e->last_ns > t->aging_ns && (t->pinned == NULL || !t->pinned(e));
+	/* Idle by the horizon, never by the wall clock: an entry whose next
+	 * packet waits in an RX queue is not idle. last_ns may be later than
+	 * the horizon (rtr_lb_since). */
+	return rtr_lb_since(rtr_lb_seen(t->clock, now_ns), e->last_ns) > t->aging_ns &&
+		(t->pinned == NULL || !t->pinned(e));
 }
 
 struct rtr_ft_entry *

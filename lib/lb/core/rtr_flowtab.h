@@ -37,6 +37,7 @@
 
 #include <rte_prefetch.h>
 
+#include "rtr_lb_clock.h"
 #include "rtr_lb_counters.h"
 #include "rtr_lb_flow.h"
 #include "rtr_parse.h"
@@ -135,6 +136,9 @@ struct rtr_ft {
 	uint32_t sweep_cursor;
 	uint64_t aging_ns;
 	rtr_ft_pinned_fn pinned;
+	/* Aging judges idle time by this horizon (rtr_lb_clock.h); NULL:
+	 * by the caller's now_ns. */
+	const struct rtr_lb_clock *clock;
 	bool rte;
 	bool limited;		/* some origin has a limit */
 	struct rtr_ft_stats st;

@@ -23,6 +23,9 @@
 
 struct rtr_lb_fs {
 	struct rtr_ft *ft; /* the worker's flow table */
+	/* The worker's horizon (rtr_lb_clock.h), NULL for the hooks' now_ns:
+	 * what the mode judges idle gaps and late replies by. */
+	const struct rtr_lb_clock *clock;
 	/* The mode's members of one flow's telemetry view (fi comes with
 	 * the key, the idle time, SrcToR role, no deadlines and no next
 	 * hop); state is the mode's. */
@@ -51,6 +54,29 @@ const struct rtr_ft *rtr_lb_fs_table(const void *state);
  * Telemetry may call it from another thread: a racy snapshot. */
 unsigned int rtr_lb_fs_flows(void *state, uint64_t now_ns, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
+
+/* A mode's init: state (a struct rtr_lb_fs first, or NULL) and its flow
+ * table judge time by the worker's horizon c (rtr_lb_init.clock).
+ * Returns state. */
+static inline void *
+rtr_lb_fs_clock(void *state, const struct rtr_lb_clock *c)
+{
+	struct rtr_lb_fs *fs = state;
+
+	if (fs != NULL) {
+		fs->clock = c;
+		if (fs->ft != NULL)
+			fs->ft->clock = c;
+	}
+	return state;
+}
+
+/* The horizon a hook judges time by (rtr_lb_seen). */
+static inline uint64_t
+rtr_lb_fs_seen(const struct rtr_lb_fs *fs, uint64_t now_ns)
+{
+	return rtr_lb_seen(fs->clock, now_ns);
+}
 
 /* A tick's step of flow aging. */
 static inline unsigned int
