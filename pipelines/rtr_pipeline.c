@@ -649,27 +649,33 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 	const struct rtr_switch *sw = w->sw;
 	struct rte_mbuf *pkts[RTR_BURST];
 	unsigned int n, i, total = 0;
-	uint64_t others = UINT64_MAX;
+	uint64_t others[2] = {UINT64_MAX, UINT64_MAX};
 
 	/* What the hand-off ring holds arrived after the horizons the other
-	 * workers published before they handed it off: their smallest, read
-	 * before the ring is (rtr_lb_clock.h). */
+	 * workers published before they handed it off: their smallest, by
+	 * kind of input, read before the ring is (rtr_lb_clock.h). */
 	if (sw->n_workers > 1)
 		for (i = 0; i < sw->n_workers; i++) {
-			uint64_t h;
-
 			if (i == w->idx)
 				continue;
-			h = atomic_load_explicit(&sw->workers[i]->rx_seen_ns, memory_order_acquire);
-			if (h < others)
-				others = h;
+			for (unsigned int k = 0; k < 2; k++) {
+				uint64_t h = atomic_load_explicit(&sw->workers[i]->rx_seen_ns[k],
+					memory_order_acquire);
+
+				if (h < others[k])
+					others[k] = h;
+			}
 		}
 	/* Up to four bursts: a worker that was late (preempted, or slower
 	 * than the peers feeding it) catches up before its ring fills. */
 	for (unsigned int b = 0; b < 4; b++) {
 		n = rte_ring_sc_dequeue_burst(w->handoff, (void **)pkts, RTR_BURST, NULL);
-		if (sw->n_workers > 1)
-			rtr_lb_hz_poll(&w->hz_ring, others, n, RTR_BURST);
+		if (sw->n_workers > 1) {
+			rtr_lb_hz_poll(&w->hz_ring[RTR_LB_IN_HOST], others[RTR_LB_IN_HOST], n,
+				RTR_BURST);
+			rtr_lb_hz_poll(&w->hz_ring[RTR_LB_IN_FABRIC], others[RTR_LB_IN_FABRIC], n,
+				RTR_BURST);
+		}
 		w->stats->handoff_rx += n;
 		if (n == 0)
 			break;
@@ -852,7 +858,8 @@ rtr_worker_main(void *arg)
 	w->last_rx_tsc = rte_rdtsc();
 	for (unsigned int q = 0; q < w->n_rxq; q++)
 		rtr_lb_hz_init(&w->hz_rxq[q], w->rxq[q].cap);
-	rtr_lb_hz_init(&w->hz_ring, rte_ring_get_capacity(w->handoff));
+	rtr_lb_hz_init(&w->hz_ring[RTR_LB_IN_HOST], rte_ring_get_capacity(w->handoff));
+	rtr_lb_hz_init(&w->hz_ring[RTR_LB_IN_FABRIC], rte_ring_get_capacity(w->handoff));
 	w->stall_left = sw->cfg->faults.stall_us != 0 ? sw->cfg->faults.stall_every : 0;
 	if (pthread_getcpuclockid(pthread_self(), &w->cpu_clock) == 0)
 		atomic_store_explicit(&w->cpu_clock_ok, true, memory_order_release);
@@ -861,8 +868,9 @@ rtr_worker_main(void *arg)
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
 		if (sw->ports[p].role == RTR_PORT_FABRIC)
 			w->lb_fabric_ports |= 1u << p;
+	w->clock.fabric_ports = w->lb_fabric_ports;
 	for (;;) {
-		uint64_t now_tsc, t0, now_ns, seen;
+		uint64_t now_tsc, t0, now_ns, seen, in[2];
 		unsigned int got = 0, i;
 		bool timed = false;
 
@@ -897,19 +905,27 @@ rtr_worker_main(void *arg)
 			if (!atomic_load_explicit(&w->stopped, memory_order_relaxed))
 				atomic_store_explicit(&w->stopped, 1, memory_order_release);
 		}
-		/* The RX queues' horizon, published once what they gave was
-		 * handed off (drain_rings of the other workers reads it). */
-		seen = now_ns;
-		for (i = 0; i < w->n_rxq; i++)
-			if (w->hz_rxq[i].h_ns < seen)
-				seen = w->hz_rxq[i].h_ns;
-		atomic_store_explicit(&w->rx_seen_ns, seen, memory_order_release);
+		/* The RX queues' horizons by kind, published once what they
+		 * gave was handed off (drain_rings of the other workers reads
+		 * them). */
+		in[RTR_LB_IN_HOST] = in[RTR_LB_IN_FABRIC] = now_ns;
+		for (i = 0; i < w->n_rxq; i++) {
+			unsigned int k = (w->lb_fabric_ports >> w->rxq[i].port) & 1;
+
+			if (w->hz_rxq[i].h_ns < in[k])
+				in[k] = w->hz_rxq[i].h_ns;
+		}
+		for (i = 0; i < 2; i++)
+			atomic_store_explicit(&w->rx_seen_ns[i], in[i], memory_order_release);
 		got += drain_rings(w, now_ns);
-		if (sw->n_workers > 1 && w->hz_ring.h_ns < seen)
-			seen = w->hz_ring.h_ns;
-		if (seen > w->clock.seen_ns)
-			w->clock.seen_ns = seen;
-		seen = w->clock.seen_ns;
+		for (i = 0; i < 2; i++) {
+			if (sw->n_workers > 1 && w->hz_ring[i].h_ns < in[i])
+				in[i] = w->hz_ring[i].h_ns;
+			if (in[i] > w->clock.in_ns[i])
+				w->clock.in_ns[i] = in[i];
+		}
+		seen = RTE_MIN(w->clock.in_ns[0], w->clock.in_ns[1]);
+		w->clock.seen_ns = seen;
 		/* Timers run on the horizon, never on the wall clock: a
 		 * deadline passes once everything that came before it was
 		 * taken (rtr_lb_clock.h). */

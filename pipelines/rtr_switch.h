@@ -128,14 +128,15 @@ struct rtr_worker {
 	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
 	uint64_t now_ns;	/* the clock of the loop pass in progress */
 	/* Time as the LB stage may judge it (rtr_lb_clock.h): the horizon
-	 * of each RX queue and of the hand-off ring; clock.seen_ns is the
-	 * smallest, the LB state's rtr_lb_init.clock. rx_seen_ns, the RX
-	 * queues' (published after what they gave was handed off), is what
+	 * of each RX queue and of the hand-off ring's packets from host and
+	 * from fabric ports (RTR_LB_IN_*); clock (the LB state's
+	 * rtr_lb_init.clock) has their minima. rx_seen_ns, the RX queues'
+	 * by kind (published after what they gave was handed off), is what
 	 * the other workers' hand-off rings are judged by. */
 	struct rtr_lb_clock clock;
 	struct rtr_lb_hz_q hz_rxq[RTR_MAX_PORTS * 4];
-	struct rtr_lb_hz_q hz_ring;
-	_Atomic uint64_t rx_seen_ns;
+	struct rtr_lb_hz_q hz_ring[2];
+	_Atomic uint64_t rx_seen_ns[2];
 	uint32_t stall_left;	/* faults.stall_every: polls to the next stall */
 	uint64_t bursts;	/* RX bursts that had packets (stage timing samples) */
 	/* Punt rate limit (GCRA): the time at which the bucket would be full

@@ -703,7 +703,7 @@ rtr_caver_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struc
 			goto ecmp;
 		}
 		f = (struct cv_flow *)rtr_ft_value(e);
-		if (st == RTR_FT_NEW || rtr_lb_idle(cv->fs.clock, now, e->last_ns, cv->p.flow_idle_ns) ||
+		if (st == RTR_FT_NEW || rtr_lb_idle(cv->fs.clock, now, meta->in_port, e->last_ns, cv->p.flow_idle_ns) ||
 				f->group != g_idx || f->path >= g->n_paths ||
 				!(live & (1ULL << f->path))) {
 			bool existed = st != RTR_FT_NEW;

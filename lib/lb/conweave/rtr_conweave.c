@@ -458,13 +458,14 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		expired = true;
 	} else {
 		/* S1 */
-		expired = rtr_lb_idle(cw->fs.clock, now, f->active_ns, cw->p.theta_inactive_ns);
+		expired = rtr_lb_idle(cw->fs.clock, now, meta->in_port, f->active_ns, cw->p.theta_inactive_ns);
 	}
 	stab = false;
 	if (!expired && f->stabilized) {
 		stab = true;
 		f->stabilized = 0;
-	} else if (!expired && f->phase == 1 && rtr_lb_fs_seen(&cw->fs, now) > f->clear_deadline) {
+	} else if (!expired && f->phase == 1 &&
+			rtr_lb_seen_fabric(cw->fs.clock, now) > f->clear_deadline) {
 		/* The CLEAR did not come (lost, or its TAIL and the hold's
 		 * deadline both missed): by now the DstToR holds nothing of
 		 * this epoch (rtr_cw_bound_clear_ns), so go on as if it had. */
@@ -500,7 +501,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		}
 		path = f->path;
 		phase = 0;
-	} else if (rtr_lb_fs_seen(&cw->fs, now) > f->reply_deadline) {
+	} else if (rtr_lb_seen_fabric(cw->fs.clock, now) > f->reply_deadline) {
 		/* S3: no reply in time. This packet is the TAIL on the old
 		 * path; later ones are REROUTED (phase 1) on a good path. */
 		int np;
@@ -684,7 +685,7 @@ rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 	if (!phase) {
 		/* RTT_REPLY: only before the deadline (it arrived at or
 		 * after the worker's horizon). */
-		if (rtr_lb_fs_seen(&cw->fs, now) >= f->reply_deadline) {
+		if (rtr_lb_seen_in(cw->fs.clock, now, meta->in_port) >= f->reply_deadline) {
 			c[RTR_LBC_rtt_replies_late]++;
 			return;
 		}
@@ -919,7 +920,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	/* An entry idle for half the aging time is taken as new: its SrcToR
 	 * may have forgotten the flow and restarted its epochs. */
 	fresh = st == RTR_FT_NEW || !d->valid ||
-		rtr_lb_idle(cw->fs.clock, now, e->last_ns, cw->aging_ns / 2);
+		rtr_lb_idle(cw->fs.clock, now, meta->in_port, e->last_ns, cw->aging_ns / 2);
 	e->last_ns = now;
 	if (st == RTR_FT_NEW) {
 		d->ring = NO_RING;
@@ -943,7 +944,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			 * (the paper's footnote 6): delivered at once,
 			 * nothing changes.
 			 */
-			if (rtr_lb_since(rtr_lb_fs_seen(&cw->fs, now), d->ep_rx) < STALE_WINDOW_NS &&
+			if (rtr_lb_since(rtr_lb_seen_in(cw->fs.clock, now, meta->in_port), d->ep_rx) < STALE_WINDOW_NS &&
 					ts_before(ts_tx, d->ep_tx)) {
 				c[RTR_LBC_stale_epoch_packets]++;
 				rtr_lb_hdr_strip(m, meta);
@@ -951,7 +952,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			}
 			fresh = true;
 		} else if (ts_before(ts_tx, d->ep_tx) ||
-				rtr_lb_since(rtr_lb_fs_seen(&cw->fs, now), d->ep_rx) >=
+				rtr_lb_since(rtr_lb_seen_in(cw->fs.clock, now, meta->in_port), d->ep_rx) >=
 						STALE_WINDOW_NS / 2) {
 			/* An earlier packet of this epoch than the one seen
 			 * first (it came by a slower path), or a reference

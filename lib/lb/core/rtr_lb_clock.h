@@ -25,16 +25,19 @@
  *     "time" is the smallest horizon the other workers had published
  *     before the ring was read (rtr_lb_hz_others), since a worker
  *     publishes its horizon only after handing off what it took.
- * The horizon of the worker is the smallest of its inputs'.
+ * Horizons are kept for host and for fabric inputs apart (in_ns), and for
+ * the worker (seen_ns, the smallest).
  *
  * What the LB stage does with it (the rule, once, for every mode):
  *   - tick() gets seen_ns as its clock, so every deadline it expires (hold
  *     deadlines, T_resume, spray's gap deadline, aging) expires only when
  *     the worker has looked at everything that came before it;
  *   - a per-packet hook that judges time (a flow idle, a reply late, a
- *     skew sample) compares rtr_lb_seen(): during a hook seen_ns is at or
- *     before the packet's arrival, so an idle gap it measures is one the
- *     network made. Stamps a hook stores (last_ns, a hold's start) stay
+ *     skew sample) compares the horizon of the input the awaited packets
+ *     come from (rtr_lb_seen_in for the packet in hand's own input,
+ *     rtr_lb_seen_fabric for replies): during a hook it is at or before
+ *     the packet's arrival, so an idle gap it measures is one the network
+ *     made. Stamps a hook stores (last_ns, a hold's start) stay
  *     the hook's now_ns: an upper bound of the arrival, which only makes
  *     the judgments more careful.
  * seen_ns is at or before now_ns; differences between it and stamps taken at
@@ -48,10 +51,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The two kinds of input a horizon is kept for (rtr_lb_clock.in_ns). */
+#define RTR_LB_IN_HOST	 0 /* host ports' RX queues */
+#define RTR_LB_IN_FABRIC 1 /* fabric ports' RX queues */
+
 struct rtr_lb_clock {
 	/* Everything that reached the worker before it has been taken from
-	 * its inputs; 0 before the first poll. */
+	 * its inputs; 0 before the first poll. What tick() gets. */
 	uint64_t seen_ns;
+	/* The same for the packets that came in on host ports, and on
+	 * fabric ports (either way through the hand-off ring included): a
+	 * deadline that waits for a packet from one kind of port (a reply
+	 * from the fabric) is judged by that kind's, so that a host port
+	 * that is always behind (a pcap replayed at full speed, a host at
+	 * line rate) does not hold back what the fabric ports show. */
+	uint64_t in_ns[2];
+	uint32_t fabric_ports; /* bit p: port p is a fabric port */
 };
 
 /* The horizon a hook may judge by: clock's, or now_ns where there is no
@@ -63,6 +78,29 @@ rtr_lb_seen(const struct rtr_lb_clock *c, uint64_t now_ns)
 	return c != NULL && c->seen_ns < now_ns ? c->seen_ns : now_ns;
 }
 
+/* The horizon of the input port `port` is of (its kind's; any port number
+ * past the mask, e.g. RTR_PORT_NONE: every input's). For a packet in hand
+ * received on port, it is at or before the packet's arrival. */
+static inline uint64_t
+rtr_lb_seen_in(const struct rtr_lb_clock *c, uint64_t now_ns, unsigned int port)
+{
+	uint64_t s;
+
+	if (c == NULL)
+		return now_ns;
+	s = port < 32 ? c->in_ns[(c->fabric_ports >> port) & 1] : c->seen_ns;
+	return s < now_ns ? s : now_ns;
+}
+
+/* The fabric ports' horizon: for what only the fabric brings (an LB
+ * reply, a CLEAR). */
+static inline uint64_t
+rtr_lb_seen_fabric(const struct rtr_lb_clock *c, uint64_t now_ns)
+{
+	return c != NULL && c->in_ns[RTR_LB_IN_FABRIC] < now_ns ? c->in_ns[RTR_LB_IN_FABRIC] :
+								   now_ns;
+}
+
 /* Time from stamp t to horizon seen, 0 when t is later (t was an upper
  * bound taken at a later now_ns). */
 static inline uint64_t
@@ -71,12 +109,13 @@ rtr_lb_since(uint64_t seen, uint64_t t)
 	return seen > t ? seen - t : 0;
 }
 
-/* A flow last seen at last_ns (a hook's now_ns) idle for more than idle_ns,
- * as far as the network shows. */
+/* A flow last seen at last_ns (a hook's now_ns), whose packet in hand came
+ * in on port, idle for more than idle_ns as far as the network shows. */
 static inline bool
-rtr_lb_idle(const struct rtr_lb_clock *c, uint64_t now_ns, uint64_t last_ns, uint64_t idle_ns)
+rtr_lb_idle(const struct rtr_lb_clock *c, uint64_t now_ns, unsigned int port, uint64_t last_ns,
+		uint64_t idle_ns)
 {
-	return rtr_lb_since(rtr_lb_seen(c, now_ns), last_ns) > idle_ns;
+	return rtr_lb_since(rtr_lb_seen_in(c, now_ns, port), last_ns) > idle_ns;
 }
 
 /* ------------------------------------------------------ the horizon tracker */

@@ -71,13 +71,6 @@ rtr_lb_fs_clock(void *state, const struct rtr_lb_clock *c)
 	return state;
 }
 
-/* The horizon a hook judges time by (rtr_lb_seen). */
-static inline uint64_t
-rtr_lb_fs_seen(const struct rtr_lb_fs *fs, uint64_t now_ns)
-{
-	return rtr_lb_seen(fs->clock, now_ns);
-}
-
 /* A tick's step of flow aging. */
 static inline unsigned int
 rtr_lb_fs_age(struct rtr_lb_fs *fs, uint64_t now_ns)

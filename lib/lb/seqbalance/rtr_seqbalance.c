@@ -288,7 +288,7 @@ rtr_sb_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		goto tag;
 	}
 	f = flow_of(e);
-	if (st == RTR_FT_NEW || rtr_lb_idle(sb->fs.clock, now, e->last_ns, sb->p.subflow_idle_ns)) {
+	if (st == RTR_FT_NEW || rtr_lb_idle(sb->fs.clock, now, meta->in_port, e->last_ns, sb->p.subflow_idle_ns)) {
 		/* A new sub-flow: nothing of the flow is in flight, so it may
 		 * start on any path without reordering. */
 		f->path = (uint8_t)choose_path(sb, g, g_idx, &k, live, meta->flow_hash, now, c);

@@ -851,7 +851,7 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	if (st == RTR_FT_NEW) {
 		d->win = NO_WIN;
 		dst_fresh(sp, d, seq, true, c);
-	} else if (d->win == NO_WIN && rtr_lb_idle(sp->fs.clock, now, e->last_ns, sp->aging_ns / 2)) {
+	} else if (d->win == NO_WIN && rtr_lb_idle(sp->fs.clock, now, meta->in_port, e->last_ns, sp->aging_ns / 2)) {
 		dst_fresh(sp, d, seq, false, c);
 	}
 	e->last_ns = now;
@@ -881,7 +881,7 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			return RTR_LB_FORWARD;
 		/* It filled the gap the window waited for: how long that
 		 * took is the skew the timeout must cover. */
-		skew_sample(sp, rtr_lb_since(rtr_lb_fs_seen(&sp->fs, now), sp->win[d->win].t_first),
+		skew_sample(sp, rtr_lb_since(rtr_lb_seen_in(sp->fs.clock, now, meta->in_port), sp->win[d->win].t_first),
 			c);
 		sp->io.deliver(sp->io.arg, m, port, false);
 		release_run(sp, d, now, c);
@@ -897,7 +897,7 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		c[RTR_LBC_late]++;
 		if (seq - d->gap_lo < d->gap_hi - d->gap_lo) {
 			if (d->gap_t0 != NEVER)
-				skew_sample(sp, rtr_lb_since(rtr_lb_fs_seen(&sp->fs, now), d->gap_t0),
+				skew_sample(sp, rtr_lb_since(rtr_lb_seen_in(sp->fs.clock, now, meta->in_port), d->gap_t0),
 					c);
 			d->gap_hi = d->gap_lo; /* once per gap */
 		}
