@@ -42,12 +42,15 @@ import test_spray_fabric as SF  # noqa: E402
 # caver flow_idle_us below).
 STALLS = [int(x) for x in os.environ.get("ROCETOR_STALLS", "2000,20000,60000").split(",")]
 # Loop passes between stalls: each switch stalls several times while the
-# traffic runs (fault_stalls in its stats).
-EVERY = int(os.environ.get("ROCETOR_STALL_EVERY", "400"))
+# traffic runs (fault_stalls in its stats), and a long stall comes less
+# often (an idle pass takes some 20-50 us: idle_sleep_us 20), so that the
+# switches still move the traffic.
+EVERY = int(os.environ.get("ROCETOR_STALL_EVERY", "0"))
 
 
 def faults(us):
-    return "faults: " + fabric._yaml({"stall_us": us, "stall_every": EVERY}) + "\n"
+    every = EVERY or max(400, us // 10)
+    return "faults: " + fabric._yaml({"stall_us": us, "stall_every": every}) + "\n"
 
 
 def pair(t, lb, frames, us_a, us_b, links_a, extra, tag):
@@ -79,10 +82,13 @@ def pair(t, lb, frames, us_a, us_b, links_a, extra, tag):
 
 def conweave(t, frames, us):
     tag = "cw%d" % us
-    # B holds: B stalls. A's stalls are the network's delay as B sees it:
-    # a stall of A's shaped uplink's queue longer than resume_extra (20 ms)
-    # delays a TAIL past any hold ConWeave allows, so A's stay below it.
-    r = pair(t, "conweave", frames, min(us, 2000), us, None,
+    # B holds: B stalls, A does not. A's stalls would be the network's
+    # delay as B sees it: they slow A's 1 Gb/s uplink's queue (a stalled
+    # worker serves no shaper), and a TAIL delayed past resume_extra
+    # (20 ms) after the last packet B saw is beyond any hold ConWeave
+    # allows (seen: 2 ms stalls every 20 passes at A reorder with or
+    # without this fix).
+    r = pair(t, "conweave", frames, 0, us, None,
              "conweave: " + fabric._yaml(TF.CW_LAB) + "\n", "stcw")
     if r is None:
         return
@@ -137,7 +143,11 @@ def caver(t, us):
                                         qos={"queue_kb": 8192}, sections=cv),
            "spine": leafspine.spine_config("ecmp", links=({}, {}, {}, {"shape_gbps": 0.2}),
                                            qos={"queue_kb": 16384}, sections=faults(us))}
-    res = leafspine.run(cfg, data, acks, tag="stcv")
+    # Longer idle exits than pkt-leafspine's (the same order): a stalled
+    # spine or ToR is silent for a while.
+    res = leafspine.run(cfg, data, acks, tag="stcv",
+                        idle_ms={"hosta": 3000, "hostb": 3000, "tora": 4000, "torb": 4000,
+                                 "spine": 5000})
     LS.check_common(t, res, data, acks, mode)
     for n in ("tora", "spine", "torb"):
         s = res[n].stats
