@@ -2054,6 +2054,65 @@ test_ops(void)
 	free(st);
 }
 
+/*
+ * Issue 28: a flow whose packets waited in the worker's RX queue while it
+ * stalled is not idle. With the worker's clock attached (rtr_lb_clock.h),
+ * pick judges the flow's gap by the horizon of its packet's input (host
+ * port 0), not by the wall clock: a stall of 5 flow_idle with the horizon
+ * just after the last packet keeps the flow; once the horizon shows the
+ * host port silent past flow_idle, the flow is placed again. Without the
+ * clock (the first half) the same stall re-places it.
+ */
+static void
+test_stalled_worker(void)
+{
+	static const uint16_t ports[2] = {2, 3};
+	struct rtr_caver_params p = defp(NULL);
+	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
+	struct rtr_caver_shim adv = {.ce = 10, .path = 0x04000000, .hops = 1};
+	struct rtr_lb_clock clk = {.fabric_ports = 0x6}; /* 0 host, 1 and 2 fabric */
+	struct rtr_group g;
+	uint64_t now = 5000000;
+	struct sw s;
+
+	for (int with_clock = 0; with_clock < 2; with_clock++) {
+		p.aging_ns = 100 * IDLE;
+		sw_init(&s, &p, 1);
+		if (with_clock)
+			rtr_lb_fs_clock(s.cv[0], &clk);
+		group(&g, 2, ports);
+		rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.st.lb);
+		adv = (struct rtr_caver_shim){.ce = 20, .path = 0x05000000, .hops = 1};
+		rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.st.lb);
+		clk.seen_ns = clk.in_ns[0] = clk.in_ns[1] = now;
+		CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now, NULL), 0);
+		/* Port 3 becomes much better. */
+		adv = (struct rtr_caver_shim){.ce = 0, .path = 0x05000000, .hops = 1};
+		rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.st.lb);
+		/* The worker stalls for 5 flow_idle; the next packet had
+		 * arrived 1 us after the last one (the host port's horizon
+		 * says no more than that). */
+		clk.seen_ns = clk.in_ns[0] = clk.in_ns[1] = now + 1000;
+		CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now + 5 * IDLE, NULL), with_clock ? 0 : 1);
+		CHECK_EQ(s.st.lb[RTR_LBC_reroutes], with_clock ? 0u : 1u);
+		if (with_clock) {
+			/* The fabric ports' horizon says nothing of this
+			 * flow's gap. */
+			clk.in_ns[1] = now + 20 * IDLE;
+			CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now + 20 * IDLE, NULL), 0);
+			CHECK_EQ(s.st.lb[RTR_LBC_reroutes], 0);
+			/* The host port was silent for more than flow_idle
+			 * since the last packet (stamped at its pick's now):
+			 * placed again. */
+			clk.seen_ns = clk.in_ns[0] = now + 20 * IDLE + IDLE + 1;
+			CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now + 30 * IDLE, NULL), 1);
+			CHECK_EQ(s.st.lb[RTR_LBC_reroutes], 1);
+		}
+		sw_fini(&s);
+		adv = (struct rtr_caver_shim){.ce = 10, .path = 0x04000000, .hops = 1};
+	}
+}
+
 int
 main(void)
 {
@@ -2069,6 +2128,7 @@ main(void)
 	test_unadvertised_path();
 	test_acks_by_ecmp();
 	test_stickiness();
+	test_stalled_worker();
 	test_source_route();
 	test_shim_roundtrip();
 	test_three_switches();
