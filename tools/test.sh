@@ -15,8 +15,28 @@ if [ "$(id -u)" = 0 ] && [ -w /proc/sys/vm/nr_hugepages ]; then
 	fi
 	mount | grep -q hugetlbfs || { mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages; } || true
 fi
+# ROCETOR_HOG=1: the suite runs beside a CPU hog on every core (stress-ng,
+# installed if missing), as on a busy machine (doc/testing.md "Under CPU
+# pressure"); the tests see ROCETOR_HOG and say which checks they exempt.
+hog_pid=""
+if [ "${ROCETOR_HOG:-0}" != 0 ]; then
+	if ! command -v stress-ng >/dev/null; then
+		SUDO=""
+		[ "$(id -u)" = 0 ] || SUDO=sudo
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q stress-ng >/dev/null || exit 1
+	fi
+	setsid stress-ng --cpu "$(nproc)" --cpu-load 100 --timeout 0 >/dev/null 2>&1 &
+	hog_pid=$!
+	trap '[ -n "$hog_pid" ] && kill -- -"$hog_pid" 2>/dev/null' EXIT
+	echo "test.sh: CPU hog on $(nproc) cores (stress-ng, process group $hog_pid)"
+	export ROCETOR_HOG
+fi
 meson test -C build --num-processes 1 --print-errorlogs "$@"
 rc=$?
+if [ -n "$hog_pid" ]; then
+	kill -- -"$hog_pid" 2>/dev/null
+	hog_pid=""
+fi
 /usr/bin/python3 tools/testlog_summary.py tests build/meson-logs/testlog.json
 # Further CI stages, each its own script and build directory (the
 # sanitizer build of the whole suite, the fuzzers' short runs): run in name

@@ -20,7 +20,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
 import rocegen  # noqa: E402,F401  (tests use harness.rocegen)
 from rtrpy import dpdk, pcap  # noqa: E402
-from rtrpy.env import SANITIZED, sanitized  # noqa: E402,F401
+from rtrpy.env import HOGGED, SANITIZED, hogged, sanitized  # noqa: E402,F401
 from rtrpy.stats import accounted  # noqa: E402,F401
 from rtrpy.telemetry import Telemetry, telemetry_socket  # noqa: E402,F401
 
