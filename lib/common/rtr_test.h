@@ -11,6 +11,7 @@
 #ifndef RTR_TEST_H
 #define RTR_TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,17 @@ static unsigned int rtr_test_pass, rtr_test_fail;
 		CHECK(_a != NULL && _b != NULL && strcmp(_a, _b) == 0, "\"%s\" != \"%s\"",          \
 			_a ? _a : "(null)", _b ? _b : "(null)");                                   \
 	} while (0)
+
+/* A test's pseudo-random numbers: xorshift64 (Marsaglia's 13, 7, 17) on
+ * *s, which must not be 0. Repeatable for one seed. */
+static inline uint64_t
+rtr_test_xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
 
 static inline int
 rtr_test_done(const char *name)

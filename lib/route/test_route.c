@@ -413,10 +413,7 @@ static uint64_t walk_rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t
 walk_next(void)
 {
-	walk_rng ^= walk_rng << 13;
-	walk_rng ^= walk_rng >> 7;
-	walk_rng ^= walk_rng << 17;
-	return walk_rng;
+	return rtr_test_xorshift(&walk_rng);
 }
 
 /* Buckets on the most and the least loaded live path. */
