@@ -26,7 +26,7 @@ for k in $(seq 1 "$n"); do
 import json, sys
 for l in open(sys.argv[1]):
     d = json.loads(l)
-    if d["name"] == sys.argv[2]:
+    if d["name"].split(" / ")[-1] == sys.argv[2]:
         print(d["result"])' "build/hog-runs/run-$k.json" "$t")
 		[ "$r" = OK ] && pass[$t]=$(( ${pass[$t]} + 1 ))
 		line="$line $t=$r"

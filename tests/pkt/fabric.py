@@ -279,6 +279,23 @@ def run_pair(config_a, config_b, host_frames_a, host_frames_b=(), lb="ecmp",
     return results[0], results[1]
 
 
+def check_pair(t, a, b, tag):
+    """The checks every two-ToR run shares: both exited 0 with stats, in
+    time; then (only then) exact accounting and nothing held at exit on
+    each. Returns whether both ran (the caller's checks make sense)."""
+    ok = True
+    for name, r in (("A", a), ("B", b)):
+        ok &= t.check(r.rc == 0 and r.stats is not None and not r.timed_out,
+                      "%s: ToR %s exit %s: %s" % (tag, name, r.rc, r.stderr[-2000:]))
+    if not ok:
+        return False
+    for name, r in (("A", a), ("B", b)):
+        good, why = harness.accounted(r.stats)
+        t.check(good, "%s: accounting on ToR %s: %s" % (tag, name, why))
+        t.eq(r.stats["held_packets"], 0, "(%s: %s holds nothing at exit)" % (tag, name))
+    return True
+
+
 def not_available(res_a, res_b, mode):
     """The message when rocetor refused lb `mode` as not built yet, else None."""
     for r in (res_b, res_a):

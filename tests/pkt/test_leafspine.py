@@ -236,13 +236,23 @@ def caver(c, spine_lb="caver"):
     c.eq(b["caver_shims_added"], len(acks), "caver: torb shimmed every ACK")
     c.eq(s["caver_shims_rewritten"], len(acks), "caver: the spine rewrote every shim")
     c.eq(a["caver_shims_stripped"], len(acks), "caver: tora stripped every shim")
-    c.check(a["caver_flows_ecmp"] >= 1, "caver: flows before any advertisement went by ECMP")
+    # Whether hosta's first data packets reach tora before hostb's first
+    # advertisements is a race between the two host emulators; beside a
+    # CPU hog the one that gets a CPU first wins (seen: every flow placed
+    # from the table, 2 runs in 10).
+    race = ("which of the two host emulators (data from hosta, advertisements from hostb) "
+            "the hog lets run first")
+    if not harness.hogged("caver: flows before any advertisement went by ECMP", race):
+        c.check(a["caver_flows_ecmp"] >= 1, "caver: flows before any advertisement went by ECMP")
     # Where the mice go depends on which advertisements reached tora
     # before they started: a race between two host emulators replaying at
     # their own pace, lost at ASan speed (placed by ECMP, table 0) in some
-    # runs even with the stretched periods.
+    # runs even with the stretched periods, and beside a CPU hog (1 run in
+    # 10: no advertisement before any flow).
     if not harness.sanitized("caver: the mice's placement (from the table, off the congested "
-                             "link, source-routed)"):
+                             "link, source-routed)") and \
+            not harness.hogged("caver: the mice's placement (from the table, off the congested "
+                               "link, source-routed)", race):
         c.check(a["caver_flows_table"] >= 16, "caver: mice placed from the path table")
         c.eq(mi[1], 0, "caver: no mouse packet on the congested spine link %s" % mi)
         c.eq(mi[0], len(md), "caver: every mouse packet on the uncongested link")

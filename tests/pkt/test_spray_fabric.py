@@ -44,17 +44,7 @@ def run(t, frames, links, tag):
     a, b = fabric.run_pair(fabric.tor_config("a", lb="spray", links=links, extra=SPRAY),
                            fabric.tor_config("b", lb="spray", links=({},) * 4, extra=SPRAY),
                            frames, lb="spray", tag=tag)
-    ok = True
-    for name, r in (("A", a), ("B", b)):
-        ok &= t.check(r.rc == 0 and r.stats is not None and not r.timed_out,
-                      "%s: ToR %s exit %s: %s" % (tag, name, r.rc, r.stderr[-2000:]))
-    if not ok:
-        return None
-    for name, s in (("A", a.stats), ("B", b.stats)):
-        good, why = harness.accounted(s)
-        t.check(good, "%s: accounting on ToR %s: %s" % (tag, name, why))
-        t.eq(s["held_packets"], 0, "(%s: %s holds nothing at exit)" % (tag, name))
-    return a, b
+    return (a, b) if fabric.check_pair(t, a, b, tag) else None
 
 
 def test_lossless(t, frames):

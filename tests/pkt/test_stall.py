@@ -71,17 +71,10 @@ def pair(t, lb, frames, us_a, us_b, links_a, extra, tag):
                            fabric.tor_config("b", lb=lb, links=({},) * 4,
                                              extra=extra + (faults(us_b) if us_b else "")),
                            frames, lb=lb, tag=tag)
-    ok = True
-    for name, r in (("A", a), ("B", b)):
-        ok &= t.check(r.rc == 0 and r.stats is not None and not r.timed_out,
-                      "%s: ToR %s exit %s: %s" % (tag, name, r.rc, r.stderr[-2000:]))
-    if not ok:
+    if not fabric.check_pair(t, a, b, tag):
         return None
     for name, r in (("A", a), ("B", b)):
         s = r.stats
-        good, why = harness.accounted(s)
-        t.check(good, "%s: accounting on ToR %s: %s" % (tag, name, why))
-        t.eq(s["held_packets"], 0, "(%s: %s holds nothing at exit)" % (tag, name))
         t.eq(s["dropped"], 0, "(%s: drops on %s: %s)"
              % (tag, name, {k: v for k, v in s["drops"].items() if v}))
         if (us_a, us_b)[name == "B"]:
