@@ -978,28 +978,39 @@ test_ties(void)
 	sw_fini(&s);
 }
 
+/* One worker whose table outlives its flows, a group over ports 2 and 3,
+ * and h2 advertised out of both at `now`: port 2 (CE 10) better than port
+ * 3 (CE 20; a port without an entry would cost its local CE, 0, and win). */
+static void
+two_paths(struct sw *s, struct rtr_group *g, uint32_t h2, uint64_t now)
+{
+	static const uint16_t ports[2] = {2, 3};
+	struct rtr_caver_params p = defp(NULL);
+	struct rtr_caver_shim adv = {.ce = 10, .path = 0x04000000, .hops = 1};
+
+	p.aging_ns = 100 * IDLE;
+	sw_init(s, &p, 1);
+	group(g, 2, ports);
+	rtr_caver_table_put(s->cv[0], h2, 2, &adv, now, s->st.lb);
+	adv = (struct rtr_caver_shim){.ce = 20, .path = 0x05000000, .hops = 1};
+	rtr_caver_table_put(s->cv[0], h2, 3, &adv, now, s->st.lb);
+}
+
 /* A flow keeps its path while active; idle past flow_idle it is placed
  * again; a dead path moves it at once; a full flow table means ECMP. */
 static void
 test_stickiness(void)
 {
 	static const uint16_t ports[2] = {2, 3};
-	struct rtr_caver_params p = defp(NULL);
+	struct rtr_caver_params p;
 	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
-	struct rtr_caver_shim adv = {.ce = 10, .path = 0x04000000, .hops = 1};
+	struct rtr_caver_shim adv;
 	struct rtr_group g;
 	uint64_t now = 5000000, t;
 	uint8_t b4;
 	struct sw s;
 
-	p.aging_ns = 100 * IDLE; /* the table outlives the flows here */
-	sw_init(&s, &p, 1);
-	group(&g, 2, ports);
-	rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.st.lb);
-	/* Port 3 known and worse (a port without an entry would cost its
-	 * local CE, 0, and win). */
-	adv = (struct rtr_caver_shim){.ce = 20, .path = 0x05000000, .hops = 1};
-	rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.st.lb);
+	two_paths(&s, &g, h2, now);
 	CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now, &b4), 0);
 	CHECK_EQ(b4, 0x84);
 	/* Port 3 becomes much better: the active flow stays. */
@@ -2066,24 +2077,17 @@ test_ops(void)
 static void
 test_stalled_worker(void)
 {
-	static const uint16_t ports[2] = {2, 3};
-	struct rtr_caver_params p = defp(NULL);
 	uint32_t h1 = ip4(10, 0, 1, 1), h2 = ip4(10, 0, 2, 2);
-	struct rtr_caver_shim adv = {.ce = 10, .path = 0x04000000, .hops = 1};
+	struct rtr_caver_shim adv;
 	struct rtr_lb_clock clk = {.fabric_ports = 0x6}; /* 0 host, 1 and 2 fabric */
 	struct rtr_group g;
 	uint64_t now = 5000000;
 	struct sw s;
 
 	for (int with_clock = 0; with_clock < 2; with_clock++) {
-		p.aging_ns = 100 * IDLE;
-		sw_init(&s, &p, 1);
+		two_paths(&s, &g, h2, now);
 		if (with_clock)
 			rtr_lb_fs_clock(s.cv[0], &clk);
-		group(&g, 2, ports);
-		rtr_caver_table_put(s.cv[0], h2, 2, &adv, now, s.st.lb);
-		adv = (struct rtr_caver_shim){.ce = 20, .path = 0x05000000, .hops = 1};
-		rtr_caver_table_put(s.cv[0], h2, 3, &adv, now, s.st.lb);
 		clk.seen_ns = clk.in_ns[0] = clk.in_ns[1] = now;
 		CHECK_EQ(src_pick(&s, &g, h1, h2, 7, now, NULL), 0);
 		/* Port 3 becomes much better. */
@@ -2109,7 +2113,6 @@ test_stalled_worker(void)
 			CHECK_EQ(s.st.lb[RTR_LBC_reroutes], 1);
 		}
 		sw_fini(&s);
-		adv = (struct rtr_caver_shim){.ce = 10, .path = 0x04000000, .hops = 1};
 	}
 }
 
