@@ -26,21 +26,27 @@ rtr_args_usage(const char *prog)
 	       "  %s [EAL options] -- --config FILE [--lb MODE] [--duration SEC]\n"
 	       "        [--exit-on-idle MS] [--stats-json FILE] [--stats-interval SEC]\n"
 	       "        [--wait-links MS] [--main-forwards] [--telemetry-rw]\n"
-	       "  --config FILE         switch config: .yaml/.yml (libyaml) or .cfg/.conf (libconfig)\n"
+	       "  --config FILE         switch config: .yaml/.yml (libyaml) or .cfg/.conf "
+	       "(libconfig)\n"
 	       "  --lb MODE             override switch.lb: %s\n"
 	       "  --duration SEC        run SEC seconds (fractions allowed), then exit cleanly\n"
 	       "  --exit-on-idle MS     exit once no port has received a packet for MS ms\n"
 	       "  --stats-json FILE     write the stats document (doc/counters.md) at exit\n"
 	       "  --stats-interval SEC  print the stats document to stdout every SEC seconds\n"
-	       "  --wait-links MS       before forwarding, wait up to MS ms for every port that is\n"
+	       "  --wait-links MS       before forwarding, wait up to MS ms for every port that "
+	       "is\n"
 	       "                        not admin_down to report link up (default 0: no wait)\n"
-	       "  --main-forwards       with several lcores, the main lcore forwards too (worker 0,\n"
-	       "                        running the control plane between bursts as with one lcore)\n"
-	       "  --telemetry-rw        allow telemetry commands that change state (/rocetor/lb/set,\n"
+	       "  --main-forwards       with several lcores, the main lcore forwards too (worker "
+	       "0,\n"
+	       "                        running the control plane between bursts as with one "
+	       "lcore)\n"
+	       "  --telemetry-rw        allow telemetry commands that change state "
+	       "(/rocetor/lb/set,\n"
 	       "                        /rocetor/port/admin); without it telemetry is read-only\n"
 	       "  -h, --help            this help\n"
-	       "Exit status: 0 success (also on SIGINT/SIGTERM), 2 bad arguments or config, 1 other failure.\n",
-		prog, modes);
+	       "Exit status: 0 success (also on SIGINT/SIGTERM), 2 bad arguments or config, 1 "
+	       "other failure.\n",
+			prog, modes);
 }
 
 static int
@@ -63,17 +69,17 @@ int
 rtr_args_parse(struct rtr_app *app, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"lb", required_argument, NULL, 'l'},
-		{"duration", required_argument, NULL, 'd'},
-		{"exit-on-idle", required_argument, NULL, 'i'},
-		{"stats-json", required_argument, NULL, 'j'},
-		{"stats-interval", required_argument, NULL, 's'},
-		{"wait-links", required_argument, NULL, 'w'},
-		{"main-forwards", no_argument, NULL, 'm'},
-		{"telemetry-rw", no_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+			{"config", required_argument, NULL, 'c'},
+			{"lb", required_argument, NULL, 'l'},
+			{"duration", required_argument, NULL, 'd'},
+			{"exit-on-idle", required_argument, NULL, 'i'},
+			{"stats-json", required_argument, NULL, 'j'},
+			{"stats-interval", required_argument, NULL, 's'},
+			{"wait-links", required_argument, NULL, 'w'},
+			{"main-forwards", no_argument, NULL, 'm'},
+			{"telemetry-rw", no_argument, NULL, 't'},
+			{"help", no_argument, NULL, 'h'},
+			{NULL, 0, NULL, 0},
 	};
 	double v;
 	int c;
@@ -101,7 +107,8 @@ rtr_args_parse(struct rtr_app *app, int argc, char **argv)
 			app->stats_json = optarg;
 			break;
 		case 's':
-			if (parse_number("--stats-interval", optarg, 0.01, &app->stats_interval_s) < 0)
+			if (parse_number("--stats-interval", optarg, 0.01, &app->stats_interval_s) <
+					0)
 				return -1;
 			break;
 		case 'w':
@@ -119,8 +126,10 @@ rtr_args_parse(struct rtr_app *app, int argc, char **argv)
 			rtr_args_usage(argv[0]);
 			exit(RTR_EXIT_OK);
 		default:
-			fprintf(stderr, "rocetor: unknown or incomplete option \"%s\" (see --help)\n",
-				argv[optind - 1]);
+			fprintf(stderr,
+					"rocetor: unknown or incomplete option \"%s\" (see "
+					"--help)\n",
+					argv[optind - 1]);
 			return -1;
 		}
 	}

@@ -57,14 +57,15 @@ egress_part(const struct rtr_config *cfg)
 
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rtr_port_cfg *pc = &cfg->ports[i];
-		double gbps = pc->shape_gbps > 0 ? pc->shape_gbps :
-			pc->speed_gbps > 0 ? pc->speed_gbps : 100.0;
+		double gbps = pc->shape_gbps > 0   ? pc->shape_gbps
+			      : pc->speed_gbps > 0 ? pc->speed_gbps
+						   : 100.0;
 		uint64_t qb = 0;
 
 		for (unsigned int c = 0; c < cfg->qos.classes; c++)
 			qb += (uint64_t)cfg->qos.cls[c].queue_kb * 1024 / 1500;
 		n += RTE_MIN(qb, (uint64_t)EGRESS_QUEUE_MBUFS_MAX) +
-			(uint64_t)((double)pc->delay_us * 1000 * gbps / (8 * 1024));
+		     (uint64_t)((double)pc->delay_us * 1000 * gbps / (8 * 1024));
 	}
 	return n;
 }
@@ -151,19 +152,20 @@ rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 			max_mtu = cfg->ports[i].mtu;
 	}
 	out->per_worker = RTR_BURST * (cfg->n_ports + 1) + RTR_POOL_CACHE * 3 / 2 +
-		cfg->sw.handoff_ring + RTR_INJECT_RING_SIZE;
+			  cfg->sw.handoff_ring + RTR_INJECT_RING_SIZE;
 	out->workers = (uint64_t)in->workers * out->per_worker;
 	out->control = RTR_CTRL_RING_SIZE + 1024; /* control ring + control/pdump slack */
 	out->egress = egress_part(cfg);
 	hold_part(cfg, in->telemetry_rw, out);
 	out->need = out->rx_desc + out->tx_desc + out->workers + out->control + out->egress +
-		out->hold;
+		    out->hold;
 	out->mbufs_set = cfg->sw.mbufs != 0;
 	out->mbufs = out->mbufs_set ? cfg->sw.mbufs : round_pow2_minus1(out->need);
 	hold_budget(in->workers, out);
 	/* Room for the largest frame: MTU, Ethernet header, two VLAN tags,
 	 * CRC and slack. */
-	out->data_room = RTE_PKTMBUF_HEADROOM +
-		RTE_MAX(2048u, max_mtu + RTE_ETHER_HDR_LEN + 2 * 4 + RTE_ETHER_CRC_LEN + 4);
+	out->data_room =
+			RTE_PKTMBUF_HEADROOM +
+			RTE_MAX(2048u, max_mtu + RTE_ETHER_HDR_LEN + 2 * 4 + RTE_ETHER_CRC_LEN + 4);
 	return 0;
 }

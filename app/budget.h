@@ -20,13 +20,13 @@
 #include "rtr_lb.h"
 
 /* Descriptors per RX and TX queue, and the pool's per-lcore cache. */
-#define RTR_RX_DESC	1024
-#define RTR_TX_DESC	1024
-#define RTR_POOL_CACHE	256
+#define RTR_RX_DESC    1024
+#define RTR_TX_DESC    1024
+#define RTR_POOL_CACHE 256
 
 /* What the budget depends on besides the config. */
 struct rtr_budget_in {
-	unsigned int workers;	/* forwarding lcores, >= 1 */
+	unsigned int workers; /* forwarding lcores, >= 1 */
 	/* RX and TX queues of cfg->ports[i], each >= 1 */
 	uint16_t rxq[RTR_MAX_PORTS];
 	uint16_t txq[RTR_MAX_PORTS];
@@ -37,33 +37,33 @@ struct rtr_budget_in {
 
 /* The formula's parts (mbufs), the pool size and the hold budget. */
 struct rtr_budget {
-	uint64_t rx_desc;	/* every RX descriptor may hold an mbuf */
-	uint64_t tx_desc;	/* every TX descriptor too */
-	uint64_t per_worker;	/* bursts, mempool cache, handoff and inject rings */
-	uint64_t workers;	/* workers x per_worker */
-	uint64_t egress;	/* the ports' egress queues and delay lines */
-	uint64_t hold;		/* what the LB mode may hold (reorder rings) */
-	uint64_t control;	/* control ring and slack */
-	uint64_t need;		/* the sum of the parts */
-	uint32_t mbufs;		/* pool size: switch.mbufs, or need rounded to 2^k - 1 */
-	bool mbufs_set;		/* switch.mbufs set it */
+	uint64_t rx_desc;    /* every RX descriptor may hold an mbuf */
+	uint64_t tx_desc;    /* every TX descriptor too */
+	uint64_t per_worker; /* bursts, mempool cache, handoff and inject rings */
+	uint64_t workers;    /* workers x per_worker */
+	uint64_t egress;     /* the ports' egress queues and delay lines */
+	uint64_t hold;       /* what the LB mode may hold (reorder rings) */
+	uint64_t control;    /* control ring and slack */
+	uint64_t need;       /* the sum of the parts */
+	uint32_t mbufs;      /* pool size: switch.mbufs, or need rounded to 2^k - 1 */
+	bool mbufs_set;      /* switch.mbufs set it */
 	/* The mode whose mbuf_budget gave `hold` (the running one, or with
 	 * telemetry_rw the implemented one that holds the most), or NULL when
 	 * no mode that may run holds anything. */
 	const struct rtr_lb_desc *hold_mode;
-	const char *hold_key;	/* config key that set `hold`, NULL: derived */
+	const char *hold_key; /* config key that set `hold`, NULL: derived */
 	/* mbufs each worker's LB state may hold (rtr_lb_init.hold_budget);
 	 * 0 when hold_mode is NULL. */
 	uint32_t hold_per_worker;
-	bool hold_cut;		/* cut: switch.mbufs is below the formula */
-	uint32_t data_room;	/* mbuf data room for the ports' largest MTU */
+	bool hold_cut;      /* cut: switch.mbufs is below the formula */
+	uint32_t data_room; /* mbuf data room for the ports' largest MTU */
 };
 
 /* The queue counts rocetor asks for before the device's limits: per port
  * rx_queues (or one per worker) RX queues, one TX queue per worker (or
  * tx_queues when larger). Sets in->workers and the queues, nothing else. */
-void rtr_budget_queues(const struct rtr_config *cfg, unsigned int workers,
-		struct rtr_budget_in *in);
+void rtr_budget_queues(
+		const struct rtr_config *cfg, unsigned int workers, struct rtr_budget_in *in);
 
 /* Fill out from cfg and in. Returns 0, or -EINVAL when in has no worker or
  * a port without queues. */

@@ -50,7 +50,8 @@ rtr_app_main_tick(struct rtr_switch *sw, uint64_t now_tsc)
 
 			for (unsigned int i = 0; i < sw->n_workers; i++)
 				last = RTE_MAX(last, sw->workers[i]->last_rx_tsc);
-			if (now_tsc > last && now_tsc - last > app->exit_on_idle_ms * sw->tsc_hz / 1000)
+			if (now_tsc > last &&
+					now_tsc - last > app->exit_on_idle_ms * sw->tsc_hz / 1000)
 				why = "--exit-on-idle: no packet received";
 		}
 		if (why != NULL) {
@@ -64,7 +65,8 @@ rtr_app_main_tick(struct rtr_switch *sw, uint64_t now_tsc)
 		atomic_store(&sw->run_state, RTR_STOP_FINAL);
 	}
 	if (app->stats_interval_s > 0 &&
-			now_tsc - app->last_stats_tsc > (uint64_t)(app->stats_interval_s * sw->tsc_hz)) {
+			now_tsc - app->last_stats_tsc >
+					(uint64_t)(app->stats_interval_s * sw->tsc_hz)) {
 		app->last_stats_tsc = now_tsc;
 		rtr_app_write_stats(app, stdout);
 	}

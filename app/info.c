@@ -32,16 +32,18 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f,
-		"usage: rocetor-info modes\n"
-		"       rocetor-info budget --config FILE [--workers N] [--lb MODE] [--telemetry-rw]\n"
-		"  modes                 the LB modes of this build, as JSON\n"
-		"  budget                the mempool budget rocetor computes for FILE, as JSON:\n"
-		"    --config FILE       switch config (.yaml/.yml or .cfg/.conf)\n"
-		"    --workers N         forwarding lcores (default 1)\n"
-		"    --lb MODE           override switch.lb, as rocetor --lb\n"
-		"    --telemetry-rw      as rocetor --telemetry-rw (the mode may change at runtime)\n"
-		"Exit status: 0 success, 2 bad arguments or config.\n");
+	fprintf(f, "usage: rocetor-info modes\n"
+		   "       rocetor-info budget --config FILE [--workers N] [--lb MODE] "
+		   "[--telemetry-rw]\n"
+		   "  modes                 the LB modes of this build, as JSON\n"
+		   "  budget                the mempool budget rocetor computes for FILE, as "
+		   "JSON:\n"
+		   "    --config FILE       switch config (.yaml/.yml or .cfg/.conf)\n"
+		   "    --workers N         forwarding lcores (default 1)\n"
+		   "    --lb MODE           override switch.lb, as rocetor --lb\n"
+		   "    --telemetry-rw      as rocetor --telemetry-rw (the mode may change at "
+		   "runtime)\n"
+		   "Exit status: 0 success, 2 bad arguments or config.\n");
 }
 
 /* s as a JSON string (the registry's texts and config keys are ASCII). */
@@ -75,10 +77,10 @@ cmd_modes(void)
 		json_str(d->summary != NULL ? d->summary : "");
 		printf(", \"implemented\": %s, \"spine\": \"%s\", \"holds\": %s, "
 		       "\"flow_table\": %s}",
-			d->ops != NULL ? "true" : "false",
-			d->spine == RTR_LB_SPINE_ECMP ? "ecmp" : "run",
-			d->mbuf_budget != NULL ? "true" : "false",
-			d->ops != NULL && d->ops->table != NULL ? "true" : "false");
+				d->ops != NULL ? "true" : "false",
+				d->spine == RTR_LB_SPINE_ECMP ? "ecmp" : "run",
+				d->mbuf_budget != NULL ? "true" : "false",
+				d->ops != NULL && d->ops->table != NULL ? "true" : "false");
 	}
 	printf("\n]}\n");
 	return RTR_EXIT_OK;
@@ -88,11 +90,11 @@ static int
 cmd_budget(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"workers", required_argument, NULL, 'w'},
-		{"lb", required_argument, NULL, 'l'},
-		{"telemetry-rw", no_argument, NULL, 't'},
-		{NULL, 0, NULL, 0},
+			{"config", required_argument, NULL, 'c'},
+			{"workers", required_argument, NULL, 'w'},
+			{"lb", required_argument, NULL, 'l'},
+			{"telemetry-rw", no_argument, NULL, 't'},
+			{NULL, 0, NULL, 0},
 	};
 	const char *path = NULL, *lb = NULL;
 	struct rtr_budget_in in;
@@ -115,8 +117,10 @@ cmd_budget(int argc, char **argv)
 			workers = strtoul(optarg, &end, 10);
 			if (errno != 0 || end == optarg || *end != '\0' || workers < 1 ||
 					workers > RTR_MAX_LCORES) {
-				fprintf(stderr, "rocetor-info: --workers: expected 1..%u, got \"%s\"\n",
-					RTR_MAX_LCORES, optarg);
+				fprintf(stderr,
+						"rocetor-info: --workers: expected 1..%u, got "
+						"\"%s\"\n",
+						RTR_MAX_LCORES, optarg);
 				return RTR_EXIT_USAGE;
 			}
 			break;
@@ -127,8 +131,10 @@ cmd_budget(int argc, char **argv)
 			rw = true;
 			break;
 		default:
-			fprintf(stderr, "rocetor-info: budget: unknown or incomplete option \"%s\"\n",
-				argv[optind - 1]);
+			fprintf(stderr,
+					"rocetor-info: budget: unknown or incomplete option "
+					"\"%s\"\n",
+					argv[optind - 1]);
 			return RTR_EXIT_USAGE;
 		}
 	}
@@ -149,8 +155,8 @@ cmd_budget(int argc, char **argv)
 			const char *near = rtr_lb_mode_suggest(lb);
 
 			fprintf(stderr, "rocetor-info: --lb: unknown mode \"%s\"%s%s%s (%s)\n", lb,
-					near != NULL ? ", did you mean " : "", near != NULL ? near : "",
-					near != NULL ? "?" : "",
+					near != NULL ? ", did you mean " : "",
+					near != NULL ? near : "", near != NULL ? "?" : "",
 					rtr_lb_mode_list(modes, sizeof(modes), ", ", false));
 			rtr_config_free(&cfg);
 			return RTR_EXIT_USAGE;
@@ -167,10 +173,10 @@ cmd_budget(int argc, char **argv)
 	}
 	printf("{\"mbufs\": %" PRIu32 ", \"need\": %" PRIu64 ", \"parts\": {\"rx_desc\": %" PRIu64
 	       ", \"tx_desc\": %" PRIu64 ", \"workers\": %" PRIu64 ", \"egress\": %" PRIu64
-	       ", \"hold\": %" PRIu64 ", \"control\": %" PRIu64 "}, \"hold_budget_per_worker\": %"
-	       PRIu32 ", \"hold_key\": ",
-		b.mbufs, b.need, b.rx_desc, b.tx_desc, b.workers, b.egress, b.hold, b.control,
-		b.hold_per_worker);
+	       ", \"hold\": %" PRIu64 ", \"control\": %" PRIu64
+	       "}, \"hold_budget_per_worker\": %" PRIu32 ", \"hold_key\": ",
+			b.mbufs, b.need, b.rx_desc, b.tx_desc, b.workers, b.egress, b.hold,
+			b.control, b.hold_per_worker);
 	if (b.hold_key != NULL)
 		json_str(b.hold_key);
 	else

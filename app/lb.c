@@ -41,10 +41,12 @@ rtr_app_lb_select(struct rtr_app *app)
 	}
 	app->sw.lb = rtr_app_lb_ops(app, app->cfg.sw.lb);
 	if (app->sw.lb == NULL) {
-		fprintf(stderr, "%s: switch.lb: mode \"%s\" is not available in this build yet "
-				"(available: %s)\n", app->lb_override ? "--lb" : app->cfg.path,
-			rtr_lb_mode_at(app->cfg.sw.lb)->name,
-			rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
+		fprintf(stderr,
+				"%s: switch.lb: mode \"%s\" is not available in this build yet "
+				"(available: %s)\n",
+				app->lb_override ? "--lb" : app->cfg.path,
+				rtr_lb_mode_at(app->cfg.sw.lb)->name,
+				rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
 		return -1;
 	}
 	return 0;
@@ -57,8 +59,7 @@ rtr_app_lb_ops(struct rtr_app *app, enum rtr_lb_mode mode)
 }
 
 void
-rtr_app_lb_destroy(const struct rtr_lb_ops *ops, void *shared, void **states,
-		unsigned int n)
+rtr_app_lb_destroy(const struct rtr_lb_ops *ops, void *shared, void **states, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
 		if (states[i] != NULL && ops->fini != NULL)
@@ -70,8 +71,7 @@ rtr_app_lb_destroy(const struct rtr_lb_ops *ops, void *shared, void **states,
 /* From the config: a mode whose section is absent gets the defaults the
  * validator filled in. */
 int
-rtr_app_lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared,
-		void **states)
+rtr_app_lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared, void **states)
 {
 	struct rtr_switch *sw = &app->sw;
 	const struct rtr_config *cfg = &app->cfg;
@@ -82,23 +82,23 @@ rtr_app_lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shar
 		*shared = ops->shared_create(cfg, sw->route->n_groups, true, (int)rte_socket_id());
 		if (*shared == NULL) {
 			fprintf(stderr, "rocetor: LB mode %s: cannot allocate its shared state\n",
-				ops->name);
+					ops->name);
 			return -ENOMEM;
 		}
 	}
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
 		struct rtr_lb_init in = {
-			.cfg = cfg,
-			.worker = i,
-			.n_workers = sw->n_workers,
-			.socket = (int)rte_lcore_to_socket_id(sw->workers[i]->lcore_id),
-			.n_groups = sw->route->n_groups,
-			.hash_seed = sw->hash_seed,
-			.hold_budget = app->hold_budget,
-			.use_rte_malloc = true,
-			.shared = *shared,
-			.link_down = &sw->link_down_mask,
-			.clock = &sw->workers[i]->clock,
+				.cfg = cfg,
+				.worker = i,
+				.n_workers = sw->n_workers,
+				.socket = (int)rte_lcore_to_socket_id(sw->workers[i]->lcore_id),
+				.n_groups = sw->route->n_groups,
+				.hash_seed = sw->hash_seed,
+				.hold_budget = app->hold_budget,
+				.use_rte_malloc = true,
+				.shared = *shared,
+				.link_down = &sw->link_down_mask,
+				.clock = &sw->workers[i]->clock,
 		};
 
 		for (unsigned int p = 0; p < cfg->n_ports; p++)
@@ -108,10 +108,12 @@ rtr_app_lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shar
 		states[i] = ops->init(&in);
 		if (states[i] == NULL) {
 			/* The mode's state is sized by its config section. */
-			fprintf(stderr, "rocetor: LB mode %s: cannot initialise worker %u (out of "
-					"memory for its flow table and state: see %s.flow_table_size "
+			fprintf(stderr,
+					"rocetor: LB mode %s: cannot initialise worker %u (out of "
+					"memory for its flow table and state: see "
+					"%s.flow_table_size "
 					"and the other sizes of its config section)\n",
-				ops->name, i, ops->name);
+					ops->name, i, ops->name);
 			rtr_app_lb_destroy(ops, *shared, states, i);
 			*shared = NULL;
 			return -ENOMEM;
@@ -133,7 +135,7 @@ rtr_app_lb_switch(struct rtr_app *app, enum rtr_lb_mode mode, char *err, size_t 
 		const struct rtr_lb_desc *d = rtr_lb_mode_at((unsigned int)mode);
 
 		snprintf(err, len, "LB mode %s is not available in this build",
-			d != NULL ? d->name : "?");
+				d != NULL ? d->name : "?");
 		return -ENOTSUP;
 	}
 	pthread_mutex_lock(&app->switch_lock);
@@ -163,7 +165,8 @@ rtr_app_lb_switch(struct rtr_app *app, enum rtr_lb_mode mode, char *err, size_t 
 		snprintf(err, len, "out of memory");
 	} else {
 		printf("rocetor: LB mode switched from %s to %s at runtime (%" PRId64
-		       " held packets released by %s)\n", old->name, ops->name, released, old->name);
+		       " held packets released by %s)\n",
+				old->name, ops->name, released, old->name);
 		fflush(stdout);
 	}
 	atomic_store(&sw->lb_switching, 0);

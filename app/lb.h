@@ -25,11 +25,10 @@ int rtr_app_lb_select(struct rtr_app *app);
 const struct rtr_lb_ops *rtr_app_lb_ops(struct rtr_app *app, enum rtr_lb_mode mode);
 /* Mode ops's shared state and one state per worker (states has
  * app->sw.n_workers entries). Returns 0 or -ENOMEM (said on stderr). */
-int rtr_app_lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared,
-		void **states);
+int rtr_app_lb_create(
+		struct rtr_app *app, const struct rtr_lb_ops *ops, void **shared, void **states);
 /* Free what rtr_app_lb_create made (n states). */
-void rtr_app_lb_destroy(const struct rtr_lb_ops *ops, void *shared, void **states,
-		unsigned int n);
+void rtr_app_lb_destroy(const struct rtr_lb_ops *ops, void *shared, void **states, unsigned int n);
 /* Switch the running switch to LB mode `mode` (doc/user-guide.md). Returns
  * the packets the old mode held and released, or -errno with a message in
  * err. */

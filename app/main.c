@@ -47,20 +47,22 @@ print_summary(const struct rtr_app *app)
 
 	printf("rocetor: switch %s (id %u, %s), lb %s, %u worker%s%s, %u port%s, %u uplink "
 	       "group%s, seed 0x%08x\n",
-		app->cfg.sw.name, app->cfg.sw.id, app->cfg.sw.role == RTR_ROLE_TOR ? "tor" : "spine",
-		sw->lb->name, sw->n_workers, sw->n_workers == 1 ? "" : "s",
-		sw->workers[0]->is_control ? " (main lcore forwards)" : "",
-		app->n_cfg_ports, app->n_cfg_ports == 1 ? "" : "s", sw->route->n_groups,
-		sw->route->n_groups == 1 ? "" : "s", sw->hash_seed);
+			app->cfg.sw.name, app->cfg.sw.id,
+			app->cfg.sw.role == RTR_ROLE_TOR ? "tor" : "spine", sw->lb->name,
+			sw->n_workers, sw->n_workers == 1 ? "" : "s",
+			sw->workers[0]->is_control ? " (main lcore forwards)" : "",
+			app->n_cfg_ports, app->n_cfg_ports == 1 ? "" : "s", sw->route->n_groups,
+			sw->route->n_groups == 1 ? "" : "s", sw->hash_seed);
 	for (unsigned int i = 0; i < app->n_cfg_ports; i++) {
 		const struct rtr_port_rt *pr = &sw->ports[app->port_ids[i]];
 		struct rte_eth_dev_info info;
 
 		rte_eth_dev_info_get(pr->port_id, &info);
 		printf("rocetor: port %u %-6s %02x:%02x:%02x:%02x:%02x:%02x %s rxq %u txq %u %s\n",
-			pr->port_id, pr->role == RTR_PORT_HOST ? "host" : "fabric", pr->mac[0],
-			pr->mac[1], pr->mac[2], pr->mac[3], pr->mac[4], pr->mac[5], info.driver_name,
-			app->rxq[i], app->txq[i], atomic_load(&pr->link_up) ? "up" : "down");
+				pr->port_id, pr->role == RTR_PORT_HOST ? "host" : "fabric",
+				pr->mac[0], pr->mac[1], pr->mac[2], pr->mac[3], pr->mac[4],
+				pr->mac[5], info.driver_name, app->rxq[i], app->txq[i],
+				atomic_load(&pr->link_up) ? "up" : "down");
 	}
 	fflush(stdout);
 }
@@ -88,7 +90,7 @@ shutdown_all(struct rtr_app *app, int status)
 		unsigned int in_use = rte_mempool_in_use_count(sw->pool);
 
 		printf("rocetor: mempool in use after ports closed: %u of %u%s\n", in_use,
-			app->n_mbufs, in_use ? " (LEAK)" : "");
+				app->n_mbufs, in_use ? " (LEAK)" : "");
 		if (in_use && status == RTR_EXIT_OK)
 			status = RTR_EXIT_FAILURE;
 	}
@@ -97,7 +99,7 @@ shutdown_all(struct rtr_app *app, int status)
 
 		if (f == NULL) {
 			fprintf(stderr, "rocetor: --stats-json %s: %s\n", app->stats_json,
-				strerror(errno));
+					strerror(errno));
 			status = RTR_EXIT_FAILURE;
 		} else {
 			rtr_app_write_stats(app, f);
@@ -125,12 +127,13 @@ main(int argc, char **argv)
 	rte_set_application_usage_hook(rtr_args_usage);
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
-		fprintf(stderr, "rocetor: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "rocetor: EAL initialisation failed: %s\n",
+				rte_strerror(rte_errno));
 		return rte_errno == EINVAL ? RTR_EXIT_USAGE : RTR_EXIT_FAILURE;
 	}
 	argc -= ret;
 	argv += ret;
-	argv[0] = (char *)(uintptr_t)"rocetor";
+	argv[0] = (char *)(uintptr_t) "rocetor";
 	/* Before any worker checks an ICRC (rtr_parse.h). */
 	rtr_parse_init();
 	if (rtr_args_parse(app, argc, argv) < 0) {
@@ -162,7 +165,8 @@ main(int argc, char **argv)
 	}
 	if (rtr_meta_register(&app->mbuf_priv_size) != 0)
 		printf("rocetor: no room for the %zu-byte mbuf dynamic field: metadata kept in "
-		       "the mbuf private area\n", sizeof(struct rtr_meta));
+		       "the mbuf private area\n",
+				sizeof(struct rtr_meta));
 	if (rtr_app_workers_setup(app) < 0) {
 		fprintf(stderr, "rocetor: out of memory setting up workers\n");
 		return shutdown_all(app, RTR_EXIT_FAILURE);
@@ -191,14 +195,14 @@ main(int argc, char **argv)
 		/* The main lcore is worker 0 and the control plane; any other
 		 * lcores (--main-forwards) are workers. */
 		for (unsigned int i = 1; i < sw->n_workers; i++)
-			rte_eal_remote_launch(rtr_worker_main, sw->workers[i],
-				sw->workers[i]->lcore_id);
+			rte_eal_remote_launch(
+					rtr_worker_main, sw->workers[i], sw->workers[i]->lcore_id);
 		rtr_worker_main(sw->workers[0]);
 		rte_eal_mp_wait_lcore();
 	} else {
 		for (unsigned int i = 0; i < sw->n_workers; i++)
-			rte_eal_remote_launch(rtr_worker_main, sw->workers[i],
-				sw->workers[i]->lcore_id);
+			rte_eal_remote_launch(
+					rtr_worker_main, sw->workers[i], sw->workers[i]->lcore_id);
 		rtr_app_control_loop(app);
 		rte_eal_mp_wait_lcore();
 	}

@@ -37,9 +37,11 @@ rtr_ports_check(struct rtr_app *app)
 
 		if (!rte_eth_dev_is_valid_port(pc->port)) {
 			fprintf(stderr,
-				"%s:%d: ports[%u].port: DPDK port %u does not exist (the EAL has %u "
-				"port%s: add a --vdev or a PCI device)\n",
-				cfg->path, pc->line, i, pc->port, avail, avail == 1 ? "" : "s");
+					"%s:%d: ports[%u].port: DPDK port %u does not exist (the "
+					"EAL has %u "
+					"port%s: add a --vdev or a PCI device)\n",
+					cfg->path, pc->line, i, pc->port, avail,
+					avail == 1 ? "" : "s");
 			return -EINVAL;
 		}
 	}
@@ -85,9 +87,11 @@ nic_pfc(const struct rtr_config *cfg, uint16_t port)
 		pc.priority = (uint8_t)c;
 		rc = rte_eth_dev_priority_flow_ctrl_set(port, &pc);
 		if (rc != 0) {
-			fprintf(stderr, "port %u: qos.pfc.mode nic: the PMD cannot do PFC on priority "
-					"%u: %s (use qos.pfc.mode: software)\n", port, c,
-				rc == -ENOTSUP ? "not supported" : strerror(-rc));
+			fprintf(stderr,
+					"port %u: qos.pfc.mode nic: the PMD cannot do PFC on "
+					"priority "
+					"%u: %s (use qos.pfc.mode: software)\n",
+					port, c, rc == -ENOTSUP ? "not supported" : strerror(-rc));
 			return rc;
 		}
 	}
@@ -116,22 +120,25 @@ queue_counts(struct rtr_app *app, struct rtr_budget_in *in)
 		rc = rte_eth_dev_info_get(pc->port, &info);
 		if (rc != 0) {
 			fprintf(stderr, "port %u: cannot read device info: %s\n", pc->port,
-				strerror(-rc));
+					strerror(-rc));
 			return rc;
 		}
 		if (in->rxq[i] > info.max_rx_queues)
 			in->rxq[i] = info.max_rx_queues;
 		if (in->txq[i] > info.max_tx_queues) {
 			fprintf(stderr,
-				"port %u (%s) has %u TX queue%s but %u worker lcores need one each: "
-				"run with fewer lcores or give the device more queues (net_pcap: one "
-				"tx_pcap per queue)\n",
-				pc->port, info.driver_name, info.max_tx_queues,
-				info.max_tx_queues == 1 ? "" : "s", n_workers);
+					"port %u (%s) has %u TX queue%s but %u worker lcores need "
+					"one each: "
+					"run with fewer lcores or give the device more queues "
+					"(net_pcap: one "
+					"tx_pcap per queue)\n",
+					pc->port, info.driver_name, info.max_tx_queues,
+					info.max_tx_queues == 1 ? "" : "s", n_workers);
 			return -EINVAL;
 		}
 		if (in->rxq[i] == 0) {
-			fprintf(stderr, "port %u (%s) has no RX queue\n", pc->port, info.driver_name);
+			fprintf(stderr, "port %u (%s) has no RX queue\n", pc->port,
+					info.driver_name);
 			return -EINVAL;
 		}
 		app->rxq[i] = in->rxq[i];
@@ -156,22 +163,23 @@ mempool_create(struct rtr_app *app, const struct rtr_budget_in *in)
 	app->mbuf_data_room = b.data_room;
 	if (b.hold_mode != NULL)
 		printf("rocetor: %s hold budget %u mbufs per worker (%s%s)\n", b.hold_mode->name,
-			b.hold_per_worker, b.hold_key != NULL ? b.hold_key : "derived from the mempool",
-			b.hold_cut ? ", cut: switch.mbufs is below the formula" : "");
+				b.hold_per_worker,
+				b.hold_key != NULL ? b.hold_key : "derived from the mempool",
+				b.hold_cut ? ", cut: switch.mbufs is below the formula" : "");
 	sw->pool = rte_pktmbuf_pool_create("rtr_pool", app->n_mbufs, RTR_POOL_CACHE,
-		app->mbuf_priv_size, (uint16_t)app->mbuf_data_room, (int)rte_socket_id());
+			app->mbuf_priv_size, (uint16_t)app->mbuf_data_room, (int)rte_socket_id());
 	if (sw->pool == NULL) {
 		fprintf(stderr, "cannot create the mempool of %u mbufs: %s\n", app->n_mbufs,
-			rte_strerror(rte_errno));
+				rte_strerror(rte_errno));
 		return -ENOMEM;
 	}
 	printf("rocetor: mempool %u mbufs x %u B (%.1f MiB) = rx %" PRIu64 " + tx %" PRIu64
 	       " descriptors + %u workers x %" PRIu64 " + egress %" PRIu64 " + reorder %" PRIu64
 	       " + %" PRIu64 " control%s\n",
-		app->n_mbufs, app->mbuf_data_room,
-		(double)app->n_mbufs * (app->mbuf_data_room + 128 + 64) / (1 << 20), b.rx_desc,
-		b.tx_desc, in->workers, b.per_worker, b.egress, b.hold, b.control,
-		b.mbufs_set ? " (switch.mbufs overrides)" : "");
+			app->n_mbufs, app->mbuf_data_room,
+			(double)app->n_mbufs * (app->mbuf_data_room + 128 + 64) / (1 << 20),
+			b.rx_desc, b.tx_desc, in->workers, b.per_worker, b.egress, b.hold,
+			b.control, b.mbufs_set ? " (switch.mbufs overrides)" : "");
 	return 0;
 }
 
@@ -194,8 +202,9 @@ port_configure(struct rtr_app *app, unsigned int i)
 	rte_eth_dev_info_get(pc->port, &info);
 	if (app->rxq[i] > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		conf.rx_adv_conf.rss_conf.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP |
-			RTE_ETH_RSS_TCP) & info.flow_type_rss_offloads;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+				(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
+				info.flow_type_rss_offloads;
 	}
 	if (*info.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		conf.intr_conf.lsc = 1;
@@ -204,7 +213,8 @@ port_configure(struct rtr_app *app, unsigned int i)
 	rc = rte_eth_dev_configure(pc->port, app->rxq[i], app->txq[i], &conf);
 	if (rc != 0) {
 		fprintf(stderr, "port %u (%s): configure %u rx / %u tx queues failed: %s\n",
-			pc->port, info.driver_name, app->rxq[i], app->txq[i], strerror(-rc));
+				pc->port, info.driver_name, app->rxq[i], app->txq[i],
+				strerror(-rc));
 		return rc;
 	}
 	rte_eth_dev_adjust_nb_rx_tx_desc(pc->port, &nb_rxd, &nb_txd);
@@ -212,10 +222,10 @@ port_configure(struct rtr_app *app, unsigned int i)
 		struct rtr_worker *w = sw->workers[(q + i) % sw->n_workers];
 
 		rc = rte_eth_rx_queue_setup(pc->port, (uint16_t)q, nb_rxd,
-			rte_eth_dev_socket_id(pc->port), NULL, sw->pool);
+				rte_eth_dev_socket_id(pc->port), NULL, sw->pool);
 		if (rc != 0) {
 			fprintf(stderr, "port %u: rx queue %u setup failed: %s\n", pc->port, q,
-				strerror(-rc));
+					strerror(-rc));
 			return rc;
 		}
 		w->rxq[w->n_rxq].port = pc->port;
@@ -225,10 +235,10 @@ port_configure(struct rtr_app *app, unsigned int i)
 	}
 	for (q = 0; q < app->txq[i]; q++) {
 		rc = rte_eth_tx_queue_setup(pc->port, (uint16_t)q, nb_txd,
-			rte_eth_dev_socket_id(pc->port), NULL);
+				rte_eth_dev_socket_id(pc->port), NULL);
 		if (rc != 0) {
 			fprintf(stderr, "port %u: tx queue %u setup failed: %s\n", pc->port, q,
-				strerror(-rc));
+					strerror(-rc));
 			return rc;
 		}
 	}
@@ -317,29 +327,32 @@ rtr_ports_wait_links(const struct rtr_app *app, uint64_t ms)
 
 			memset(&link, 0, sizeof(link));
 			if (pc->admin_down || (rte_eth_link_get_nowait(pc->port, &link) == 0 &&
-					link.link_status == RTE_ETH_LINK_UP))
+							      link.link_status == RTE_ETH_LINK_UP))
 				continue;
 			n_down++;
 			if (len < sizeof(down))
-				len += (size_t)snprintf(down + len, sizeof(down) - len, " %u", pc->port);
+				len += (size_t)snprintf(
+						down + len, sizeof(down) - len, " %u", pc->port);
 		}
 		waited_ms = (rte_rdtsc() - t0) * 1000 / hz;
 		if (n_down == 0) {
-			printf("rocetor: --wait-links: all links up after %" PRIu64 " ms\n", waited_ms);
+			printf("rocetor: --wait-links: all links up after %" PRIu64 " ms\n",
+					waited_ms);
 			fflush(stdout);
 			return;
 		}
 		/* Ports are started: a memif peer may connect from now on. */
 		if (!said) {
-			printf("rocetor: --wait-links: waiting up to %" PRIu64 " ms for port%s%s\n", ms,
-				n_down == 1 ? "" : "s", down);
+			printf("rocetor: --wait-links: waiting up to %" PRIu64 " ms for port%s%s\n",
+					ms, n_down == 1 ? "" : "s", down);
 			fflush(stdout);
 			said = true;
 		}
 		if (waited_ms >= ms) {
-			fprintf(stderr, "rocetor: --wait-links %" PRIu64 ": after %" PRIu64 " ms, "
-					"port%s still down:%s\n", ms, waited_ms, n_down == 1 ? "" : "s",
-				down);
+			fprintf(stderr,
+					"rocetor: --wait-links %" PRIu64 ": after %" PRIu64 " ms, "
+					"port%s still down:%s\n",
+					ms, waited_ms, n_down == 1 ? "" : "s", down);
 			return;
 		}
 		nanosleep(&tick, NULL);

@@ -21,13 +21,13 @@ struct rtr_app {
 	/* command line (DESIGN.md B2) */
 	const char *config_path;
 	const char *lb_override;
-	double duration_s;	/* 0 = run until a signal */
+	double duration_s; /* 0 = run until a signal */
 	uint64_t exit_on_idle_ms;
 	const char *stats_json;
 	double stats_interval_s;
-	uint64_t wait_links_ms;	/* --wait-links MS, 0 = do not wait */
-	bool main_forwards;	/* --main-forwards: the main lcore is worker 0 too */
-	bool telemetry_rw;	/* --telemetry-rw: commands that change state are allowed */
+	uint64_t wait_links_ms; /* --wait-links MS, 0 = do not wait */
+	bool main_forwards;     /* --main-forwards: the main lcore is worker 0 too */
+	bool telemetry_rw;      /* --telemetry-rw: commands that change state are allowed */
 
 	struct rtr_config cfg;
 	struct rtr_switch sw;
@@ -35,11 +35,11 @@ struct rtr_app {
 	uint16_t port_ids[RTR_MAX_PORTS];
 	uint16_t rxq[RTR_MAX_PORTS], txq[RTR_MAX_PORTS];
 	uint32_t n_mbufs;
-	uint32_t hold_budget;	/* mbufs each worker's LB state may hold (app/budget.c) */
+	uint32_t hold_budget; /* mbufs each worker's LB state may hold (app/budget.c) */
 	uint32_t mbuf_data_room;
-	uint16_t mbuf_priv_size; /* metadata in the private area (no dynfield room) */
-	unsigned int mempool_baseline;	/* in use when forwarding started */
-	int64_t mempool_stopped;	/* in use once the workers stopped; -1 before */
+	uint16_t mbuf_priv_size;       /* metadata in the private area (no dynfield room) */
+	unsigned int mempool_baseline; /* in use when forwarding started */
+	int64_t mempool_stopped;       /* in use once the workers stopped; -1 before */
 	/* NIC RX losses (rte_eth_stats rx_nombuf, imissed) per configured
 	 * port, kept when the ports close so the exit document has them. */
 	bool nic_closed;

@@ -42,7 +42,8 @@ rtr_app_workers_setup(struct rtr_app *app)
 		lcores[n_lcores++] = rte_get_main_lcore();
 	}
 	if (rte_lcore_count() > 1) {
-		RTE_LCORE_FOREACH_WORKER(lcore) {
+		RTE_LCORE_FOREACH_WORKER(lcore)
+		{
 			if (n_lcores < RTR_MAX_LCORES)
 				lcores[n_lcores++] = lcore;
 		}
@@ -52,7 +53,7 @@ rtr_app_workers_setup(struct rtr_app *app)
 
 		lcore = lcores[i];
 		w = rte_zmalloc_socket("rtr_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
-			(int)rte_lcore_to_socket_id(lcore));
+				(int)rte_lcore_to_socket_id(lcore));
 
 		if (w == NULL)
 			return -ENOMEM;
@@ -61,18 +62,19 @@ rtr_app_workers_setup(struct rtr_app *app)
 		w->sw = sw;
 		w->is_control = lcore == rte_get_main_lcore();
 		w->stats = rte_zmalloc_socket("rtr_stats", sizeof(*w->stats), RTE_CACHE_LINE_SIZE,
-			(int)rte_lcore_to_socket_id(lcore));
+				(int)rte_lcore_to_socket_id(lcore));
 		snprintf(name, sizeof(name), "rtr_handoff_%u", n);
 		w->handoff = rte_ring_create(name, app->cfg.sw.handoff_ring,
-			(int)rte_lcore_to_socket_id(lcore), RING_F_SC_DEQ | RING_F_EXACT_SZ);
+				(int)rte_lcore_to_socket_id(lcore),
+				RING_F_SC_DEQ | RING_F_EXACT_SZ);
 		snprintf(name, sizeof(name), "rtr_inject_%u", n);
 		w->inject = rte_ring_create(name, RTR_INJECT_RING_SIZE,
-			(int)rte_lcore_to_socket_id(lcore), RING_F_SP_ENQ | RING_F_SC_DEQ);
+				(int)rte_lcore_to_socket_id(lcore), RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (w->stats == NULL || w->handoff == NULL || w->inject == NULL)
 			return -ENOMEM;
 		if (rtr_fault_enabled(&app->cfg.faults)) {
 			w->fault = rte_zmalloc_socket("rtr_fault", sizeof(*w->fault),
-				RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
+					RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
 			if (w->fault == NULL)
 				return -ENOMEM;
 			rtr_fault_init(w->fault, &app->cfg.faults, n);
@@ -81,8 +83,8 @@ rtr_app_workers_setup(struct rtr_app *app)
 	}
 	sw->n_workers = n;
 	sw->ctrl_stats = rte_zmalloc("rtr_stats", sizeof(*sw->ctrl_stats), RTE_CACHE_LINE_SIZE);
-	sw->ctrl_ring = rte_ring_create("rtr_ctrl", RTR_CTRL_RING_SIZE, (int)rte_socket_id(),
-		RING_F_SC_DEQ);
+	sw->ctrl_ring = rte_ring_create(
+			"rtr_ctrl", RTR_CTRL_RING_SIZE, (int)rte_socket_id(), RING_F_SC_DEQ);
 	if (sw->ctrl_stats == NULL || sw->ctrl_ring == NULL)
 		return -ENOMEM;
 	return 0;
@@ -99,7 +101,8 @@ setup_egress(struct rtr_app *app)
 		uint16_t port = app->cfg.ports[i].port;
 		struct rte_eth_link link;
 
-		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
+		if (rte_eth_link_get_nowait(port, &link) == 0 &&
+				link.link_speed != RTE_ETH_SPEED_NUM_NONE &&
 				link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 			speed[port] = link.link_speed;
 	}
@@ -116,10 +119,12 @@ setup_egress(struct rtr_app *app)
 
 		rtr_worker_egress_io(w, &io);
 		w->eg = rtr_egress_create(sw->egress, w->idx, &io, w->stats, app->n_mbufs,
-			(int)rte_lcore_to_socket_id(w->lcore_id));
+				(int)rte_lcore_to_socket_id(w->lcore_id));
 		if (w->eg == NULL) {
-			fprintf(stderr, "rocetor: cannot allocate the egress queues of worker %u "
-					"(qos.queue_kb and the ports' delay_us size them)\n", i);
+			fprintf(stderr,
+					"rocetor: cannot allocate the egress queues of worker %u "
+					"(qos.queue_kb and the ports' delay_us size them)\n",
+					i);
 			return -ENOMEM;
 		}
 	}
@@ -139,13 +144,13 @@ rtr_app_switch_setup(struct rtr_app *app)
 	for (unsigned int i = 0; i < cfg->n_ports; i++)
 		memcpy(macs[cfg->ports[i].port], cfg->ports[i].mac, 6);
 	sw->neigh = rtr_neigh_create(cfg, (const uint8_t(*)[6])macs,
-		(uint64_t)cfg->sw.neigh_timeout_s * 1000000000ULL);
+			(uint64_t)cfg->sw.neigh_timeout_s * 1000000000ULL);
 	if (sw->neigh == NULL) {
 		fprintf(stderr, "rocetor: cannot create the neighbour table\n");
 		return -ENOMEM;
 	}
-	sw->route = rtr_route_create("rtr_rt", cfg, (int)rte_socket_id(), nh_add, sw->neigh, err,
-		sizeof(err));
+	sw->route = rtr_route_create(
+			"rtr_rt", cfg, (int)rte_socket_id(), nh_add, sw->neigh, err, sizeof(err));
 	if (sw->route == NULL) {
 		fprintf(stderr, "%s: %s\n", cfg->path, err);
 		return -EINVAL;

@@ -67,7 +67,7 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 {
 	static const char *const neigh_names[] = {
 #define NEIGH_NAME(n, d) #n,
-		RTR_NEIGH_COUNTERS(NEIGH_NAME)
+			RTR_NEIGH_COUNTERS(NEIGH_NAME)
 #undef NEIGH_NAME
 	};
 	uint64_t neigh_values[RTR_ARRAY_SIZE(neigh_names)];

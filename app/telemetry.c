@@ -83,8 +83,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "switch", tel_app->cfg.sw.name);
 	rte_tel_data_add_dict_string(d, "lb", tel_app->sw.lb->name);
-	add_u64(d, "uptime_ms",
-		(rte_rdtsc() - tel_app->start_tsc) * 1000 / tel_app->sw.tsc_hz);
+	add_u64(d, "uptime_ms", (rte_rdtsc() - tel_app->start_tsc) * 1000 / tel_app->sw.tsc_hz);
 	rte_tel_data_start_dict(drops);
 	for (unsigned int i = 1; i < RTR_DROP_MAX; i++) {
 		add_u64(drops, rtr_drop_names[i], s->drops[i]);
@@ -103,7 +102,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	add_u64(d, "lb_switches", atomic_load(&tel_app->sw.lb_switches));
 	add_u64(d, "lb_switch_released", s->lb_switch_released);
 	add_u64(d, "busy_cycles_per_packet",
-		s->busy_packets ? s->busy_cycles / s->busy_packets : 0);
+			s->busy_packets ? s->busy_cycles / s->busy_packets : 0);
 	{
 		/* Microseconds (telemetry has no floats in 22.11's u64 dicts
 		 * without losing precision); the stats document has seconds. */
@@ -140,9 +139,10 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 			break;
 		snprintf(key, sizeof(key), "%u", p);
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", pr->mac[0], pr->mac[1],
-			pr->mac[2], pr->mac[3], pr->mac[4], pr->mac[5]);
+				pr->mac[2], pr->mac[3], pr->mac[4], pr->mac[5]);
 		rte_tel_data_start_dict(pd);
-		rte_tel_data_add_dict_string(pd, "role", pr->role == RTR_PORT_HOST ? "host" : "fabric");
+		rte_tel_data_add_dict_string(
+				pd, "role", pr->role == RTR_PORT_HOST ? "host" : "fabric");
 		rte_tel_data_add_dict_string(pd, "mac", mac);
 		add_u64(pd, "link_up", atomic_load(&pr->link_up));
 		add_u64(pd, "rx_packets", c->rx_packets);
@@ -209,7 +209,7 @@ tel_lb(const char *cmd, const char *params, struct rte_tel_data *d)
  * while the workers run: a racy snapshot, good for watching, not for
  * accounting. */
 #define TEL_FLOWS_DEFAULT 16
-#define TEL_FLOWS_MAX	  64
+#define TEL_FLOWS_MAX     64
 
 struct tel_flows_ctx {
 	struct rte_tel_data *d;
@@ -334,7 +334,7 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 		char line[RTE_TEL_MAX_STRING_LEN];
 
 		snprintf(line, sizeof(line), "port %u %s", cfg->ports[i].port,
-			cfg->ports[i].role == RTR_PORT_HOST ? "host" : "fabric");
+				cfg->ports[i].role == RTR_PORT_HOST ? "host" : "fabric");
 		rte_tel_data_add_array_string(ports, line);
 	}
 	rte_tel_data_add_dict_container(d, "ports", ports, 0);
@@ -343,10 +343,13 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 		const struct rtr_route_cfg *rc = &cfg->routes[i];
 		char ip[INET6_ADDRSTRLEN], line[RTE_TEL_MAX_STRING_LEN];
 
-		inet_ntop(rc->prefix.family, rc->prefix.family == AF_INET ?
-			(const void *)&rc->prefix.v4 : (const void *)&rc->prefix.v6, ip, sizeof(ip));
+		inet_ntop(rc->prefix.family,
+				rc->prefix.family == AF_INET ? (const void *)&rc->prefix.v4
+							     : (const void *)&rc->prefix.v6,
+				ip, sizeof(ip));
 		snprintf(line, sizeof(line), "%s/%u %s %u", ip, rc->prefix.depth,
-			rc->is_group ? "paths" : "port", rc->is_group ? rc->n_paths : rc->paths[0].port);
+				rc->is_group ? "paths" : "port",
+				rc->is_group ? rc->n_paths : rc->paths[0].port);
 		rte_tel_data_add_array_string(routes, line);
 	}
 	rte_tel_data_add_dict_container(d, "routes", routes, 0);
@@ -443,7 +446,7 @@ tel_lb_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
 	rtr_group_bucket_counts(grp, count);
 	for (unsigned int b = 0; b < grp->n_buckets; b++)
 		moved += atomic_load_explicit(&grp->bucket[b], memory_order_relaxed) !=
-			b % grp->n_paths;
+			 b % grp->n_paths;
 	rte_tel_data_start_dict(d);
 	add_u64(d, "group", g);
 	rte_tel_data_add_dict_string(d, "prefix", grp->name);
@@ -511,7 +514,7 @@ tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 		return 0;
 	if (params == NULL || *params == '\0') {
 		snprintf(err, sizeof(err), "usage: /rocetor/lb/set,MODE (%s)",
-			rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
+				rtr_lb_mode_list(modes, sizeof(modes), ", ", true));
 		return tel_refuse(d, err);
 	}
 	mode = rtr_lb_mode_find(params);
@@ -585,12 +588,12 @@ owner_only(const char *path, mode_t want)
 
 	if (chmod(path, want) != 0 || stat(path, &st) != 0) {
 		fprintf(stderr, "rocetor: telemetry: cannot make %s owner-only: %s\n", path,
-			strerror(errno));
+				strerror(errno));
 		return -1;
 	}
 	if ((st.st_mode & 07777) != want) {
 		fprintf(stderr, "rocetor: telemetry: %s is mode %04o, wanted %04o\n", path,
-			(unsigned int)(st.st_mode & 07777), (unsigned int)want);
+				(unsigned int)(st.st_mode & 07777), (unsigned int)want);
 		return -1;
 	}
 	return 0;
@@ -619,7 +622,7 @@ rtr_telemetry_harden(const struct rtr_app *app)
 		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
 				lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode) ||
 				(strncmp(e->d_name, "dpdk_telemetry", 14) != 0 &&
-					strcmp(e->d_name, "telemetry") != 0))
+						strcmp(e->d_name, "telemetry") != 0))
 			continue;
 		if (owner_only(path, 0600) < 0)
 			rc = -1;
@@ -629,8 +632,9 @@ rtr_telemetry_harden(const struct rtr_app *app)
 	closedir(dh);
 	if (rc == 0)
 		printf("rocetor: telemetry: %u socket%s in %s, owner-only (0600, directory 0700), "
-		       "%s\n", n, n == 1 ? "" : "s", dir,
-			app->telemetry_rw ? "read-write (--telemetry-rw)" : "read-only");
+		       "%s\n",
+				n, n == 1 ? "" : "s", dir,
+				app->telemetry_rw ? "read-write (--telemetry-rw)" : "read-only");
 	return rc;
 }
 
@@ -642,21 +646,26 @@ static const struct tel_cmd {
 	telemetry_cb fn;
 	const char *help;
 } commands[] = {
-	{"/rocetor/stats", tel_stats, "Switch totals: drops by reason, forwarded, consumed, held."},
-	{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
-	{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
-	{"/rocetor/lb/flows", tel_lb_flows,
-		"Per-flow LB state: the running mode's view of each flow (path, phase, held...). "
-		"Parameter: max flows (default 16, at most 64)."},
-	{"/rocetor/lb/buckets", tel_lb_buckets,
-		"Resilient bucket table of an uplink group: buckets per path, buckets off home. "
-		"Parameter: group (default 0)."},
-	{"/rocetor/config", tel_config, "The running configuration (summary)."},
-	{"/rocetor/egress", tel_egress,
-		"Egress of one port: per-class counters, depth, PFC. Parameter: port id."},
-	{"/rocetor/lb/set", tel_lb_set, tel_lb_set_help},
-	{"/rocetor/port/admin", tel_port_admin,
-		"rw (--telemetry-rw): a port's admin state. Parameters: PORT,up or PORT,down."},
+		{"/rocetor/stats", tel_stats,
+				"Switch totals: drops by reason, forwarded, consumed, held."},
+		{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
+		{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
+		{"/rocetor/lb/flows", tel_lb_flows,
+				"Per-flow LB state: the running mode's view of each flow (path, "
+				"phase, held...). "
+				"Parameter: max flows (default 16, at most 64)."},
+		{"/rocetor/lb/buckets", tel_lb_buckets,
+				"Resilient bucket table of an uplink group: buckets per path, "
+				"buckets off home. "
+				"Parameter: group (default 0)."},
+		{"/rocetor/config", tel_config, "The running configuration (summary)."},
+		{"/rocetor/egress", tel_egress,
+				"Egress of one port: per-class counters, depth, PFC. Parameter: "
+				"port id."},
+		{"/rocetor/lb/set", tel_lb_set, tel_lb_set_help},
+		{"/rocetor/port/admin", tel_port_admin,
+				"rw (--telemetry-rw): a port's admin state. Parameters: PORT,up or "
+				"PORT,down."},
 };
 
 /*
@@ -708,18 +717,20 @@ rtr_telemetry_register(struct rtr_app *app)
 	 * a list of modes too long for it is left out.
 	 */
 	n = snprintf(tel_lb_set_help, sizeof(tel_lb_set_help),
-		"rw (--telemetry-rw): switch the LB mode at runtime. Parameter: %s.",
-		tel_mode_list(modes, sizeof(modes)));
+			"rw (--telemetry-rw): switch the LB mode at runtime. Parameter: %s.",
+			tel_mode_list(modes, sizeof(modes)));
 	if (n < 0 || (size_t)n >= sizeof(tel_lb_set_help))
 		snprintf(tel_lb_set_help, sizeof(tel_lb_set_help),
-			"rw (--telemetry-rw): switch the LB mode at runtime. Parameter: a mode "
-			"(rocetor --help lists them).");
+				"rw (--telemetry-rw): switch the LB mode at runtime. Parameter: a "
+				"mode "
+				"(rocetor --help lists them).");
 	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(commands); i++) {
-		int rc = rte_telemetry_register_cmd(commands[i].path, tel_dispatch,
-			commands[i].help);
+		int rc = rte_telemetry_register_cmd(
+				commands[i].path, tel_dispatch, commands[i].help);
 
 		if (rc < 0) {
-			fprintf(stderr, "rocetor: telemetry %s: %s\n", commands[i].path, strerror(-rc));
+			fprintf(stderr, "rocetor: telemetry %s: %s\n", commands[i].path,
+					strerror(-rc));
 			return rc;
 		}
 	}

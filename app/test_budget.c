@@ -21,40 +21,40 @@
 /* A ToR with one host and one fabric port: lb, more switch keys, more
  * keys of port 1, more sections. */
 static const char *const cfg_1h1f =
-	"switch: {name: t, role: tor, id: 1, lb: %s%s}\n"
-	"ports:\n"
-	"  - {port: 0, role: host, mac: \"02:00:00:00:01:00\"}\n"
-	"  - {port: 1, role: fabric, mac: \"02:00:00:00:01:01\"%s}\n"
-	"routes:\n"
-	"  - {prefix: \"10.1.0.1/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-	"  - prefix: \"10.2.0.0/16\"\n"
-	"    paths:\n"
-	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
-	"%s";
+		"switch: {name: t, role: tor, id: 1, lb: %s%s}\n"
+		"ports:\n"
+		"  - {port: 0, role: host, mac: \"02:00:00:00:01:00\"}\n"
+		"  - {port: 1, role: fabric, mac: \"02:00:00:00:01:01\"%s}\n"
+		"routes:\n"
+		"  - {prefix: \"10.1.0.1/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+		"  - prefix: \"10.2.0.0/16\"\n"
+		"    paths:\n"
+		"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"
+		"%s";
 
 /* Four host ports and one fabric port, ConWeave: more switch keys. */
 static const char *const cfg_4h1f =
-	"switch: {name: t, role: tor, id: 1, lb: conweave%s}\n"
-	"ports:\n"
-	"  - {port: 0, role: host, mac: \"02:00:00:00:01:00\"}\n"
-	"  - {port: 1, role: host, mac: \"02:00:00:00:01:01\"}\n"
-	"  - {port: 2, role: host, mac: \"02:00:00:00:01:02\"}\n"
-	"  - {port: 3, role: host, mac: \"02:00:00:00:01:03\"}\n"
-	"  - {port: 4, role: fabric, mac: \"02:00:00:00:01:04\"}\n"
-	"routes:\n"
-	"  - {prefix: \"10.1.0.1/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-	"  - prefix: \"10.2.0.0/16\"\n"
-	"    paths:\n"
-	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:01\"}\n";
+		"switch: {name: t, role: tor, id: 1, lb: conweave%s}\n"
+		"ports:\n"
+		"  - {port: 0, role: host, mac: \"02:00:00:00:01:00\"}\n"
+		"  - {port: 1, role: host, mac: \"02:00:00:00:01:01\"}\n"
+		"  - {port: 2, role: host, mac: \"02:00:00:00:01:02\"}\n"
+		"  - {port: 3, role: host, mac: \"02:00:00:00:01:03\"}\n"
+		"  - {port: 4, role: fabric, mac: \"02:00:00:00:01:04\"}\n"
+		"routes:\n"
+		"  - {prefix: \"10.1.0.1/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+		"  - prefix: \"10.2.0.0/16\"\n"
+		"    paths:\n"
+		"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:01\"}\n";
 
 static const char *const cfg_spine =
-	"switch: {name: s, role: spine, id: 9, lb: conweave}\n"
-	"ports:\n"
-	"  - {port: 0, role: fabric, mac: \"02:00:00:00:09:00\", mtu: 9000}\n"
-	"  - {port: 1, role: fabric, mac: \"02:00:00:00:09:01\", mtu: 9000}\n"
-	"routes:\n"
-	"  - {prefix: \"10.1.0.0/16\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-	"  - {prefix: \"10.2.0.0/16\", port: 1, nexthop_mac: \"02:00:00:00:aa:02\"}\n";
+		"switch: {name: s, role: spine, id: 9, lb: conweave}\n"
+		"ports:\n"
+		"  - {port: 0, role: fabric, mac: \"02:00:00:00:09:00\", mtu: 9000}\n"
+		"  - {port: 1, role: fabric, mac: \"02:00:00:00:09:01\", mtu: 9000}\n"
+		"routes:\n"
+		"  - {prefix: \"10.1.0.0/16\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
+		"  - {prefix: \"10.2.0.0/16\", port: 1, nexthop_mac: \"02:00:00:00:aa:02\"}\n";
 
 static int
 load(struct rtr_config *cfg, const char *text)
@@ -70,8 +70,7 @@ load(struct rtr_config *cfg, const char *text)
 }
 
 static int
-load_1h1f(struct rtr_config *cfg, const char *lb, const char *sw, const char *p1,
-		const char *tail)
+load_1h1f(struct rtr_config *cfg, const char *lb, const char *sw, const char *p1, const char *tail)
 {
 	char text[2048];
 
@@ -134,8 +133,7 @@ test_ecmp(void)
 
 	/* A delay line (100 us at 100 Gb/s: 1220 mbufs of 1 KiB) and jumbo
 	 * frames. */
-	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", ", speed_gbps: 100, delay_us: 100, mtu: 9000", ""),
-		0);
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", ", speed_gbps: 100, delay_us: 100, mtu: 9000", ""), 0);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.egress, 8192 + 1220);
 	CHECK_EQ(b.need, 19936 + 1220);
@@ -197,8 +195,10 @@ test_conweave(void)
 	rtr_config_free(&cfg);
 
 	/* Small rings: 4 x 100 per host port, below the cap. */
-	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "", "conweave: {reorder_queues_per_port: 4, "
-						 "reorder_queue_depth: 100}\n"), 0);
+	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "",
+				 "conweave: {reorder_queues_per_port: 4, "
+				 "reorder_queue_depth: 100}\n"),
+			0);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.hold, 400);
 	CHECK_EQ(b.hold_per_worker, 400);
@@ -219,8 +219,9 @@ test_conweave(void)
 
 	/* An explicit budget with switch.mbufs below the formula is not cut
 	 * (the validator keeps it below switch.mbufs). */
-	CHECK_EQ(load_1h1f(&cfg, "conweave", ", mbufs: 8191", "", "conweave: {hold_budget: 3000}\n"),
-		0);
+	CHECK_EQ(load_1h1f(&cfg, "conweave", ", mbufs: 8191", "",
+				 "conweave: {hold_budget: 3000}\n"),
+			0);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.mbufs, 8191);
 	CHECK(b.mbufs_set);
@@ -315,7 +316,7 @@ test_rw(void)
 	/* spray (derived: 4096 for the one host port) would be the largest
 	 * budget: held below conweave's, so this stays conweave's case. */
 	CHECK_EQ(load_1h1f(&cfg, "caver", "", "",
-				"conweave: {hold_budget: 3000}\nspray: {hold_budget: 1000}\n"),
+				 "conweave: {hold_budget: 3000}\nspray: {hold_budget: 1000}\n"),
 			0);
 	CHECK_EQ(budget(&cfg, 2, true, &b), 0);
 	CHECK_EQ(b.hold, 3000);
@@ -333,7 +334,7 @@ test_rw(void)
 	CHECK_EQ(b.hold_per_worker, 2048);
 	rtr_config_free(&cfg);
 	CHECK_EQ(load_1h1f(&cfg, "spray", "", "",
-				"spray: {window_slots: 8, windows_per_worker: 100}\n"),
+				 "spray: {window_slots: 8, windows_per_worker: 100}\n"),
 			0);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.hold, 800);

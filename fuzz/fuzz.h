@@ -49,14 +49,14 @@ fz_u16(struct fz *f)
 }
 
 /* A finding: say what broke, then abort (libFuzzer saves the input). */
-#define FZ_CHECK(cond, ...)                                                                        \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FUZZ FINDING %s:%d: %s: ", __FILE__, __LINE__, #cond);    \
-			fprintf(stderr, " " __VA_ARGS__);                                          \
-			fputc('\n', stderr);                                                       \
-			abort();                                                                   \
-		}                                                                                  \
+#define FZ_CHECK(cond, ...)                                                                     \
+	do {                                                                                    \
+		if (!(cond)) {                                                                  \
+			fprintf(stderr, "FUZZ FINDING %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, " " __VA_ARGS__);                                       \
+			fputc('\n', stderr);                                                    \
+			abort();                                                                \
+		}                                                                               \
 	} while (0)
 
 #endif /* RTR_FUZZ_H */

@@ -34,7 +34,7 @@ check_error(int rc, const char *err, size_t errlen, const char *file)
 	FZ_CHECK(err[0] != '\0', "bad config without a message");
 	FZ_CHECK(strchr(err, '\n') == NULL, "message of more than one line: %s", err);
 	FZ_CHECK(strncmp(err, file, strlen(file)) == 0, "message does not start with the file: %s",
-		err);
+			err);
 }
 
 int
@@ -48,8 +48,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 65536)
 		return 0;
 	memset(err, 'x', sizeof(err));
-	rc = rtr_config_load_buf(file, FUZZ_CFG_FMT, (const char *)data, size, &cfg, err,
-		sizeof(err));
+	rc = rtr_config_load_buf(
+			file, FUZZ_CFG_FMT, (const char *)data, size, &cfg, err, sizeof(err));
 	if (rc != 0) {
 		check_error(rc, err, sizeof(err), file);
 		rtr_config_free(&cfg);
@@ -58,12 +58,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n1 = rtr_config_dump(&cfg, dump1, sizeof(dump1));
 	FZ_CHECK(n1 > 0);
 	if ((unsigned int)n1 < sizeof(dump1)) {
-		rc = rtr_config_load_buf("dump.yaml", "yaml", dump1, (size_t)n1, &again, err,
-			sizeof(err));
+		rc = rtr_config_load_buf(
+				"dump.yaml", "yaml", dump1, (size_t)n1, &again, err, sizeof(err));
 		FZ_CHECK(rc == 0, "the dump of a valid config does not load: %s\n%s", err, dump1);
 		n2 = rtr_config_dump(&again, dump2, sizeof(dump2));
 		FZ_CHECK(n1 == n2 && memcmp(dump1, dump2, (size_t)n1) == 0,
-			"dump not stable:\n%s\n---\n%s", dump1, dump2);
+				"dump not stable:\n%s\n---\n%s", dump1, dump2);
 		rtr_config_free(&again);
 	}
 	rtr_config_free(&cfg);

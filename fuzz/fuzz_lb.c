@@ -71,13 +71,12 @@
 #include "rtr_stats.h"
 #include "rtr_test_mbuf.h"
 
-
-#define SEED	   0x5eed1234u
-#define WIRE_MAX   16
-#define N_SW	   2
-#define OPS_MAX	   2048
-#define N_HOST	   2 /* ports 0, 1 */
-#define FABRIC0	   2 /* ports 2, 3 */
+#define SEED     0x5eed1234u
+#define WIRE_MAX 16
+#define N_SW     2
+#define OPS_MAX  2048
+#define N_HOST   2 /* ports 0, 1 */
+#define FABRIC0  2 /* ports 2, 3 */
 
 /* One ToR. */
 struct sw {
@@ -108,10 +107,10 @@ struct h {
 static struct h H;
 static bool trace; /* RTR_FUZZ_TRACE set: one line per step on stderr */
 
-#define TRACE(...)                                                                                 \
-	do {                                                                                       \
-		if (unlikely(trace))                                                               \
-			fprintf(stderr, __VA_ARGS__);                                              \
+#define TRACE(...)                                    \
+	do {                                          \
+		if (unlikely(trace))                  \
+			fprintf(stderr, __VA_ARGS__); \
 	} while (0)
 static struct rtr_lcore_stats stats_block;
 static struct rtr_config *cfg_cache[N_SW][256];
@@ -140,22 +139,24 @@ config_for(unsigned int i, uint8_t p)
 	if (cfg_cache[i][p] != NULL)
 		return cfg_cache[i][p];
 	snprintf(text, sizeof(text),
-		"switch: {name: tor%u, role: tor, id: %u, lb: %s}\n"
-		"ports:\n"
-		"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\", l2_filter: false}\n"
-		"  - {port: 1, role: host, mac: \"02:00:00:00:07:01\", l2_filter: false}\n"
-		"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\", speed_gbps: 100}\n"
-		"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\", speed_gbps: 25}\n"
-		"routes:\n"
-		"  - {prefix: \"10.%u.0.1/32\", port: 1, nexthop_mac: \"02:00:00:00:aa:01\"}\n"
-		"  - {prefix: \"10.%u.0.2/32\", port: 0, nexthop_mac: \"02:00:00:00:aa:02\"}\n"
-		"  - prefix: \"10.%u.0.0/16\"\n"
-		"    paths:\n"
-		"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
-		"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
-		"%s",
-		i, 7 + i, rtr_lb_mode_at(rtr_lb_fuzz_entry.mode)->name, i, i, 1 - i,
-		rtr_lb_fuzz_entry.config(p, sect, sizeof(sect)));
+			"switch: {name: tor%u, role: tor, id: %u, lb: %s}\n"
+			"ports:\n"
+			"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\", l2_filter: false}\n"
+			"  - {port: 1, role: host, mac: \"02:00:00:00:07:01\", l2_filter: false}\n"
+			"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\", speed_gbps: 100}\n"
+			"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\", speed_gbps: 25}\n"
+			"routes:\n"
+			"  - {prefix: \"10.%u.0.1/32\", port: 1, nexthop_mac: "
+			"\"02:00:00:00:aa:01\"}\n"
+			"  - {prefix: \"10.%u.0.2/32\", port: 0, nexthop_mac: "
+			"\"02:00:00:00:aa:02\"}\n"
+			"  - prefix: \"10.%u.0.0/16\"\n"
+			"    paths:\n"
+			"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
+			"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
+			"%s",
+			i, 7 + i, rtr_lb_mode_at(rtr_lb_fuzz_entry.mode)->name, i, i, 1 - i,
+			rtr_lb_fuzz_entry.config(p, sect, sizeof(sect)));
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL)
 		abort();
@@ -183,12 +184,13 @@ to_host(struct rte_mbuf *m)
 	if (*mark(m) & MARK_ICRC) {
 		/* As the receiving RNIC sees it. */
 		FZ_CHECK(rtr_parse(mdata(m), m->data_len, SEED, 0, &rm) == RTR_DROP_NONE &&
-				(rm.flags & RTR_MF_ROCE),
-			"a host's RoCE frame reaches a host unparseable (len %u)", m->data_len);
+						(rm.flags & RTR_MF_ROCE),
+				"a host's RoCE frame reaches a host unparseable (len %u)",
+				m->data_len);
 		FZ_CHECK(rtr_roce_icrc_ok(mdata(m), m->data_len, &rm),
-			"a host's frame with a valid ICRC reaches a host with a wrong one "
-			"(len %u, opcode 0x%02x, byte 8 0x%02x)", m->data_len, rm.bth_opcode,
-			rm.bth_b8);
+				"a host's frame with a valid ICRC reaches a host with a wrong one "
+				"(len %u, opcode 0x%02x, byte 8 0x%02x)",
+				m->data_len, rm.bth_opcode, rm.bth_b8);
 	}
 	fake_free(m);
 }
@@ -300,10 +302,9 @@ route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 			fake_free(m);
 			return;
 		}
-		FZ_CHECK(path < sw->g.n_paths &&
-				(atomic_load(&sw->g.live_mask) & (1ull << path)),
-			"pick returned path %d (live 0x%llx)", path,
-			(unsigned long long)atomic_load(&sw->g.live_mask));
+		FZ_CHECK(path < sw->g.n_paths && (atomic_load(&sw->g.live_mask) & (1ull << path)),
+				"pick returned path %d (live 0x%llx)", path,
+				(unsigned long long)atomic_load(&sw->g.live_mask));
 		FZ_CHECK(m->data_len == m->pkt_len && m->data_off <= m->buf_len &&
 				m->data_off + m->data_len <= m->buf_len);
 		out = sw->g.port[path];
@@ -311,11 +312,11 @@ route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 		out = (uint16_t)r;
 	}
 	hop = (struct rtr_lb_hop){
-		.fabric_ports = 0x3u << FABRIC0, /* ports 2, 3 */
-		.in_port = in,
-		.out_port = out,
-		.group = r == TO_GROUP,
-		.out_host = out < N_HOST,
+			.fabric_ports = 0x3u << FABRIC0, /* ports 2, 3 */
+			.in_port = in,
+			.out_port = out,
+			.group = r == TO_GROUP,
+			.out_host = out < N_HOST,
 	};
 	/* Consumed, by the mode or as foreign_ctrl. */
 	if (rtr_lb_ctrl_rx(ops, sw->st, m, meta, &hop, now, H.stats)) {
@@ -351,8 +352,9 @@ receive(struct sw *sw, struct rte_mbuf *m, uint16_t port)
 
 	why = rtr_parse(frame, m->data_len, SEED, flags, meta);
 	TRACE("ToR %c port %u: %u bytes, parse %d, flags 0x%02x, opcode 0x%02x, b4 0x%02x, "
-	      "b8 0x%02x, now %llu\n", 'A' + sw->idx, port, m->data_len, why, meta->flags,
-		meta->bth_opcode, meta->bth_b4, meta->bth_b8, (unsigned long long)H.now);
+	      "b8 0x%02x, now %llu\n",
+			'A' + sw->idx, port, m->data_len, why, meta->flags, meta->bth_opcode,
+			meta->bth_b4, meta->bth_b8, (unsigned long long)H.now);
 	if (why != RTR_DROP_NONE) {
 		fake_free(m);
 		return;
@@ -361,8 +363,10 @@ receive(struct sw *sw, struct rte_mbuf *m, uint16_t port)
 	if (port < N_HOST) {
 		/* What an RNIC sends: the end-to-end check follows it. */
 		*mark(m) = (meta->flags & RTR_MF_ROCE) && !(meta->bth_b8 & RTR_BTH_RESV7_MASK) &&
-				rtr_roce_icrc_ok(frame, m->data_len, meta) ?
-			MARK_ICRC : 0;
+							   rtr_roce_icrc_ok(
+									   frame, m->data_len, meta)
+					   ? MARK_ICRC
+					   : 0;
 	}
 	if (rtr_meta_lb_control(meta))
 		meta->flow_hash = rtr_flow_hash_reverse(frame, meta, SEED);
@@ -387,8 +391,22 @@ receive(struct sw *sw, struct rte_mbuf *m, uint16_t port)
 /* ------------------------------------------------------------ frames */
 
 static const uint8_t opcodes[16] = {
-	0x04, 0x00, 0x01, 0x02, 0x0a, 0x06, 0x07, 0x08,
-	0x11, 0x11, 0x81, 0x0c, 0x10, 0x12, 0x64, 0x05,
+		0x04,
+		0x00,
+		0x01,
+		0x02,
+		0x0a,
+		0x06,
+		0x07,
+		0x08,
+		0x11,
+		0x11,
+		0x81,
+		0x0c,
+		0x10,
+		0x12,
+		0x64,
+		0x05,
 };
 
 static void
@@ -471,7 +489,7 @@ build_frame(struct fz *f, uint16_t *port)
 	m = fake_mbuf();
 	p = mdata(m);
 	memset(p, 0, 600);
-	p[0] = 0x02, p[5] = 0x07; /* dst MAC */
+	p[0] = 0x02, p[5] = 0x07;  /* dst MAC */
 	p[6] = 0x02, p[11] = 0x42; /* src MAC */
 	l3 = 14;
 	if (vlan) {
@@ -487,7 +505,7 @@ build_frame(struct fz *f, uint16_t *port)
 		ulen = 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN;
 	else
 		ulen = 8 + RTR_BTH_LEN + ext + (layout == 3 ? RTR_CAVER_SHIM_LEN : 0) + payload +
-			RTR_ICRC_LEN;
+		       RTR_ICRC_LEN;
 	if (!v6) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + l3);
 
@@ -659,7 +677,7 @@ sw_flush(struct sw *sw)
 		H.ops->flush(sw->st, -1, H.now, H.stats);
 	if (H.ops->held != NULL)
 		FZ_CHECK(H.ops->held(sw->st) == 0, "%llu packets still held after flush",
-			(unsigned long long)H.ops->held(sw->st));
+				(unsigned long long)H.ops->held(sw->st));
 }
 
 static void

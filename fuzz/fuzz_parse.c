@@ -46,7 +46,7 @@ check_meta(const uint8_t *frame, uint32_t len, unsigned int flags, const struct 
 	}
 	FZ_CHECK(m->l3 == RTR_L3_IPV4 || m->l3 == RTR_L3_IPV6, "l3 %u", m->l3);
 	FZ_CHECK(m->l4_off >= m->l3_off + 20 && m->l4_off <= len, "l4_off %u len %u", m->l4_off,
-		len);
+			len);
 	if (m->flags & RTR_MF_L4)
 		FZ_CHECK(m->l4_off + 4u <= len);
 	if (!(m->flags & RTR_MF_ROCE)) {
@@ -99,7 +99,7 @@ check_reverse(const uint8_t *frame, uint32_t len, uint32_t seed, unsigned int fl
 	if (rtr_parse(copy, len, seed, flags, &m2) == RTR_DROP_NONE && m2.flags == m->flags &&
 			m2.l4_off == m->l4_off)
 		FZ_CHECK(m2.flow_hash == rev, "reverse hash 0x%08x, swapped frame hashes 0x%08x",
-			rev, m2.flow_hash);
+				rev, m2.flow_hash);
 	free(copy);
 }
 
@@ -125,7 +125,8 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 		return;
 	/* Toward a host (every mode): what is left is the RoCE frame without
 	 * LB fields, and it parses again as such. */
-	if (len <= (uint32_t)(RTR_TEST_MBUF_BUFSZ - RTR_TEST_MBUF_HEADROOM) && !rtr_meta_lb_control(m)) {
+	if (len <= (uint32_t)(RTR_TEST_MBUF_BUFSZ - RTR_TEST_MBUF_HEADROOM) &&
+			!rtr_meta_lb_control(m)) {
 		struct rtr_meta hm = *m;
 		uint64_t cnt[RTR_LBC_MAX] = {0};
 		unsigned int bth;
@@ -136,10 +137,12 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 		c->pkt_len = len;
 		rtr_lb_host_egress(c, &hm, cnt);
 		bth = rtr_meta_bth_off(&hm);
-		FZ_CHECK(c->data_len == c->pkt_len && c->data_len + 16u >= len && c->data_len <= len);
+		FZ_CHECK(c->data_len == c->pkt_len && c->data_len + 16u >= len &&
+				c->data_len <= len);
 		FZ_CHECK(mdata(c)[bth + 4] == hm.bth_b4 && mdata(c)[bth + 8] == hm.bth_b8);
 		FZ_CHECK(hm.bth_b4 == 0 || (hm.bth_opcode == RTR_BTH_OP_CNP &&
-				hm.bth_b4 == RTR_BTH_B4_BECN), "byte 4 0x%02x left", hm.bth_b4);
+							   hm.bth_b4 == RTR_BTH_B4_BECN),
+				"byte 4 0x%02x left", hm.bth_b4);
 		FZ_CHECK(!(hm.flags & RTR_MF_LB_HDR));
 		FZ_CHECK(rtr_parse(mdata(c), c->data_len, seed, 0, &cm) == RTR_DROP_NONE);
 		fake_free(c);
@@ -147,15 +150,14 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	/* A RTT_REPLY answering this frame, as a ConWeave DstToR builds it. */
 	c = fake_mbuf();
 	FZ_CHECK(rtr_lb_ctrl_build(c, frame, m, m->bth_b4,
-			 (uint8_t)(RTR_CW_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
+				 (uint8_t)(RTR_CW_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
 	FZ_CHECK(c->data_len == rtr_lb_ctrl_len(m));
 	why = rtr_parse(mdata(c), c->data_len, seed, RTR_PARSE_LB_HDR, &cm);
 	FZ_CHECK(why == RTR_DROP_NONE, "control packet does not parse (%d)", why);
-	FZ_CHECK(rtr_meta_lb_control(&cm), "control packet not read as one (flags 0x%x)",
-		cm.flags);
+	FZ_CHECK(rtr_meta_lb_control(&cm), "control packet not read as one (flags 0x%x)", cm.flags);
 	FZ_CHECK(rtr_flow_hash_reverse(mdata(c), &cm, seed) == m->flow_hash,
-		"control packet leads to flow 0x%08x, not 0x%08x",
-		rtr_flow_hash_reverse(mdata(c), &cm, seed), m->flow_hash);
+			"control packet leads to flow 0x%08x, not 0x%08x",
+			rtr_flow_hash_reverse(mdata(c), &cm, seed), m->flow_hash);
 	fake_free(c);
 	FZ_CHECK(live_mbufs == 0);
 }
@@ -164,7 +166,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const unsigned int pflags[4] = {0, RTR_PARSE_LB_HDR, RTR_PARSE_LB_FOREIGN,
-		RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
+			RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
 	const uint8_t *frame;
 	struct rtr_meta m;
 	enum rtr_drop_reason why;
@@ -180,15 +182,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	why = rtr_parse(frame, len, seed, flags, &m);
 	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_MALFORMED || why == RTR_DROP_NOT_IP,
-		"reason %d", why);
+			"reason %d", why);
 	{
 		/* The data path's inline parser gives the same answer. */
 		struct rtr_meta fm;
 
 		memset(&fm, 0x5a, sizeof(fm));
 		FZ_CHECK(rtr_parse_fast(frame, len, seed, flags, &fm) == why &&
-				memcmp(&fm, &m, sizeof(fm)) == 0, "rtr_parse_fast differs (len %u)",
-			len);
+						memcmp(&fm, &m, sizeof(fm)) == 0,
+				"rtr_parse_fast differs (len %u)", len);
 	}
 	if (why != RTR_DROP_NONE) {
 		FZ_CHECK(m.flow_hash == 0, "dropped with flow_hash 0x%08x", m.flow_hash);

@@ -92,7 +92,7 @@ rtr_control_links(struct rtr_switch *sw)
 			atomic_fetch_or(&sw->link_down_mask, 1u << p);
 		rtr_route_port_state(sw->route, p, up);
 		RTE_LOG(NOTICE, USER1, "port %u is %s (%u Mbps)\n", p, up ? "up" : "down",
-			link.link_speed);
+				link.link_speed);
 	}
 }
 

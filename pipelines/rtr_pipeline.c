@@ -30,9 +30,9 @@ int
 rtr_meta_register(uint16_t *priv_size)
 {
 	static const struct rte_mbuf_dynfield desc = {
-		.name = "rocetor_meta",
-		.size = sizeof(struct rtr_meta),
-		.align = __alignof__(struct rtr_meta),
+			.name = "rocetor_meta",
+			.size = sizeof(struct rtr_meta),
+			.align = __alignof__(struct rtr_meta),
 	};
 
 	*priv_size = 0;
@@ -183,7 +183,8 @@ route_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta)
 
 		res = rtr_route_lookup4(sw->route, ip->dst_addr);
 	} else {
-		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(frame + meta->l3_off);
+		const struct rte_ipv6_hdr *ip6 =
+				(const struct rte_ipv6_hdr *)(frame + meta->l3_off);
 
 		/* ND and multicast never route: the control plane takes ND. */
 		if (meta->l4_proto == IPPROTO_ICMPV6 && meta->l4_off + 1 <= m->data_len) {
@@ -259,11 +260,11 @@ finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int6
 	out = nh->port;
 	op = &sw->ports[out];
 	hop = (struct rtr_lb_hop){
-		.fabric_ports = w->lb_fabric_ports,
-		.in_port = in_port,
-		.out_port = out,
-		.group = kind == RTR_RT_GROUP,
-		.out_host = op->role == RTR_PORT_HOST,
+			.fabric_ports = w->lb_fabric_ports,
+			.in_port = in_port,
+			.out_port = out,
+			.group = kind == RTR_RT_GROUP,
+			.out_host = op->role == RTR_PORT_HOST,
 	};
 	/* An LB control packet toward a host is consumed here (a data
 	 * packet goes through the DstToR below). */
@@ -389,8 +390,7 @@ rtr_worker_lb_io(struct rtr_worker *w, struct rtr_lb_io *io)
  * and IPv6 link-local sources (ND, before any route exists) are let through.
  */
 static bool
-source_ok(struct rtr_worker *w, const uint8_t *frame, const struct rtr_meta *meta,
-		uint16_t port)
+source_ok(struct rtr_worker *w, const uint8_t *frame, const struct rtr_meta *meta, uint16_t port)
 {
 	const struct rtr_switch *sw = w->sw;
 	int64_t res;
@@ -400,7 +400,8 @@ source_ok(struct rtr_worker *w, const uint8_t *frame, const struct rtr_meta *met
 
 		res = rtr_route_lookup4(sw->route, ip->src_addr);
 	} else if (meta->l3 == RTR_L3_IPV6) {
-		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(frame + meta->l3_off);
+		const struct rte_ipv6_hdr *ip6 =
+				(const struct rte_ipv6_hdr *)(frame + meta->l3_off);
 
 		if (ip6->src_addr[0] == 0xfe && (ip6->src_addr[1] & 0xc0) == 0x80)
 			return true;
@@ -409,7 +410,7 @@ source_ok(struct rtr_worker *w, const uint8_t *frame, const struct rtr_meta *met
 		return true;
 	}
 	return res >= 0 && ((unsigned int)res & RTR_RT_KIND_MASK) == RTR_RT_NH &&
-		rtr_neigh_nh(sw->neigh, (unsigned int)res & RTR_RT_INDEX_MASK)->port == port;
+	       rtr_neigh_nh(sw->neigh, (unsigned int)res & RTR_RT_INDEX_MASK)->port == port;
 }
 
 /* The worker that must process a packet, or ING_FORWARD for this one. */
@@ -446,7 +447,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	/* MAC control (PFC, PAUSE) ends here, whatever the PFC mode. */
 	if (unlikely(rte_pktmbuf_data_len(m) >= 14 && frame[12] == (RTR_PFC_ETHERTYPE >> 8) &&
-			frame[13] == (RTR_PFC_ETHERTYPE & 0xff))) {
+			    frame[13] == (RTR_PFC_ETHERTYPE & 0xff))) {
 		memset(meta, 0, sizeof(*meta));
 		meta->in_port = (uint8_t)port;
 		if (rtr_egress_mac_control_rx(sw->egress, port, frame, rte_pktmbuf_data_len(m),
@@ -460,8 +461,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	}
 	/* Fabric ports parse the fields of the LB mode this worker runs. */
 	why = rtr_parse_fast(frame, rte_pktmbuf_data_len(m), sw->hash_seed,
-		ip->role == RTR_PORT_FABRIC ? w->lb->fabric_parse_flags : 0,
-		meta);
+			ip->role == RTR_PORT_FABRIC ? w->lb->fabric_parse_flags : 0, meta);
 	meta->in_port = (uint8_t)port;
 	if (unlikely(why != RTR_DROP_NONE)) {
 		drop(w, m, port, why);
@@ -478,8 +478,8 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		 * dropped, BTH byte 4 is cleared. doc/security.md. */
 		bool cleared;
 
-		why = rtr_lb_host_ingress((uint8_t *)(uintptr_t)frame, rte_pktmbuf_data_len(m), meta,
-			&cleared);
+		why = rtr_lb_host_ingress((uint8_t *)(uintptr_t)frame, rte_pktmbuf_data_len(m),
+				meta, &cleared);
 		if (unlikely(why != RTR_DROP_NONE)) {
 			drop(w, m, port, why);
 			return ING_DONE;
@@ -513,8 +513,8 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 static void
 handoff_burst(struct rtr_worker *w, unsigned int owner, struct rte_mbuf **pkts, unsigned int n)
 {
-	unsigned int sent = rte_ring_mp_enqueue_burst(w->sw->workers[owner]->handoff,
-		(void *const *)pkts, n, NULL);
+	unsigned int sent = rte_ring_mp_enqueue_burst(
+			w->sw->workers[owner]->handoff, (void *const *)pkts, n, NULL);
 
 	w->stats->handoff_tx += sent;
 	for (unsigned int i = sent; i < n; i++)
@@ -660,7 +660,7 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 				continue;
 			for (unsigned int k = 0; k < 2; k++) {
 				uint64_t h = atomic_load_explicit(&sw->workers[i]->rx_seen_ns[k],
-					memory_order_acquire);
+						memory_order_acquire);
 
 				if (h < others[k])
 					others[k] = h;
@@ -672,9 +672,9 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 		n = rte_ring_sc_dequeue_burst(w->handoff, (void **)pkts, RTR_BURST, NULL);
 		if (sw->n_workers > 1) {
 			rtr_lb_hz_poll(&w->hz_ring[RTR_LB_IN_HOST], others[RTR_LB_IN_HOST], n,
-				RTR_BURST);
+					RTR_BURST);
 			rtr_lb_hz_poll(&w->hz_ring[RTR_LB_IN_FABRIC], others[RTR_LB_IN_FABRIC], n,
-				RTR_BURST);
+					RTR_BURST);
 		}
 		w->stats->handoff_rx += n;
 		if (n == 0)
@@ -692,8 +692,8 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 		uint16_t out = rtr_meta(pkts[i])->out_port;
 
 		/* A down port takes nothing, not even the switch's own frames. */
-		if (unlikely(!atomic_load_explicit(&w->sw->ports[out].link_up,
-				     memory_order_relaxed))) {
+		if (unlikely(!atomic_load_explicit(
+				    &w->sw->ports[out].link_up, memory_order_relaxed))) {
 			drop(w, pkts[i], RTR_PORT_NONE, RTR_DROP_PORT_DOWN);
 			continue;
 		}
@@ -763,11 +763,12 @@ lb_switch(struct rtr_worker *w, uint64_t now_ns)
 	if (w->lb->table != NULL) {
 		const struct rtr_ft *t = w->lb->table(w->lb_state);
 
-		for (unsigned int p = 0; t != NULL && p < RTR_MAX_PORTS && p < RTR_FT_ORIGINS; p++) {
+		for (unsigned int p = 0; t != NULL && p < RTR_MAX_PORTS && p < RTR_FT_ORIGINS;
+				p++) {
 			uint64_t gauge = 0;
 
 			rtr_ft_origin_stats(t, p, &gauge, &w->stats->port[p].flow_limit_share,
-				&w->stats->port[p].flow_limit_rate);
+					&w->stats->port[p].flow_limit_rate);
 		}
 	}
 	req->old_ops = w->lb;
@@ -929,8 +930,9 @@ rtr_worker_main(void *arg)
 		/* Timers run on the horizon, never on the wall clock: a
 		 * deadline passes once everything that came before it was
 		 * taken (rtr_lb_clock.h). */
-		if (w->lb->tick != NULL && (w->lb->next_deadline == NULL ||
-				w->lb->next_deadline(w->lb_state) <= seen))
+		if (w->lb->tick != NULL &&
+				(w->lb->next_deadline == NULL ||
+						w->lb->next_deadline(w->lb_state) <= seen))
 			w->lb->tick(w->lb_state, seen, w->stats);
 		if (w->eg->pfc_active)
 			rtr_egress_tick(w->eg, now_ns);
@@ -950,7 +952,8 @@ rtr_worker_main(void *arg)
 			w->stats->busy_packets += got;
 		}
 		if ((++iter & RTR_CTRL_POLL_MASK) == 0) {
-			if (unlikely(atomic_load_explicit(&w->lb_req, memory_order_relaxed) != NULL))
+			if (unlikely(atomic_load_explicit(&w->lb_req, memory_order_relaxed) !=
+					    NULL))
 				lb_switch(w, now_ns);
 			if (w->lb->tick != NULL)
 				w->lb->tick(w->lb_state, seen, w->stats); /* aging */
@@ -996,7 +999,8 @@ rtr_pipeline_flow_counters(const struct rtr_switch *sw, struct rtr_lcore_stats *
 			continue;
 		for (unsigned int p = 0; p < RTR_MAX_PORTS && p < RTR_FT_ORIGINS; p++)
 			rtr_ft_origin_stats(t, p, &sum->port[p].flow_entries,
-				&sum->port[p].flow_limit_share, &sum->port[p].flow_limit_rate);
+					&sum->port[p].flow_limit_share,
+					&sum->port[p].flow_limit_rate);
 	}
 	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&sw->lb_lock);
 }

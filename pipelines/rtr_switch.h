@@ -40,30 +40,30 @@
  * crowding out the other workers' punts as control_ring_full. The ring's
  * size is in every pool's budget (app/budget.c): a larger ring would cost
  * each switch that many mbufs. */
-#define RTR_CTRL_RING_SIZE   1024
-#define RTR_PUNT_RATE_PPS    50000
-#define RTR_PUNT_BURST       128
+#define RTR_CTRL_RING_SIZE 1024
+#define RTR_PUNT_RATE_PPS  50000
+#define RTR_PUNT_BURST     128
 /* Hand-off rings hold switch.handoff_ring packets (default 4096). */
 #define RTR_INJECT_RING_SIZE 1024
 #define RTR_CTRL_POLL_MASK   255 /* single-lcore: control work every 256 loops */
 
 enum rtr_run_state {
 	RTR_RUN = 0,
-	RTR_STOP_RX,	/* stop polling ports, keep draining rings */
+	RTR_STOP_RX,    /* stop polling ports, keep draining rings */
 	RTR_STOP_FINAL, /* drain rings once more, flush, return */
 };
 
 struct rtr_port_rt {
 	uint16_t port_id;
 	uint8_t configured;
-	uint8_t role;		   /* enum rtr_port_role */
+	uint8_t role; /* enum rtr_port_role */
 	uint8_t l2_filter;
 	uint8_t mac[6];
-	_Atomic uint8_t link_up;   /* written by the control plane */
+	_Atomic uint8_t link_up;    /* written by the control plane */
 	_Atomic uint8_t admin_down; /* config, or telemetry /rocetor/port/admin (rw) */
-	_Atomic uint8_t lsc_event; /* set by the LSC interrupt callback */
-	uint8_t link_known;	   /* control plane: link_up has been set once */
-	uint8_t source_check;	   /* host port: sources must route back here */
+	_Atomic uint8_t lsc_event;  /* set by the LSC interrupt callback */
+	uint8_t link_known;         /* control plane: link_up has been set once */
+	uint8_t source_check;       /* host port: sources must route back here */
 };
 
 struct rtr_rxq {
@@ -90,18 +90,18 @@ struct rtr_switch;
  *            shared state (under lb_lock, off the data path).
  */
 struct rtr_lb_req {
-	const struct rtr_lb_ops *ops;	  /* control -> worker */
+	const struct rtr_lb_ops *ops; /* control -> worker */
 	void *state;
 	const struct rtr_lb_ops *old_ops; /* worker -> control */
 	void *old_state;
-	uint64_t released;		  /* packets the old mode held */
+	uint64_t released; /* packets the old mode held */
 	_Atomic int done;
 };
 
 struct rtr_worker {
-	unsigned int idx;	/* 0..n_workers-1; also its TX queue on every port */
+	unsigned int idx; /* 0..n_workers-1; also its TX queue on every port */
 	unsigned int lcore_id;
-	bool is_control;	/* single-lcore mode: also runs the control plane */
+	bool is_control; /* single-lcore mode: also runs the control plane */
 	/* The thread's CPU-time clock (pthread_getcpuclockid), for the stats
 	 * document's worker_cpu_s; valid once cpu_clock_ok is set. */
 	clockid_t cpu_clock;
@@ -118,15 +118,15 @@ struct rtr_worker {
 	const struct rtr_lb_ops *lb;
 	void *lb_state;
 	uint32_t lb_fabric_ports; /* bit p: port p is a fabric port (rtr_lb_hop) */
-	struct rtr_nh *nh;	/* the next hops (rtr_neigh_nh_table), set at start */
+	struct rtr_nh *nh;        /* the next hops (rtr_neigh_nh_table), set at start */
 	_Atomic uint32_t lb_gen;
 	struct rtr_lb_req *_Atomic lb_req; /* a pending runtime switch, or NULL */
-	uint64_t last_rx_tsc;	/* read by the main lcore for --exit-on-idle */
-	_Atomic int stopped;	/* acknowledged RTR_STOP_RX */
-	struct rtr_egress *eg;	/* class queues, scheduler and TX of every port */
-	struct rtr_fault *fault; /* faults.ctrl_loss generator; NULL when off */
-	uint32_t down_seen;	/* ports this worker has seen down (queues flushed) */
-	uint64_t now_ns;	/* the clock of the loop pass in progress */
+	uint64_t last_rx_tsc;              /* read by the main lcore for --exit-on-idle */
+	_Atomic int stopped;               /* acknowledged RTR_STOP_RX */
+	struct rtr_egress *eg;             /* class queues, scheduler and TX of every port */
+	struct rtr_fault *fault;           /* faults.ctrl_loss generator; NULL when off */
+	uint32_t down_seen;                /* ports this worker has seen down (queues flushed) */
+	uint64_t now_ns;                   /* the clock of the loop pass in progress */
 	/* Time as the LB stage may judge it (rtr_lb_clock.h): the horizon
 	 * of each RX queue and of the hand-off ring's packets from host and
 	 * from fabric ports (RTR_LB_IN_*); clock (the LB state's
@@ -137,8 +137,8 @@ struct rtr_worker {
 	struct rtr_lb_hz_q hz_rxq[RTR_MAX_PORTS * 4];
 	struct rtr_lb_hz_q hz_ring[2];
 	_Atomic uint64_t rx_seen_ns[2];
-	uint32_t stall_left;	/* faults.stall_every: polls to the next stall */
-	uint64_t bursts;	/* RX bursts that had packets (stage timing samples) */
+	uint32_t stall_left; /* faults.stall_every: polls to the next stall */
+	uint64_t bursts;     /* RX bursts that had packets (stage timing samples) */
 	/* Punt rate limit (GCRA): the time at which the bucket would be full
 	 * again, in the worker's now_ns clock. */
 	uint64_t punt_tat_ns;
@@ -150,9 +150,9 @@ struct rtr_switch {
 	 * switch is in progress. Workers use their own copy (worker->lb);
 	 * lb and lb_shared change only under lb_lock. */
 	const struct rtr_lb_ops *lb;
-	void *lb_shared;	/* the LB mode's per-switch state (busy paths) */
-	pthread_mutex_t lb_lock; /* held by readers of other workers' LB state */
-	_Atomic int lb_switching; /* a runtime switch is in progress: no STOP_FINAL */
+	void *lb_shared;              /* the LB mode's per-switch state (busy paths) */
+	pthread_mutex_t lb_lock;      /* held by readers of other workers' LB state */
+	_Atomic int lb_switching;     /* a runtime switch is in progress: no STOP_FINAL */
 	_Atomic uint64_t lb_switches; /* runtime LB switches completed */
 	struct rtr_route *route;
 	struct rtr_neigh *neigh;
@@ -170,7 +170,7 @@ struct rtr_switch {
 	uint64_t tsc_hz;
 	uint32_t idle_sleep_us;
 	uint32_t idle_threshold;
-	_Atomic int run_state;	 /* enum rtr_run_state */
+	_Atomic int run_state; /* enum rtr_run_state */
 	/* Control-plane state (control lcore only). */
 	uint64_t ctrl_last_tick_tsc;
 	uint64_t ctrl_last_link_tsc;

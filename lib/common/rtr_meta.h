@@ -23,28 +23,28 @@ enum rtr_l3 {
 };
 
 /* m->flags */
-#define RTR_MF_VLAN	  0x01 /* one 802.1Q/802.1ad tag was present */
-#define RTR_MF_L4	  0x02 /* UDP/TCP ports were read (not a later fragment) */
-#define RTR_MF_ROCE	  0x04 /* UDP dport 4791 with a whole BTH */
-#define RTR_MF_TRIMMED	  0x08 /* RoCE header cut by a switch: the frame ends
-				* after the BTH (+ ConWeave header) although the
-				* IP/UDP lengths say more (doc/egress.md) */
-#define RTR_MF_FRAG	  0x10 /* IPv4 fragment (ports only hashed on the first) */
-#define RTR_MF_LB_HDR	  0x20 /* a 4-byte LB header (ConWeave layout: a ConWeave
-				* DATA header, or a ConWeave or SeqBalance
-				* control packet's) follows the BTH */
-#define RTR_MF_L2_BCAST	  0x40 /* destination MAC is broadcast or multicast */
-#define RTR_MF_CE	  0x80 /* IP ECN field is CE (11) */
+#define RTR_MF_VLAN 0x01 /* one 802.1Q/802.1ad tag was present */
+#define RTR_MF_L4   0x02 /* UDP/TCP ports were read (not a later fragment) */
+#define RTR_MF_ROCE 0x04 /* UDP dport 4791 with a whole BTH */
+/* RoCE header cut by a switch: the frame ends after the BTH (+ the LB
+ * header) although the IP/UDP lengths say more (doc/egress.md) */
+#define RTR_MF_TRIMMED 0x08
+#define RTR_MF_FRAG    0x10 /* IPv4 fragment (ports only hashed on the first) */
+/* a 4-byte LB header (ConWeave layout: a ConWeave DATA header, or a
+ * ConWeave or SeqBalance control packet's) follows the BTH */
+#define RTR_MF_LB_HDR   0x20
+#define RTR_MF_L2_BCAST 0x40 /* destination MAC is broadcast or multicast */
+#define RTR_MF_CE       0x80 /* IP ECN field is CE (11) */
 
 /* m->ext: extended transport headers present after the BTH, by opcode */
-#define RTR_EXT_RETH	  0x01 /* 16 bytes */
-#define RTR_EXT_AETH	  0x02 /* 4 bytes */
-#define RTR_EXT_IMMDT	  0x04 /* 4 bytes */
-#define RTR_EXT_ATOMICETH 0x08 /* 28 bytes */
+#define RTR_EXT_RETH       0x01 /* 16 bytes */
+#define RTR_EXT_AETH       0x02 /* 4 bytes */
+#define RTR_EXT_IMMDT      0x04 /* 4 bytes */
+#define RTR_EXT_ATOMICETH  0x08 /* 28 bytes */
 #define RTR_EXT_ATOMACKETH 0x10 /* 8 bytes */
-#define RTR_EXT_DETH	  0x20 /* 8 bytes (UD) */
-#define RTR_EXT_IETH	  0x40 /* 4 bytes */
-#define RTR_EXT_RDETH	  0x80 /* 4 bytes (RD, never seen on RoCEv2 in practice) */
+#define RTR_EXT_DETH       0x20 /* 8 bytes (UD) */
+#define RTR_EXT_IETH       0x40 /* 4 bytes */
+#define RTR_EXT_RDETH      0x80 /* 4 bytes (RD, never seen on RoCEv2 in practice) */
 
 /*
  * Per-packet metadata: 24 bytes, the room DPDK 22.11 leaves contiguous in the
@@ -55,21 +55,21 @@ enum rtr_l3 {
  */
 struct rtr_meta {
 	uint32_t flow_hash; /* seeded CRC32C of the 5-tuple, finalised (rtr_hash_mix) */
-	uint32_t psn;	    /* BTH PSN (24 bits) */
-	uint16_t sport;	    /* L4 source port (0 if none) */
-	uint16_t dport;	    /* L4 destination port (0 if none) */
+	uint32_t psn;       /* BTH PSN (24 bits) */
+	uint16_t sport;     /* L4 source port (0 if none) */
+	uint16_t dport;     /* L4 destination port (0 if none) */
 	uint8_t in_port;    /* set by the caller (pipeline), not the parser */
 	uint8_t out_port;   /* set by routing */
-	uint8_t l3_off;	    /* bytes of Ethernet + VLAN */
-	uint8_t l4_off;	    /* l3_off + IPv4 header (with options) or 40 for IPv6 */
-	uint8_t l3;	    /* enum rtr_l3 */
+	uint8_t l3_off;     /* bytes of Ethernet + VLAN */
+	uint8_t l4_off;     /* l3_off + IPv4 header (with options) or 40 for IPv6 */
+	uint8_t l3;         /* enum rtr_l3 */
 	uint8_t l4_proto;   /* IPv4 protocol / IPv6 next header */
-	uint8_t flags;	    /* RTR_MF_* */
-	uint8_t tos;	    /* IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN */
+	uint8_t flags;      /* RTR_MF_* */
+	uint8_t tos;        /* IPv4 TOS / IPv6 traffic class: DSCP << 2 | ECN */
 	uint8_t bth_opcode; /* valid when RTR_MF_ROCE */
-	uint8_t bth_b4;	    /* BTH byte 4 (FECN/BECN/Resv6; LB path_id) */
-	uint8_t bth_b8;	    /* BTH byte 8 (AckReq | Resv7) */
-	uint8_t ext;	    /* RTR_EXT_* */
+	uint8_t bth_b4;     /* BTH byte 4 (FECN/BECN/Resv6; LB path_id) */
+	uint8_t bth_b8;     /* BTH byte 8 (AckReq | Resv7) */
+	uint8_t ext;        /* RTR_EXT_* */
 };
 
 _Static_assert(sizeof(struct rtr_meta) == 24, "rtr_meta must stay 24 bytes");

@@ -71,15 +71,14 @@ rtr_san_calloc(size_t num, size_t size, unsigned int align)
 	return rtr_san_malloc(total, align, 1);
 }
 
-#define rte_malloc(type, size, align) ((void)(type), rtr_san_malloc((size), (align), 0))
+#define rte_malloc(type, size, align)  ((void)(type), rtr_san_malloc((size), (align), 0))
 #define rte_zmalloc(type, size, align) ((void)(type), rtr_san_malloc((size), (align), 1))
 #define rte_malloc_socket(type, size, align, socket) \
 	((void)(type), (void)(socket), rtr_san_malloc((size), (align), 0))
 #define rte_zmalloc_socket(type, size, align, socket) \
 	((void)(type), (void)(socket), rtr_san_malloc((size), (align), 1))
-#define rte_calloc(type, num, size, align) \
-	((void)(type), rtr_san_calloc((num), (size), (align)))
-#define rte_free(p) free(p)
+#define rte_calloc(type, num, size, align) ((void)(type), rtr_san_calloc((num), (size), (align)))
+#define rte_free(p)                        free(p)
 
 #endif /* __SANITIZE_ADDRESS__ */
 

@@ -17,29 +17,29 @@
 
 static unsigned int rtr_test_pass, rtr_test_fail;
 
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (cond) {                                                                        \
-			rtr_test_pass++;                                                           \
-		} else {                                                                           \
-			rtr_test_fail++;                                                           \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
-			fprintf(stderr, " " __VA_ARGS__);                                          \
-			fputc('\n', stderr);                                                       \
-		}                                                                                  \
+#define CHECK(cond, ...)                                                                \
+	do {                                                                            \
+		if (cond) {                                                             \
+			rtr_test_pass++;                                                \
+		} else {                                                                \
+			rtr_test_fail++;                                                \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, " " __VA_ARGS__);                               \
+			fputc('\n', stderr);                                            \
+		}                                                                       \
 	} while (0)
 
-#define CHECK_EQ(a, b)                                                                             \
-	do {                                                                                       \
-		long long _a = (long long)(a), _b = (long long)(b);                                \
-		CHECK(_a == _b, "%lld != %lld", _a, _b);                                           \
+#define CHECK_EQ(a, b)                                              \
+	do {                                                        \
+		long long _a = (long long)(a), _b = (long long)(b); \
+		CHECK(_a == _b, "%lld != %lld", _a, _b);            \
 	} while (0)
 
-#define CHECK_STR(a, b)                                                                            \
-	do {                                                                                       \
-		const char *_a = (a), *_b = (b);                                                   \
-		CHECK(_a != NULL && _b != NULL && strcmp(_a, _b) == 0, "\"%s\" != \"%s\"",          \
-			_a ? _a : "(null)", _b ? _b : "(null)");                                   \
+#define CHECK_STR(a, b)                                                                    \
+	do {                                                                               \
+		const char *_a = (a), *_b = (b);                                           \
+		CHECK(_a != NULL && _b != NULL && strcmp(_a, _b) == 0, "\"%s\" != \"%s\"", \
+				_a ? _a : "(null)", _b ? _b : "(null)");                   \
 	} while (0)
 
 /* A test's pseudo-random numbers: xorshift64 (Marsaglia's 13, 7, 17) on

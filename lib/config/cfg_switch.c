@@ -986,7 +986,8 @@ static const struct rtr_cfg_field faults_fields[] = {
 		/* A worker stalls stall_us every stall_every loop passes, as
 		 * if preempted (doc/faults.md "Stalled workers"). */
 		RTR_CFG_UINT("stall_us", struct rtr_faults_cfg, stall_us, 0, 1000000, 0),
-		RTR_CFG_UINT("stall_every", struct rtr_faults_cfg, stall_every, 1, UINT32_MAX, 1000),
+		RTR_CFG_UINT("stall_every", struct rtr_faults_cfg, stall_every, 1, UINT32_MAX,
+				1000),
 };
 static const struct rtr_cfg_map faults_map = {faults_fields, RTR_ARRAY_SIZE(faults_fields), NULL};
 

@@ -36,53 +36,53 @@ enum rtr_port_role { RTR_PORT_HOST = 0, RTR_PORT_FABRIC };
 /* An IPv4 or IPv6 address, with a prefix length when it is a prefix. */
 struct rtr_addr {
 	uint8_t family; /* AF_INET or AF_INET6 */
-	uint8_t depth;	/* prefix length (32/128 for a host address) */
+	uint8_t depth;  /* prefix length (32/128 for a host address) */
 	union {
-		struct in_addr v4;   /* network order */
+		struct in_addr v4; /* network order */
 		struct in6_addr v6;
 	};
 };
 
 struct rtr_port_cfg {
-	uint16_t port;		   /* DPDK port id */
+	uint16_t port; /* DPDK port id */
 	enum rtr_port_role role;
 	uint8_t mac[6];
-	bool mac_set;		   /* else the device's own MAC is used */
-	uint32_t speed_gbps;	   /* 0 = unknown; used by shaping/DRE later */
-	double shape_gbps;	   /* 0 = no shaping */
-	uint32_t shape_burst_kb;   /* token bucket depth, default 16 */
-	uint32_t delay_us;	   /* 0 = none */
-	double loss;		   /* 0..1 */
+	bool mac_set;            /* else the device's own MAC is used */
+	uint32_t speed_gbps;     /* 0 = unknown; used by shaping/DRE later */
+	double shape_gbps;       /* 0 = no shaping */
+	uint32_t shape_burst_kb; /* token bucket depth, default 16 */
+	uint32_t delay_us;       /* 0 = none */
+	double loss;             /* 0..1 */
 	uint64_t loss_seed;
 	bool admin_down;
-	uint16_t rx_queues;	   /* 0 = one per worker (capped by the device) */
-	uint16_t tx_queues;	   /* 0 = one per worker */
-	uint16_t mtu;		   /* 0 = device default */
-	bool l2_filter;		   /* drop unicast frames not addressed to our MAC */
+	uint16_t rx_queues; /* 0 = one per worker (capped by the device) */
+	uint16_t tx_queues; /* 0 = one per worker */
+	uint16_t mtu;       /* 0 = device default */
+	bool l2_filter;     /* drop unicast frames not addressed to our MAC */
 	/* Host ports: limits on the LB flow-table entries their packets create
 	 * (doc/security.md). flow_share 0 = automatic (rtr_config_flow_share). */
-	uint32_t flow_rate;	   /* new entries per second, 0 = unlimited */
-	uint32_t flow_burst;	   /* above the rate at once */
-	double flow_share;	   /* fraction of each flow table, 0 = automatic */
-	bool source_check;	   /* host port: the source must route back to it */
+	uint32_t flow_rate;  /* new entries per second, 0 = unlimited */
+	uint32_t flow_burst; /* above the rate at once */
+	double flow_share;   /* fraction of each flow table, 0 = automatic */
+	bool source_check;   /* host port: the source must route back to it */
 	unsigned int n_addrs;
 	struct rtr_addr addrs[RTR_MAX_PORT_ADDRS]; /* "ip:" interface addresses */
-	int line;		   /* where the entry starts in the file */
+	int line;                                  /* where the entry starts in the file */
 };
 
 /* One next hop: a port and the neighbour behind it. */
 struct rtr_nexthop_cfg {
 	uint16_t port;
 	uint8_t mac[6];
-	bool mac_set;		   /* else resolved by ARP/ND */
-	struct rtr_addr ip;	   /* neighbour address to resolve; family 0 if none */
+	bool mac_set;       /* else resolved by ARP/ND */
+	struct rtr_addr ip; /* neighbour address to resolve; family 0 if none */
 	int line;
 };
 
 struct rtr_route_cfg {
 	struct rtr_addr prefix;
-	bool is_group;		   /* "paths:" given: an uplink group, path_id = index */
-	unsigned int n_paths;	   /* 1 when !is_group */
+	bool is_group;        /* "paths:" given: an uplink group, path_id = index */
+	unsigned int n_paths; /* 1 when !is_group */
 	struct rtr_nexthop_cfg paths[RTR_MAX_PATHS];
 	int line;
 };
@@ -99,7 +99,7 @@ struct rtr_pcp_map {
 
 /* RED/ECN on a class queue's depth in bytes (ALGORITHMS.md 5, DCQCN). */
 struct rtr_ecn_cfg {
-	bool enabled;		   /* "enabled", default true */
+	bool enabled; /* "enabled", default true */
 	uint32_t kmin_kb;
 	uint32_t kmax_kb;
 	double pmax;
@@ -112,11 +112,11 @@ struct rtr_ecn_cfg {
  * The control class (classes-1) is always served first.
  */
 struct rtr_class_cfg {
-	uint8_t priority;	   /* strict-priority level, higher first */
-	uint16_t weight;	   /* DWRR weight among classes of one level */
-	uint32_t queue_kb;	   /* tail-drop (or trim) threshold */
+	uint8_t priority;  /* strict-priority level, higher first */
+	uint16_t weight;   /* DWRR weight among classes of one level */
+	uint32_t queue_kb; /* tail-drop (or trim) threshold */
 	struct rtr_ecn_cfg ecn;
-	bool set;		   /* given in class_params (for the dump) */
+	bool set; /* given in class_params (for the dump) */
 	int line;
 };
 
@@ -124,16 +124,16 @@ enum rtr_pfc_mode { RTR_PFC_OFF = 0, RTR_PFC_SOFTWARE, RTR_PFC_NIC };
 extern const char *const rtr_pfc_mode_names[3];
 
 struct rtr_pfc_cfg {
-	enum rtr_pfc_mode mode;	   /* "off" | "software" | "nic" */
-	uint8_t class_mask;	   /* bit c: PFC on class/priority c */
-	uint32_t xoff_kb;	   /* bytes one ingress port has queued in a class */
-	uint32_t xon_kb;	   /* must be < xoff_kb */
-	uint16_t quanta;	   /* pause time sent in XOFF, 512-bit-time units */
+	enum rtr_pfc_mode mode; /* "off" | "software" | "nic" */
+	uint8_t class_mask;     /* bit c: PFC on class/priority c */
+	uint32_t xoff_kb;       /* bytes one ingress port has queued in a class */
+	uint32_t xon_kb;        /* must be < xoff_kb */
+	uint16_t quanta;        /* pause time sent in XOFF, 512-bit-time units */
 };
 
 struct rtr_qos_cfg {
-	uint8_t classes;	   /* 1..8; class (classes-1) is control */
-	bool trust_pcp;		   /* "trust": "dscp" (default) | "pcp" */
+	uint8_t classes; /* 1..8; class (classes-1) is control */
+	bool trust_pcp;  /* "trust": "dscp" (default) | "pcp" */
 	unsigned int n_dscp;
 	struct rtr_dscp_map dscp[RTR_MAX_DSCP_MAP];
 	unsigned int n_pcp;
@@ -142,8 +142,8 @@ struct rtr_qos_cfg {
 	struct rtr_ecn_cfg ecn;
 	struct rtr_class_cfg cls[RTR_MAX_CLASSES];
 	bool trim;
-	bool trim_update_lengths;  /* "trim_lengths": "keep" (default) | "update" */
-	int16_t trim_dscp;	   /* -1 = keep the DSCP of the trimmed packet */
+	bool trim_update_lengths; /* "trim_lengths": "keep" (default) | "update" */
+	int16_t trim_dscp;        /* -1 = keep the DSCP of the trimmed packet */
 	struct rtr_pfc_cfg pfc;
 };
 
@@ -154,11 +154,11 @@ struct rtr_switch_cfg {
 	unsigned int lb; /* LB mode id: its index in the LB registry */
 	uint32_t seed;   /* flow hash seed; default derived from id */
 	bool seed_set;
-	uint32_t idle_sleep_us;	   /* 0 = busy poll; else sleep when idle */
-	uint32_t idle_threshold;   /* empty polls before sleeping */
-	uint32_t neigh_timeout_s;  /* ARP/ND entry lifetime before refresh */
-	uint32_t mbufs;		   /* 0 = sized by formula */
-	uint32_t handoff_ring;	   /* packets each worker's hand-off ring holds */
+	uint32_t idle_sleep_us;   /* 0 = busy poll; else sleep when idle */
+	uint32_t idle_threshold;  /* empty polls before sleeping */
+	uint32_t neigh_timeout_s; /* ARP/ND entry lifetime before refresh */
+	uint32_t mbufs;           /* 0 = sized by formula */
+	uint32_t handoff_ring;    /* packets each worker's hand-off ring holds */
 	/* "drain_us" is still accepted and checked, but ignored (doc/config.md). */
 };
 
@@ -176,14 +176,14 @@ struct rtr_ctrl_loss_cfg {
 };
 
 struct rtr_faults_cfg {
-	uint64_t seed;	  /* of the loss generator, for repeatable runs */
+	uint64_t seed; /* of the loss generator, for repeatable runs */
 	struct rtr_ctrl_loss_cfg ctrl_loss;
 	uint32_t stall_us;    /* a worker stops this long (0: never) ... */
 	uint32_t stall_every; /* ... every this many loop passes */
 };
 
 struct rtr_config {
-	char path[512];		   /* file it was read from */
+	char path[512]; /* file it was read from */
 	struct rtr_switch_cfg sw;
 	unsigned int n_ports;
 	struct rtr_port_cfg ports[RTR_MAX_PORTS];

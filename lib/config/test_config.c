@@ -516,9 +516,10 @@ test_unknown_keys(void)
 			"t.yaml:6: qos.dscp[0].prio: unknown key");
 	ERR_C(CP "qos = { dscp = ( { dscp = 26; class = 3; prio = 1; } ); };\n",
 			"t.cfg:6: qos.dscp[0].prio: unknown key");
-	ERR_Y(YP "conweave: {theta_reply: 4}\n", "t.yaml:5: conweave.theta_reply: unknown key (did you mean theta_reply_us?)");
-	ERR_C(CP "conweave = { theta_reply = 4; };\n",
-			"t.cfg:6: conweave.theta_reply: unknown key (did you mean theta_reply_us?)");
+	ERR_Y(YP "conweave: {theta_reply: 4}\n", "t.yaml:5: conweave.theta_reply: unknown key (did "
+						 "you mean theta_reply_us?)");
+	ERR_C(CP "conweave = { theta_reply = 4; };\n", "t.cfg:6: conweave.theta_reply: unknown key "
+						       "(did you mean theta_reply_us?)");
 	ERR_Y(YP "seqbalance:\n  phi: 32\n", "t.yaml:6: seqbalance.phi: unknown key");
 	ERR_C(CP "seqbalance = {\n  phi = 32;\n};\n", "t.cfg:7: seqbalance.phi: unknown key");
 	ERR_Y(YP "caver:\n  beta: 0.5\n", "t.yaml:6: caver.beta: unknown key");
@@ -631,7 +632,9 @@ test_ranges(void)
 		/* Automatic: two host ports get half each. */
 		CHECK(rtr_config_flow_share(&fl, &fl.ports[1]) == 0.5);
 		rtr_config_free(&fl);
-		OK("cfg", "ports = ( { port = 0; role = \"host\"; flow_rate = 1; flow_share = 1.0; } );\n",
+		OK("cfg",
+				"ports = ( { port = 0; role = \"host\"; flow_rate = 1; flow_share "
+				"= 1.0; } );\n",
 				&fl);
 		CHECK(fl.ports[0].flow_rate == 1 && fl.ports[0].flow_share == 1.0);
 		rtr_config_free(&fl);
@@ -684,11 +687,14 @@ test_ranges(void)
 	ERR_Y(YP "switch: {lb: random}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
 					   "seqbalance, caver or spray, got "
 					   "\"random\"");
-	ERR_Y("switch: {role: spine}\nports:\n  - {port: 0, role: fabric}\n  - {port: 1, role: host}\n",
-			"t.yaml:4: ports[1].role: a spine (switch.role: spine) has fabric ports only, "
+	ERR_Y("switch: {role: spine}\nports:\n  - {port: 0, role: fabric}\n  - {port: 1, role: "
+	      "host}\n",
+			"t.yaml:4: ports[1].role: a spine (switch.role: spine) has fabric ports "
+			"only, "
 			"got host");
 	ERR_C("switch = { role = \"spine\"; };\nports = ( { port = 0; role = \"host\"; } );\n",
-			"t.cfg:2: ports[0].role: a spine (switch.role: spine) has fabric ports only, "
+			"t.cfg:2: ports[0].role: a spine (switch.role: spine) has fabric ports "
+			"only, "
 			"got host");
 	ERR_Y(YP "switch: {lb: conweav}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
 					    "seqbalance, caver or spray, got "
@@ -954,11 +960,14 @@ test_conweave_hold_budget(void)
 	load_ok(__LINE__, "yaml", "switch: {mbufs: 8191}\n" YP "conweave: {hold_budget: 8190}\n",
 			&cfg);
 	rtr_config_free(&cfg);
-	ERR_Y("switch: {mbufs: 8191}\n" YP "conweave:\n  flow_table_size: 4096\n  hold_budget: 8191\n",
-			"t.yaml:8: conweave.hold_budget: must be below switch.mbufs (8191): the pool "
+	ERR_Y("switch: {mbufs: 8191}\n" YP
+	      "conweave:\n  flow_table_size: 4096\n  hold_budget: 8191\n",
+			"t.yaml:8: conweave.hold_budget: must be below switch.mbufs (8191): the "
+			"pool "
 			"also fills the RX rings, got 8191");
 	ERR_C("switch = { mbufs = 4095; };\n" CP "conweave = { hold_budget = 5000; };\n",
-			"t.cfg:7: conweave.hold_budget: must be below switch.mbufs (4095): the pool "
+			"t.cfg:7: conweave.hold_budget: must be below switch.mbufs (4095): the "
+			"pool "
 			"also fills the RX rings, got 5000");
 	ERR_Y(YP "conweave: {hold_budget: 16777217}\n",
 			"t.yaml:5: conweave.hold_budget: must be 0..16777216, got 16777217");
@@ -968,16 +977,19 @@ static void
 test_conweave_rules(void)
 {
 	ERR_Y(YP "conweave:\n  theta_inactive_us: 100\n",
-			"t.yaml:6: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"t.yaml:6: conweave.theta_inactive_us: must exceed base_rtt_us + the "
+			"longest "
 			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 16 = 220, "
 			"got 100");
 	ERR_C(CP "conweave = {\n  theta_inactive_us = 220;\n};\n",
-			"t.cfg:7: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"t.cfg:7: conweave.theta_inactive_us: must exceed base_rtt_us + the "
+			"longest "
 			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 16 = 220, "
 			"got 220");
 	/* Only the other side given: reported where it is. */
 	ERR_Y(YP "conweave:\n  base_rtt_us: 10\n  resume_default_us: 400\n",
-			"t.yaml:7: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"t.yaml:7: conweave.theta_inactive_us: must exceed base_rtt_us + the "
+			"longest "
 			"reorder hold (resume_default_us + resume_extra_us): 10 + 400 + 16 = 426, "
 			"got 300");
 	ERR_Y(YP "conweave: {theta_reply_us: 32000}\n", "t.yaml:5: conweave.theta_reply_us: must "
@@ -1006,18 +1018,22 @@ test_conweave_bounds(void)
 {
 	static struct rtr_config cfg;
 
-	ERR_Y(YP "conweave: {resume_extra_us: 1000}\n",
-			"t.yaml:5: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
-			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 1000 = 1204, "
-			"got 300");
+	ERR_Y(YP "conweave: {resume_extra_us: 1000}\n", "t.yaml:5: conweave.theta_inactive_us: "
+							"must exceed base_rtt_us + the longest "
+							"reorder hold (resume_default_us + "
+							"resume_extra_us): 4 + 200 + 1000 = 1204, "
+							"got 300");
 	ERR_C(CP "conweave = {\n  resume_extra_us = 2000;\n  theta_inactive_us = 2204;\n};\n",
-			"t.cfg:8: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
-			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 2000 = 2204, "
+			"t.cfg:8: conweave.theta_inactive_us: must exceed base_rtt_us + the "
+			"longest "
+			"reorder hold (resume_default_us + resume_extra_us): 4 + 200 + 2000 = "
+			"2204, "
 			"got 2204");
 	/* The lab thresholds of the fabric tests: 31000 us of slack. */
 	ERR_Y(YP "conweave:\n  base_rtt_us: 100\n  theta_inactive_us: 30000\n"
 		 "  resume_extra_us: 31000\n",
-			"t.yaml:7: conweave.theta_inactive_us: must exceed base_rtt_us + the longest "
+			"t.yaml:7: conweave.theta_inactive_us: must exceed base_rtt_us + the "
+			"longest "
 			"reorder hold (resume_default_us + resume_extra_us): 100 + 200 + 31000 = "
 			"31300, got 30000");
 	OK("yaml", YP "conweave: {resume_extra_us: 1000, theta_inactive_us: 1205}\n", &cfg);
@@ -1645,8 +1661,8 @@ test_faults(void)
 	y.faults.seed = INT64_MAX;
 	CHECK(config_equal(&y, &c));
 	n = rtr_config_dump(&y, dump_a, sizeof(dump_a));
-	CHECK(strstr(dump_a, "faults:") != NULL && strstr(dump_a, "ctrl_loss:") != NULL,
-			"dump: %s", dump_a);
+	CHECK(strstr(dump_a, "faults:") != NULL && strstr(dump_a, "ctrl_loss:") != NULL, "dump: %s",
+			dump_a);
 	CHECK(rtr_config_load_buf("d.yaml", "yaml", dump_a, (size_t)n, &r, err, sizeof(err)) == 0,
 			"%s", err);
 	CHECK(config_equal(&y, &r));

@@ -103,7 +103,8 @@ cfg_default(void)
 	}
 	cfg.qos.classes = 8;
 	cfg.qos.queue_kb = 2048;
-	cfg.qos.ecn = (struct rtr_ecn_cfg){.enabled = true, .kmin_kb = 100, .kmax_kb = 400, .pmax = 0.2};
+	cfg.qos.ecn = (struct rtr_ecn_cfg){
+			.enabled = true, .kmin_kb = 100, .kmax_kb = 400, .pmax = 0.2};
 	cfg.qos.trim_dscp = -1;
 	cfg.qos.n_dscp = 3;
 	cfg.qos.dscp[0] = (struct rtr_dscp_map){26, 3};

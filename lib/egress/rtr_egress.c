@@ -20,12 +20,12 @@
 
 const char *const rtr_eg_counter_names[RTR_EGC_MAX] = {
 #define RTR_EG_NAME(n, d) #n,
-	RTR_EG_CLASS_COUNTERS(RTR_EG_NAME)
+		RTR_EG_CLASS_COUNTERS(RTR_EG_NAME)
 #undef RTR_EG_NAME
 };
 const char *const rtr_eg_counter_help[RTR_EGC_MAX] = {
 #define RTR_EG_HELP(n, d) d,
-	RTR_EG_CLASS_COUNTERS(RTR_EG_HELP)
+		RTR_EG_CLASS_COUNTERS(RTR_EG_HELP)
 #undef RTR_EG_HELP
 };
 
@@ -91,7 +91,9 @@ rtr_egress_shared_init(struct rtr_egress_shared *sh, const struct rtr_config *cf
 		if (pc->shape_gbps > 0) {
 			sp->shaped = true;
 			sp->ps_per_byte_q10 = (uint64_t)(8000.0 * 1024.0 / pc->shape_gbps + 0.5);
-			sp->burst_ps = ((uint64_t)pc->shape_burst_kb * 1024 * sp->ps_per_byte_q10) >> 10;
+			sp->burst_ps = ((uint64_t)pc->shape_burst_kb * 1024 *
+						       sp->ps_per_byte_q10) >>
+				       10;
 		}
 		sp->quantum_ns_q10 = (uint64_t)(512.0 * 1024.0 / gbps + 0.5);
 		rte_spinlock_init(&sp->pfc.lock);
@@ -175,8 +177,7 @@ eport_free(struct rtr_eport *ep, bool rte)
 }
 
 static struct rtr_eport *
-eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_pkts,
-		int socket)
+eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_pkts, int socket)
 {
 	const struct rtr_qos_cfg *q = &eg->sh->cfg->qos;
 	struct rtr_eport *ep = eg_zalloc(sizeof(*ep), socket);
@@ -197,8 +198,10 @@ eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_
 	 * rate in minimum-size frames, plus room for one burst and PFC frames. */
 	gbps = port_gbps(pc, 0);
 	ep->delay_ns = (uint64_t)pc->delay_us * 1000;
-	wire = (uint64_t)((double)ep->delay_ns * gbps / (84 * 8)) + 4 * RTR_BURST + RTR_EG_WIRE_RESERVE;
-	wire = pow2_at_least(RTE_MIN(wire, (uint64_t)max_pkts + 4 * RTR_BURST + RTR_EG_WIRE_RESERVE));
+	wire = (uint64_t)((double)ep->delay_ns * gbps / (84 * 8)) + 4 * RTR_BURST +
+	       RTR_EG_WIRE_RESERVE;
+	wire = pow2_at_least(
+			RTE_MIN(wire, (uint64_t)max_pkts + 4 * RTR_BURST + RTR_EG_WIRE_RESERVE));
 	ep->wire = eg_zalloc(sizeof(*ep->wire) * wire, socket);
 	ep->wire_due = eg_zalloc(sizeof(*ep->wire_due) * wire, socket);
 	if (ep->wire == NULL || ep->wire_due == NULL)
@@ -218,9 +221,8 @@ fail:
 }
 
 struct rtr_egress *
-rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker,
-		const struct rtr_egress_io *io, struct rtr_lcore_stats *stats, uint32_t max_pkts,
-		int socket)
+rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker, const struct rtr_egress_io *io,
+		struct rtr_lcore_stats *stats, uint32_t max_pkts, int socket)
 {
 	const struct rtr_config *cfg = sh->cfg;
 	const struct rtr_qos_cfg *q = &cfg->qos;
@@ -517,8 +519,7 @@ rtr_egress_tick(struct rtr_egress *eg, uint64_t now_ns)
 /* ------------------------------------------------------------ admission */
 
 static inline void
-cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbuf *m,
-		uint32_t len)
+cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbuf *m, uint32_t len)
 {
 	struct rtr_cq *q = &ep->cq[cls];
 
@@ -548,7 +549,8 @@ trim_packet(struct rtr_egress *eg, struct rte_mbuf *m)
 
 	if (!rtr_meta_is_roce_data(meta))
 		return false;
-	keep = meta->l4_off + 8u + RTR_BTH_LEN + ((meta->flags & RTR_MF_LB_HDR) ? RTR_CW_HDR_LEN : 0);
+	keep = meta->l4_off + 8u + RTR_BTH_LEN +
+	       ((meta->flags & RTR_MF_LB_HDR) ? RTR_CW_HDR_LEN : 0);
 	if (keep >= m->pkt_len || m->nb_segs != 1)
 		return false;
 	m->data_len = (uint16_t)keep;
@@ -699,7 +701,7 @@ eligible_mask(const struct rtr_egress *eg, const struct rtr_eport *ep, uint64_t 
 
 			pm &= (uint8_t)(pm - 1);
 			if (now_ns < atomic_load_explicit(&ep->sh->pfc.pause_until[c],
-					     memory_order_acquire))
+						     memory_order_acquire))
 				mask &= (uint8_t) ~(1u << c);
 		}
 	}
@@ -747,8 +749,7 @@ pick_class(struct rtr_eport *ep, uint8_t elig)
  * so a control packet never queues behind more than one staged burst.
  */
 static unsigned int
-schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force,
-		uint32_t max)
+schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force, uint32_t max)
 {
 	uint32_t used = ep->w_tail - ep->w_head;
 	uint32_t room = ep->w_mask + 1 - RTR_EG_WIRE_RESERVE;
@@ -788,13 +789,15 @@ schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool forc
 		/* It departs now: the delay line is the link after it. */
 		rtr_eg_depart(eg, m, meta, now_ns, force);
 		if (q->ecn && q->bytes > q->kmin && rtr_red_decide(q, &ep->red_rng) &&
-				rtr_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), meta->l3, meta->l3_off)) {
+				rtr_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), meta->l3,
+						meta->l3_off)) {
 			meta->tos |= RTR_ECN_CE;
 			ep->c[c][RTR_EGC_ecn_marked]++;
 			eg->stats->port[ep->port].ecn_marked++;
 		}
 		if (unlikely(ep->loss_q64) && !force &&
-				(ep->loss_q64 == UINT64_MAX || rtr_eg_rand(&ep->loss_rng) < ep->loss_q64)) {
+				(ep->loss_q64 == UINT64_MAX ||
+						rtr_eg_rand(&ep->loss_rng) < ep->loss_q64)) {
 			ep->c[c][RTR_EGC_drop_loss]++;
 			eg->held--;
 			eg->io.drop(eg->io.arg, m, RTR_DROP_IMPAIR_LOSS);
@@ -997,8 +1000,8 @@ rtr_egress_flush_all(struct rtr_egress *eg, unsigned int max_tries)
 }
 
 void
-rtr_egress_counters_add(const struct rtr_egress *eg, uint16_t port, uint8_t cls,
-		uint64_t acc[RTR_EGC_MAX])
+rtr_egress_counters_add(
+		const struct rtr_egress *eg, uint16_t port, uint8_t cls, uint64_t acc[RTR_EGC_MAX])
 {
 	const struct rtr_eport *ep = port < RTR_MAX_PORTS ? eg->port[port] : NULL;
 
@@ -1050,12 +1053,13 @@ rtr_egress_report_json(char *buf, size_t len, const struct rtr_eg_port_report *r
 	size_t off = 0;
 	int n;
 
-#define OUT(...)                                                                                   \
-	do {                                                                                       \
-		n = snprintf(buf + (off < len ? off : len), off < len ? len - off : 0, __VA_ARGS__); \
-		if (n < 0)                                                                         \
-			return n;                                                                  \
-		off += (size_t)n;                                                                  \
+#define OUT(...)                                                                       \
+	do {                                                                           \
+		n = snprintf(buf + (off < len ? off : len), off < len ? len - off : 0, \
+				__VA_ARGS__);                                          \
+		if (n < 0)                                                             \
+			return n;                                                      \
+		off += (size_t)n;                                                      \
 	} while (0)
 	OUT("\"classes\": [");
 	for (unsigned int c = 0; c < r->n_classes; c++) {
@@ -1063,11 +1067,11 @@ rtr_egress_report_json(char *buf, size_t len, const struct rtr_eg_port_report *r
 		for (unsigned int i = 0; i < RTR_EGC_MAX; i++)
 			OUT(", \"%s\": %" PRIu64, rtr_eg_counter_names[i], r->c[c][i]);
 		OUT(", \"depth\": %" PRIu64 ", \"pfc_paused_ns\": %" PRIu64 "}", r->depth[c],
-			r->paused_ns[c]);
+				r->paused_ns[c]);
 	}
 	OUT("], \"pfc\": {\"rx_pfc\": %" PRIu64 ", \"rx_pause\": %" PRIu64
 	    ", \"rx_ignored\": %" PRIu64 ", \"tx_xoff\": %" PRIu64 ", \"tx_xon\": %" PRIu64 "}",
-		r->rx_pfc, r->rx_pause, r->rx_ignored, r->tx_xoff, r->tx_xon);
+			r->rx_pfc, r->rx_pause, r->rx_ignored, r->tx_xoff, r->tx_xon);
 #undef OUT
 	return (int)off;
 }

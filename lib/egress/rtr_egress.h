@@ -41,31 +41,32 @@
 #include "rtr_parse.h"
 #include "rtr_stats.h"
 
-#define RTR_EG_WIRE_RESERVE 32	  /* wire slots kept for PFC frames */
-#define RTR_EG_DWRR_QUANTUM 2048  /* bytes per DWRR visit per unit of weight */
-#define RTR_EG_FRAME_OVERHEAD 24  /* FCS + preamble + IFG: what a frame costs on a link */
-#define RTR_PFC_ETHERTYPE 0x8808
-#define RTR_PFC_OPCODE 0x0101
-#define RTR_PAUSE_OPCODE 0x0001
-#define RTR_PFC_FRAME_LEN 60
+#define RTR_EG_WIRE_RESERVE   32   /* wire slots kept for PFC frames */
+#define RTR_EG_DWRR_QUANTUM   2048 /* bytes per DWRR visit per unit of weight */
+#define RTR_EG_FRAME_OVERHEAD 24   /* FCS + preamble + IFG: what a frame costs on a link */
+#define RTR_PFC_ETHERTYPE     0x8808
+#define RTR_PFC_OPCODE        0x0101
+#define RTR_PAUSE_OPCODE      0x0001
+#define RTR_PFC_FRAME_LEN     60
 
 /* Per (port, class) counters. All are sums over workers except max_depth. */
-#define RTR_EG_CLASS_COUNTERS(X)                                                                   \
-	X(enqueued, "packets admitted into the class queue")                                        \
-	X(sent, "packets that left the class queue toward the port")                               \
-	X(sent_bytes, "bytes that left the class queue")                                           \
-	X(ecn_marked, "ECT packets marked CE by RED at dequeue")                                   \
-	X(drop_queue_full, "tail drops: the queue was at queue_kb (and trimming did not apply)")  \
-	X(drop_port_down, "queued packets dropped because the port went down")                    \
-	X(drop_loss, "packets dropped by the port's random loss impairment")                      \
-	X(trimmed, "data packets of this class cut to their headers and sent in the control class") \
+#define RTR_EG_CLASS_COUNTERS(X)                                                                 \
+	X(enqueued, "packets admitted into the class queue")                                     \
+	X(sent, "packets that left the class queue toward the port")                             \
+	X(sent_bytes, "bytes that left the class queue")                                         \
+	X(ecn_marked, "ECT packets marked CE by RED at dequeue")                                 \
+	X(drop_queue_full, "tail drops: the queue was at queue_kb (and trimming did not apply)") \
+	X(drop_port_down, "queued packets dropped because the port went down")                   \
+	X(drop_loss, "packets dropped by the port's random loss impairment")                     \
+	X(trimmed, "data packets of this class cut to their headers and sent in the control "    \
+		   "class")                                                                      \
 	X(max_depth, "largest depth of this queue in bytes (maximum over workers)")
 
 enum rtr_eg_counter {
 #define RTR_EG_ENUM(n, d) RTR_EGC_##n,
 	RTR_EG_CLASS_COUNTERS(RTR_EG_ENUM)
 #undef RTR_EG_ENUM
-	RTR_EGC_MAX
+			RTR_EGC_MAX
 };
 extern const char *const rtr_eg_counter_names[RTR_EGC_MAX];
 extern const char *const rtr_eg_counter_help[RTR_EGC_MAX];
@@ -73,13 +74,13 @@ extern const char *const rtr_eg_counter_help[RTR_EGC_MAX];
 /* ---------------------------------------------------------- shared state */
 
 struct rtr_eg_pfc_port {
-	rte_spinlock_t lock;		      /* pause bookkeeping below */
+	rte_spinlock_t lock;                           /* pause bookkeeping below */
 	_Atomic uint64_t pause_until[RTR_MAX_CLASSES]; /* ns; class paused while now < it */
 	uint64_t pause_start[RTR_MAX_CLASSES];
-	uint64_t paused_ns[RTR_MAX_CLASSES];  /* closed pause intervals */
-	uint64_t rx_pfc;		      /* PFC frames received */
-	uint64_t rx_pause;		      /* 802.3x PAUSE frames received (ignored) */
-	uint64_t rx_ignored;		      /* PFC frames received while pfc.mode is off */
+	uint64_t paused_ns[RTR_MAX_CLASSES]; /* closed pause intervals */
+	uint64_t rx_pfc;                     /* PFC frames received */
+	uint64_t rx_pause;                   /* 802.3x PAUSE frames received (ignored) */
+	uint64_t rx_ignored;                 /* PFC frames received while pfc.mode is off */
 	_Atomic uint64_t xoff_workers[RTR_MAX_CLASSES]; /* bit w: worker w wants XOFF */
 	_Atomic uint64_t tx_xoff;
 	_Atomic uint64_t tx_xon;
@@ -88,11 +89,11 @@ struct rtr_eg_pfc_port {
 struct rtr_eg_shared_port {
 	bool configured;
 	bool shaped;
-	uint8_t mac[6];			/* source of PFC frames (set by the app) */
-	uint64_t ps_per_byte_q10;	/* shaper: picoseconds per byte << 10 */
-	uint64_t burst_ps;		/* bucket depth as time */
-	_Atomic uint64_t next_ps;	/* when the shaped link is free */
-	uint64_t quantum_ns_q10;	/* PFC: ns of one pause quantum << 10 */
+	uint8_t mac[6];           /* source of PFC frames (set by the app) */
+	uint64_t ps_per_byte_q10; /* shaper: picoseconds per byte << 10 */
+	uint64_t burst_ps;        /* bucket depth as time */
+	_Atomic uint64_t next_ps; /* when the shaped link is free */
+	uint64_t quantum_ns_q10;  /* PFC: ns of one pause quantum << 10 */
 	struct rtr_eg_pfc_port pfc;
 } __rte_cache_aligned;
 
@@ -106,37 +107,37 @@ struct rtr_egress_shared {
 struct rtr_cq {
 	struct rte_mbuf **slot;
 	uint32_t head, tail, mask; /* count = tail - head */
-	uint32_t bytes;		   /* queued bytes (pkt_len) */
-	uint32_t limit;		   /* tail-drop threshold in bytes */
-	uint32_t kmin, kmax;	   /* RED thresholds in bytes */
-	uint64_t pmax_q32;	   /* pmax * 2^32 */
+	uint32_t bytes;            /* queued bytes (pkt_len) */
+	uint32_t limit;            /* tail-drop threshold in bytes */
+	uint32_t kmin, kmax;       /* RED thresholds in bytes */
+	uint64_t pmax_q32;         /* pmax * 2^32 */
 	bool ecn;
-	int32_t deficit;	   /* DWRR */
+	int32_t deficit; /* DWRR */
 	uint32_t quantum;
 };
 
 struct rtr_eport {
 	uint16_t port;
 	uint8_t n_classes;
-	uint8_t top;		   /* control class */
-	uint8_t nonempty;	   /* bit c: cq[c] has packets */
-	bool simple_prio;	   /* every class its own level, ordered by class */
-	bool blocked;		   /* the NIC refused part of the last burst */
-	bool plain;		   /* no shaping, delay, loss or PFC: empty classes
+	uint8_t top;      /* control class */
+	uint8_t nonempty; /* bit c: cq[c] has packets */
+	bool simple_prio; /* every class its own level, ordered by class */
+	bool blocked;     /* the NIC refused part of the last burst */
+	bool plain;       /* no shaping, delay, loss or PFC: empty classes
 				    * let a packet go straight to the staged burst */
 	uint8_t n_levels;
 	uint8_t level_cls[RTR_MAX_CLASSES][RTR_MAX_CLASSES]; /* classes of each level */
 	uint8_t level_n[RTR_MAX_CLASSES];
 	uint8_t level_mask[RTR_MAX_CLASSES]; /* levels highest first */
-	uint8_t rr[RTR_MAX_CLASSES];	     /* DWRR position per level */
-	bool fresh[RTR_MAX_CLASSES];	     /* DWRR: next visit starts a turn */
+	uint8_t rr[RTR_MAX_CLASSES];         /* DWRR position per level */
+	bool fresh[RTR_MAX_CLASSES];         /* DWRR: next visit starts a turn */
 	struct rtr_cq cq[RTR_MAX_CLASSES];
 	/* the wire: delay line and NIC staging, ordered by due time */
 	struct rte_mbuf **wire;
 	uint64_t *wire_due;
 	uint32_t w_head, w_tail, w_mask;
 	uint64_t delay_ns;
-	uint64_t loss_q64;	   /* loss probability * 2^64 (0 = none) */
+	uint64_t loss_q64; /* loss probability * 2^64 (0 = none) */
 	uint64_t loss_rng;
 	uint64_t red_rng;
 	struct rtr_eg_shared_port *sh;
@@ -163,8 +164,8 @@ struct rtr_egress_io {
 	 * other packet costs one flag test.
 	 */
 	void (*depart)(void *arg, struct rte_mbuf *m, uint64_t now_ns);
-	uint8_t depart_flags;	  /* RTR_MF_*; 0: depart is never called */
-	uint32_t depart_ports;	  /* bit p: packets received on port p */
+	uint8_t depart_flags;  /* RTR_MF_*; 0: depart is never called */
+	uint32_t depart_ports; /* bit p: packets received on port p */
 	void *arg;
 };
 
@@ -173,7 +174,7 @@ struct rtr_egress {
 	struct rtr_egress_io io;
 	struct rtr_lcore_stats *stats; /* tx/forwarded/originated/ecn counters */
 	unsigned int worker;
-	bool rte_mem;		   /* allocated with rte_zmalloc */
+	bool rte_mem; /* allocated with rte_zmalloc */
 	uint8_t n_classes, top;
 	bool trust_pcp;
 	bool trim, trim_update_lengths;
@@ -185,10 +186,10 @@ struct rtr_egress {
 	uint8_t pfc_mask;
 	uint32_t xoff_bytes, xon_bytes;
 	uint16_t pfc_quanta;
-	uint32_t pfc_active;	   /* bit p: this worker holds XOFF toward port p */
+	uint32_t pfc_active; /* bit p: this worker holds XOFF toward port p */
 	uint64_t pfc_refresh_at[RTR_MAX_PORTS];
 	uint32_t in_bytes[RTR_MAX_PORTS][RTR_MAX_CLASSES]; /* queued here, by ingress port */
-	uint8_t in_xoff[RTR_MAX_PORTS];	   /* bit c: XOFF sent (this worker) */
+	uint8_t in_xoff[RTR_MAX_PORTS];                    /* bit c: XOFF sent (this worker) */
 	/* Idle plain ports take the fast path of rtr_egress_enqueue (default
 	 * true; the queueing unit tests turn it off to build backlogs with
 	 * fewer packets than a staged burst). */
@@ -199,8 +200,8 @@ struct rtr_egress {
 	 * the depth RED marks on and PFC counts: the simulator sets its NIC's
 	 * depth (doc/simulator.md). 1..RTR_BURST. */
 	uint16_t wire_burst;
-	uint32_t active;	   /* bit p: port p has packets queued or on the wire */
-	uint64_t held;		   /* packets in class queues and wire FIFOs */
+	uint32_t active; /* bit p: port p has packets queued or on the wire */
+	uint64_t held;   /* packets in class queues and wire FIFOs */
 	struct rtr_eport *port[RTR_MAX_PORTS];
 };
 
@@ -277,7 +278,7 @@ static inline bool
 rtr_eg_direct_ok(const struct rtr_egress *eg, const struct rtr_eport *ep)
 {
 	return likely(ep->plain) && eg->direct && ep->nonempty == 0 && !ep->blocked &&
-		ep->w_tail - ep->w_head < eg->wire_burst;
+	       ep->w_tail - ep->w_head < eg->wire_burst;
 }
 
 static inline void
@@ -310,8 +311,7 @@ int rtr_egress_enqueue(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m,
 /* rtr_egress_enqueue of the packet's own class (rtr_egress_classify), with
  * the fast path inline: the data path's call. */
 static inline int
-rtr_egress_enqueue_pkt(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m,
-		uint64_t now_ns)
+rtr_egress_enqueue_pkt(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint64_t now_ns)
 {
 	struct rtr_eport *ep = eg->port[port];
 	uint8_t cls = rtr_egress_classify(eg, m);
@@ -327,8 +327,8 @@ rtr_egress_enqueue_pkt(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m,
  * Same, without the tail-drop threshold (slot capacity still applies): for
  * packets already admitted once, such as a released reorder queue.
  */
-int rtr_egress_enqueue_held(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m,
-		uint8_t cls, uint64_t now_ns);
+int rtr_egress_enqueue_held(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls,
+		uint64_t now_ns);
 
 /* Run the scheduler and TX of every port with work. Returns frames sent. */
 unsigned int rtr_egress_service(struct rtr_egress *eg, uint64_t now_ns);
@@ -350,8 +350,8 @@ unsigned int rtr_egress_flush_all(struct rtr_egress *eg, unsigned int max_tries)
 
 /* A received MAC control frame (EtherType 0x8808) on port: PFC pauses the
  * given classes toward that port. Returns 0, or -1 if malformed. */
-int rtr_egress_mac_control_rx(struct rtr_egress_shared *sh, uint16_t port,
-		const uint8_t *frame, uint32_t len, uint64_t now_ns);
+int rtr_egress_mac_control_rx(struct rtr_egress_shared *sh, uint16_t port, const uint8_t *frame,
+		uint32_t len, uint64_t now_ns);
 
 /* PFC refresh timers (XOFF re-sent before it expires). Call every loop;
  * cheap when no XOFF is held. */
@@ -362,8 +362,8 @@ void rtr_pfc_build(uint8_t *buf, const uint8_t src_mac[6], uint8_t class_vector,
 		const uint16_t quanta[8]);
 
 /* Time class cls of port has been paused by received PFC, up to now. */
-uint64_t rtr_egress_paused_ns(struct rtr_egress_shared *sh, uint16_t port, uint8_t cls,
-		uint64_t now_ns);
+uint64_t rtr_egress_paused_ns(
+		struct rtr_egress_shared *sh, uint16_t port, uint8_t cls, uint64_t now_ns);
 
 /* Bytes queued now in one class (this worker). */
 static inline uint32_t
@@ -373,8 +373,8 @@ rtr_egress_depth(const struct rtr_egress *eg, uint16_t port, uint8_t cls)
 }
 
 /* Add this worker's counters of (port, cls) into acc (max for max_depth). */
-void rtr_egress_counters_add(const struct rtr_egress *eg, uint16_t port, uint8_t cls,
-		uint64_t acc[RTR_EGC_MAX]);
+void rtr_egress_counters_add(
+		const struct rtr_egress *eg, uint16_t port, uint8_t cls, uint64_t acc[RTR_EGC_MAX]);
 
 /* splitmix64: the stage's random numbers (RED draws, seeded loss). */
 static inline uint64_t
@@ -414,9 +414,8 @@ struct rtr_eg_port_report {
 /* Collect the report of port from n workers' egresses (any may be NULL).
  * Reads other lcores' counters without locks: values are exact once the
  * workers have stopped, approximate (never torn) while they run. */
-void rtr_egress_report(struct rtr_egress *const *egs, unsigned int n,
-		struct rtr_egress_shared *sh, uint16_t port, uint64_t now_ns,
-		struct rtr_eg_port_report *r);
+void rtr_egress_report(struct rtr_egress *const *egs, unsigned int n, struct rtr_egress_shared *sh,
+		uint16_t port, uint64_t now_ns, struct rtr_eg_port_report *r);
 
 /* Write `"classes": [...], "pfc": {...}` (JSON members, no braces).
  * snprintf semantics. */
@@ -424,9 +423,9 @@ int rtr_egress_report_json(char *buf, size_t len, const struct rtr_eg_port_repor
 
 /* IP ECN codepoints */
 #define RTR_ECN_NOT_ECT 0
-#define RTR_ECN_ECT1	1
-#define RTR_ECN_ECT0	2
-#define RTR_ECN_CE	3
+#define RTR_ECN_ECT1    1
+#define RTR_ECN_ECT0    2
+#define RTR_ECN_CE      3
 
 /* Set CE on an ECT packet (IPv4 with checksum update, or IPv6). Returns true
  * if it marked. Exposed for the LB stages and tests. */

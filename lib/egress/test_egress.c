@@ -30,12 +30,12 @@ struct nic {
 	uint64_t at[MAX_TX];
 	uint8_t port[MAX_TX];
 	unsigned int n;
-	int accept;	  /* frames accepted per call; -1 = all */
-	uint64_t now;	  /* virtual time of the current call */
+	int accept;   /* frames accepted per call; -1 = all */
+	uint64_t now; /* virtual time of the current call */
 	unsigned int dropped[RTR_DROP_MAX];
 	unsigned int allocs;
 	unsigned int orig_dropped;
-	bool keep;	  /* keep sent mbufs (else free them) */
+	bool keep; /* keep sent mbufs (else free them) */
 };
 
 static struct nic nic;
@@ -210,7 +210,8 @@ cfg_reset(unsigned int n_ports)
 	}
 	cfg.qos.classes = 8;
 	cfg.qos.queue_kb = 2048;
-	cfg.qos.ecn = (struct rtr_ecn_cfg){.enabled = true, .kmin_kb = 100, .kmax_kb = 400, .pmax = 0.2};
+	cfg.qos.ecn = (struct rtr_ecn_cfg){
+			.enabled = true, .kmin_kb = 100, .kmax_kb = 400, .pmax = 0.2};
 	cfg.qos.trim_dscp = -1;
 	cfg.qos.pfc.xoff_kb = 256;
 	cfg.qos.pfc.xon_kb = 128;
@@ -327,7 +328,8 @@ test_direct(void)
 	/* 32 + 80 packets: classes 0..7 interleaved. */
 	for (i = 0; i < RTR_BURST + 80; i++)
 		CHECK_EQ(rtr_egress_enqueue(eg, 1, pkt(200, false, 0, -1, 4, i, 0),
-				 (uint8_t)(i % 8), 0), 0);
+					 (uint8_t)(i % 8), 0),
+				0);
 	CHECK_EQ(eg->held, RTR_BURST + 80);
 	CHECK_EQ(eg->port[1]->nonempty, 0xff);
 	CHECK_EQ(rtr_egress_service(eg, 1000), RTR_BURST + 80);
@@ -383,8 +385,10 @@ test_strict_priority(void)
 	/* 10 packets in each class, interleaved; tag = class*100 + i. */
 	for (i = 0; i < 10; i++)
 		for (c = 0; c < 8; c++)
-			CHECK_EQ(rtr_egress_enqueue(eg, 1, pkt(200, false, 0, -1, 4, c * 100 + i, 0),
-					 (uint8_t)c, 0), 0);
+			CHECK_EQ(rtr_egress_enqueue(eg, 1,
+						 pkt(200, false, 0, -1, 4, c * 100 + i, 0),
+						 (uint8_t)c, 0),
+					0);
 	CHECK_EQ(eg->held, 80);
 	CHECK_EQ(rtr_egress_service(eg, 1000), 80);
 	CHECK_EQ(nic.n, 80);
@@ -444,7 +448,8 @@ test_dwrr(void)
 		/* Keep all three backlogged. */
 		for (unsigned int c = 1; c <= 3; c++)
 			while (eg->port[1]->cq[c].tail - eg->port[1]->cq[c].head < 64)
-				rtr_egress_enqueue(eg, 1, pkt(1024, false, 0, -1, 4, c << 20 | tag++, 0),
+				rtr_egress_enqueue(eg, 1,
+						pkt(1024, false, 0, -1, 4, c << 20 | tag++, 0),
 						(uint8_t)c, 0);
 		unsigned int before = nic.n;
 
@@ -527,7 +532,8 @@ test_red(void)
 				uint32_t left = depth + 1024 - rtr_egress_depth(eg, 1, 3);
 
 				rtr_egress_enqueue(eg, 1,
-						pkt(left >= 1024 + 80 ? 1024 : left, v6, RTR_ECN_NOT_ECT, -1, 4, 2, 0),
+						pkt(left >= 1024 + 80 ? 1024 : left, v6,
+								RTR_ECN_NOT_ECT, -1, 4, 2, 0),
 						3, 0);
 			}
 			nic.accept = 1;
@@ -561,7 +567,8 @@ test_red(void)
 		}
 		double p = (double)marked / trials, want = red_p(depth);
 
-		printf("  RED through the scheduler, %s depth %.0f KB: %.4f (formula %.4f, %u trials)\n",
+		printf("  RED through the scheduler, %s depth %.0f KB: %.4f (formula %.4f, %u "
+		       "trials)\n",
 				v6 ? "v6" : "v4", kb[k], p, want, trials);
 		CHECK(fabs(p - want) <= 0.03);
 		done(eg);
@@ -627,14 +634,16 @@ test_shaper(void)
 			unsigned int before = nic.n;
 
 			while (eg->port[1]->cq[0].tail - eg->port[1]->cq[0].head < 64)
-				rtr_egress_enqueue(eg, 1, pkt(len, false, 0, -1, 4, tag++, 0), 0, t);
+				rtr_egress_enqueue(
+						eg, 1, pkt(len, false, 0, -1, 4, tag++, 0), 0, t);
 			nic.now = t;
 			rtr_egress_service(eg, t);
 			if (nic.n > before) {
 				if (first == 0)
 					first = t;
 				last = t;
-				wire_bytes += (uint64_t)(nic.n - before) * (len + RTR_EG_FRAME_OVERHEAD);
+				wire_bytes += (uint64_t)(nic.n - before) *
+					      (len + RTR_EG_FRAME_OVERHEAD);
 			}
 		}
 		/* The burst allowance (16 KB) is spent at once; beyond it the
@@ -904,7 +913,8 @@ test_tail_trim(void)
 			nic_reset(true);
 			nic.accept = 0;
 			for (i = 0; i < 10; i++)
-				rtr_egress_enqueue(eg, 1, pkt(1024, v6, RTR_ECN_ECT0, -1, 4, i, 0), 0, 0);
+				rtr_egress_enqueue(eg, 1, pkt(1024, v6, RTR_ECN_ECT0, -1, 4, i, 0),
+						0, 0);
 			orig = pkt(1024, v6, (26 << 2) | RTR_ECN_ECT0, -1, 4, 77, 0);
 			memcpy(copy, rte_pktmbuf_mtod(orig, uint8_t *), 1024);
 			l4 = rtr_meta(orig)->l4_off;
@@ -913,7 +923,8 @@ test_tail_trim(void)
 			CHECK_EQ(eg->port[1]->c[0][RTR_EGC_trimmed], 1);
 			CHECK_EQ(eg->port[1]->c[7][RTR_EGC_enqueued], 1);
 			/* A non-RoCE-data packet is not trimmed: CNP is dropped. */
-			rtr_egress_enqueue(eg, 1, pkt(1024, v6, 0, -1, RTR_BTH_OP_CNP, 78, 0), 0, 0);
+			rtr_egress_enqueue(
+					eg, 1, pkt(1024, v6, 0, -1, RTR_BTH_OP_CNP, 78, 0), 0, 0);
 			CHECK_EQ(nic.dropped[RTR_DROP_QUEUE_FULL], 1);
 			nic.accept = -1;
 			eg->port[1]->blocked = false;
@@ -933,8 +944,8 @@ test_tail_trim(void)
 						continue;
 					/* ICRC-masked: IPv4 TOS (15), checksum (24,25);
 					 * IPv6 traffic class (14,15); UDP checksum. */
-					masked = v6 ? (b == 14 || b == 15) :
-						      (b == 15 || b == 24 || b == 25);
+					masked = v6 ? (b == 14 || b == 15)
+						    : (b == 15 || b == 24 || b == 25);
 					masked |= b == l4 + 6 || b == l4 + 7;
 					if (masked)
 						diff_masked++;
@@ -946,15 +957,20 @@ test_tail_trim(void)
 				} else if (upd == 2) {
 					CHECK_EQ(diff_other, 0);
 					CHECK(diff_masked > 0);
-					CHECK_EQ(v6 ? ((f[14] & 0xf) << 2 | f[15] >> 6) : f[15] >> 2, 8);
+					CHECK_EQ(v6 ? ((f[14] & 0xf) << 2 | f[15] >> 6)
+						    : f[15] >> 2,
+							8);
 				} else {
-					unsigned int ip_len = v6 ? (unsigned int)(f[18] << 8 | f[19]) :
-								   (unsigned int)(f[16] << 8 | f[17]);
+					unsigned int ip_len =
+							v6 ? (unsigned int)(f[18] << 8 | f[19])
+							   : (unsigned int)(f[16] << 8 | f[17]);
 
 					CHECK_EQ(ip_len, v6 ? keep - 54 : keep - 14);
-					CHECK_EQ((unsigned int)(f[l4 + 4] << 8 | f[l4 + 5]), keep - l4);
+					CHECK_EQ((unsigned int)(f[l4 + 4] << 8 | f[l4 + 5]),
+							keep - l4);
 					if (!v6) {
-						struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + 14);
+						struct rte_ipv4_hdr *ip =
+								(struct rte_ipv4_hdr *)(f + 14);
 						uint16_t ck = ip->hdr_checksum;
 
 						ip->hdr_checksum = 0;
@@ -1008,8 +1024,9 @@ test_accounting(void)
 		uint64_t t = i * 50ull;
 		uint16_t port = (uint16_t)(r >> 33) % 3;
 
-		rtr_egress_enqueue(eg, port, pkt(80 + (unsigned int)(r >> 40) % 1400, (r >> 20) & 1,
-					       (r >> 21) & 3, -1, 4, i, (uint8_t)((r >> 50) % 3)),
+		rtr_egress_enqueue(eg, port,
+				pkt(80 + (unsigned int)(r >> 40) % 1400, (r >> 20) & 1,
+						(r >> 21) & 3, -1, 4, i, (uint8_t)((r >> 50) % 3)),
 				(uint8_t)((r >> 23) % 8), t);
 		n_in++;
 		nic.accept = (int)((r >> 30) % 40) - 5;
@@ -1067,8 +1084,12 @@ dep_hook(void *arg, struct rte_mbuf *m, uint64_t now_ns)
 static void
 test_depart_hook(void)
 {
-	struct rtr_egress_io io = {.tx = nic_tx, .drop = nic_drop, .alloc = nic_alloc,
-		.depart = dep_hook, .depart_flags = RTR_MF_LB_HDR, .depart_ports = 0x1};
+	struct rtr_egress_io io = {.tx = nic_tx,
+			.drop = nic_drop,
+			.alloc = nic_alloc,
+			.depart = dep_hook,
+			.depart_flags = RTR_MF_LB_HDR,
+			.depart_ports = 0x1};
 	struct rtr_egress *eg;
 	struct rte_mbuf *m;
 

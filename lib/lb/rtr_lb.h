@@ -38,7 +38,7 @@ enum rtr_lb_mode {
 #define RTR_LB_MODE_ID(n) RTR_LB_##n,
 	RTR_LB_MODE_IDS(RTR_LB_MODE_ID)
 #undef RTR_LB_MODE_ID
-	RTR_LB_MAX
+			RTR_LB_MAX
 };
 
 /* How an LB mode sends packets it did not get from the caller's hand. */
@@ -58,12 +58,12 @@ struct rtr_lb_init {
 	unsigned int worker;
 	unsigned int n_workers;
 	int socket;
-	unsigned int n_groups;	  /* uplink groups in the route table */
-	uint32_t host_port_mask;  /* configured host ports */
-	uint32_t hash_seed;	  /* the parser's */
-	uint32_t hold_budget;	  /* mbufs this worker may hold (the mode's mbuf_budget split among the workers); 0: no limit */
-	bool use_rte_malloc;	  /* false: unit tests without EAL */
-	void *shared;		  /* from shared_create, NULL if none */
+	unsigned int n_groups;   /* uplink groups in the route table */
+	uint32_t host_port_mask; /* configured host ports */
+	uint32_t hash_seed;      /* the parser's */
+	uint32_t hold_budget; /* mbufs this worker may hold (the mode's mbuf_budget split among the workers); 0: no limit */
+	bool use_rte_malloc; /* false: unit tests without EAL */
+	void *shared;        /* from shared_create, NULL if none */
 	/* Bit p: port p's link is down (the switch's, kept by the control
 	 * plane with the groups' live masks); NULL: every port up. */
 	const _Atomic uint32_t *link_down;
@@ -89,8 +89,8 @@ struct rtr_lb_ops {
 	 * port with any of them goes through deliver(). */
 	uint8_t deliver_flags;
 	/* Per-switch state shared by the workers (optional). */
-	void *(*shared_create)(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
-			int socket);
+	void *(*shared_create)(
+			const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket);
 	void (*shared_free)(void *shared);
 	/* Per-worker state; NULL return means failure. */
 	void *(*init)(const struct rtr_lb_init *in);
@@ -111,8 +111,8 @@ struct rtr_lb_ops {
 	void (*prefetch)(const void *state, const struct rtr_meta *meta, unsigned int step);
 	/* An LB control packet routed to a host port: consume it (the caller
 	 * frees it and counts it consumed). */
-	void (*control_rx)(void *state, struct rte_mbuf *m, struct rtr_meta *meta,
-			uint64_t now_ns, struct rtr_lcore_stats *st);
+	void (*control_rx)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
+			struct rtr_lcore_stats *st);
 	/* DstToR: a packet from a fabric port, with deliver_flags, routed to
 	 * host port `port`. RTR_LB_FORWARD or RTR_LB_TAKEN. */
 	int (*deliver)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
@@ -121,8 +121,8 @@ struct rtr_lb_ops {
 	 * rewritten; meta->in_port is RTR_PORT_NONE for frames the switch
 	 * built). May rewrite the frame and change its length at the tail
 	 * (never at the head). CAVER: DRE accounting and the ACK shim. */
-	void (*post_route)(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t out_port,
-			uint64_t now_ns, struct rtr_lcore_stats *st);
+	void (*post_route)(void *state, struct rte_mbuf *m, struct rtr_meta *meta,
+			uint16_t out_port, uint64_t now_ns, struct rtr_lcore_stats *st);
 	/* A packet that went through post_route was admitted to out_port's
 	 * egress queue (not tail-dropped; m as queued, possibly trimmed, not
 	 * sent yet). CAVER: DRE accounting of what the link will carry. */
@@ -173,7 +173,6 @@ rtr_lb_hold_per_host_port(const struct rtr_config *cfg, uint64_t per_port)
 	return n;
 }
 
-
 /* ------------------------------------------------------------ the registry */
 
 /* What a mode does on a switch whose switch.role is spine. */
@@ -202,8 +201,8 @@ struct rtr_lb_kv {
  * rtr_lb_mode). Each mode defines its descriptor in its own folder.
  */
 struct rtr_lb_desc {
-	const char *name;		/* switch.lb / --lb / /rocetor/lb/set */
-	const char *summary;		/* one line: CLI help and docs */
+	const char *name;    /* switch.lb / --lb / /rocetor/lb/set */
+	const char *summary; /* one line: CLI help and docs */
 	/* NULL: a reserved name this build does not implement (the config
 	 * accepts it, the switch refuses to start with it). */
 	const struct rtr_lb_ops *ops;
@@ -235,8 +234,8 @@ struct rtr_lb_desc {
 	/* A parsed RoCE frame from a host port with Resv7 nonzero: one of
 	 * this mode's control packets or shims, which a host never sends?
 	 * RTR_DROP_HOST_LB_PACKET if so, else RTR_DROP_NONE. Pure. */
-	enum rtr_drop_reason (*host_check)(const uint8_t *frame, uint32_t len,
-			const struct rtr_meta *meta);
+	enum rtr_drop_reason (*host_check)(
+			const uint8_t *frame, uint32_t len, const struct rtr_meta *meta);
 	/* A parsed RoCE frame from a fabric port about to be queued on a host
 	 * port (after the running mode's own stage): remove this mode's
 	 * fields still in it, meta updated, counted in c (RTR_LBC_*). Returns

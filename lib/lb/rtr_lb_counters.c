@@ -8,19 +8,19 @@
 
 const char *const rtr_lb_counter_names[RTR_LBC_MAX] = {
 #define RTR_LB_CNT_NAME(n, d) [RTR_LBC_##n] = #n,
-	RTR_LB_COUNTERS(RTR_LB_CNT_NAME)
+		RTR_LB_COUNTERS(RTR_LB_CNT_NAME)
 #undef RTR_LB_CNT_NAME
 };
 
 const char *const rtr_lb_counter_help[RTR_LBC_MAX] = {
 #define RTR_LB_CNT_HELP(n, d) [RTR_LBC_##n] = d,
-	RTR_LB_COUNTERS(RTR_LB_CNT_HELP)
+		RTR_LB_COUNTERS(RTR_LB_CNT_HELP)
 #undef RTR_LB_CNT_HELP
 };
 
 const uint16_t rtr_lb_counter_max[] = {
 #define RTR_LB_CNT_MAX(n) RTR_LBC_##n,
-	RTR_LB_MODE_MAX_GAUGES(RTR_LB_CNT_MAX)
+		RTR_LB_MODE_MAX_GAUGES(RTR_LB_CNT_MAX)
 #undef RTR_LB_CNT_MAX
 };
 const unsigned int rtr_lb_counter_n_max = RTE_DIM(rtr_lb_counter_max);

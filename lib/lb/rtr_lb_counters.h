@@ -24,7 +24,7 @@ enum rtr_lb_counter {
 #define RTR_LB_CNT_ENUM(n, d) RTR_LBC_##n,
 	RTR_LB_COUNTERS(RTR_LB_CNT_ENUM)
 #undef RTR_LB_CNT_ENUM
-	RTR_LBC_MAX
+			RTR_LBC_MAX
 };
 _Static_assert(RTR_LBC_MAX <= RTR_STATS_LB_SLOTS, "LB counters beyond RTR_STATS_LB_SLOTS");
 

@@ -18,8 +18,8 @@
 /* Whether a mode before id already has host_check fn (ConWeave and
  * SeqBalance share the LB control-packet check): run each check once. */
 static bool
-host_check_seen(unsigned int id, enum rtr_drop_reason (*fn)(const uint8_t *, uint32_t,
-		const struct rtr_meta *))
+host_check_seen(unsigned int id,
+		enum rtr_drop_reason (*fn)(const uint8_t *, uint32_t, const struct rtr_meta *))
 {
 	for (unsigned int i = 0; i < id; i++)
 		if (rtr_lb_mode_at(i)->host_check == fn)

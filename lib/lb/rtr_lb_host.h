@@ -33,8 +33,8 @@ struct rte_mbuf;
  * 0x7F, rtr_caver_host_check) is RTR_DROP_HOST_LB_PACKET. The caller also
  * clears BTH byte 4 (ICRC masked) of every RoCE packet from a host.
  */
-enum rtr_drop_reason rtr_lb_host_check(const uint8_t *frame, uint32_t len,
-		const struct rtr_meta *meta);
+enum rtr_drop_reason rtr_lb_host_check(
+		const uint8_t *frame, uint32_t len, const struct rtr_meta *meta);
 
 /*
  * Everything a host port does to a parsed frame before routing, in every LB

@@ -29,7 +29,7 @@ RTR_LB_MODE_DESCS(LB_MODE_EXTERN)
  * lb_modes (rtr_lb_modes.h), then the reserved names. */
 static const struct rtr_lb_desc *const lb_modes[] = {
 #define LB_MODE_ENTRY(d) &d,
-	RTR_LB_MODE_DESCS(LB_MODE_ENTRY)
+		RTR_LB_MODE_DESCS(LB_MODE_ENTRY)
 #undef LB_MODE_ENTRY
 };
 _Static_assert(RTE_DIM(lb_modes) == RTR_LB_MAX, "lb_modes[] out of step with enum rtr_lb_mode");

@@ -48,8 +48,8 @@ struct rtr_lb_hop {
 	uint32_t fabric_ports; /* bit p: port p is a fabric port */
 	uint16_t in_port;      /* meta->in_port (RTR_PORT_NONE: built by this switch) */
 	uint16_t out_port;
-	bool group;	       /* routed by an uplink group (a path was picked) */
-	bool out_host;	       /* out_port is a host port */
+	bool group;    /* routed by an uplink group (a path was picked) */
+	bool out_host; /* out_port is a host port */
 };
 
 /* Received on a fabric port. Tested last where it is used, as the pipeline
@@ -96,9 +96,8 @@ rtr_lb_pick(const struct rtr_lb_ops *ops, void *state, const struct rtr_group *g
  * it was consumed: the caller frees m and counts it consumed.
  */
 static __rte_always_inline bool
-rtr_lb_ctrl_rx(const struct rtr_lb_ops *ops, void *state, struct rte_mbuf *m,
-		struct rtr_meta *meta, const struct rtr_lb_hop *h, uint64_t now_ns,
-		struct rtr_lcore_stats *st)
+rtr_lb_ctrl_rx(const struct rtr_lb_ops *ops, void *state, struct rte_mbuf *m, struct rtr_meta *meta,
+		const struct rtr_lb_hop *h, uint64_t now_ns, struct rtr_lcore_stats *st)
 {
 	if (likely(!rtr_meta_lb_control(meta)) || h->group || !h->out_host)
 		return false;
@@ -150,8 +149,8 @@ rtr_lb_queued(const struct rtr_lb_ops *ops, void *state, const struct rte_mbuf *
 /* A packet with RTR_LB_DEPART_FLAGS received on a host port leaves its
  * egress class queue (ConWeave's TX timestamps are departure times). */
 static __rte_always_inline void
-rtr_lb_depart(const struct rtr_lb_ops *ops, void *state, struct rte_mbuf *m,
-		struct rtr_meta *meta, uint64_t now_ns, struct rtr_lcore_stats *st)
+rtr_lb_depart(const struct rtr_lb_ops *ops, void *state, struct rte_mbuf *m, struct rtr_meta *meta,
+		uint64_t now_ns, struct rtr_lcore_stats *st)
 {
 	if (ops->depart != NULL)
 		ops->depart(state, m, meta, now_ns, st);

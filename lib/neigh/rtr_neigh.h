@@ -37,8 +37,8 @@
 #include "rtr_config.h"
 #include "rtr_parse.h"
 
-#define RTR_NH_MAX	  4096
-#define RTR_NH_VALID	  (1ULL << 63)
+#define RTR_NH_MAX   4096
+#define RTR_NH_VALID (1ULL << 63)
 
 enum rtr_nh_state {
 	RTR_NH_STATIC = 0,
@@ -52,25 +52,25 @@ enum rtr_nh_state {
 struct rtr_nh {
 	_Atomic uint64_t mac_word;
 	uint16_t port;
-	uint8_t state;		/* enum rtr_nh_state, control lcore only */
-	uint8_t probes;		/* probes sent since the last answer */
-	struct rtr_addr ip;	/* family 0 for a static next hop without address */
-	uint64_t expire_ns;	/* REACHABLE/PROBE: when the MAC stops being valid */
+	uint8_t state;      /* enum rtr_nh_state, control lcore only */
+	uint8_t probes;     /* probes sent since the last answer */
+	struct rtr_addr ip; /* family 0 for a static next hop without address */
+	uint64_t expire_ns; /* REACHABLE/PROBE: when the MAC stops being valid */
 	uint64_t next_probe_ns;
 };
 
 /* Counters of the control plane (summed into the stats document "neigh"). */
-#define RTR_NEIGH_COUNTERS(X)                                                                      \
-	X(arp_rx, "ARP frames received")                                                           \
-	X(arp_request_tx, "ARP requests sent to resolve next hops")                               \
-	X(arp_reply_tx, "ARP replies sent for our addresses")                                     \
-	X(nd_rx, "ICMPv6 neighbour discovery packets received")                                   \
-	X(ns_tx, "neighbour solicitations sent")                                                  \
-	X(na_tx, "neighbour advertisements sent for our addresses")                               \
-	X(icmp_echo_rx, "ICMP/ICMPv6 echo requests to our addresses")                             \
-	X(icmp_echo_tx, "ICMP/ICMPv6 echo replies sent")                                          \
-	X(resolved, "next hops that became reachable")                                            \
-	X(expired, "next hops whose MAC expired without an answer")                               \
+#define RTR_NEIGH_COUNTERS(X)                                         \
+	X(arp_rx, "ARP frames received")                              \
+	X(arp_request_tx, "ARP requests sent to resolve next hops")   \
+	X(arp_reply_tx, "ARP replies sent for our addresses")         \
+	X(nd_rx, "ICMPv6 neighbour discovery packets received")       \
+	X(ns_tx, "neighbour solicitations sent")                      \
+	X(na_tx, "neighbour advertisements sent for our addresses")   \
+	X(icmp_echo_rx, "ICMP/ICMPv6 echo requests to our addresses") \
+	X(icmp_echo_tx, "ICMP/ICMPv6 echo replies sent")              \
+	X(resolved, "next hops that became reachable")                \
+	X(expired, "next hops whose MAC expired without an answer")   \
 	X(ignored, "control packets received and not answered (not ours, malformed)")
 
 struct rtr_neigh_stats {
@@ -95,8 +95,8 @@ void rtr_neigh_free(struct rtr_neigh *n);
  * and the next hop starts INCOMPLETE. Adding the same (port, ip) twice returns
  * the same index. Returns the index (0..RTR_NH_MAX-1) or -1.
  */
-int rtr_neigh_add(struct rtr_neigh *n, uint16_t port, const struct rtr_addr *ip,
-		const uint8_t *mac);
+int rtr_neigh_add(
+		struct rtr_neigh *n, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac);
 
 /* The next-hop array; workers index it with the value from routing. */
 struct rtr_nh *rtr_neigh_nh(struct rtr_neigh *n, unsigned int idx);
@@ -117,9 +117,8 @@ bool rtr_neigh_is_local(const struct rtr_neigh *n, uint16_t port, int family, co
  * is always enough); returns the reply length, 0 if there is none. The reply
  * leaves on the same port. m is the parser's metadata for the frame.
  */
-uint32_t rtr_neigh_input(struct rtr_neigh *n, uint16_t port, const uint8_t *frame,
-		uint32_t len, const struct rtr_meta *m, uint64_t now_ns, uint8_t *out,
-		uint32_t outlen);
+uint32_t rtr_neigh_input(struct rtr_neigh *n, uint16_t port, const uint8_t *frame, uint32_t len,
+		const struct rtr_meta *m, uint64_t now_ns, uint8_t *out, uint32_t outlen);
 
 /*
  * Timers: called every few milliseconds by the control lcore. For each next
@@ -128,8 +127,7 @@ uint32_t rtr_neigh_input(struct rtr_neigh *n, uint16_t port, const uint8_t *fram
  * send on port. Invalidates MACs whose lifetime is over. Returns probes sent.
  */
 typedef void (*rtr_neigh_emit_t)(void *arg, uint16_t port, const uint8_t *frame, uint32_t len);
-unsigned int rtr_neigh_tick(struct rtr_neigh *n, uint64_t now_ns, rtr_neigh_emit_t emit,
-		void *arg);
+unsigned int rtr_neigh_tick(struct rtr_neigh *n, uint64_t now_ns, rtr_neigh_emit_t emit, void *arg);
 
 const struct rtr_neigh_stats *rtr_neigh_stats(const struct rtr_neigh *n);
 

@@ -226,8 +226,8 @@ cw_data_signature(uint32_t len, uint32_t ip_end)
  * trimmed header. Returns NONE or MALFORMED.
  */
 static inline enum rtr_drop_reason
-parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_end,
-		uint32_t ip_end, unsigned int parse_flags, struct rtr_meta *m)
+parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_end, uint32_t ip_end,
+		unsigned int parse_flags, struct rtr_meta *m)
 {
 	const uint8_t *bth = frame + bth_off;
 	const struct ext_info *e;
@@ -293,7 +293,7 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 			 * lengths cover it, extended headers are not there.
 			 */
 			if (unlikely(hdr_end > udp_end || hdr_end > len ||
-					(m->flags & RTR_MF_TRIMMED)))
+					    (m->flags & RTR_MF_TRIMMED)))
 				return RTR_DROP_MALFORMED;
 			return RTR_DROP_NONE;
 		}
@@ -441,7 +441,8 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 				/* A first fragment holds only part of the datagram;
 				 * a trimmed RoCE header too (checked below). */
 				if (unlikely(ulen < UDP_HLEN ||
-						(ulen > l4_len && frag == 0 && !(m->flags & RTR_MF_TRIMMED))))
+						    (ulen > l4_len && frag == 0 &&
+								    !(m->flags & RTR_MF_TRIMMED))))
 					return RTR_DROP_MALFORMED;
 				if (unlikely(m->flags & RTR_MF_TRIMMED) &&
 						(m->dport != RTR_ROCE_UDP_PORT || ulen <= l4_len))
@@ -528,18 +529,18 @@ rtr_roce_icrc_ok(const uint8_t *frame, uint32_t len, const struct rtr_meta *m)
 	p = buf + 8;
 	memcpy(p, l3, n);
 	if (m->l3 == RTR_L3_IPV4) {
-		p[1] = 0xff;		 /* TOS */
-		p[8] = 0xff;		 /* TTL */
-		p[10] = p[11] = 0xff;	 /* header checksum */
+		p[1] = 0xff;          /* TOS */
+		p[8] = 0xff;          /* TTL */
+		p[10] = p[11] = 0xff; /* header checksum */
 	} else {
-		p[0] |= 0x0f;		 /* traffic class (low nibble) */
+		p[0] |= 0x0f;              /* traffic class (low nibble) */
 		p[1] = p[2] = p[3] = 0xff; /* traffic class (high nibble), flow label */
-		p[7] = 0xff;		 /* hop limit */
+		p[7] = 0xff;               /* hop limit */
 	}
-	p[ip_len + 6] = p[ip_len + 7] = 0xff;	/* UDP checksum */
-	p[ip_len + 8 + 4] = 0xff;		/* BTH byte 4 */
+	p[ip_len + 6] = p[ip_len + 7] = 0xff; /* UDP checksum */
+	p[ip_len + 8 + 4] = 0xff;             /* BTH byte 4 */
 	crc = rte_net_crc_calc(buf, 8 + n, RTE_NET_CRC32_ETH);
 	p = (uint8_t *)(uintptr_t)(frame + m->l4_off + udp_len - RTR_ICRC_LEN);
 	return ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-		(uint32_t)p[3] << 24) == crc;
+			       (uint32_t)p[3] << 24) == crc;
 }

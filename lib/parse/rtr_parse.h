@@ -27,22 +27,22 @@
 #include "rtr_meta.h"
 
 /* BTH opcodes the switch cares about (ALGORITHMS.md 0). */
-#define RTR_BTH_OP_RC_ACK	  0x11
-#define RTR_BTH_OP_RC_ATOMIC_ACK  0x12
-#define RTR_BTH_OP_CNP		  0x81
-#define RTR_BTH_B4_BECN		  0x40 /* BTH byte 4: BECN, set in every CNP */
-#define RTR_BTH_LEN		  12
-#define RTR_CW_HDR_LEN		  4
-#define RTR_ICRC_LEN		  4
+#define RTR_BTH_OP_RC_ACK        0x11
+#define RTR_BTH_OP_RC_ATOMIC_ACK 0x12
+#define RTR_BTH_OP_CNP           0x81
+#define RTR_BTH_B4_BECN          0x40 /* BTH byte 4: BECN, set in every CNP */
+#define RTR_BTH_LEN              12
+#define RTR_CW_HDR_LEN           4
+#define RTR_ICRC_LEN             4
 
 /* BTH byte 8 = AckReq(1) | Resv7(7); ConWeave fields inside Resv7 (ALGORITHMS.md 2.1). */
-#define RTR_BTH_ACKREQ		  0x80
-#define RTR_BTH_RESV7_MASK	  0x7f
+#define RTR_BTH_ACKREQ     0x80
+#define RTR_BTH_RESV7_MASK 0x7f
 
 /* ConWeave cw_op: Resv7 bits 6..5. */
-#define RTR_CW_OP_NONE	 0
-#define RTR_CW_OP_DATA	 1
-#define RTR_CW_OP_REPLY	 2 /* phase 0: RTT_REPLY, phase 1: CLEAR */
+#define RTR_CW_OP_NONE   0
+#define RTR_CW_OP_DATA   1
+#define RTR_CW_OP_REPLY  2 /* phase 0: RTT_REPLY, phase 1: CLEAR */
 #define RTR_CW_OP_NOTIFY 3
 
 static inline unsigned int
@@ -158,7 +158,7 @@ rtr_parse_fast(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned 
 	}
 	l3 = frame + off;
 	if (unlikely(etype != 0x0800 || l3[0] != 0x45 || l3[9] != 17 ||
-			((l3[6] << 8 | l3[7]) & 0x3fff) != 0))
+			    ((l3[6] << 8 | l3[7]) & 0x3fff) != 0))
 		goto slow;
 	tot = (uint32_t)(l3[2] << 8 | l3[3]);
 	l4 = l3 + 20;
@@ -170,7 +170,7 @@ rtr_parse_fast(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned 
 	r.sport = (uint16_t)(l4[0] << 8 | l4[1]);
 	r.dport = (uint16_t)(l4[2] << 8 | l4[3]);
 	r.flags |= RTR_MF_L4 | ((frame[0] & 1) ? RTR_MF_L2_BCAST : 0) |
-		((l3[1] & 3) == 3 ? RTR_MF_CE : 0);
+		   ((l3[1] & 3) == 3 ? RTR_MF_CE : 0);
 	if (r.dport == RTR_ROCE_UDP_PORT) {
 		const uint8_t *bth = l4 + 8;
 		const struct rtr_ext_info *e;
@@ -179,8 +179,8 @@ rtr_parse_fast(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned 
 		/* The BTH and its extended headers inside the datagram. */
 		if (unlikely(ulen < 8 + RTR_BTH_LEN))
 			goto slow;
-		if (rtr_cw_op(bth[8]) != 0 && (parse_flags & (RTR_PARSE_LB_HDR |
-				RTR_PARSE_LB_CTRL | RTR_PARSE_CW_DATA))) {
+		if (rtr_cw_op(bth[8]) != 0 && (parse_flags & (RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL |
+									     RTR_PARSE_CW_DATA))) {
 			/* LB fields to read. A ConWeave DATA header (what a
 			 * DstToR receives) is known by the frame being 4 to 6
 			 * bytes longer than the IP datagram (cw_data_signature
@@ -265,7 +265,7 @@ static inline bool
 rtr_meta_is_roce_data(const struct rtr_meta *m)
 {
 	return (m->flags & RTR_MF_ROCE) && m->bth_opcode != RTR_BTH_OP_RC_ACK &&
-		m->bth_opcode != RTR_BTH_OP_RC_ATOMIC_ACK && m->bth_opcode != RTR_BTH_OP_CNP;
+	       m->bth_opcode != RTR_BTH_OP_RC_ATOMIC_ACK && m->bth_opcode != RTR_BTH_OP_CNP;
 }
 
 #endif /* RTR_PARSE_H */

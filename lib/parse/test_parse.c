@@ -274,7 +274,7 @@ parse_copy(const uint8_t *buf, uint32_t len, uint32_t seed, unsigned int flags, 
 		fast_mismatch++;
 		if (fast_mismatch <= 5)
 			fprintf(stderr, "rtr_parse_fast differs: len %u flags %#x: %d/%d\n", len,
-				flags, (int)fr, (int)r);
+					flags, (int)fr, (int)r);
 	}
 	free(c);
 	return r;
@@ -318,21 +318,24 @@ check_truncations(const uint8_t *buf, uint32_t full, unsigned int flags, const c
 	 * header: it is plain RoCE (an RNIC's frame with Resv7 bits set).
 	 * Every other cut is malformed. */
 	if (parse_copy(buf, full, SEED, flags, &m) == RTR_DROP_NONE && (m.flags & RTR_MF_ROCE)) {
-		hdr_end = m.l4_off + 8u + RTR_BTH_LEN + ((m.flags & RTR_MF_LB_HDR) ? RTR_CW_HDR_LEN : 0);
+		hdr_end = m.l4_off + 8u + RTR_BTH_LEN +
+			  ((m.flags & RTR_MF_LB_HDR) ? RTR_CW_HDR_LEN : 0);
 		if ((m.flags & RTR_MF_LB_HDR) && ((m.bth_b8 >> 5) & 3) == RTR_CW_OP_DATA)
 			plain_from = full - RTR_CW_HDR_LEN;
 	}
 	for (n = 0; n < full; n++) {
 		enum rtr_drop_reason r = parse_copy(buf, n, SEED, flags, &m);
 		bool trimmed_ok = hdr_end && n >= hdr_end && n <= (hdr_end > 60 ? hdr_end : 60) &&
-			!(m.flags & RTR_MF_LB_HDR && ((m.bth_b8 >> 5) & 3) >= 2);
+				  !(m.flags & RTR_MF_LB_HDR && ((m.bth_b8 >> 5) & 3) >= 2);
 
 		if (n >= plain_from) {
 			CHECK(r == RTR_DROP_NONE && !(m.flags & (RTR_MF_LB_HDR | RTR_MF_TRIMMED)),
-					"%s cut to %u of %u (no header signature): %d", what, n, full, r);
+					"%s cut to %u of %u (no header signature): %d", what, n,
+					full, r);
 		} else if (trimmed_ok) {
 			CHECK(r == RTR_DROP_NONE && (m.flags & RTR_MF_TRIMMED) && m.ext == 0,
-					"%s cut to %u of %u (trimmed header): %d", what, n, full, r);
+					"%s cut to %u of %u (trimmed header): %d", what, n, full,
+					r);
 			trimmed_cuts++;
 		} else {
 			CHECK(r == RTR_DROP_MALFORMED, "%s cut to %u of %u: %d", what, n, full, r);
@@ -377,7 +380,9 @@ test_combinations(void)
 				if (e.roce)
 					fl |= RTR_MF_ROCE;
 				CHECK(m.flags == fl, "%s: flags %#x want %#x", what, m.flags, fl);
-				CHECK_EQ(rtr_meta_pcp(buf, &m), l2 == L2_VLAN ? 5 : l2 == L2_QINQ ? 3 : 0);
+				CHECK_EQ(rtr_meta_pcp(buf, &m), l2 == L2_VLAN   ? 5
+								: l2 == L2_QINQ ? 3
+										: 0);
 				if (l4 == L4_ICMP) {
 					CHECK_EQ(m.sport, 0);
 					CHECK_EQ(m.dport, 0);
@@ -774,7 +779,8 @@ test_conweave(void)
 			CHECK_EQ(m.ext, e.ext);
 
 			/* The same from its signature alone (a ToR in another mode). */
-			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_FOREIGN, &m), RTR_DROP_NONE);
+			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_FOREIGN, &m),
+					RTR_DROP_NONE);
 			CHECK(m.flags & RTR_MF_LB_HDR, "%s, foreign", what);
 			CHECK_EQ(m.ext, e.ext);
 			check_truncations(buf, len, RTR_PARSE_LB_FOREIGN, what);
@@ -787,7 +793,8 @@ test_conweave(void)
 				memset(padded + len, 0, pad);
 				CHECK_EQ(parse_copy(padded, len + pad, SEED, RTR_PARSE_LB_HDR, &m),
 						RTR_DROP_NONE);
-				CHECK(!!(m.flags & RTR_MF_LB_HDR) == (pad <= 2), "%s pad %u", what, pad);
+				CHECK(!!(m.flags & RTR_MF_LB_HDR) == (pad <= 2), "%s pad %u", what,
+						pad);
 			}
 
 			/* cw_op set, no header: an RNIC's Resv7 bits (ALGORITHMS.md
@@ -844,7 +851,7 @@ test_conweave(void)
 	 * packets are cut after the header: UDP length 24). */
 	{
 		static const unsigned int fls[4] = {RTR_PARSE_LB_HDR, RTR_PARSE_LB_CTRL,
-			RTR_PARSE_LB_FOREIGN, RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
+				RTR_PARSE_LB_FOREIGN, RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
 
 		for (unsigned int i = 0; i < 4; i++) {
 			spec_init(&s, L2_UNTAGGED, L3_V4, L4_ACK);
@@ -1137,11 +1144,11 @@ test_dec_ttl(void)
 		for (unsigned int ttl = 2; ttl <= 255; ttl++) {
 			for (unsigned int k = 0; k < RTE_DIM(protos); k++) {
 				struct rte_ipv4_hdr ip = {.time_to_live = (uint8_t)ttl,
-					.next_proto_id = protos[k],
-					.hdr_checksum = rte_cpu_to_be_16((uint16_t)ck)};
+						.next_proto_id = protos[k],
+						.hdr_checksum = rte_cpu_to_be_16((uint16_t)ck)};
 				uint16_t w = (uint16_t)(ttl << 8 | protos[k]);
-				uint16_t want = rtr_cksum_update16((uint16_t)ck, w,
-					(uint16_t)(w - 0x100));
+				uint16_t want = rtr_cksum_update16(
+						(uint16_t)ck, w, (uint16_t)(w - 0x100));
 
 				rtr_ipv4_dec_ttl(&ip);
 				runs++;
@@ -1175,8 +1182,8 @@ main(void)
 	printf("truncations accepted as trimmed RoCE headers: %u\n", trimmed_cuts);
 	CHECK(trimmed_cuts > 0);
 	printf("rtr_parse_fast against rtr_parse: %lu frames, %lu differ\n", fast_checked,
-		fast_mismatch);
+			fast_mismatch);
 	CHECK(fast_checked > 100000 && fast_mismatch == 0, "%lu of %lu differ", fast_mismatch,
-		fast_checked);
+			fast_checked);
 	return rtr_test_done("parse");
 }

@@ -20,8 +20,8 @@ addr_str(const struct rtr_addr *a, char *buf, size_t len)
 {
 	char ip[INET6_ADDRSTRLEN];
 
-	inet_ntop(a->family, a->family == AF_INET ? (const void *)&a->v4 : (const void *)&a->v6,
-		ip, sizeof(ip));
+	inet_ntop(a->family, a->family == AF_INET ? (const void *)&a->v4 : (const void *)&a->v6, ip,
+			sizeof(ip));
 	snprintf(buf, len, "%s/%u", ip, a->depth);
 }
 
@@ -42,23 +42,23 @@ route_add(struct rtr_route *r, const struct rtr_addr *p, uint32_t val, char *err
 	if (rc < 0) {
 		addr_str(p, pfx, sizeof(pfx));
 		snprintf(err, errlen, "route %s (line %d): cannot add to the LPM table: %s", pfx,
-			line, strerror(-rc));
+				line, strerror(-rc));
 		return -1;
 	}
 	return 0;
 }
 
 struct rtr_route *
-rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
-		rtr_route_nh_fn nh_fn, void *nh_arg, char *err, size_t errlen)
+rtr_route_create(const char *name, const struct rtr_config *cfg, int socket, rtr_route_nh_fn nh_fn,
+		void *nh_arg, char *err, size_t errlen)
 {
 	struct rte_lpm_config c4 = {
-		.max_rules = RTR_MAX_ROUTES + RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS,
-		.number_tbl8s = 1 << 10,
+			.max_rules = RTR_MAX_ROUTES + RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS,
+			.number_tbl8s = 1 << 10,
 	};
 	struct rte_lpm6_config c6 = {
-		.max_rules = RTR_MAX_ROUTES + RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS,
-		.number_tbl8s = 1 << 12,
+			.max_rules = RTR_MAX_ROUTES + RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS,
+			.number_tbl8s = 1 << 12,
 	};
 	char lname[RTE_LPM_NAMESIZE];
 	struct rtr_route *r;
@@ -71,7 +71,7 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
 		r->n_groups += cfg->routes[i].is_group;
 	if (r->n_groups > RTR_MAX_GROUPS) {
 		snprintf(err, errlen, "too many uplink groups (%u, at most %u)", r->n_groups,
-			RTR_MAX_GROUPS);
+				RTR_MAX_GROUPS);
 		goto fail;
 	}
 	r->groups = calloc(r->n_groups ? r->n_groups : 1, sizeof(*r->groups));
@@ -108,8 +108,9 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
 				int nh = nh_fn(nh_arg, p->port, &p->ip, p->mac_set ? p->mac : NULL);
 
 				if (nh < 0) {
-					snprintf(err, errlen, "route %s: path %u: no room for next hop",
-						grp->name, j);
+					snprintf(err, errlen,
+							"route %s: path %u: no room for next hop",
+							grp->name, j);
 					goto fail;
 				}
 				grp->nh[j] = (uint16_t)nh;
@@ -122,7 +123,7 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
 
 			if (nh < 0) {
 				snprintf(err, errlen, "route at line %d: no room for next hop",
-					rc->line);
+						rc->line);
 				goto fail;
 			}
 			val = RTR_RT_NH | (uint32_t)nh;
@@ -138,7 +139,7 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket,
 
 			host.depth = host.family == AF_INET ? 32 : 128;
 			if (route_add(r, &host, RTR_RT_LOCAL | cfg->ports[i].port, err, errlen,
-				    cfg->ports[i].line) < 0)
+					    cfg->ports[i].line) < 0)
 				goto fail;
 		}
 	}

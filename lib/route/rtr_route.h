@@ -44,9 +44,9 @@
 #define RTR_RT_KIND_SHIFT 19
 #define RTR_RT_KIND_MASK  (3u << RTR_RT_KIND_SHIFT)
 #define RTR_RT_INDEX_MASK ((1u << RTR_RT_KIND_SHIFT) - 1)
-#define RTR_RT_NH	  (0u << RTR_RT_KIND_SHIFT)
-#define RTR_RT_GROUP	  (1u << RTR_RT_KIND_SHIFT)
-#define RTR_RT_LOCAL	  (2u << RTR_RT_KIND_SHIFT)
+#define RTR_RT_NH         (0u << RTR_RT_KIND_SHIFT)
+#define RTR_RT_GROUP      (1u << RTR_RT_KIND_SHIFT)
+#define RTR_RT_LOCAL      (2u << RTR_RT_KIND_SHIFT)
 
 /* Bytes of bucket table per group at most: K = RTR_GROUP_BUCKETS / n_paths
  * buckets per path (64 with 64 paths, 1024 with 4), so the buckets of a down
@@ -60,15 +60,15 @@ struct rtr_group {
 	_Atomic uint8_t *bucket;      /* n_buckets: each bucket's path; control-written */
 	uint16_t nh[RTR_MAX_PATHS];   /* next-hop index of each path */
 	uint16_t port[RTR_MAX_PATHS]; /* egress port of each path */
-	struct rtr_addr prefix;	      /* for stats and telemetry */
-	char name[64];		      /* prefix as text */
+	struct rtr_addr prefix;       /* for stats and telemetry */
+	char name[64];                /* prefix as text */
 };
 
 struct rtr_route {
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
 	unsigned int n_groups;
-	struct rtr_group *groups;     /* n_groups */
+	struct rtr_group *groups; /* n_groups */
 	unsigned int n_routes4, n_routes6;
 };
 
@@ -76,8 +76,8 @@ struct rtr_route {
  * Callback that returns the next-hop index for (port, neighbour address or
  * static MAC); the app passes rtr_neigh_add. Returns -1 on failure.
  */
-typedef int (*rtr_route_nh_fn)(void *arg, uint16_t port, const struct rtr_addr *ip,
-		const uint8_t *mac);
+typedef int (*rtr_route_nh_fn)(
+		void *arg, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac);
 
 /*
  * Build the tables from cfg. name must be unique per process (LPM names are

@@ -51,17 +51,16 @@ pfx(struct rtr_addr *a, const char *s, unsigned int depth)
 static unsigned int
 roce_frame(uint8_t *f, uint32_t src, uint32_t dst, uint16_t sport)
 {
-	static const uint8_t hdr[] = {
-		/* Ethernet */
-		2, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0xaa, 1, 0x08, 0x00,
-		/* IPv4: len 20 + 8 + 12 + 4 = 44 */
-		0x45, 0, 0, 44, 0, 0, 0x40, 0, 64, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-		/* UDP: len 24 */
-		0, 0, 0x12, 0xb7, 0, 24, 0, 0,
-		/* BTH: SEND ONLY, pkey ffff, qp 0x11, psn 1 */
-		0x04, 0x40, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
-		/* ICRC (value irrelevant here) */
-		0, 0, 0, 0};
+	static const uint8_t hdr[] = {/* Ethernet */
+			2, 0, 0, 0, 1, 0, 2, 0, 0, 0, 0xaa, 1, 0x08, 0x00,
+			/* IPv4: len 20 + 8 + 12 + 4 = 44 */
+			0x45, 0, 0, 44, 0, 0, 0x40, 0, 64, 17, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			/* UDP: len 24 */
+			0, 0, 0x12, 0xb7, 0, 24, 0, 0,
+			/* BTH: SEND ONLY, pkey ffff, qp 0x11, psn 1 */
+			0x04, 0x40, 0xff, 0xff, 0, 0, 0, 0x11, 0, 0, 0, 1,
+			/* ICRC (value irrelevant here) */
+			0, 0, 0, 0};
 	uint32_t s = htonl(src), d = htonl(dst);
 	uint16_t sp = htons(sport);
 
@@ -140,8 +139,8 @@ test_ecmp(struct rtr_route *r)
 	}
 	for (i = 0; i < 4; i++) {
 		printf("ecmp: path %u carries %u of 1000 flows\n", i, count[i]);
-		CHECK(count[i] >= 225 && count[i] <= 275, "path %u has %u flows, not 250 +- 10%%", i,
-			count[i]);
+		CHECK(count[i] >= 225 && count[i] <= 275, "path %u has %u flows, not 250 +- 10%%",
+				i, count[i]);
 	}
 	/* Another seed must remap flows independently: about 3/4 of them move.
 	 * All 1000 moving means the seed only permuted the paths (a linear
@@ -275,8 +274,8 @@ res_balanced(const struct rtr_group *g, const int *map, double tol, const char *
 		if (!((live >> p) & 1))
 			continue;
 		CHECK(count[p] >= even * (1 - tol) && count[p] <= even * (1 + tol),
-			"%s: path %u carries %u flows, %.0f +- %.0f%% expected", what, p, count[p],
-			even, tol * 100);
+				"%s: path %u carries %u flows, %.0f +- %.0f%% expected", what, p,
+				count[p], even, tol * 100);
 	}
 }
 
@@ -318,7 +317,8 @@ test_resilient(unsigned int n)
 		}
 	}
 	printf("resilient n=%u: path %u down: %u of %u flows on live paths moved "
-	       "(%u flows were on it)\n", n, d, moved_live, N_RES - on_down, on_down);
+	       "(%u flows were on it)\n",
+			n, d, moved_live, N_RES - on_down, on_down);
 	CHECK_EQ(moved_live, 0);
 	CHECK_EQ(moved, on_down);
 	CHECK_EQ(spread[d], 0);
@@ -327,8 +327,10 @@ test_resilient(unsigned int n)
 
 		if (p != d)
 			CHECK(spread[p] >= even * 0.75 && spread[p] <= even * 1.25,
-				"n=%u: path %u took %u of the %u flows of path %u, %.0f +- 25%% "
-				"expected", n, p, spread[p], on_down, d, even);
+					"n=%u: path %u took %u of the %u flows of path %u, %.0f +- "
+					"25%% "
+					"expected",
+					n, p, spread[p], on_down, d, even);
 	}
 	printf("resilient n=%u: its flows went to", n);
 	for (unsigned int p = 0; p < n; p++)
@@ -343,7 +345,7 @@ test_resilient(unsigned int n)
 	res_map(g, map);
 	res_diff(g, down, map, &moved, &moved_live);
 	printf("resilient n=%u: path %u up: %u flows moved (%u were on it)\n", n, d, moved,
-		on_down);
+			on_down);
 	CHECK_EQ(moved, on_down);
 	CHECK_EQ(res_differ(map, base), 0);
 
@@ -355,7 +357,7 @@ test_resilient(unsigned int n)
 	res_map(g, map);
 	res_diff(g, prev, map, &moved, &moved_live);
 	printf("resilient n=%u: then path %u down: %u flows on live paths moved\n", n, d2,
-		moved_live);
+			moved_live);
 	CHECK_EQ(moved_live, 0);
 	res_balanced(g, map, 0.1, "two down");
 	/* The first comes back while the second stays down: only its own
@@ -372,7 +374,8 @@ test_resilient(unsigned int n)
 			moved_live++; /* moved, but not home to path d */
 	}
 	printf("resilient n=%u: path %u up, %u still down: %u flows moved, %u of them not "
-	       "home to it (%u were on it)\n", n, d, d2, moved, moved_live, on_down);
+	       "home to it (%u were on it)\n",
+			n, d, d2, moved, moved_live, on_down);
 	CHECK_EQ(moved, on_down);
 	CHECK_EQ(moved_live, 0);
 	CHECK_EQ(rtr_route_port_state(r, (uint16_t)(d2 + 1), true), 1);
@@ -478,7 +481,7 @@ test_resilient_walk(void)
 				for (unsigned int k = 0; k <= r % 3; k++)
 					live ^= 1ULL << (walk_next() % n);
 			CHECK_EQ(rtr_group_set_live(&g, live),
-				__builtin_popcountll((live ^ old) & all));
+					__builtin_popcountll((live ^ old) & all));
 			live &= all;
 			CHECK_EQ(atomic_load(&g.live_mask), live);
 			up = live & ~old;
@@ -559,7 +562,7 @@ main(int argc, char **argv)
 {
 	char prefix[64], err[256];
 	char a[][32] = {"test_route", "--no-huge", "-m", "256", "--no-pci", "-l", "0",
-		"--log-level", "error", "--file-prefix"};
+			"--log-level", "error", "--file-prefix"};
 	char *eal[RTR_ARRAY_SIZE(a) + 2];
 	static struct rtr_config cfg;
 	static struct rtr_route_cfg routes[4];

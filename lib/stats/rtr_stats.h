@@ -31,8 +31,8 @@ struct rtr_port_counters {
 	uint64_t rx_bytes;
 	uint64_t tx_packets;
 	uint64_t tx_bytes;
-	uint64_t drops;	     /* drops of packets received on this port */
-	uint64_t ecn_marked; /* CE marks applied at this port's egress */
+	uint64_t drops;           /* drops of packets received on this port */
+	uint64_t ecn_marked;      /* CE marks applied at this port's egress */
 	uint64_t host_b4_cleared; /* host RoCE packets whose BTH byte 4 was cleared */
 	/* Entries this port's packets created and hold now, and new flows
 	 * refused an entry by its flow_share / flow_rate: read from the LB
@@ -57,7 +57,7 @@ enum rtr_stage {
 #define RTR_STAGE_ENUM(n) RTR_STAGE_##n,
 	RTR_STAGES(RTR_STAGE_ENUM)
 #undef RTR_STAGE_ENUM
-	RTR_STAGE_MAX
+			RTR_STAGE_MAX
 };
 #define RTR_STAGE_SAMPLE 8 /* one loop pass with packets in 8 is timed */
 extern const char *const rtr_stage_names[RTR_STAGE_MAX];
@@ -72,17 +72,17 @@ struct rtr_lcore_stats {
 	uint64_t consumed;   /* received packets taken by the switch (ARP, ND, echo, LB control) */
 	uint64_t originated; /* packets the switch built and sent (replies, probes, LB control) */
 	uint64_t originated_dropped; /* packets the switch built that could not be sent */
-	uint64_t handoff_tx; /* packets handed to another worker */
+	uint64_t handoff_tx;         /* packets handed to another worker */
 	uint64_t handoff_rx;
 	uint64_t idle_sleeps;
-	uint64_t fault_stalls; /* faults.stall_us stalls injected */
-	uint64_t lb_switch_released; /* packets the old mode held at runtime LB switches */
+	uint64_t fault_stalls;           /* faults.stall_us stalls injected */
+	uint64_t lb_switch_released;     /* packets the old mode held at runtime LB switches */
 	uint64_t lb[RTR_STATS_LB_SLOTS]; /* enum rtr_lb_counter (lib/lb) */
 	uint64_t path_tx[RTR_STATS_GROUPS][RTR_MAX_PATHS];
 	uint64_t busy_cycles; /* TSC cycles spent in bursts that had packets */
 	uint64_t busy_packets;
 	uint64_t stage_cycles[RTR_STAGE_MAX]; /* TSC cycles of the timed passes */
-	uint64_t stage_packets;		      /* packets received in the timed passes */
+	uint64_t stage_packets;               /* packets received in the timed passes */
 } __attribute__((aligned(64)));
 
 /* Sum n per-lcore blocks into out (out is overwritten); the LB slots listed
@@ -96,26 +96,26 @@ struct rtr_stats_doc {
 	const char *lb;
 	double uptime_s;
 	unsigned int n_ports;
-	const uint16_t *port_ids;	 /* n_ports entries */
-	const char *const *port_roles;	 /* "host" / "fabric" */
-	const uint8_t *port_up;		 /* link state now */
-	const char *const *port_extra;	 /* JSON members added to each port, or NULL */
-	const uint64_t *port_rx_nombuf;	 /* NIC: RX lost for want of an mbuf, or NULL */
-	const uint64_t *port_imissed;	 /* NIC: RX lost for want of a descriptor, or NULL */
-	unsigned int n_groups;		 /* path counters shown for these */
-	const char *const *group_names;	 /* prefix strings */
-	const uint16_t *group_paths;	 /* n_paths of each group */
+	const uint16_t *port_ids;       /* n_ports entries */
+	const char *const *port_roles;  /* "host" / "fabric" */
+	const uint8_t *port_up;         /* link state now */
+	const char *const *port_extra;  /* JSON members added to each port, or NULL */
+	const uint64_t *port_rx_nombuf; /* NIC: RX lost for want of an mbuf, or NULL */
+	const uint64_t *port_imissed;   /* NIC: RX lost for want of a descriptor, or NULL */
+	unsigned int n_groups;          /* path counters shown for these */
+	const char *const *group_names; /* prefix strings */
+	const uint16_t *group_paths;    /* n_paths of each group */
 	const uint16_t (*group_ports)[RTR_MAX_PATHS];
 	unsigned int n_neigh;
 	const char *const *neigh_names;
 	const uint64_t *neigh_values;
 	uint64_t held_packets;
 	uint64_t mempool_in_use;
-	uint64_t mempool_baseline;	 /* in use when forwarding started */
-	int64_t mempool_in_use_stopped;	 /* in use once the workers stopped, before the
+	uint64_t mempool_baseline;      /* in use when forwarding started */
+	int64_t mempool_in_use_stopped; /* in use once the workers stopped, before the
 					  * ports closed; -1 while running (null) */
-	uint64_t lb_switches; /* runtime LB switches completed */
-	double worker_cpu_s;  /* the workers' threads' CPU time, summed; < 0: unknown (null) */
+	uint64_t lb_switches;           /* runtime LB switches completed */
+	double worker_cpu_s; /* the workers' threads' CPU time, summed; < 0: unknown (null) */
 	/* The LB counters' names (the "lb" member), lb_names[i] for slot i,
 	 * from lib/lb (rtr_lb_counter_names, RTR_LBC_MAX). */
 	const char *const *lb_names;
@@ -123,7 +123,7 @@ struct rtr_stats_doc {
 };
 
 /* Write the JSON stats document. Returns 0 or -errno. */
-int rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc,
-		const struct rtr_lcore_stats *sum);
+int rtr_stats_write_json(
+		FILE *f, const struct rtr_stats_doc *doc, const struct rtr_lcore_stats *sum);
 
 #endif /* RTR_STATS_H */

@@ -51,8 +51,11 @@ print_status(const char *what)
 int
 main(int argc, char **argv)
 {
-	struct sim_leafspine p = {.tors = 8, .spines = 8, .hosts_per_tor = 16, .host_gbps = 100,
-		.link_delay_ns = 1000};
+	struct sim_leafspine p = {.tors = 8,
+			.spines = 8,
+			.hosts_per_tor = 16,
+			.host_gbps = 100,
+			.link_delay_ns = 1000};
 	unsigned int npk = argc > 1 ? (unsigned int)strtoul(argv[1], NULL, 0) : 1000;
 	struct timespec a, b;
 	struct sim_topo t;
@@ -81,9 +84,15 @@ main(int argc, char **argv)
 		while (d / p.hosts_per_tor == h / p.hosts_per_tor);
 		for (uint32_t i = 0; i < npk; i++) {
 			struct sim_pkt *pk = sim_pkt_alloc(&net);
-			struct sim_roce rr = {.src_ip = t.nodes[h].ip, .dst_ip = t.nodes[d].ip,
-				.sport = (uint16_t)(49152 + h), .dqp = 1, .psn = i, .opcode = 1,
-				.dscp = 26, .ecn = 2, .payload = 1000};
+			struct sim_roce rr = {.src_ip = t.nodes[h].ip,
+					.dst_ip = t.nodes[d].ip,
+					.sport = (uint16_t)(49152 + h),
+					.dqp = 1,
+					.psn = i,
+					.opcode = 1,
+					.dscp = 26,
+					.ecn = 2,
+					.payload = 1000};
 
 			if (pk == NULL) {
 				fprintf(stderr, "out of memory\n");
@@ -98,11 +107,12 @@ main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 	printf("%u hosts x %u frames: %llu delivered, %llu dropped (queue_full %llu), "
-		"%llu events in %.3f s: %.2f M events/s, %.0f k frames/s; %.3f ms simulated\n",
-		t.n_hosts, npk, (unsigned long long)got, (unsigned long long)sim_net_drops(&net, -1),
-		(unsigned long long)sim_net_drops(&net, RTR_DROP_QUEUE_FULL),
-		(unsigned long long)net.sim.n_run, s, (double)net.sim.n_run / s / 1e6,
-		(double)got / s / 1e3, (double)net.sim.now_ns / 1e6);
+	       "%llu events in %.3f s: %.2f M events/s, %.0f k frames/s; %.3f ms simulated\n",
+			t.n_hosts, npk, (unsigned long long)got,
+			(unsigned long long)sim_net_drops(&net, -1),
+			(unsigned long long)sim_net_drops(&net, RTR_DROP_QUEUE_FULL),
+			(unsigned long long)net.sim.n_run, s, (double)net.sim.n_run / s / 1e6,
+			(double)got / s / 1e3, (double)net.sim.now_ns / 1e6);
 	print_status("peak");
 	sim_net_fini(&net);
 	sim_topo_free(&t);

@@ -52,7 +52,7 @@ sim_at(struct sim *s, uint64_t time_ns, sim_fn fn, void *arg, uint64_t u)
 	ev.arg = arg;
 	ev.u = u;
 	/* Sift up: the hole moves toward the root while its parent is later. */
-	for (i = s->n++; i > 0; ) {
+	for (i = s->n++; i > 0;) {
 		uint32_t p = (i - 1) / 2;
 
 		if (!ev_before(&ev, &s->heap[p]))

@@ -34,7 +34,7 @@ struct sim_event {
 struct sim {
 	uint64_t now_ns;
 	uint64_t next_seq;
-	uint64_t n_run;	     /* events run so far */
+	uint64_t n_run; /* events run so far */
 	struct sim_event *heap;
 	uint32_t n, cap;
 };

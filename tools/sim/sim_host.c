@@ -37,26 +37,26 @@
 #include "rtr_parse.h"
 #include "sim_host.h"
 
-#define QP_CHUNK_SHIFT	10
-#define QP_CHUNK	(1u << QP_CHUNK_SHIFT)
-#define QP_SLOT_BITS	20
-#define QP_SLOT_MASK	((1u << QP_SLOT_BITS) - 1)
-#define QP_GEN_MASK	0xfu
-#define PSN_MASK	0xffffffu
-#define AETH_LEN	4
-#define CNP_PAYLOAD	16	/* a CNP's reserved bytes after the BTH */
-#define AETH_ACK	0x1f	/* ACK, credits invalid (unlimited) */
-#define AETH_NAK_SEQ	0x60	/* NAK: PSN sequence error */
-#define ECN_ECT0	2
-#define ECN_CE		3
-#define UDP_SPORT_BASE	49152
+#define QP_CHUNK_SHIFT 10
+#define QP_CHUNK       (1u << QP_CHUNK_SHIFT)
+#define QP_SLOT_BITS   20
+#define QP_SLOT_MASK   ((1u << QP_SLOT_BITS) - 1)
+#define QP_GEN_MASK    0xfu
+#define PSN_MASK       0xffffffu
+#define AETH_LEN       4
+#define CNP_PAYLOAD    16   /* a CNP's reserved bytes after the BTH */
+#define AETH_ACK       0x1f /* ACK, credits invalid (unlimited) */
+#define AETH_NAK_SEQ   0x60 /* NAK: PSN sequence error */
+#define ECN_ECT0       2
+#define ECN_CE         3
+#define UDP_SPORT_BASE 49152
 
 /* The frame's offsets: Ethernet, IPv4 without options, UDP, BTH (the LB
  * modes' own fields are gone when a frame reaches a host). */
-#define OFF_TOS		15
-#define OFF_SRC_IP	26
-#define OFF_SPORT	34
-#define OFF_BTH		42
+#define OFF_TOS    15
+#define OFF_SRC_IP 26
+#define OFF_SPORT  34
+#define OFF_BTH    42
 
 struct sim_fl {
 	struct sim_flow f;
@@ -67,53 +67,53 @@ struct sim_qp {
 	uint32_t slot;
 	uint8_t gen;
 	bool live;
-	bool sending;		/* on its host's round-robin list */
-	uint32_t src, dst;	/* host nodes */
+	bool sending;      /* on its host's round-robin list */
+	uint32_t src, dst; /* host nodes */
 	uint32_t src_ip, dst_ip;
 	uint16_t sport;
 	struct sim_fl *fl;
-	uint64_t size;		/* this QP's bytes */
+	uint64_t size; /* this QP's bytes */
 	uint32_t n_pkts;
 	/* Sender. */
-	uint32_t snd_nxt;	/* next PSN to send */
-	uint32_t snd_una;	/* oldest PSN not acknowledged */
-	uint32_t max_sent;	/* PSNs below were sent at least once */
-	uint64_t next_avail_ps;	/* pacing: not before */
-	uint64_t ready_ps;	/* when it last got something to send */
-	uint32_t last_len;	/* the last frame's wire bytes (a rate change rescales its gap) */
-	uint64_t rto_at;	/* the retransmission deadline */
-	uint64_t rto_ev_ns;	/* the timer event pending (0: none) */
+	uint32_t snd_nxt;       /* next PSN to send */
+	uint32_t snd_una;       /* oldest PSN not acknowledged */
+	uint32_t max_sent;      /* PSNs below were sent at least once */
+	uint64_t next_avail_ps; /* pacing: not before */
+	uint64_t ready_ps;      /* when it last got something to send */
+	uint32_t last_len;      /* the last frame's wire bytes (a rate change rescales its gap) */
+	uint64_t rto_at;        /* the retransmission deadline */
+	uint64_t rto_ev_ns;     /* the timer event pending (0: none) */
 	struct sim_qp *rr_next, *rr_prev;
 	/* IRN sender: recovery state, SACKed PSNs (bitmap ring). */
 	bool recovery;
-	uint32_t recover_to;	/* recovery ends when snd_una reaches it */
-	uint32_t rtx_nxt;	/* next hole to look at */
-	uint32_t rtx_end;	/* holes are below (the highest SACKed + 1) */
+	uint32_t recover_to; /* recovery ends when snd_una reaches it */
+	uint32_t rtx_nxt;    /* next hole to look at */
+	uint32_t rtx_end;    /* holes are below (the highest SACKed + 1) */
 	/* DCQCN reaction point. */
 	double rate, target, alpha;
-	bool cnp_seen;		/* the first CNP came (timers run) */
+	bool cnp_seen; /* the first CNP came (timers run) */
 	bool alpha_cnp, dec_cnp;
 	bool dec_armed;
 	uint32_t stage;
-	uint64_t alpha_next_ns;	/* next alpha update */
-	uint64_t dec_next_ns;	/* next decrease check */
-	uint64_t inc_next_ns;	/* next rate-increase timer (UINT64_MAX: stopped) */
+	uint64_t alpha_next_ns; /* next alpha update */
+	uint64_t dec_next_ns;   /* next decrease check */
+	uint64_t inc_next_ns;   /* next rate-increase timer (UINT64_MAX: stopped) */
 	/* Receiver (at dst). */
-	uint32_t rcv_nxt;	/* expected PSN */
-	uint32_t last_nack;	/* the expected PSN the last NACK named */
-	uint64_t nack_at;	/* no NACK for the same PSN before */
+	uint32_t rcv_nxt;   /* expected PSN */
+	uint32_t last_nack; /* the expected PSN the last NACK named */
+	uint64_t nack_at;   /* no NACK for the same PSN before */
 	bool nacked;
 	uint64_t last_cnp_ns;
 	bool cnp_sent;
-	uint32_t unacked;	/* in-order packets since the last ACK */
-	uint64_t *sack;		/* IRN: sender's SACKed, receiver's received (2 rings) */
+	uint32_t unacked; /* in-order packets since the last ACK */
+	uint64_t *sack;   /* IRN: sender's SACKed, receiver's received (2 rings) */
 };
 
 struct sim_hnode {
 	struct sim_pkt *ctl_head, *ctl_tail;
-	struct sim_qp *rr;	/* next QP to look at (a ring of sending QPs) */
+	struct sim_qp *rr; /* next QP to look at (a ring of sending QPs) */
 	uint32_t n_sending;
-	uint64_t wake_at;	/* the pacing wake-up armed (UINT64_MAX: none) */
+	uint64_t wake_at; /* the pacing wake-up armed (UINT64_MAX: none) */
 	uint16_t sport_next;
 	uint8_t data_cls, ack_cls, cnp_cls;
 	double gbps;
@@ -129,13 +129,13 @@ struct sim_hosts {
 	struct sim_host_cfg c;
 	sim_flow_done_fn done;
 	void *arg;
-	struct sim_hnode *hn;	/* per node (hosts' entries used) */
+	struct sim_hnode *hn; /* per node (hosts' entries used) */
 	struct sim_qp **chunks;
 	uint32_t n_chunks, n_slots;
-	struct sim_retire *ret;	/* slots to reuse, FIFO by release time */
+	struct sim_retire *ret; /* slots to reuse, FIFO by release time */
 	uint32_t ret_head, ret_tail, ret_cap;
-	uint32_t win;		/* IRN window, packets */
-	uint32_t ring;		/* IRN bitmap ring bits (a power of 2 >= win) */
+	uint32_t win;  /* IRN window, packets */
+	uint32_t ring; /* IRN bitmap ring bits (a power of 2 >= win) */
 	uint64_t next_id;
 	uint64_t active;
 	struct sim_rng rng;
@@ -149,14 +149,14 @@ sim_host_cfg_default(struct sim_host_cfg *c, enum sim_transport tr)
 {
 	memset(c, 0, sizeof(*c));
 	c->transport = tr;
-	c->mtu_payload = 1000;	   /* PACKET_PAYLOAD_SIZE */
-	c->ack_every = 1;	   /* L2_ACK_INTERVAL */
-	c->rto_ns = 4000000;	   /* L2Timeout, 4 ms (go-back-N) */
-	c->irn_rto_low_ns = 454000;  /* IrnRtoLow */
+	c->mtu_payload = 1000;        /* PACKET_PAYLOAD_SIZE */
+	c->ack_every = 1;             /* L2_ACK_INTERVAL */
+	c->rto_ns = 4000000;          /* L2Timeout, 4 ms (go-back-N) */
+	c->irn_rto_low_ns = 454000;   /* IrnRtoLow */
 	c->irn_rto_high_ns = 1350000; /* IrnRtoHigh */
-	c->irn_window_pkts = 0;	   /* derived: the fabric's BDP */
-	c->nack_interval_ns = 4000; /* NACKGenerationInterval */
-	c->nack_is_cnp = true;	   /* the model flags OOO NACKs as CNPs */
+	c->irn_window_pkts = 0;       /* derived: the fabric's BDP */
+	c->nack_interval_ns = 4000;   /* NACKGenerationInterval */
+	c->nack_is_cnp = true;        /* the model flags OOO NACKs as CNPs */
 	c->dcqcn.enabled = true;
 	c->dcqcn.min_rate_gbps = 0.1;
 	c->dcqcn.rate_ai_gbps = 0.04;
@@ -220,7 +220,8 @@ qp_alloc(struct sim_hosts *h)
 	uint64_t *sack;
 	uint8_t gen;
 
-	if (h->ret_head != h->ret_tail && h->ret[h->ret_head % h->ret_cap].at_ns + QP_QUARANTINE_NS <= now) {
+	if (h->ret_head != h->ret_tail &&
+			h->ret[h->ret_head % h->ret_cap].at_ns + QP_QUARANTINE_NS <= now) {
 		slot = h->ret[h->ret_head % h->ret_cap].slot;
 		h->ret_head++;
 	} else {
@@ -520,7 +521,7 @@ dcqcn_cnp(struct sim_hosts *h, struct sim_qp *q)
 		/* Decrease checks that passed without a CNP: the grid goes on. */
 		if (q->dec_next_ns <= now && !q->dec_armed)
 			q->dec_next_ns += ((now - q->dec_next_ns) / d->rate_decrease_ns + 1) *
-					d->rate_decrease_ns;
+					  d->rate_decrease_ns;
 	}
 	dcqcn_arm_dec(h, q);
 }
@@ -532,14 +533,14 @@ ctl_frame(struct sim_hosts *h, const struct sim_qp *q, uint8_t opcode, uint32_t 
 {
 	struct sim_pkt *p = sim_pkt_alloc(h->net);
 	struct sim_roce r = {
-		.src_ip = q->dst_ip,
-		.dst_ip = q->src_ip,
-		.sport = q->sport,
-		.dqp = qp_num(q),
-		.psn = psn & PSN_MASK,
-		.opcode = opcode,
-		.dscp = h->c.ack_dscp,
-		.ecn = 0,
+			.src_ip = q->dst_ip,
+			.dst_ip = q->src_ip,
+			.sport = q->sport,
+			.dqp = qp_num(q),
+			.psn = psn & PSN_MASK,
+			.opcode = opcode,
+			.dscp = h->c.ack_dscp,
+			.ecn = 0,
 	};
 
 	if (p == NULL)
@@ -705,7 +706,8 @@ data_frame(struct sim_hosts *h, struct sim_qp *q, uint64_t avail_ps)
 	r.dst_ip = q->dst_ip;
 	r.sport = q->sport;
 	if (h->c.reps)
-		r.sport = (uint16_t)(UDP_SPORT_BASE + sim_rng_below(&h->rng, 65536 - UDP_SPORT_BASE));
+		r.sport = (uint16_t)(UDP_SPORT_BASE +
+				     sim_rng_below(&h->rng, 65536 - UDP_SPORT_BASE));
 	r.dqp = qp_num(q);
 	r.psn = psn & PSN_MASK;
 	if (q->n_pkts == 1)
@@ -836,7 +838,8 @@ sender_ack(struct sim_hosts *h, struct sim_qp *q, const uint8_t *bth)
 	if (una > q->n_pkts || una > q->max_sent)
 		return; /* nonsense: ignore */
 	if (una > q->snd_una) {
-		uint64_t a = (uint64_t)una * h->c.mtu_payload, b = (uint64_t)q->snd_una * h->c.mtu_payload;
+		uint64_t a = (uint64_t)una * h->c.mtu_payload,
+			 b = (uint64_t)q->snd_una * h->c.mtu_payload;
 
 		h->st.bytes_acked += (a < q->size ? a : q->size) - b;
 		q->snd_una = una;
@@ -1085,8 +1088,8 @@ sim_hosts_base_rtt_ns(const struct sim_topo *t, uint32_t src, uint32_t dst, uint
 }
 
 struct sim_hosts *
-sim_hosts_create(struct sim_net *net, const struct sim_host_cfg *c, sim_flow_done_fn done,
-		void *arg)
+sim_hosts_create(
+		struct sim_net *net, const struct sim_host_cfg *c, sim_flow_done_fn done, void *arg)
 {
 	const struct sim_topo *t = net->topo;
 	struct sim_hosts *h = calloc(1, sizeof(*h));
@@ -1096,7 +1099,8 @@ sim_hosts_create(struct sim_net *net, const struct sim_host_cfg *c, sim_flow_don
 		return NULL;
 	if (c->mtu_payload == 0 || c->ack_every == 0 || c->qps_per_flow == 0 ||
 			(c->dcqcn.enabled && (c->dcqcn.alpha_resume_ns == 0 ||
-			c->dcqcn.rate_decrease_ns == 0 || c->dcqcn.rp_timer_ns == 0))) {
+							     c->dcqcn.rate_decrease_ns == 0 ||
+							     c->dcqcn.rp_timer_ns == 0))) {
 		free(h);
 		return NULL;
 	}
@@ -1139,7 +1143,8 @@ sim_hosts_create(struct sim_net *net, const struct sim_host_cfg *c, sim_flow_don
 	}
 	h->win = c->irn_window_pkts;
 	if (h->win == 0) {
-		double gbps = t->n_nodes > 0 && t->nodes[0].n_ports > 0 ? t->nodes[0].ports[0].gbps : 100;
+		double gbps = t->n_nodes > 0 && t->nodes[0].n_ports > 0 ? t->nodes[0].ports[0].gbps
+									: 100;
 
 		h->win = (uint32_t)ceil((double)rtt * gbps / 8 / c->mtu_payload);
 		if (h->win == 0)

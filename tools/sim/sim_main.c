@@ -36,7 +36,7 @@
 #include "sim_net.h"
 #include "sim_workload.h"
 
-#define PROG "rocetor-sim"
+#define PROG     "rocetor-sim"
 #define SEE_HELP " (see --help)"
 
 /* Per-packet headers of a RoCEv2 data frame as sim_roce_build writes it:
@@ -51,7 +51,7 @@ struct opts {
 	const char *workload;
 	double load;
 	double duration_ms;
-	uint64_t max_flows;	/* 0: no limit */
+	uint64_t max_flows; /* 0: no limit */
 	const char *lb;
 	enum sim_transport transport;
 	const char *config;
@@ -63,16 +63,16 @@ struct opts {
 	double drain_ms;
 	double sample_us;
 	const char *link_down, *slow_link;
-	bool hpt_set;		/* --hosts-per-tor given */
+	bool hpt_set; /* --hosts-per-tor given */
 	bool fattree;
 	bool quiet;
 };
 
 /* One reorder-state sample (ConWeave): across the switches. */
 struct sample {
-	uint32_t queues_max;	/* most reorder queues in use on one switch */
+	uint32_t queues_max; /* most reorder queues in use on one switch */
 	uint32_t queues_sum;
-	uint32_t held_max;	/* most packets held on one switch */
+	uint32_t held_max; /* most packets held on one switch */
 	uint32_t held_sum;
 };
 
@@ -84,14 +84,14 @@ struct run {
 	struct sim_cdf cdf;
 	struct sim_workload wl;
 	struct sim_host_cfg hcfg;
-	char *sections;			/* what every switch's config gets (build_sections) */
+	char *sections; /* what every switch's config gets (build_sections) */
 	FILE *fct;
-	uint64_t start_ns, end_ns;	/* arrivals in [start, end) */
+	uint64_t start_ns, end_ns; /* arrivals in [start, end) */
 	uint64_t started, finished;
-	uint64_t start_failed;		/* sim_hosts_start refused (out of memory) */
-	bool arrivals_done;		/* --flows reached */
+	uint64_t start_failed; /* sim_hosts_start refused (out of memory) */
+	bool arrivals_done;    /* --flows reached */
 	/* The ideal FCT's parts per (src, dst) host pair. */
-	double *base_rtt_ns;		/* n_hosts x n_hosts */
+	double *base_rtt_ns; /* n_hosts x n_hosts */
 	double *bottleneck_gbps;
 	/* Link utilisation over [0, end]: tx wire bytes at end. */
 	uint64_t **wire_at_end;
@@ -101,45 +101,44 @@ struct run {
 	size_t n_smp, cap_smp;
 	uint64_t sample_ns;
 	bool sampling;
-	uint64_t min_slowdown_x1e6;	/* fct / ideal, smallest, x 1e6 */
+	uint64_t min_slowdown_x1e6; /* fct / ideal, smallest, x 1e6 */
 	uint64_t flows_below_ideal;
 };
 
 static void
 usage(FILE *f)
 {
-	fprintf(f,
-		"usage: " PROG " [options] --workload FILE --out DIR\n"
-		"  --topo leafspine|fattree     topology (leafspine)\n"
-		"  --tors N --spines N --hosts-per-tor N   leaf-spine size (8, 8, 16)\n"
-		"  --k K                        fat-tree arity (4); hosts per ToR: k/2 unless\n"
-		"                               --hosts-per-tor\n"
-		"  --link-gbps G                host links (100)\n"
-		"  --uplink-gbps G              ToR-spine links (--link-gbps)\n"
-		"  --link-delay-ns NS           every link's propagation delay (1000)\n"
-		"  --workload FILE              flow-size CDF (\"size percent\" lines)\n"
-		"  --load X                     core load, host load = X / oversubscription (0.5)\n"
-		"  --duration-ms MS             flows start in [0, MS) (10)\n"
-		"  --flows N                    start at most N flows (tests)\n"
-		"  --lb MODE                    the switches' LB mode (ecmp)\n"
-		"  --transport lossless|irn     go-back-N with PFC, or IRN without (lossless)\n"
-		"  --config FILE                YAML: qos and LB sections of a rocetor config\n"
-		"  --seed N                     workload seed (1)\n"
-		"  --out DIR                    writes DIR/fct.txt and DIR/summary.json\n"
-		"  --qps-per-flow N             SeqBalance Shaper: QPs per message\n"
-		"                               (seqbalance: 4, else 1)\n"
-		"  --reps 0|1                   REPS-style per-packet entropy senders (0)\n"
-		"  --wire-overhead B            bytes per frame beyond it on the wire (24)\n"
-		"  --drain-ms MS                stop this long after the last arrival (100)\n"
-		"  --sample-us US               reorder-state sampling period (10)\n"
-		"  --link-down A:B[,..]         links left out (fat-tree/leaf-spine scenarios)\n"
-		"  --slow-link A:B:GBPS[,..]    links run slower\n"
-		"  --quiet                      no progress line\n");
+	fprintf(f, "usage: " PROG " [options] --workload FILE --out DIR\n"
+		   "  --topo leafspine|fattree     topology (leafspine)\n"
+		   "  --tors N --spines N --hosts-per-tor N   leaf-spine size (8, 8, 16)\n"
+		   "  --k K                        fat-tree arity (4); hosts per ToR: k/2 unless\n"
+		   "                               --hosts-per-tor\n"
+		   "  --link-gbps G                host links (100)\n"
+		   "  --uplink-gbps G              ToR-spine links (--link-gbps)\n"
+		   "  --link-delay-ns NS           every link's propagation delay (1000)\n"
+		   "  --workload FILE              flow-size CDF (\"size percent\" lines)\n"
+		   "  --load X                     core load, host load = X / oversubscription "
+		   "(0.5)\n"
+		   "  --duration-ms MS             flows start in [0, MS) (10)\n"
+		   "  --flows N                    start at most N flows (tests)\n"
+		   "  --lb MODE                    the switches' LB mode (ecmp)\n"
+		   "  --transport lossless|irn     go-back-N with PFC, or IRN without (lossless)\n"
+		   "  --config FILE                YAML: qos and LB sections of a rocetor config\n"
+		   "  --seed N                     workload seed (1)\n"
+		   "  --out DIR                    writes DIR/fct.txt and DIR/summary.json\n"
+		   "  --qps-per-flow N             SeqBalance Shaper: QPs per message\n"
+		   "                               (seqbalance: 4, else 1)\n"
+		   "  --reps 0|1                   REPS-style per-packet entropy senders (0)\n"
+		   "  --wire-overhead B            bytes per frame beyond it on the wire (24)\n"
+		   "  --drain-ms MS                stop this long after the last arrival (100)\n"
+		   "  --sample-us US               reorder-state sampling period (10)\n"
+		   "  --link-down A:B[,..]         links left out (fat-tree/leaf-spine scenarios)\n"
+		   "  --slow-link A:B:GBPS[,..]    links run slower\n"
+		   "  --quiet                      no progress line\n");
 }
 
 /* A bad option: one line, exit status 2 (as rocetor's). */
-static int __attribute__((format(printf, 1, 2)))
-bad(const char *fmt, ...)
+static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -160,8 +159,8 @@ num_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
 	errno = 0;
 	x = strtoull(s, &end, 0);
 	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || x < lo || x > hi) {
-		fprintf(stderr, PROG ": %s: expected an integer in %llu..%llu, got \"%s\"%s\n",
-				opt, (unsigned long long)lo, (unsigned long long)hi, s, SEE_HELP);
+		fprintf(stderr, PROG ": %s: expected an integer in %llu..%llu, got \"%s\"%s\n", opt,
+				(unsigned long long)lo, (unsigned long long)hi, s, SEE_HELP);
 		return -1;
 	}
 	*v = x;
@@ -199,39 +198,62 @@ num_dbl(const char *opt, const char *s, double lo, bool lo_incl, double hi, doub
 }
 
 enum {
-	O_TOPO = 256, O_TORS, O_SPINES, O_HPT, O_K, O_GBPS, O_UPGBPS, O_DELAY, O_WL, O_LOAD,
-	O_DUR, O_FLOWS, O_LB, O_TR, O_CONFIG, O_SEED, O_OUT, O_QPS, O_REPS, O_WIRE, O_DRAIN,
-	O_SAMPLE, O_DOWN, O_SLOW, O_QUIET, O_HELP,
+	O_TOPO = 256,
+	O_TORS,
+	O_SPINES,
+	O_HPT,
+	O_K,
+	O_GBPS,
+	O_UPGBPS,
+	O_DELAY,
+	O_WL,
+	O_LOAD,
+	O_DUR,
+	O_FLOWS,
+	O_LB,
+	O_TR,
+	O_CONFIG,
+	O_SEED,
+	O_OUT,
+	O_QPS,
+	O_REPS,
+	O_WIRE,
+	O_DRAIN,
+	O_SAMPLE,
+	O_DOWN,
+	O_SLOW,
+	O_QUIET,
+	O_HELP,
 };
 
 static const struct option long_opts[] = {
-	{"topo", required_argument, NULL, O_TOPO},
-	{"tors", required_argument, NULL, O_TORS},
-	{"spines", required_argument, NULL, O_SPINES},
-	{"hosts-per-tor", required_argument, NULL, O_HPT},
-	{"k", required_argument, NULL, O_K},
-	{"link-gbps", required_argument, NULL, O_GBPS},
-	{"uplink-gbps", required_argument, NULL, O_UPGBPS},
-	{"link-delay-ns", required_argument, NULL, O_DELAY},
-	{"workload", required_argument, NULL, O_WL},
-	{"load", required_argument, NULL, O_LOAD},
-	{"duration-ms", required_argument, NULL, O_DUR},
-	{"flows", required_argument, NULL, O_FLOWS},
-	{"lb", required_argument, NULL, O_LB},
-	{"transport", required_argument, NULL, O_TR},
-	{"config", required_argument, NULL, O_CONFIG},
-	{"seed", required_argument, NULL, O_SEED},
-	{"out", required_argument, NULL, O_OUT},
-	{"qps-per-flow", required_argument, NULL, O_QPS},
-	{"reps", required_argument, NULL, O_REPS},
-	{"wire-overhead", required_argument, NULL, O_WIRE},
-	{"drain-ms", required_argument, NULL, O_DRAIN},
-	{"sample-us", required_argument, NULL, O_SAMPLE},
-	{"link-down", required_argument, NULL, O_DOWN},
-	{"slow-link", required_argument, NULL, O_SLOW},
-	{"quiet", no_argument, NULL, O_QUIET},
-	{"help", no_argument, NULL, O_HELP},
-	{NULL, 0, NULL, 0},
+		{"topo", required_argument, NULL, O_TOPO},
+		{"tors", required_argument, NULL, O_TORS},
+		{"spines", required_argument, NULL, O_SPINES},
+		{"hosts-per-tor", required_argument, NULL, O_HPT},
+		{"k", required_argument, NULL, O_K},
+		{"link-gbps", required_argument, NULL, O_GBPS},
+		{"uplink-gbps", required_argument, NULL, O_UPGBPS},
+		{"link-delay-ns", required_argument, NULL, O_DELAY},
+		{"workload", required_argument, NULL, O_WL},
+		{"load", required_argument, NULL, O_LOAD},
+		{"duration-ms", required_argument, NULL, O_DUR},
+		{"flows", required_argument, NULL, O_FLOWS},
+		{"lb", required_argument, NULL, O_LB},
+		{"transport", required_argument, NULL, O_TR},
+		{"config", required_argument, NULL, O_CONFIG},
+		{"seed", required_argument, NULL, O_SEED},
+		{"out", required_argument, NULL, O_OUT},
+		{"qps-per-flow", required_argument, NULL, O_QPS},
+		{"reps", required_argument, NULL, O_REPS},
+		{"wire-overhead", required_argument, NULL, O_WIRE},
+		{"drain-ms", required_argument, NULL, O_DRAIN},
+		{"sample-us", required_argument, NULL, O_SAMPLE},
+		{"link-down", required_argument, NULL, O_DOWN},
+		{"slow-link", required_argument, NULL, O_SLOW},
+		{"quiet", no_argument, NULL, O_QUIET},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
 };
 
 /* 0, 1 for --help (exit 0), or 2. */
@@ -241,10 +263,21 @@ parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){
-		.topo = "leafspine", .tors = 8, .spines = 8, .hosts_per_tor = 16, .k = 4,
-		.link_gbps = 100, .link_delay_ns = 1000, .load = 0.5, .duration_ms = 10,
-		.lb = "ecmp", .transport = SIM_TR_GBN, .seed = 1, .wire_overhead =
-		RTR_EG_FRAME_OVERHEAD, .drain_ms = 100, .sample_us = 10,
+			.topo = "leafspine",
+			.tors = 8,
+			.spines = 8,
+			.hosts_per_tor = 16,
+			.k = 4,
+			.link_gbps = 100,
+			.link_delay_ns = 1000,
+			.load = 0.5,
+			.duration_ms = 10,
+			.lb = "ecmp",
+			.transport = SIM_TR_GBN,
+			.seed = 1,
+			.wire_overhead = RTR_EG_FRAME_OVERHEAD,
+			.drain_ms = 100,
+			.sample_us = 10,
 	};
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
@@ -257,13 +290,19 @@ parse_args(int argc, char **argv, struct opts *o)
 						optarg);
 			o->topo = optarg;
 			break;
-		case O_TORS: rc = num_uint("--tors", optarg, 1, 32, &o->tors); break;
-		case O_SPINES: rc = num_uint("--spines", optarg, 1, 64, &o->spines); break;
+		case O_TORS:
+			rc = num_uint("--tors", optarg, 1, 32, &o->tors);
+			break;
+		case O_SPINES:
+			rc = num_uint("--spines", optarg, 1, 64, &o->spines);
+			break;
 		case O_HPT:
 			rc = num_uint("--hosts-per-tor", optarg, 1, 31, &o->hosts_per_tor);
 			o->hpt_set = true;
 			break;
-		case O_K: rc = num_uint("--k", optarg, 2, 16, &o->k); break;
+		case O_K:
+			rc = num_uint("--k", optarg, 2, 16, &o->k);
+			break;
 		case O_GBPS:
 			rc = num_dbl("--link-gbps", optarg, 0, false, 1600, &o->link_gbps);
 			break;
@@ -273,8 +312,12 @@ parse_args(int argc, char **argv, struct opts *o)
 		case O_DELAY:
 			rc = num_u64("--link-delay-ns", optarg, 0, 1000000000, &o->link_delay_ns);
 			break;
-		case O_WL: o->workload = optarg; break;
-		case O_LOAD: rc = num_dbl("--load", optarg, 0, false, 64, &o->load); break;
+		case O_WL:
+			o->workload = optarg;
+			break;
+		case O_LOAD:
+			rc = num_dbl("--load", optarg, 0, false, 64, &o->load);
+			break;
 		case O_DUR:
 			rc = num_dbl("--duration-ms", optarg, 0, false, 1e6, &o->duration_ms);
 			break;
@@ -302,11 +345,21 @@ parse_args(int argc, char **argv, struct opts *o)
 				return bad("--transport: expected lossless or irn, got \"%s\"",
 						optarg);
 			break;
-		case O_CONFIG: o->config = optarg; break;
-		case O_SEED: rc = num_u64("--seed", optarg, 0, UINT64_MAX, &o->seed); break;
-		case O_OUT: o->out = optarg; break;
-		case O_QPS: rc = num_uint("--qps-per-flow", optarg, 1, 64, &o->qps_per_flow); break;
-		case O_REPS: rc = num_uint("--reps", optarg, 0, 1, &o->reps); break;
+		case O_CONFIG:
+			o->config = optarg;
+			break;
+		case O_SEED:
+			rc = num_u64("--seed", optarg, 0, UINT64_MAX, &o->seed);
+			break;
+		case O_OUT:
+			o->out = optarg;
+			break;
+		case O_QPS:
+			rc = num_uint("--qps-per-flow", optarg, 1, 64, &o->qps_per_flow);
+			break;
+		case O_REPS:
+			rc = num_uint("--reps", optarg, 0, 1, &o->reps);
+			break;
 		case O_WIRE:
 			rc = num_uint("--wire-overhead", optarg, 0, 64, &o->wire_overhead);
 			break;
@@ -316,10 +369,18 @@ parse_args(int argc, char **argv, struct opts *o)
 		case O_SAMPLE:
 			rc = num_dbl("--sample-us", optarg, 0, false, 1e6, &o->sample_us);
 			break;
-		case O_DOWN: o->link_down = optarg; break;
-		case O_SLOW: o->slow_link = optarg; break;
-		case O_QUIET: o->quiet = true; break;
-		case O_HELP: usage(stdout); return 1;
+		case O_DOWN:
+			o->link_down = optarg;
+			break;
+		case O_SLOW:
+			o->slow_link = optarg;
+			break;
+		case O_QUIET:
+			o->quiet = true;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 1;
 		default:
 			return bad("unknown or incomplete option \"%s\"", argv[optind - 1]);
 		}
@@ -338,7 +399,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			return bad("--k: a fat-tree's k is even, got %u", o->k);
 		if (o->uplink_gbps != 0 && o->uplink_gbps != o->link_gbps)
 			return bad("--uplink-gbps: a fat-tree's links all run at --link-gbps "
-					"(use --slow-link for single links)");
+				   "(use --slow-link for single links)");
 		if (o->hpt_set && o->hosts_per_tor + o->k / 2 > RTR_MAX_PORTS)
 			return bad("--hosts-per-tor + k/2: a ToR has at most %d ports",
 					RTR_MAX_PORTS);
@@ -368,19 +429,18 @@ parse_args(int argc, char **argv, struct opts *o)
  * port and class (XOFF 512 KB), with class queues deep enough that PFC,
  * not the tail, bounds them. IRN: no PFC, the tail at 4.5 MB. */
 static const char qos_lossless[] =
-	"qos:\n"
-	"  classes: 8\n"
-	"  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 6}]\n"
-	"  queue_kb: 9216\n"
-	"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
-	"  pfc: {mode: software, classes: [3], xoff_kb: 512, xon_kb: 496}\n";
-static const char qos_irn[] =
-	"qos:\n"
-	"  classes: 8\n"
-	"  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 6}]\n"
-	"  queue_kb: 4608\n"
-	"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
-	"  pfc: {mode: off}\n";
+		"qos:\n"
+		"  classes: 8\n"
+		"  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 6}]\n"
+		"  queue_kb: 9216\n"
+		"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
+		"  pfc: {mode: software, classes: [3], xoff_kb: 512, xon_kb: 496}\n";
+static const char qos_irn[] = "qos:\n"
+			      "  classes: 8\n"
+			      "  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 6}]\n"
+			      "  queue_kb: 4608\n"
+			      "  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
+			      "  pfc: {mode: off}\n";
 
 /* A mode's section when --config has none: rocetor's defaults, but for
  * the flow table, sized to the run (flow_table_entries), 256 reorder queues
@@ -389,10 +449,9 @@ static const char qos_irn[] =
  * ConWeave's and SeqBalance's destination prefix: a ToR's hosts are
  * 10.(t+1).0.0/16, so busy and inactive marks are per destination ToR, as in
  * the papers. */
-static const char sec_conweave[] =
-	"conweave:\n"
-	"  dst_prefix_len: 16\n"
-	"  reorder_queues_per_port: 256\n";
+static const char sec_conweave[] = "conweave:\n"
+				   "  dst_prefix_len: 16\n"
+				   "  reorder_queues_per_port: 256\n";
 static const char sec_seqbalance[] = "seqbalance:\n  dst_prefix_len: 16\n";
 static const char sec_caver[] = "caver:\n";
 static const char sec_spray[] = "spray:\n";
@@ -426,10 +485,9 @@ flow_table_entries(const struct opts *o, double cdf_mean)
 		tors = o->tors;
 		hosts = (double)o->tors * o->hosts_per_tor;
 		oversub = o->hosts_per_tor * o->link_gbps /
-			(o->spines * (o->uplink_gbps > 0 ? o->uplink_gbps : o->link_gbps));
+			  (o->spines * (o->uplink_gbps > 0 ? o->uplink_gbps : o->link_gbps));
 	}
-	flows = hosts * o->duration_ms * 1e6 /
-		(cdf_mean * 8 / (o->link_gbps * o->load / oversub));
+	flows = hosts * o->duration_ms * 1e6 / (cdf_mean * 8 / (o->link_gbps * o->load / oversub));
 	if (o->max_flows > 0 && (double)o->max_flows < flows)
 		flows = (double)o->max_flows;
 	per_tor = 2 * flows / tors * (strcmp(o->lb, "seqbalance") == 0 ? o->qps_per_flow : 1);
@@ -507,14 +565,13 @@ build_sections(const struct opts *o, double cdf_mean)
 		 * for 1 us links at 100G, rocetor's default; 8 in the fat-tree). */
 		unsigned int links = o->fattree ? 4 : 2;
 		double rtt_ns = 2.0 * links * (double)o->link_delay_ns +
-			links * 8000.0 / o->link_gbps;
+				links * 8000.0 / o->link_gbps;
 		long us = lround(rtt_ns / 1000);
 
 		strcat(out, sec_conweave);
 		snprintf(out + strlen(out), cap - strlen(out), "  base_rtt_us: %ld\n",
 				us < 1 ? 1 : us);
-	}
-	else if (strcmp(o->lb, "seqbalance") == 0 && !has_section(out, o->lb))
+	} else if (strcmp(o->lb, "seqbalance") == 0 && !has_section(out, o->lb))
 		strcat(out, sec_seqbalance);
 	else if (strcmp(o->lb, "caver") == 0 && !has_section(out, o->lb))
 		strcat(out, sec_caver);
@@ -589,8 +646,10 @@ ideal_init(struct run *r)
 				if (pt->down)
 					continue;
 				if (b[v].dist == UINT32_MAX) {
-					b[v] = (struct ideal_best){.dist = b[u].dist + 1, .bn = bn,
-						.delay = delay, .ser = ser};
+					b[v] = (struct ideal_best){.dist = b[u].dist + 1,
+							.bn = bn,
+							.delay = delay,
+							.ser = ser};
 					queue[tail++] = v;
 				} else if (b[v].dist == b[u].dist + 1 &&
 						ideal_better(bn, 2 * delay + ser, &b[v])) {
@@ -621,7 +680,7 @@ ideal_fct(const struct run *r, uint32_t src, uint32_t dst, uint64_t size)
 	double bytes = (double)size + (double)pkts * (SIM_DATA_HDR + r->o.wire_overhead);
 
 	if (r->bottleneck_gbps[k] == 0)
-		return 0;	/* no path: never asked (such a flow cannot finish) */
+		return 0; /* no path: never asked (such a flow cannot finish) */
 	return r->base_rtt_ns[k] + bytes * 8 / r->bottleneck_gbps[k];
 }
 
@@ -728,9 +787,10 @@ ev_sample(struct sim *s, void *arg, uint64_t u)
 		/* ConWeave's rings or spray's windows: each mode counts
 		 * only its own. */
 		uint64_t q = r->net.st[i].lb[RTR_LBC_reorder_queues_in_use] +
-			r->net.st[i].lb[RTR_LBC_windows_in_use];
-		uint64_t h = n->lb_state != NULL && n->lb_ops->held != NULL ?
-			n->lb_ops->held(n->lb_state) : 0;
+			     r->net.st[i].lb[RTR_LBC_windows_in_use];
+		uint64_t h = n->lb_state != NULL && n->lb_ops->held != NULL
+					     ? n->lb_ops->held(n->lb_state)
+					     : 0;
 
 		x.queues_max = q > x.queues_max ? (uint32_t)q : x.queues_max;
 		x.queues_sum += (uint32_t)q;
@@ -799,11 +859,16 @@ kind_name(const struct sim_topo *t, enum sim_node_kind k)
 	if (t->k > 0 && k == SIM_SPINE)
 		return "agg";
 	switch (k) {
-	case SIM_HOST: return "host";
-	case SIM_TOR: return "tor";
-	case SIM_SPINE: return "spine";
-	case SIM_CORE: return "core";
-	default: return "switch";
+	case SIM_HOST:
+		return "host";
+	case SIM_TOR:
+		return "tor";
+	case SIM_SPINE:
+		return "spine";
+	case SIM_CORE:
+		return "core";
+	default:
+		return "switch";
 	}
 }
 
@@ -1156,8 +1221,10 @@ slow_links(struct sim_topo *t, const char *spec)
 		*g++ = '\0';
 		gbps = strtod(g, &end);
 		if (end == g || *end != '\0' || !(gbps > 0) || gbps > 1600) {
-			fprintf(stderr, PROG ": --slow-link %s:%s: expected a rate in (0, 1600] "
-				"Gb/s, got \"%s\"%s\n", item, b, g, SEE_HELP);
+			fprintf(stderr,
+					PROG ": --slow-link %s:%s: expected a rate in (0, 1600] "
+					     "Gb/s, got \"%s\"%s\n",
+					item, b, g, SEE_HELP);
 			rc = -1;
 			break;
 		}
@@ -1231,17 +1298,25 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (o->fattree) {
-		struct sim_fattree ft = {.k = o->k, .gbps = o->link_gbps,
-			.link_delay_ns = o->link_delay_ns, .lb = o->lb, .sections = r->sections,
-			.down_links = o->link_down,
-			.hosts_per_tor = o->hpt_set ? o->hosts_per_tor : 0};
+		struct sim_fattree ft = {.k = o->k,
+				.gbps = o->link_gbps,
+				.link_delay_ns = o->link_delay_ns,
+				.lb = o->lb,
+				.sections = r->sections,
+				.down_links = o->link_down,
+				.hosts_per_tor = o->hpt_set ? o->hosts_per_tor : 0};
 
 		rc = sim_topo_fattree(&r->topo, &ft, "sim_", err, sizeof(err));
 	} else {
-		ls = (struct sim_leafspine){.tors = o->tors, .spines = o->spines,
-			.hosts_per_tor = o->hosts_per_tor, .host_gbps = o->link_gbps,
-			.uplink_gbps = o->uplink_gbps, .link_delay_ns = o->link_delay_ns,
-			.lb = o->lb, .sections = r->sections, .down_links = o->link_down};
+		ls = (struct sim_leafspine){.tors = o->tors,
+				.spines = o->spines,
+				.hosts_per_tor = o->hosts_per_tor,
+				.host_gbps = o->link_gbps,
+				.uplink_gbps = o->uplink_gbps,
+				.link_delay_ns = o->link_delay_ns,
+				.lb = o->lb,
+				.sections = r->sections,
+				.down_links = o->link_down};
 		rc = sim_topo_leafspine(&r->topo, &ls, "sim_", err, sizeof(err));
 	}
 	if (rc != 0) {
@@ -1264,9 +1339,13 @@ main(int argc, char **argv)
 	}
 	r->start_ns = 0;
 	r->end_ns = (uint64_t)llround(o->duration_ms * 1e6);
-	wp = (struct sim_workload_params){.n_hosts = r->topo.n_hosts, .host_gbps = o->link_gbps,
-		.load = o->load, .oversub = r->topo.oversub, .start_ns = r->start_ns,
-		.duration_ns = r->end_ns - r->start_ns, .seed = o->seed};
+	wp = (struct sim_workload_params){.n_hosts = r->topo.n_hosts,
+			.host_gbps = o->link_gbps,
+			.load = o->load,
+			.oversub = r->topo.oversub,
+			.start_ns = r->start_ns,
+			.duration_ns = r->end_ns - r->start_ns,
+			.seed = o->seed};
 	if (sim_workload_init(&r->wl, &wp, &r->cdf, err, sizeof(err)) != 0) {
 		fprintf(stderr, PROG ": workload: %s\n", err);
 		return 2;
@@ -1334,11 +1413,12 @@ main(int argc, char **argv)
 			double w = wall_now() - t0;
 
 			last_print = wall_now();
-			fprintf(stderr, PROG ": sim %.3f ms, wall %.1f s, flows %llu done, "
-				"%llu active, %.2f M events/s\n", (double)now / 1e6, w,
-				(unsigned long long)r->finished,
-				(unsigned long long)sim_hosts_active(r->hosts),
-				(double)r->net.sim.n_run / w / 1e6);
+			fprintf(stderr,
+					PROG ": sim %.3f ms, wall %.1f s, flows %llu done, "
+					     "%llu active, %.2f M events/s\n",
+					(double)now / 1e6, w, (unsigned long long)r->finished,
+					(unsigned long long)sim_hosts_active(r->hosts),
+					(double)r->net.sim.n_run / w / 1e6);
 		}
 	}
 	r->sampling = false;
@@ -1358,12 +1438,14 @@ main(int argc, char **argv)
 	write_summary(r, sf, wall, drained, live);
 	fclose(sf);
 	if (!o->quiet)
-		fprintf(stderr, PROG ": %llu flows started, %llu finished%s; %llu events in %.2f s "
-			"(%.2f M events/s); sim time %.3f ms\n", (unsigned long long)r->started,
-			(unsigned long long)r->finished, drained ? "" : " (drain limit reached)",
-			(unsigned long long)r->net.sim.n_run, wall,
-			wall > 0 ? (double)r->net.sim.n_run / wall / 1e6 : 0.0,
-			(double)r->net.sim.now_ns / 1e6);
+		fprintf(stderr,
+				PROG ": %llu flows started, %llu finished%s; %llu events in %.2f s "
+				     "(%.2f M events/s); sim time %.3f ms\n",
+				(unsigned long long)r->started, (unsigned long long)r->finished,
+				drained ? "" : " (drain limit reached)",
+				(unsigned long long)r->net.sim.n_run, wall,
+				wall > 0 ? (double)r->net.sim.n_run / wall / 1e6 : 0.0,
+				(double)r->net.sim.now_ns / 1e6);
 	/* No teardown: the process ends here, and freeing the switches'
 	 * route tables would have DPDK zero every page of their LPM
 	 * reservations (rte_free clears what it frees): 1-2 s and GBs of

@@ -124,7 +124,8 @@ host_pause(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *p)
 				resumed = true;
 			tx->cls_paused_until_ns[c] = now;
 		} else {
-			tx->cls_paused_until_ns[c] = now + (uint64_t)((double)qc * 512 / gbps + 0.999);
+			tx->cls_paused_until_ns[c] =
+					now + (uint64_t)((double)qc * 512 / gbps + 0.999);
 			if (tx->cls_paused_until_ns[c] > last)
 				last = tx->cls_paused_until_ns[c];
 		}
@@ -155,12 +156,12 @@ switch_pause(struct sim_net *net, uint32_t node, uint16_t port, struct sim_pkt *
 	uint64_t until = 0;
 
 	if (rtr_egress_mac_control_rx(n->eg_shared, port, sim_pkt_data(p), p->mb.pkt_len,
-			net->sim.now_ns) != 0)
+			    net->sim.now_ns) != 0)
 		return;
 	net->st[node].consumed++;
 	for (unsigned int c = 0; c < RTR_MAX_CLASSES; c++) {
-		uint64_t u = atomic_load_explicit(&n->eg_shared->port[port].pfc.pause_until[c],
-				memory_order_relaxed);
+		uint64_t u = atomic_load_explicit(
+				&n->eg_shared->port[port].pfc.pause_until[c], memory_order_relaxed);
 
 		if (u > until)
 			until = u;
@@ -265,8 +266,8 @@ tx_start(struct sim_net *net, uint32_t node, uint16_t port)
 	if (tx->free_ps > start_ps)
 		start_ps = tx->free_ps;
 	/* Not before a pause ended (the frames waited for it). */
-	if (tx->resume_ps > start_ps && !(net->host_tx != NULL &&
-			net->topo->nodes[node].kind == SIM_HOST))
+	if (tx->resume_ps > start_ps &&
+			!(net->host_tx != NULL && net->topo->nodes[node].kind == SIM_HOST))
 		start_ps = tx->resume_ps;
 	done_ps = start_ps + sim_ser_ps(len, net->wire_overhead, pt->gbps);
 	tx->free_ps = done_ps;
@@ -340,8 +341,8 @@ switch_step(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt
 	int64_t res;
 	int path;
 
-	why = rtr_parse(frame, m->pkt_len, n->cfg->sw.seed, from_fabric ? ops->fabric_parse_flags : 0,
-			meta);
+	why = rtr_parse(frame, m->pkt_len, n->cfg->sw.seed,
+			from_fabric ? ops->fabric_parse_flags : 0, meta);
 	if (why != RTR_DROP_NONE) {
 		sw_drop(net, node, p, why);
 		return;
@@ -599,13 +600,13 @@ static int
 egress_init(struct sim_net *net, struct sim_node *n, struct sim_lb_io *io)
 {
 	struct rtr_egress_io eio = {
-		.tx = eg_tx,
-		.drop = eg_drop,
-		.alloc = io_alloc,
-		.depart = eg_depart,
-		.depart_flags = RTR_LB_DEPART_FLAGS,
-		.depart_ports = ~n->fabric_ports & (uint32_t)((1ull << n->n_ports) - 1),
-		.arg = io,
+			.tx = eg_tx,
+			.drop = eg_drop,
+			.alloc = io_alloc,
+			.depart = eg_depart,
+			.depart_flags = RTR_LB_DEPART_FLAGS,
+			.depart_ports = ~n->fabric_ports & (uint32_t)((1ull << n->n_ports) - 1),
+			.arg = io,
 	};
 
 	(void)net;
@@ -618,8 +619,8 @@ egress_init(struct sim_net *net, struct sim_node *n, struct sim_lb_io *io)
 		return -1;
 	/* max_pkts caps each class FIFO's slots; the queue_kb limits are
 	 * what bound a queue. */
-	n->eg = rtr_egress_create(n->eg_shared, 0, &eio, &net->st[n - net->topo->nodes],
-			1u << 16, -1);
+	n->eg = rtr_egress_create(
+			n->eg_shared, 0, &eio, &net->st[n - net->topo->nodes], 1u << 16, -1);
 	if (n->eg == NULL)
 		return -1;
 	/* Only what the NIC holds waits outside the class queues, where RED
@@ -663,15 +664,18 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 			continue;
 		struct sim_lb_io *io = calloc(1, sizeof(*io));
 		struct rtr_lb_init in = {
-			.cfg = n->cfg,
-			.worker = 0,
-			.n_workers = 1,
-			.socket = SOCKET_ID_ANY,
-			.n_groups = n->route->n_groups,
-			.host_port_mask = ~n->fabric_ports & (uint32_t)((1ull << n->n_ports) - 1),
-			.hash_seed = n->cfg->sw.seed,
-			.use_rte_malloc = false,
-			.io = {.deliver = io_deliver, .control = io_control, .alloc = io_alloc},
+				.cfg = n->cfg,
+				.worker = 0,
+				.n_workers = 1,
+				.socket = SOCKET_ID_ANY,
+				.n_groups = n->route->n_groups,
+				.host_port_mask = ~n->fabric_ports &
+						  (uint32_t)((1ull << n->n_ports) - 1),
+				.hash_seed = n->cfg->sw.seed,
+				.use_rte_malloc = false,
+				.io = {.deliver = io_deliver,
+						.control = io_control,
+						.alloc = io_alloc},
 		};
 
 		if (io == NULL)
@@ -688,14 +692,14 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 			continue;
 		in.io.arg = io;
 		if (n->lb_ops->shared_create != NULL)
-			in.shared = n->lb_ops->shared_create(n->cfg, n->route->n_groups, false,
-					SOCKET_ID_ANY);
+			in.shared = n->lb_ops->shared_create(
+					n->cfg, n->route->n_groups, false, SOCKET_ID_ANY);
 		n->lb_state = n->lb_ops->init(&in);
 		if (n->lb_state == NULL) {
 			if (in.shared != NULL && n->lb_ops->shared_free != NULL)
 				n->lb_ops->shared_free(in.shared);
 			snprintf(err, errlen, "%s: the LB mode %s did not start", n->name,
-				n->lb_ops->name);
+					n->lb_ops->name);
 			return -1;
 		}
 		n->lb_shared = in.shared;

@@ -67,18 +67,18 @@
 #include "sim_core.h"
 #include "sim_topo.h"
 
-#define SIM_PKT_BUFSZ	 (9216 + 256)
-#define SIM_NIC_FRAMES	 2	/* frames a switch port's NIC holds, the one on the wire included */
+#define SIM_PKT_BUFSZ    (9216 + 256)
+#define SIM_NIC_FRAMES   2 /* frames a switch port's NIC holds, the one on the wire included */
 #define SIM_PKT_HEADROOM 128
 
 struct sim_pkt {
-	struct sim_pkt *next;	/* FIFO and free list */
-	uint64_t flow;		/* the sender's flow id */
-	uint64_t sent_ns;	/* when the host queued it */
-	uint64_t q_ps;		/* when it joined its transmitter's FIFO (a host's
+	struct sim_pkt *next; /* FIFO and free list */
+	uint64_t flow;        /* the sender's flow id */
+	uint64_t sent_ns;     /* when the host queued it */
+	uint64_t q_ps;        /* when it joined its transmitter's FIFO (a host's
 				 * pulled frame: when it was ready to go) */
-	uint8_t cls;		/* a host's frame: the egress class PFC names it by */
-	struct rte_mbuf mb;	/* the frame follows (SIM_PKT_BUFSZ bytes) */
+	uint8_t cls;          /* a host's frame: the egress class PFC names it by */
+	struct rte_mbuf mb;   /* the frame follows (SIM_PKT_BUFSZ bytes) */
 };
 
 static inline struct sim_pkt *
@@ -99,7 +99,7 @@ struct sim_tx {
 	uint32_t q_pkts;
 	uint64_t q_bytes;
 	bool busy;
-	uint64_t free_ps;	/* when the last frame's last bit leaves */
+	uint64_t free_ps; /* when the last frame's last bit leaves */
 	uint64_t tx_pkts, tx_bytes, tx_wire_bytes;
 	uint64_t max_q_bytes;
 	/* Hosts: received PFC paused class c until cls_paused_until_ns[c];
@@ -109,9 +109,9 @@ struct sim_tx {
 	 * (the host looks, sim_net_host_paused). */
 	uint64_t paused_until_ns;
 	uint64_t cls_paused_until_ns[8];
-	uint64_t resume_ps;	/* when the last pause ended: no frame starts before */
+	uint64_t resume_ps; /* when the last pause ended: no frame starts before */
 	bool resume_armed;
-	uint64_t rx_pfc;	/* PFC frames received on this port */
+	uint64_t rx_pfc; /* PFC frames received on this port */
 };
 
 struct sim_net;
@@ -128,23 +128,23 @@ typedef void (*sim_host_rx_fn)(struct sim_net *net, uint32_t host, struct sim_pk
 typedef struct sim_pkt *(*sim_host_tx_fn)(struct sim_net *net, uint32_t host, uint64_t avail_ps);
 
 struct sim_net {
-	struct sim sim;		/* first: events get the net from it */
+	struct sim sim; /* first: events get the net from it */
 	struct sim_topo *topo;
 	uint32_t wire_overhead;
-	struct sim_tx **tx;	/* tx[node][port] */
+	struct sim_tx **tx;         /* tx[node][port] */
 	struct rtr_lcore_stats *st; /* one per node (switches'), cache aligned */
 	sim_host_rx_fn host_rx;
-	sim_host_tx_fn host_tx;	/* NULL: hosts send only what sim_net_send queued */
+	sim_host_tx_fn host_tx; /* NULL: hosts send only what sim_net_send queued */
 	void *host_arg;
 	struct sim_pkt *free_list;
 	uint64_t pkts_live, pkts_alloc;
-	uint64_t sw_dropped;	/* dropped by a switch (named in st->drops) */
-	uint64_t delivered;	/* handed to a host */
-	uint64_t lb_ticks;	/* LB mode tick calls */
-	uint64_t eg_dropped;	/* dropped by a switch's egress (named in st->drops) */
-	uint64_t tx_late;	/* frames that would have ended before they were sent: must stay 0 */
-	uint64_t pfc_frames;	/* PFC frames received, by switches and hosts */
-	uint64_t *eg_tick_at;	/* per node: the egress's next tick event (UINT64_MAX: none) */
+	uint64_t sw_dropped;  /* dropped by a switch (named in st->drops) */
+	uint64_t delivered;   /* handed to a host */
+	uint64_t lb_ticks;    /* LB mode tick calls */
+	uint64_t eg_dropped;  /* dropped by a switch's egress (named in st->drops) */
+	uint64_t tx_late;     /* frames that would have ended before they were sent: must stay 0 */
+	uint64_t pfc_frames;  /* PFC frames received, by switches and hosts */
+	uint64_t *eg_tick_at; /* per node: the egress's next tick event (UINT64_MAX: none) */
 };
 
 /* Set up transmitters and each switch's LB state (its mode's init, with the
@@ -183,18 +183,18 @@ uint64_t sim_net_drops(const struct sim_net *net, int r);
 /* ---------------------------------------------------------- RoCEv2 frames */
 
 struct sim_roce {
-	uint32_t src_ip, dst_ip;   /* host byte order */
+	uint32_t src_ip, dst_ip; /* host byte order */
 	uint16_t sport;
 	uint32_t dqp;
 	uint32_t psn;
-	uint8_t opcode;		   /* RTR_BTH / IB opcode: 0 SEND_FIRST, 1 MIDDLE, 2 LAST, 4 ONLY,
+	uint8_t opcode; /* RTR_BTH / IB opcode: 0 SEND_FIRST, 1 MIDDLE, 2 LAST, 4 ONLY,
 				    * 0x11 ACKNOWLEDGE, 0x81 CNP */
 	uint8_t dscp;
 	uint8_t ecn;
-	uint8_t b4;		   /* BTH byte 4 (a CNP's BECN, 0x40) */
-	bool ack_req;		   /* BTH AckReq */
-	bool keep_payload;	   /* leave the payload bytes as the buffer has them */
-	uint32_t payload;	   /* bytes after the BTH (and before the ICRC) */
+	uint8_t b4;        /* BTH byte 4 (a CNP's BECN, 0x40) */
+	bool ack_req;      /* BTH AckReq */
+	bool keep_payload; /* leave the payload bytes as the buffer has them */
+	uint32_t payload;  /* bytes after the BTH (and before the ICRC) */
 };
 
 /* Write a RoCEv2 frame (Ethernet, IPv4 with its checksum, UDP 4791, BTH,

@@ -677,10 +677,10 @@ sim_eal_init(const char *name, unsigned int mb)
 	char prefix[96], mem[16];
 	char *argv[] = {(char *)(uintptr_t)name, (char *)(uintptr_t) "--no-huge",
 			(char *)(uintptr_t) "-m", mem, (char *)(uintptr_t) "--no-pci",
-			(char *)(uintptr_t) "--no-shconf",
-			(char *)(uintptr_t) "-l", (char *)(uintptr_t) "0",
-			(char *)(uintptr_t) "--log-level", (char *)(uintptr_t) "error",
-			(char *)(uintptr_t) "--file-prefix", prefix, NULL};
+			(char *)(uintptr_t) "--no-shconf", (char *)(uintptr_t) "-l",
+			(char *)(uintptr_t) "0", (char *)(uintptr_t) "--log-level",
+			(char *)(uintptr_t) "error", (char *)(uintptr_t) "--file-prefix", prefix,
+			NULL};
 
 	cpu_set_t cpus;
 	bool have_cpus;

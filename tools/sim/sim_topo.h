@@ -61,13 +61,13 @@ enum sim_node_kind { SIM_HOST = 0, SIM_TOR, SIM_SPINE, SIM_CORE };
 /* One direction of a link: what leaves port (node, port) arrives at
  * (peer, peer_port) after the delay. */
 struct sim_port {
-	uint32_t peer;	      /* node index */
+	uint32_t peer; /* node index */
 	uint16_t peer_port;
 	double gbps;
 	uint64_t delay_ns;
-	bool fabric;	      /* a switch's fabric port (rocetor's port role) */
-	bool down;	      /* the link is absent (down_links): nothing uses it */
-	uint32_t ip;	      /* a switch port's address (host byte order), else 0 */
+	bool fabric; /* a switch's fabric port (rocetor's port role) */
+	bool down;   /* the link is absent (down_links): nothing uses it */
+	uint32_t ip; /* a switch port's address (host byte order), else 0 */
 	/* Filled by the network (sim_net.c): the port's transmitter. */
 	void *tx;
 };
@@ -79,9 +79,9 @@ struct sim_nh {
 
 struct sim_node {
 	enum sim_node_kind kind;
-	uint32_t index;	       /* among nodes of its kind */
+	uint32_t index; /* among nodes of its kind */
 	char name[32];
-	uint32_t ip;	       /* hosts: the address (host byte order) */
+	uint32_t ip; /* hosts: the address (host byte order) */
 	uint16_t n_ports;
 	struct sim_port *ports;
 	/* Switches: */
@@ -92,20 +92,20 @@ struct sim_node {
 	struct sim_nh nh[RTR_MAX_PORTS * 2];
 	const struct rtr_lb_ops *lb_ops;
 	void *lb_state;
-	void *lb_shared;       /* the mode's shared_create, or NULL */
-	void *lb_io;	       /* the io struct's argument (sim_net.c) */
-	uint64_t tick_at;      /* the LB mode's next tick event (UINT64_MAX: none) */
+	void *lb_shared;                     /* the mode's shared_create, or NULL */
+	void *lb_io;                         /* the io struct's argument (sim_net.c) */
+	uint64_t tick_at;                    /* the LB mode's next tick event (UINT64_MAX: none) */
 	struct rtr_egress_shared *eg_shared; /* lib/egress (sim_net.c) */
 	struct rtr_egress *eg;
 };
 
 struct sim_leafspine {
 	unsigned int tors, spines, hosts_per_tor;
-	double host_gbps;      /* host <-> ToR links */
-	double uplink_gbps;    /* ToR <-> spine links; 0: host_gbps */
+	double host_gbps;   /* host <-> ToR links */
+	double uplink_gbps; /* ToR <-> spine links; 0: host_gbps */
 	uint64_t link_delay_ns;
-	const char *lb;	       /* switch.lb; NULL: ecmp */
-	uint16_t mtu;	       /* the switches' port MTU; 0: 9000 */
+	const char *lb; /* switch.lb; NULL: ecmp */
+	uint16_t mtu;   /* the switches' port MTU; 0: 9000 */
 	/* YAML appended to every switch's config: top-level sections other
 	 * than switch, ports and routes (qos, an LB mode's section, faults),
 	 * what a run's --config gives. NULL: none (rocetor's defaults). */
@@ -116,13 +116,13 @@ struct sim_leafspine {
 };
 
 struct sim_fattree {
-	unsigned int k;	       /* even, 2..22 */
-	double gbps;	       /* every link */
+	unsigned int k; /* even, 2..22 */
+	double gbps;    /* every link */
 	uint64_t link_delay_ns;
-	const char *lb;	       /* switch.lb; NULL: ecmp */
-	uint16_t mtu;	       /* 0: 9000 */
-	const char *sections;  /* as sim_leafspine.sections */
-	const char *down_links; /* as sim_leafspine.down_links ("tor0:agg1") */
+	const char *lb;             /* switch.lb; NULL: ecmp */
+	uint16_t mtu;               /* 0: 9000 */
+	const char *sections;       /* as sim_leafspine.sections */
+	const char *down_links;     /* as sim_leafspine.down_links ("tor0:agg1") */
 	unsigned int hosts_per_tor; /* 0: k/2 (1:1); k: the artifact's 2:1 */
 };
 
@@ -132,10 +132,10 @@ struct sim_topo {
 	 * then a fat-tree's cores. */
 	struct sim_node *nodes;
 	uint32_t first_tor, first_spine;
-	uint32_t first_core;   /* n_nodes in a leaf-spine */
+	uint32_t first_core; /* n_nodes in a leaf-spine */
 	unsigned int n_tors, hosts_per_tor;
-	unsigned int k;	       /* the fat-tree's k; 0: leaf-spine */
-	double oversub;	       /* a ToR's host capacity over its uplinks' */
+	unsigned int k; /* the fat-tree's k; 0: leaf-spine */
+	double oversub; /* a ToR's host capacity over its uplinks' */
 };
 
 /* Build a leaf-spine fabric: nodes, ports, links, each switch's config and

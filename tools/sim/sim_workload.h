@@ -39,8 +39,8 @@
 
 struct sim_cdf {
 	unsigned int n;
-	double *x;	/* sizes, bytes */
-	double *y;	/* cumulative percent, y[n - 1] == 100 */
+	double *x; /* sizes, bytes */
+	double *y; /* cumulative percent, y[n - 1] == 100 */
 };
 
 /* Parse a CDF from text / a file. 0 or -1 with one line in err. */
@@ -58,17 +58,17 @@ double sim_cdf_mean(const struct sim_cdf *c);
 uint64_t sim_cdf_sample(const struct sim_cdf *c, struct sim_rng *r);
 
 struct sim_workload_params {
-	unsigned int n_hosts;	/* >= 2 */
-	double host_gbps;	/* each host's link */
-	double load;		/* core load, (0, 1] x oversub */
-	double oversub;		/* host_load = load / oversub */
-	uint64_t start_ns;	/* arrivals after this */
-	uint64_t duration_ns;	/* no arrival at or after start_ns + duration_ns */
+	unsigned int n_hosts; /* >= 2 */
+	double host_gbps;     /* each host's link */
+	double load;          /* core load, (0, 1] x oversub */
+	double oversub;       /* host_load = load / oversub */
+	uint64_t start_ns;    /* arrivals after this */
+	uint64_t duration_ns; /* no arrival at or after start_ns + duration_ns */
 	uint64_t seed;
 };
 
 struct sim_workload_flow {
-	uint32_t src, dst;	/* host indexes, 0..n_hosts-1 */
+	uint32_t src, dst; /* host indexes, 0..n_hosts-1 */
 	uint64_t size;
 	uint64_t start_ns;
 };
@@ -79,8 +79,8 @@ struct sim_workload {
 	double host_load;
 	double mean_iat_ns;
 	uint64_t end_ns;
-	struct sim_rng *rng;	/* per host */
-	uint64_t *next_ns;	/* per host: its next arrival; UINT64_MAX: none left */
+	struct sim_rng *rng; /* per host */
+	uint64_t *next_ns;   /* per host: its next arrival; UINT64_MAX: none left */
 };
 
 /* cdf must outlive w. 0 or -1 with one line in err. */

@@ -21,10 +21,10 @@
 struct trace {
 	uint64_t n;
 	uint64_t last_t;
-	uint64_t last_id;   /* the scheduling index of the last event run */
-	uint64_t tie_bad;   /* equal times run out of scheduling order */
-	uint64_t time_bad;  /* time went backwards */
-	uint64_t hash;      /* FNV-1a over (time, id) */
+	uint64_t last_id;  /* the scheduling index of the last event run */
+	uint64_t tie_bad;  /* equal times run out of scheduling order */
+	uint64_t time_bad; /* time went backwards */
+	uint64_t hash;     /* FNV-1a over (time, id) */
 	uint64_t ids[N_EV + 64];
 };
 
@@ -129,7 +129,7 @@ test_order(void)
 		CHECK_EQ(t.n, (sizeof(want) / sizeof(want[0])));
 		for (i = 0; i < t.n && i < (sizeof(want) / sizeof(want[0])); i++)
 			CHECK(t.ids[i] == want[i], "event %u: %llu, want %llu", i,
-				(unsigned long long)t.ids[i], (unsigned long long)want[i]);
+					(unsigned long long)t.ids[i], (unsigned long long)want[i]);
 		CHECK_EQ(s.now_ns, 100);
 		/* The past is now. */
 		sim_at(&s, 3, ev_record, &t, 9);
@@ -172,7 +172,7 @@ test_rng(void)
 	CHECK_EQ(i, 100000);
 	for (i = 0; i < 10; i++)
 		CHECK(hist[i] > 9500 && hist[i] < 10500, "bin %u: %llu", i,
-			(unsigned long long)hist[i]);
+				(unsigned long long)hist[i]);
 	CHECK(sum / 100000 > 4.9 && sum / 100000 < 5.1, "exp mean %f", sum / 100000);
 }
 

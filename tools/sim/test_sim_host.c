@@ -21,18 +21,18 @@
 #include "sim_net.h"
 
 #define DELAY_NS 1000
-#define WIRE_OH	 RTR_EG_FRAME_OVERHEAD
-#define HDR	 (14 + 20 + 8 + 12 + 4) /* Ethernet, IPv4, UDP, BTH, ICRC */
+#define WIRE_OH  RTR_EG_FRAME_OVERHEAD
+#define HDR      (14 + 20 + 8 + 12 + 4) /* Ethernet, IPv4, UDP, BTH, ICRC */
 
 static const char QOS[] =
-	"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
-	"  queue_kb: 4096\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}";
+		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
+		"  queue_kb: 4096\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}";
 
 #define MAX_FLOWS 16
 
 struct rec {
 	uint64_t n;
-	uint64_t hash;		/* over (id, end) of every flow, in end order */
+	uint64_t hash; /* over (id, end) of every flow, in end order */
 	uint64_t last_end_ns;
 	struct sim_flow f[MAX_FLOWS];
 };
@@ -61,8 +61,13 @@ static int
 world_up_lb(struct world *w, const char *prefix, const char *sections, const char *lb,
 		const struct sim_host_cfg *c)
 {
-	struct sim_leafspine p = {.tors = 4, .spines = 2, .hosts_per_tor = 4, .host_gbps = 100,
-		.link_delay_ns = DELAY_NS, .sections = sections, .lb = lb};
+	struct sim_leafspine p = {.tors = 4,
+			.spines = 2,
+			.hosts_per_tor = 4,
+			.host_gbps = 100,
+			.link_delay_ns = DELAY_NS,
+			.sections = sections,
+			.lb = lb};
 	char err[256];
 
 	memset(w, 0, sizeof(*w));
@@ -131,9 +136,9 @@ test_lone(void)
 	fct = w.rec.f[0].end_ns - w.rec.f[0].start_ns;
 	ideal = ideal_ns(1000000, rtt);
 	CHECK(fabs((double)fct - ideal) <= 0.01 * ideal, "FCT %llu, ideal %.1f",
-		(unsigned long long)fct, ideal);
+			(unsigned long long)fct, ideal);
 	CHECK(fabs((double)fct - 94847.2) <= 5, "FCT %llu, by hand 94847.2",
-		(unsigned long long)fct);
+			(unsigned long long)fct);
 	sim_hosts_stats(w.h, &st);
 	CHECK_EQ(st.data_sent, 1000);
 	CHECK_EQ(st.data_rcvd, 1000);
@@ -144,8 +149,8 @@ test_lone(void)
 	CHECK_EQ(w.rec.f[0].pkts_sent, 1000);
 	CHECK_EQ(w.net.tx_late, 0);
 	printf("lone 1 MB flow: FCT %llu ns, ideal %.0f ns (%.3f%%), %llu ACKs\n",
-		(unsigned long long)fct, ideal, 100.0 * ((double)fct - ideal) / ideal,
-		(unsigned long long)st.acks_sent);
+			(unsigned long long)fct, ideal, 100.0 * ((double)fct - ideal) / ideal,
+			(unsigned long long)st.acks_sent);
 	world_down(&w);
 
 	/* An ACK per 4 packets: 250 ACKs, the last at the last packet; the
@@ -160,7 +165,7 @@ test_lone(void)
 	CHECK_EQ(w.rec.n, 1);
 	CHECK_EQ(st.acks_sent, 250);
 	CHECK(fabs((double)(w.rec.f[0].end_ns - w.rec.f[0].start_ns) - 94847.2) <= 5, "FCT %llu",
-		(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns));
+			(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns));
 	world_down(&w);
 
 	/* A 1-byte message (SEND_ONLY, a 59 B frame, 83 on the wire: 6.64 ns
@@ -184,12 +189,12 @@ test_lone(void)
 	CHECK_EQ(st.bytes_acked, 2501);
 	CHECK_EQ(st.data_sent, 4);
 	CHECK(fabs((double)(w.rec.f[0].end_ns - w.rec.f[0].start_ns) - 8054.08) <= 5, "FCT %llu",
-		(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns));
+			(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns));
 	CHECK(fabs((double)(w.rec.f[1].end_ns - w.rec.f[1].start_ns) - 8506.88) <= 5, "FCT %llu",
-		(unsigned long long)(w.rec.f[1].end_ns - w.rec.f[1].start_ns));
+			(unsigned long long)(w.rec.f[1].end_ns - w.rec.f[1].start_ns));
 	printf("1 B flow: FCT %llu ns (by hand 8054.08); 2500 B: %llu ns (8506.88)\n",
-		(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns),
-		(unsigned long long)(w.rec.f[1].end_ns - w.rec.f[1].start_ns));
+			(unsigned long long)(w.rec.f[0].end_ns - w.rec.f[0].start_ns),
+			(unsigned long long)(w.rec.f[1].end_ns - w.rec.f[1].start_ns));
 	world_down(&w);
 }
 
@@ -201,12 +206,12 @@ struct meter {
 	uint64_t from_ns, to_ns;
 	uint64_t bytes[MAX_FLOWS];
 	uint64_t data[MAX_FLOWS]; /* data frames, whenever */
-	int64_t drop_psn;	  /* flow 0's first frame of this PSN is lost (-1: none) */
+	int64_t drop_psn;         /* flow 0's first frame of this PSN is lost (-1: none) */
 	uint64_t dropped;
-	uint64_t psn_seen[4];	  /* flow 0: arrivals of PSNs drop_psn .. +3 */
-	uint64_t ms[2][100];	  /* flows 0 and 1: payload bytes per ms */
+	uint64_t psn_seen[4];      /* flow 0: arrivals of PSNs drop_psn .. +3 */
+	uint64_t ms[2][100];       /* flows 0 and 1: payload bytes per ms */
 	uint8_t sport_seen[65536]; /* flow 0's data frames' UDP source ports */
-	uint64_t sports;	  /* distinct ones */
+	uint64_t sports;           /* distinct ones */
 };
 
 static struct meter meter;
@@ -220,7 +225,8 @@ meter_rx(struct sim_net *net, uint32_t host, struct sim_pkt *p)
 		int64_t psn = bth[9] << 16 | bth[10] << 8 | bth[11];
 
 		if (p->flow == 0 && meter.drop_psn >= 0 && psn >= meter.drop_psn &&
-				psn < meter.drop_psn + 4 && meter.psn_seen[psn - meter.drop_psn]++ == 0 &&
+				psn < meter.drop_psn + 4 &&
+				meter.psn_seen[psn - meter.drop_psn]++ == 0 &&
 				psn == meter.drop_psn) {
 			/* Lost on the last link: the receiver never sees it. */
 			meter.dropped++;
@@ -284,14 +290,16 @@ test_fair(void)
 	sim_at(&w.net.sim, 100000, ev_start, w.h, 4ull << 32 | 15);
 	sim_run(&w.net.sim, 20000000);
 	for (int k = 0; k < 20; k += 2)
-		printf("  %2d ms: %5.2f %5.2f Gb/s\n", k, meter.ms[0][k] * 8e-6, meter.ms[1][k] * 8e-6);
+		printf("  %2d ms: %5.2f %5.2f Gb/s\n", k, meter.ms[0][k] * 8e-6,
+				meter.ms[1][k] * 8e-6);
 	ga = meter.bytes[0] * 8.0 / 10e6; /* bytes in 10 ms, as Gb/s */
 	gb = meter.bytes[1] * 8.0 / 10e6;
 	sim_hosts_stats(w.h, &st);
 	printf("two flows, one bottleneck: %.2f and %.2f Gb/s of payload over 10-20 ms (fair: "
-		"%.2f); %llu CNPs, %llu ECN marks seen, %llu drops\n", ga, gb, share,
-		(unsigned long long)st.cnps_rcvd, (unsigned long long)st.ce_rcvd,
-		(unsigned long long)sim_net_drops(&w.net, -1));
+	       "%.2f); %llu CNPs, %llu ECN marks seen, %llu drops\n",
+			ga, gb, share, (unsigned long long)st.cnps_rcvd,
+			(unsigned long long)st.ce_rcvd,
+			(unsigned long long)sim_net_drops(&w.net, -1));
 	CHECK(fabs(ga - share) <= 0.15 * share, "flow A %.2f Gb/s, fair %.2f", ga, share);
 	CHECK(fabs(gb - share) <= 0.15 * share, "flow B %.2f Gb/s, fair %.2f", gb, share);
 	CHECK(ga + gb >= 0.9 * 2 * share, "the link is used: %.2f of %.2f", ga + gb, 2 * share);
@@ -333,10 +341,10 @@ test_drop(void)
 		enum sim_transport tr;
 		uint64_t nack_ns;
 		uint64_t retx;
-			uint64_t nacks;
+		uint64_t nacks;
 		double extra_s; /* FCT later by this many S */
 	} runs[3] = {{SIM_TR_GBN, 0, 98, 1, 98}, {SIM_TR_GBN, 4000, 192, 3, 192},
-		{SIM_TR_IRN, 0, 1, 97, 90.74}};
+			{SIM_TR_IRN, 0, 1, 97, 90.74}};
 	const double S = (1000 + HDR + WIRE_OH) * 8 / 100.0;
 	const uint32_t K = 500;
 	uint64_t base_fct = 0;
@@ -369,10 +377,12 @@ test_drop(void)
 			continue;
 		}
 		printf("drop of PSN %u, %s, NACK interval %llu ns: %llu retransmitted, %llu NACKs, "
-			"FCT %llu ns (%+lld ns, %.1f S)\n", K, runs[i].tr == SIM_TR_IRN ? "IRN" : "GBN",
-			(unsigned long long)runs[i].nack_ns, (unsigned long long)st.data_retx,
-			(unsigned long long)st.nacks_sent, (unsigned long long)fct,
-			(long long)(fct - base_fct), (double)(fct - base_fct) / S);
+		       "FCT %llu ns (%+lld ns, %.1f S)\n",
+				K, runs[i].tr == SIM_TR_IRN ? "IRN" : "GBN",
+				(unsigned long long)runs[i].nack_ns,
+				(unsigned long long)st.data_retx, (unsigned long long)st.nacks_sent,
+				(unsigned long long)fct, (long long)(fct - base_fct),
+				(double)(fct - base_fct) / S);
 		CHECK_EQ(meter.dropped, 1);
 		CHECK_EQ(st.data_retx, runs[i].retx);
 		CHECK_EQ(w.rec.f[0].pkts_retx, runs[i].retx);
@@ -383,8 +393,8 @@ test_drop(void)
 		CHECK_EQ(st.nacks_sent, runs[i].nacks);
 		/* Rounding to whole ns at a few events. */
 		CHECK(fabs((double)(fct - base_fct) - runs[i].extra_s * S) <= 8,
-			"%lld ns later, %.2f x S = %.1f", (long long)(fct - base_fct),
-			runs[i].extra_s, runs[i].extra_s * S);
+				"%lld ns later, %.2f x S = %.1f", (long long)(fct - base_fct),
+				runs[i].extra_s, runs[i].extra_s * S);
 		if (runs[i].tr == SIM_TR_IRN) {
 			/* PSN K arrived twice (lost, resent), K+1 once. */
 			CHECK_EQ(meter.psn_seen[0], 2);
@@ -427,12 +437,12 @@ test_tail_loss(void)
 		fct = w.rec.f[0].end_ns - w.rec.f[0].start_ns;
 		want = 1006 * S + 16055.04 + (double)(i ? c.irn_rto_low_ns : c.rto_ns);
 		printf("tail loss, %s: FCT %llu ns, by hand %.1f; %llu timeouts, %llu resent\n",
-			i ? "IRN" : "GBN", (unsigned long long)fct, want,
-			(unsigned long long)st.timeouts, (unsigned long long)st.data_retx);
+				i ? "IRN" : "GBN", (unsigned long long)fct, want,
+				(unsigned long long)st.timeouts, (unsigned long long)st.data_retx);
 		/* Events are at whole ns (rounded up): up to 1 ns per link
 		 * crossed from the ACK of PSN 998 on (12 links). */
 		CHECK(fabs((double)fct - want) <= 12, "FCT %llu, by hand %.1f",
-			(unsigned long long)fct, want);
+				(unsigned long long)fct, want);
 		CHECK_EQ(st.timeouts, 1);
 		CHECK_EQ(st.data_retx, 1);
 		CHECK_EQ(st.nacks_sent, 0);
@@ -469,11 +479,13 @@ test_modes(void)
 		CHECK_EQ(w.rec.n, 1);
 		fct = w.rec.f[0].end_ns - w.rec.f[0].start_ns;
 		printf("%s: lone 1 MB flow FCT %llu ns (ideal %.0f), %llu ACKs, CAVER shims added "
-			"%llu\n", modes[i], (unsigned long long)fct, ideal,
-			(unsigned long long)st.acks_sent,
-			(unsigned long long)w.net.st[w.t.first_tor + 3].lb[RTR_LBC_caver_shims_added]);
-		CHECK(fabs((double)fct - ideal) <= 0.01 * ideal, "%s: FCT %llu, ideal %.0f", modes[i],
-			(unsigned long long)fct, ideal);
+		       "%llu\n",
+				modes[i], (unsigned long long)fct, ideal,
+				(unsigned long long)st.acks_sent,
+				(unsigned long long)w.net.st[w.t.first_tor + 3]
+						.lb[RTR_LBC_caver_shims_added]);
+		CHECK(fabs((double)fct - ideal) <= 0.01 * ideal, "%s: FCT %llu, ideal %.0f",
+				modes[i], (unsigned long long)fct, ideal);
 		CHECK_EQ(sim_net_drops(&w.net, -1), 0);
 		CHECK_EQ(st.data_retx, 0);
 		CHECK_EQ(st.ctl_rcvd, st.acks_sent);
@@ -515,12 +527,14 @@ test_shaper_reps(void)
 		fct = w.rec.f[0].end_ns - w.rec.f[0].start_ns;
 		up0 = w.net.tx[w.t.first_tor][4].tx_pkts;
 		up1 = w.net.tx[w.t.first_tor][5].tx_pkts;
-		printf("%s: FCT %llu ns (ideal %.0f), %u QPs, %llu source ports, uplinks %llu / %llu "
-			"frames\n", i ? "REPS" : "Shaper x4", (unsigned long long)fct, ideal,
-			w.rec.f[0].n_qps, (unsigned long long)meter.sports, (unsigned long long)up0,
-			(unsigned long long)up1);
+		printf("%s: FCT %llu ns (ideal %.0f), %u QPs, %llu source ports, uplinks %llu / "
+		       "%llu "
+		       "frames\n",
+				i ? "REPS" : "Shaper x4", (unsigned long long)fct, ideal,
+				w.rec.f[0].n_qps, (unsigned long long)meter.sports,
+				(unsigned long long)up0, (unsigned long long)up1);
 		CHECK(fabs((double)fct - ideal) <= 0.01 * ideal, "FCT %llu, ideal %.0f",
-			(unsigned long long)fct, ideal);
+				(unsigned long long)fct, ideal);
 		CHECK_EQ(w.rec.f[0].pkts_sent, 1000);
 		CHECK_EQ(st.flows_done, 1);
 		CHECK(up0 > 0 && up1 > 0, "one spine only");
@@ -530,7 +544,7 @@ test_shaper_reps(void)
 		} else {
 			CHECK_EQ(w.rec.f[0].n_qps, 1);
 			CHECK(meter.sports > 940 && meter.sports <= 1000, "%llu ports",
-				(unsigned long long)meter.sports);
+					(unsigned long long)meter.sports);
 		}
 		world_down(&w);
 	}
@@ -581,17 +595,17 @@ test_shaper_short(void)
  * dropped and counted by a switch; every flow finished; no buffer left;
  * and the same run twice ends every flow at the same nanosecond. */
 static const char QOS_SMALL[] =
-	"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
-	"  queue_kb: 256\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}";
+		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
+		"  queue_kb: 256\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}";
 static const char QOS_SMALL_PFC[] =
-	"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
-	"  queue_kb: 256\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
-	"  pfc: {mode: software, classes: [3], xoff_kb: 32, xon_kb: 16}";
+		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
+		"  queue_kb: 256\n  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}\n"
+		"  pfc: {mode: software, classes: [3], xoff_kb: 32, xon_kb: 16}";
 
 static const char QOS_SMALL_TRIM[] =
-	"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
-	"  queue_kb: 256\n  trim: true\n"
-	"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}";
+		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}, {dscp: 48, class: 7}]\n"
+		"  queue_kb: 256\n  trim: true\n"
+		"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}";
 
 static uint64_t
 mixed_run_qos(enum sim_transport tr, const char *prefix, const char *qos)
@@ -613,24 +627,26 @@ mixed_run_qos(enum sim_transport tr, const char *prefix, const char *qos)
 	drops = sim_net_drops(&w.net, -1);
 	for (uint32_t h = 0; h < w.t.n_hosts; h++)
 		host_pfc += w.net.tx[h][0].rx_pfc;
-	printf("mixed, %s: %llu of %llu flows done, the last at %llu ns; %llu data sent (%llu resent), "
-		"%llu dropped by switches, %llu PFC frames (%llu at hosts), %llu control frames "
-		"sent while data was paused, %llu CNPs, %llu timeouts\n",
-		tr == SIM_TR_GBN ? "go-back-N + PFC" : qos == QOS_SMALL ? "IRN, no PFC" :
-		"IRN, trimming",
-		(unsigned long long)st.flows_done, (unsigned long long)flows,
-		(unsigned long long)w.rec.last_end_ns, (unsigned long long)st.data_sent,
-		(unsigned long long)st.data_retx, (unsigned long long)drops,
-		(unsigned long long)w.net.pfc_frames, (unsigned long long)host_pfc,
-		(unsigned long long)st.ctl_while_paused, (unsigned long long)st.cnps_sent,
-		(unsigned long long)st.timeouts);
+	printf("mixed, %s: %llu of %llu flows done, the last at %llu ns; %llu data sent (%llu "
+	       "resent), "
+	       "%llu dropped by switches, %llu PFC frames (%llu at hosts), %llu control frames "
+	       "sent while data was paused, %llu CNPs, %llu timeouts\n",
+			tr == SIM_TR_GBN   ? "go-back-N + PFC"
+			: qos == QOS_SMALL ? "IRN, no PFC"
+					   : "IRN, trimming",
+			(unsigned long long)st.flows_done, (unsigned long long)flows,
+			(unsigned long long)w.rec.last_end_ns, (unsigned long long)st.data_sent,
+			(unsigned long long)st.data_retx, (unsigned long long)drops,
+			(unsigned long long)w.net.pfc_frames, (unsigned long long)host_pfc,
+			(unsigned long long)st.ctl_while_paused, (unsigned long long)st.cnps_sent,
+			(unsigned long long)st.timeouts);
 	CHECK_EQ(st.flows_started, flows);
 	CHECK_EQ(st.flows_done, flows);
 	CHECK_EQ(w.rec.n, flows);
 	CHECK_EQ(sim_hosts_active(w.h), 0);
 	/* Every frame a host sent arrived at a host or a switch dropped it. */
 	CHECK_EQ(st.data_sent + st.acks_sent + st.nacks_sent + st.cnps_sent,
-		st.data_rcvd + st.ctl_rcvd + drops);
+			st.data_rcvd + st.ctl_rcvd + drops);
 	CHECK_EQ(w.net.delivered, st.data_rcvd + st.ctl_rcvd);
 	CHECK_EQ(w.net.tx_late, 0);
 	if (tr == SIM_TR_GBN) {
@@ -643,13 +659,14 @@ mixed_run_qos(enum sim_transport tr, const char *prefix, const char *qos)
 		CHECK_EQ(drops, 0);
 		CHECK(st.data_trimmed > 0, "nothing trimmed");
 		CHECK(st.data_retx >= st.data_trimmed, "resent %llu of %llu trimmed",
-			(unsigned long long)st.data_retx, (unsigned long long)st.data_trimmed);
+				(unsigned long long)st.data_retx,
+				(unsigned long long)st.data_trimmed);
 		printf("  %llu trimmed\n", (unsigned long long)st.data_trimmed);
 	} else {
 		CHECK(drops > 0, "the incast dropped nothing");
 		CHECK_EQ(w.net.pfc_frames, 0);
 		CHECK(st.data_retx >= sim_net_drops(&w.net, RTR_DROP_QUEUE_FULL) - 0, "resent %llu",
-			(unsigned long long)st.data_retx);
+				(unsigned long long)st.data_retx);
 	}
 	hash = w.rec.hash;
 	world_down(&w);
@@ -716,8 +733,13 @@ ev_cnp(struct sim *s, void *arg, uint64_t u)
 	struct world *w = arg;
 	struct sim_pkt *p = sim_pkt_alloc(&w->net);
 	uint32_t qpn = 0;
-	struct sim_roce r = {.src_ip = w->t.nodes[15].ip, .dst_ip = w->t.nodes[0].ip,
-		.sport = 49152, .opcode = 0x81, .dscp = 48, .b4 = 0x40, .payload = 16};
+	struct sim_roce r = {.src_ip = w->t.nodes[15].ip,
+			.dst_ip = w->t.nodes[0].ip,
+			.sport = 49152,
+			.opcode = 0x81,
+			.dscp = 48,
+			.b4 = 0x40,
+			.payload = 16};
 
 	(void)s;
 	(void)u;
@@ -756,15 +778,15 @@ test_dcqcn(void)
 	sim_run(&w.net.sim, 1000000);
 	sim_hosts_stats(w.h, &st);
 	printf("DCQCN: rate %.3f, %.3f, %.3f, %.3f, %.3f, %.3f, %.3f Gb/s (by hand %.3f, %.3f, "
-		"%.3f, %.3f, %.3f, %.3f, %.3f); %llu frames in 7 us at %.3f Gb/s (by hand %.2f)\n",
-		pr.rate[0], pr.rate[1], pr.rate[2], pr.rate[3], pr.rate[4], pr.rate[5], pr.rate[6],
-		want[0], want[1], want[2], want[3], want[4], want[5], want[6],
-		(unsigned long long)(pr.tx[2] - pr.tx[7]), r1, 7000 * r1 / 8656);
+	       "%.3f, %.3f, %.3f, %.3f, %.3f); %llu frames in 7 us at %.3f Gb/s (by hand %.2f)\n",
+			pr.rate[0], pr.rate[1], pr.rate[2], pr.rate[3], pr.rate[4], pr.rate[5],
+			pr.rate[6], want[0], want[1], want[2], want[3], want[4], want[5], want[6],
+			(unsigned long long)(pr.tx[2] - pr.tx[7]), r1, 7000 * r1 / 8656);
 	for (unsigned int k = 0; k < 7; k++)
 		CHECK(fabs(pr.rate[k] - want[k]) < 1e-9, "rate %u: %.6f, by hand %.6f", k,
-			pr.rate[k], want[k]);
+				pr.rate[k], want[k]);
 	CHECK(fabs((double)(pr.tx[2] - pr.tx[7]) - 7000 * r1 / 8656) <= 1, "%llu frames",
-		(unsigned long long)(pr.tx[2] - pr.tx[7]));
+			(unsigned long long)(pr.tx[2] - pr.tx[7]));
 	CHECK_EQ(st.cnps_rcvd, 2);
 	CHECK_EQ(st.ce_rcvd, 0);
 	world_down(&w);

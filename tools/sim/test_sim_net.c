@@ -31,10 +31,10 @@
 #include "rtr_test.h"
 #include "sim_net.h"
 
-#define N_PKTS	 1000
-#define PAYLOAD	 1000
+#define N_PKTS   1000
+#define PAYLOAD  1000
 #define DELAY_NS 1000
-#define WIRE_OH	 RTR_EG_FRAME_OVERHEAD /* lib/egress: FCS, preamble, IFG */
+#define WIRE_OH  RTR_EG_FRAME_OVERHEAD /* lib/egress: FCS, preamble, IFG */
 
 struct rx {
 	uint64_t got[4];
@@ -43,9 +43,9 @@ struct rx {
 	uint64_t last_ns[4];
 	uint32_t want_host;
 	uint64_t wrong_host;
-	uint64_t hash;  /* over arrival times */
+	uint64_t hash;      /* over arrival times */
 	uint64_t not_plain; /* frames a host got other than their sender sent */
-	uint64_t ce;	    /* frames that arrived marked CE */
+	uint64_t ce;        /* frames that arrived marked CE */
 };
 
 static void
@@ -79,9 +79,14 @@ send_flow(struct sim_net *net, uint32_t src, uint32_t dst, unsigned int f, uint1
 
 	for (uint32_t i = 0; i < N_PKTS; i++) {
 		struct sim_pkt *p = sim_pkt_alloc(net);
-		struct sim_roce r = {.src_ip = t->nodes[src].ip, .dst_ip = t->nodes[dst].ip,
-			.sport = sport, .dqp = 0x100 + f, .psn = i, .dscp = 26, .ecn = 2,
-			.payload = PAYLOAD};
+		struct sim_roce r = {.src_ip = t->nodes[src].ip,
+				.dst_ip = t->nodes[dst].ip,
+				.sport = sport,
+				.dqp = 0x100 + f,
+				.psn = i,
+				.dscp = 26,
+				.ecn = 2,
+				.payload = PAYLOAD};
 
 		r.opcode = i == 0 ? 0 : i == N_PKTS - 1 ? 2 : 1; /* SEND first/middle/last */
 		sim_roce_build(p, &r);
@@ -117,18 +122,21 @@ static void
 check_fct(const char *what, uint64_t got_ns, double want_ns)
 {
 	CHECK(fabs((double)got_ns - want_ns) <= 0.01 * want_ns, "%s: FCT %llu ns, analytic %.2f",
-		what, (unsigned long long)got_ns, want_ns);
+			what, (unsigned long long)got_ns, want_ns);
 	/* Rounding to whole ns: at most one per hop. */
 	CHECK(fabs((double)got_ns - want_ns) <= 5, "%s: FCT %llu ns, analytic %.2f", what,
-		(unsigned long long)got_ns, want_ns);
+			(unsigned long long)got_ns, want_ns);
 	printf("%s: FCT %llu ns, analytic %.2f ns\n", what, (unsigned long long)got_ns, want_ns);
 }
 
 static void
 test_flows(void)
 {
-	struct sim_leafspine p = {.tors = 4, .spines = 2, .hosts_per_tor = 4, .host_gbps = 100,
-		.link_delay_ns = DELAY_NS};
+	struct sim_leafspine p = {.tors = 4,
+			.spines = 2,
+			.hosts_per_tor = 4,
+			.host_gbps = 100,
+			.link_delay_ns = DELAY_NS};
 	struct sim_topo t;
 	struct sim_net net;
 	struct rx r;
@@ -214,18 +222,19 @@ test_flows(void)
 				marked += c[RTR_EGC_ecn_marked];
 				if (c[RTR_EGC_sent] == 0)
 					continue;
-				printf("  %s port %u: sent %llu, max depth %llu B, ECN marked %llu, "
-					"NIC max %llu B\n", n->name, q,
-					(unsigned long long)c[RTR_EGC_sent],
-					(unsigned long long)c[RTR_EGC_max_depth],
-					(unsigned long long)c[RTR_EGC_ecn_marked],
-					(unsigned long long)net.tx[k][q].max_q_bytes);
+				printf("  %s port %u: sent %llu, max depth %llu B, ECN marked "
+				       "%llu, "
+				       "NIC max %llu B\n",
+						n->name, q, (unsigned long long)c[RTR_EGC_sent],
+						(unsigned long long)c[RTR_EGC_max_depth],
+						(unsigned long long)c[RTR_EGC_ecn_marked],
+						(unsigned long long)net.tx[k][q].max_q_bytes);
 			}
 		}
 		CHECK(max_depth >= (uint64_t)(0.9 * N_PKTS * len), "max depth %llu B",
-			(unsigned long long)max_depth);
+				(unsigned long long)max_depth);
 		CHECK(nic_max <= (SIM_NIC_FRAMES - 1) * len, "NIC FIFO %llu B",
-			(unsigned long long)nic_max);
+				(unsigned long long)nic_max);
 		CHECK(marked > 0, "a 1 MB queue marked nothing");
 		CHECK_EQ(r.ce, marked);
 	}
@@ -260,15 +269,19 @@ static void
 test_qos(void)
 {
 	static const char *const qos[2] = {
-		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 4096\n"
-		"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}",
-		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 4096\n"
-		"  ecn: {enabled: false, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}",
+			"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 4096\n"
+			"  ecn: {enabled: true, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}",
+			"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 4096\n"
+			"  ecn: {enabled: false, kmin_kb: 100, kmax_kb: 400, pmax: 0.2}",
 	};
 
 	for (unsigned int i = 0; i < 2; i++) {
-		struct sim_leafspine p = {.tors = 4, .spines = 2, .hosts_per_tor = 4,
-			.host_gbps = 100, .link_delay_ns = DELAY_NS, .sections = qos[i]};
+		struct sim_leafspine p = {.tors = 4,
+				.spines = 2,
+				.hosts_per_tor = 4,
+				.host_gbps = 100,
+				.link_delay_ns = DELAY_NS,
+				.sections = qos[i]};
 		struct sim_topo t;
 		struct sim_net net;
 		struct rx r;
@@ -296,7 +309,7 @@ test_qos(void)
 			CHECK_EQ(marked, 0);
 		CHECK_EQ(r.ce, marked);
 		printf("qos %s: class 3 sent %llu, marked %llu\n", i ? "ecn off" : "ecn on",
-			(unsigned long long)sent, (unsigned long long)marked);
+				(unsigned long long)sent, (unsigned long long)marked);
 		sim_net_fini(&net);
 		if (i == 0) {
 			/* RED draws from the egress's seeded generator: the
@@ -324,16 +337,20 @@ static void
 test_pfc(void)
 {
 	static const char *const qos[2] = {
-		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 256\n"
-		"  pfc: {mode: off}",
-		"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 256\n"
-		"  pfc: {mode: software, classes: [3], xoff_kb: 32, xon_kb: 16}",
+			"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 256\n"
+			"  pfc: {mode: off}",
+			"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 256\n"
+			"  pfc: {mode: software, classes: [3], xoff_kb: 32, xon_kb: 16}",
 	};
 	static const uint32_t src[4] = {0, 4, 8, 13};
 
 	for (unsigned int i = 0; i < 2; i++) {
-		struct sim_leafspine p = {.tors = 4, .spines = 2, .hosts_per_tor = 4,
-			.host_gbps = 100, .link_delay_ns = DELAY_NS, .sections = qos[i]};
+		struct sim_leafspine p = {.tors = 4,
+				.spines = 2,
+				.hosts_per_tor = 4,
+				.host_gbps = 100,
+				.link_delay_ns = DELAY_NS,
+				.sections = qos[i]};
 		struct sim_topo t;
 		struct sim_net net;
 		struct rx r;
@@ -362,18 +379,21 @@ test_pfc(void)
 		for (uint32_t h = 0; h < t.n_hosts; h++)
 			host_pfc += net.tx[h][0].rx_pfc;
 		printf("pfc %s: %llu of %u frames, %llu dropped, %llu PFC frames (%llu at hosts), "
-			"%llu out of order\n", i ? "on" : "off", (unsigned long long)got,
-			4 * N_PKTS, (unsigned long long)sim_net_drops(&net, -1),
-			(unsigned long long)net.pfc_frames, (unsigned long long)host_pfc,
-			(unsigned long long)r.out_of_order);
+		       "%llu out of order\n",
+				i ? "on" : "off", (unsigned long long)got, 4 * N_PKTS,
+				(unsigned long long)sim_net_drops(&net, -1),
+				(unsigned long long)net.pfc_frames, (unsigned long long)host_pfc,
+				(unsigned long long)r.out_of_order);
 		for (unsigned int k = t.first_tor; k < t.n_nodes; k++)
 			for (int d = 1; d < RTR_DROP_MAX; d++)
 				if (net.st[k].drops[d])
 					printf("  %s: %llu %s\n", t.nodes[k].name,
-						(unsigned long long)net.st[k].drops[d], rtr_drop_names[d]);
+							(unsigned long long)net.st[k].drops[d],
+							rtr_drop_names[d]);
 		if (i == 0) {
-			CHECK(sim_net_drops(&net, RTR_DROP_QUEUE_FULL) > 0, "a 4:1 incast into 256 KB "
-				"without PFC dropped nothing");
+			CHECK(sim_net_drops(&net, RTR_DROP_QUEUE_FULL) > 0,
+					"a 4:1 incast into 256 KB "
+					"without PFC dropped nothing");
 			CHECK_EQ(net.pfc_frames, 0);
 			CHECK_EQ(got + sim_net_drops(&net, -1), 4 * N_PKTS);
 		} else {
@@ -401,8 +421,12 @@ test_modes(void)
 	static const char *const modes[] = {"conweave", "seqbalance", "caver"};
 
 	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(modes); i++) {
-		struct sim_leafspine p = {.tors = 4, .spines = 2, .hosts_per_tor = 4,
-			.host_gbps = 100, .link_delay_ns = DELAY_NS, .lb = modes[i]};
+		struct sim_leafspine p = {.tors = 4,
+				.spines = 2,
+				.hosts_per_tor = 4,
+				.host_gbps = 100,
+				.link_delay_ns = DELAY_NS,
+				.lb = modes[i]};
 		int id = rtr_lb_mode_find(modes[i]);
 		struct sim_topo t;
 		struct sim_net net;
@@ -420,13 +444,13 @@ test_modes(void)
 		}
 		run(&t, 0, UINT32_MAX, 15, &r, &net);
 		CHECK(r.got[0] == N_PKTS, "%s: %llu of %u", modes[i], (unsigned long long)r.got[0],
-			N_PKTS);
+				N_PKTS);
 		CHECK(r.out_of_order == 0, "%s: %llu out of order", modes[i],
-			(unsigned long long)r.out_of_order);
+				(unsigned long long)r.out_of_order);
 		CHECK(r.not_plain == 0, "%s: %llu frames not as sent", modes[i],
-			(unsigned long long)r.not_plain);
+				(unsigned long long)r.not_plain);
 		CHECK(sim_net_drops(&net, -1) == 0, "%s: %llu drops", modes[i],
-			(unsigned long long)sim_net_drops(&net, -1));
+				(unsigned long long)sim_net_drops(&net, -1));
 		{
 			uint64_t lbc = 0, sp = 0;
 
@@ -435,18 +459,20 @@ test_modes(void)
 			for (unsigned int k = 0; k < p.spines; k++)
 				sp += net.st[t.first_spine + k].lb[RTR_LBC_ecmp_packets];
 			printf("%s: %llu frames, last at %llu ns, %llu LB ticks; source ToR: %llu "
-				"ECMP picks, %llu in all LB counters; spines: %llu ECMP picks\n",
-				modes[i], (unsigned long long)r.got[0],
-				(unsigned long long)r.last_ns[0], (unsigned long long)net.lb_ticks,
-				(unsigned long long)net.st[t.first_tor].lb[RTR_LBC_ecmp_packets],
-				(unsigned long long)lbc, (unsigned long long)sp);
+			       "ECMP picks, %llu in all LB counters; spines: %llu ECMP picks\n",
+					modes[i], (unsigned long long)r.got[0],
+					(unsigned long long)r.last_ns[0],
+					(unsigned long long)net.lb_ticks,
+					(unsigned long long)net.st[t.first_tor]
+							.lb[RTR_LBC_ecmp_packets],
+					(unsigned long long)lbc, (unsigned long long)sp);
 			/* The mode's own pick ran at the source ToR, not ECMP's. */
 			CHECK(net.st[t.first_tor].lb[RTR_LBC_ecmp_packets] == 0 && lbc > 0,
-				"%s: the mode's pick did not run", modes[i]);
+					"%s: the mode's pick did not run", modes[i]);
 		}
 		sim_net_fini(&net);
 		CHECK(net.pkts_live == 0, "%s: %llu buffers not returned", modes[i],
-			(unsigned long long)net.pkts_live);
+				(unsigned long long)net.pkts_live);
 		sim_topo_free(&t);
 	}
 }

@@ -35,8 +35,12 @@ static uint32_t
 frame_of(uint32_t src_ip, uint32_t dst_ip, uint16_t sport)
 {
 	struct sim_pkt *p = &frame_buf.p;
-	struct sim_roce r = {.src_ip = src_ip, .dst_ip = dst_ip, .sport = sport, .dqp = 17,
-		.opcode = 4, .payload = 64};
+	struct sim_roce r = {.src_ip = src_ip,
+			.dst_ip = dst_ip,
+			.sport = sport,
+			.dqp = 17,
+			.opcode = 4,
+			.payload = 64};
 
 	memset(p, 0, sizeof(*p));
 	p->mb.buf_addr = frame_buf.data;
@@ -108,8 +112,11 @@ via_kind(const struct sim_topo *t, const uint32_t *via, unsigned int n_via, enum
 static void
 test_leafspine(unsigned int T, unsigned int S, unsigned int H, double oversub_want)
 {
-	struct sim_leafspine p = {.tors = T, .spines = S, .hosts_per_tor = H, .host_gbps = 100,
-		.link_delay_ns = 1000};
+	struct sim_leafspine p = {.tors = T,
+			.spines = S,
+			.hosts_per_tor = H,
+			.host_gbps = 100,
+			.link_delay_ns = 1000};
 	struct sim_topo t;
 	char err[256], prefix[32];
 	unsigned int i, k, bad = 0, n_pairs = 0, ports = 0;
@@ -124,7 +131,7 @@ test_leafspine(unsigned int T, unsigned int S, unsigned int H, double oversub_wa
 	CHECK_EQ(t.n_switches, T + S);
 	CHECK_EQ(t.n_nodes, T * H + T + S);
 	CHECK(t.oversub > oversub_want - 1e-9 && t.oversub < oversub_want + 1e-9, "oversub %f",
-		t.oversub);
+			t.oversub);
 	for (i = 0; i < t.n_nodes; i++) {
 		const struct sim_node *n = &t.nodes[i];
 
@@ -173,8 +180,8 @@ test_leafspine(unsigned int T, unsigned int S, unsigned int H, double oversub_wa
 				sp = via_kind(&t, via, nv, SIM_SPINE, 0);
 				if (got != want || (want == 2) != (sp < 0)) {
 					if (bad++ < 5)
-						fprintf(stderr, "h%u -> h%u: %d links, spine %d\n", a, b,
-							got, sp);
+						fprintf(stderr, "h%u -> h%u: %d links, spine %d\n",
+								a, b, got, sp);
 				}
 			}
 		}
@@ -248,7 +255,7 @@ test_fattree(unsigned int k, unsigned int hp, unsigned int want_hosts, unsigned 
 	CHECK_EQ(t.first_core - t.first_spine, k * h);
 	CHECK_EQ(t.n_nodes - t.first_core, h * h);
 	CHECK(t.oversub > want_oversub - 1e-9 && t.oversub < want_oversub + 1e-9, "oversub %f",
-		t.oversub);
+			t.oversub);
 	/* Host links, edge-agg links and agg-core links, both ends each. */
 	CHECK_EQ(check_links(&t, 100, 1000), 2 * (want_hosts + k * h * h + k * h * h));
 	for (uint32_t i = t.first_tor; i < t.n_nodes; i++) {
@@ -257,13 +264,15 @@ test_fattree(unsigned int k, unsigned int hp, unsigned int want_hosts, unsigned 
 		if (n->lb_ops == NULL || n->cfg->n_ports != n->n_ports)
 			bad++;
 		if (n->kind == SIM_TOR) {
-			if (n->cfg->sw.role != RTR_ROLE_TOR || n->fabric_ports != ((1u << h) - 1) << H ||
+			if (n->cfg->sw.role != RTR_ROLE_TOR ||
+					n->fabric_ports != ((1u << h) - 1) << H ||
 					n->route->n_groups != 1 || n->route->groups[0].n_paths != h)
 				bad++;
 		} else if (n->kind == SIM_SPINE) {
 			/* An agg: its uplinks (ports h..k-1) are the default's group. */
 			if (n->cfg->sw.role != RTR_ROLE_SPINE || n->fabric_ports != (1u << k) - 1 ||
-					n->route->n_groups != 1 || n->route->groups[0].n_paths != h ||
+					n->route->n_groups != 1 ||
+					n->route->groups[0].n_paths != h ||
 					n->route->groups[0].port[0] != h)
 				bad++;
 		} else if (n->cfg->sw.role != RTR_ROLE_SPINE || n->fabric_ports != (1u << k) - 1 ||
@@ -286,17 +295,25 @@ test_fattree(unsigned int k, unsigned int hp, unsigned int want_hosts, unsigned 
 				ag0 = via_kind(&t, via, nv, SIM_SPINE, 0);
 				ag1 = via_kind(&t, via, nv, SIM_SPINE, 1);
 				co = via_kind(&t, via, nv, SIM_CORE, 0);
-				if (got != want ||
-						(want == 2 && (ag0 >= 0 || co >= 0)) ||
-						(want == 4 && ((unsigned int)ag0 / h != pa || ag1 >= 0 ||
-							co >= 0)) ||
+				if (got != want || (want == 2 && (ag0 >= 0 || co >= 0)) ||
+						(want == 4 && ((unsigned int)ag0 / h != pa ||
+									      ag1 >= 0 ||
+									      co >= 0)) ||
 						(want == 6 && ((unsigned int)ag0 / h != pa ||
-							(unsigned int)ag1 / h != pb || co < 0 ||
-							(unsigned int)co / h != (unsigned int)ag0 % h ||
-							(unsigned int)co / h != (unsigned int)ag1 % h))) {
+									      (unsigned int)ag1 / h !=
+											      pb ||
+									      co < 0 ||
+									      (unsigned int)co / h !=
+											      (unsigned int)ag0 %
+													      h ||
+									      (unsigned int)co / h !=
+											      (unsigned int)ag1 %
+													      h))) {
 					if (bad++ < 5)
-						fprintf(stderr, "h%u -> h%u: %d links, aggs %d %d core %d\n",
-							a, b, got, ag0, ag1, co);
+						fprintf(stderr,
+								"h%u -> h%u: %d links, aggs %d %d "
+								"core %d\n",
+								a, b, got, ag0, ag1, co);
 				}
 			}
 		}
@@ -357,8 +374,12 @@ spread(const struct sim_topo *t, uint32_t a, uint32_t b, unsigned int n, uint64_
 static void
 test_down_leafspine(void)
 {
-	struct sim_leafspine p = {.tors = 4, .spines = 3, .hosts_per_tor = 2, .host_gbps = 100,
-		.link_delay_ns = 1000, .down_links = "tor0:spine1,tor3:spine0"};
+	struct sim_leafspine p = {.tors = 4,
+			.spines = 3,
+			.hosts_per_tor = 2,
+			.host_gbps = 100,
+			.link_delay_ns = 1000,
+			.down_links = "tor0:spine1,tor3:spine0"};
 	const unsigned int H = 2;
 	struct sim_topo t;
 	uint64_t sp, co;
@@ -370,7 +391,7 @@ test_down_leafspine(void)
 		return;
 	}
 	CHECK(t.nodes[t.first_tor].ports[H + 1].down && t.nodes[t.first_spine + 1].ports[0].down,
-		"tor0-spine1 not down");
+			"tor0-spine1 not down");
 	CHECK(t.nodes[t.first_tor].cfg->ports[H + 1].admin_down, "tor0 port 3 not admin_down");
 	CHECK(t.nodes[t.first_spine].cfg->ports[3].admin_down, "spine0 port 3 not admin_down");
 	CHECK(!t.nodes[t.first_tor].ports[H].down, "tor0-spine0 down");
@@ -410,8 +431,10 @@ test_down_leafspine(void)
 static void
 test_down_fattree(void)
 {
-	struct sim_fattree p = {.k = 4, .gbps = 100, .link_delay_ns = 1000,
-		.down_links = "agg0:core0,tor0:agg1"};
+	struct sim_fattree p = {.k = 4,
+			.gbps = 100,
+			.link_delay_ns = 1000,
+			.down_links = "agg0:core0,tor0:agg1"};
 	struct sim_topo t;
 	uint64_t sp, co;
 	unsigned int bad = 0;
@@ -446,8 +469,11 @@ test_down_fattree(void)
 static void
 test_link_gbps(void)
 {
-	struct sim_leafspine p = {.tors = 2, .spines = 2, .hosts_per_tor = 2, .host_gbps = 100,
-		.link_delay_ns = 1000};
+	struct sim_leafspine p = {.tors = 2,
+			.spines = 2,
+			.hosts_per_tor = 2,
+			.host_gbps = 100,
+			.link_delay_ns = 1000};
 	struct sim_topo t;
 	uint32_t node;
 	uint16_t port;
@@ -463,7 +489,7 @@ test_link_gbps(void)
 	CHECK_EQ(sim_topo_link_set_gbps(&t, node, port, 25), 0);
 	CHECK(t.nodes[t.first_tor].ports[3].gbps == 25, "%f", t.nodes[t.first_tor].ports[3].gbps);
 	CHECK(t.nodes[t.first_spine + 1].ports[0].gbps == 25, "%f",
-		t.nodes[t.first_spine + 1].ports[0].gbps);
+			t.nodes[t.first_spine + 1].ports[0].gbps);
 	CHECK_EQ(t.nodes[t.first_tor].cfg->ports[3].speed_gbps, 25);
 	CHECK_EQ(t.nodes[t.first_spine + 1].cfg->ports[0].speed_gbps, 25);
 	/* The other uplink and the reverse direction's lookup. */
@@ -502,8 +528,11 @@ test_bad_args(void)
 	CHECK(strstr(err, "even") != NULL, "%s", err);
 	sim_topo_free(&t);
 	/* A partition, a link that does not exist, a host's link. */
-	p = (struct sim_leafspine){.tors = 2, .spines = 1, .hosts_per_tor = 1, .host_gbps = 100,
-		.down_links = "tor0:spine0"};
+	p = (struct sim_leafspine){.tors = 2,
+			.spines = 1,
+			.hosts_per_tor = 1,
+			.host_gbps = 100,
+			.down_links = "tor0:spine0"};
 	CHECK_EQ(sim_topo_leafspine(&t, &p, "bad2_", err, sizeof(err)), -1);
 	CHECK(strstr(err, "cannot reach") != NULL, "%s", err);
 	sim_topo_free(&t);
@@ -518,9 +547,13 @@ test_bad_args(void)
 	/* The text wrappers: what the builder loads. */
 	p.down_links = NULL;
 	CHECK(sim_topo_tor_yaml(&p, 1, yaml, sizeof(yaml)) > 0 &&
-		strstr(yaml, "role: tor") != NULL && strstr(yaml, "10.2.0.1/32") != NULL, "%s", yaml);
+					strstr(yaml, "role: tor") != NULL &&
+					strstr(yaml, "10.2.0.1/32") != NULL,
+			"%s", yaml);
 	CHECK(sim_topo_spine_yaml(&p, 0, yaml, sizeof(yaml)) > 0 &&
-		strstr(yaml, "role: spine") != NULL && strstr(yaml, "10.2.0.0/16") != NULL, "%s", yaml);
+					strstr(yaml, "role: spine") != NULL &&
+					strstr(yaml, "10.2.0.0/16") != NULL,
+			"%s", yaml);
 }
 
 /* ------------------------------------------- frames across a fat-tree */
@@ -528,7 +561,7 @@ test_bad_args(void)
 #define E2E_PKTS    200
 #define E2E_PAYLOAD 1000
 #define E2E_DATA    (14 + 20 + 8 + 12 + E2E_PAYLOAD + 4)
-#define E2E_ACK	    (14 + 20 + 8 + 12 + 4 + 4) /* BTH, AETH, ICRC */
+#define E2E_ACK     (14 + 20 + 8 + 12 + 4 + 4) /* BTH, AETH, ICRC */
 
 struct e2e {
 	uint32_t src, dst;
@@ -551,8 +584,12 @@ e2e_rx(struct sim_net *net, uint32_t host, struct sim_pkt *p)
 	if (host == e->dst && bth[0] != RTR_BTH_OP_RC_ACK) {
 		struct sim_pkt *a;
 		struct sim_roce r = {.src_ip = net->topo->nodes[e->dst].ip,
-			.dst_ip = net->topo->nodes[e->src].ip, .dqp = 0x200 + fl, .psn = psn,
-			.opcode = RTR_BTH_OP_RC_ACK, .dscp = 26, .payload = 4};
+				.dst_ip = net->topo->nodes[e->src].ip,
+				.dqp = 0x200 + fl,
+				.psn = psn,
+				.opcode = RTR_BTH_OP_RC_ACK,
+				.dscp = 26,
+				.payload = 4};
 
 		if (p->mb.pkt_len != E2E_DATA || bth[4] != 0 || (bth[8] & 0x7f) != 0)
 			e->not_plain++;
@@ -588,8 +625,12 @@ e2e_send(struct sim *s, void *arg, uint64_t fl)
 	for (uint32_t i = 0; i < E2E_PKTS; i++) {
 		struct sim_pkt *p = sim_pkt_alloc(net);
 		struct sim_roce r = {.src_ip = net->topo->nodes[e->src].ip,
-			.dst_ip = net->topo->nodes[e->dst].ip, .sport = (uint16_t)(49152 + fl),
-			.dqp = 0x100 + (uint32_t)fl, .psn = i, .dscp = 26, .payload = E2E_PAYLOAD};
+				.dst_ip = net->topo->nodes[e->dst].ip,
+				.sport = (uint16_t)(49152 + fl),
+				.dqp = 0x100 + (uint32_t)fl,
+				.psn = i,
+				.dscp = 26,
+				.payload = E2E_PAYLOAD};
 
 		r.opcode = i == 0 ? 0 : i == E2E_PKTS - 1 ? 2 : 1;
 		sim_roce_build(p, &r);
@@ -642,7 +683,8 @@ test_fattree_frames(void)
 		}
 		snprintf(prefix, sizeof(prefix), "ftf_%s_", modes[i]);
 		if (sim_topo_fattree(&t, &p, prefix, err, sizeof(err)) != 0 ||
-				sim_net_init(&net, &t, RTR_EG_FRAME_OVERHEAD, err, sizeof(err)) != 0) {
+				sim_net_init(&net, &t, RTR_EG_FRAME_OVERHEAD, err, sizeof(err)) !=
+						0) {
 			CHECK(0, "%s: %s", modes[i], err);
 			continue;
 		}
@@ -655,25 +697,29 @@ test_fattree_frames(void)
 		sim_at(&net.sim, 100000, e2e_send, &e, 1);
 		sim_run(&net.sim, 2 * 1000 * 1000);
 		CHECK(e.data[0] == E2E_PKTS && e.data[1] == E2E_PKTS, "%s: %llu + %llu frames",
-			modes[i], (unsigned long long)e.data[0], (unsigned long long)e.data[1]);
-		CHECK(e.acks == 2 * E2E_PKTS, "%s: %llu ACKs", modes[i], (unsigned long long)e.acks);
+				modes[i], (unsigned long long)e.data[0],
+				(unsigned long long)e.data[1]);
+		CHECK(e.acks == 2 * E2E_PKTS, "%s: %llu ACKs", modes[i],
+				(unsigned long long)e.acks);
 		CHECK(e.ooo == 0 && e.not_plain == 0 && e.wrong == 0,
-			"%s: %llu out of order, %llu not as sent, %llu misdelivered", modes[i],
-			(unsigned long long)e.ooo, (unsigned long long)e.not_plain,
-			(unsigned long long)e.wrong);
+				"%s: %llu out of order, %llu not as sent, %llu misdelivered",
+				modes[i], (unsigned long long)e.ooo,
+				(unsigned long long)e.not_plain, (unsigned long long)e.wrong);
 		CHECK(sim_net_drops(&net, -1) == 0 && net.tx_late == 0, "%s: %llu drops", modes[i],
-			(unsigned long long)sim_net_drops(&net, -1));
+				(unsigned long long)sim_net_drops(&net, -1));
 		if (strcmp(modes[i], "ecmp") == 0) {
 			double ser = (E2E_DATA + RTR_EG_FRAME_OVERHEAD) * 8.0 / 100;
 			double want = (E2E_PKTS + 5) * ser + 6 * 1000;
 
-			CHECK(fabs((double)e.last_ns[0] - want) <= 6, "ecmp: FCT %llu ns, analytic %.2f",
-				(unsigned long long)e.last_ns[0], want);
+			CHECK(fabs((double)e.last_ns[0] - want) <= 6,
+					"ecmp: FCT %llu ns, analytic %.2f",
+					(unsigned long long)e.last_ns[0], want);
 			printf("fat-tree ecmp: FCT %llu ns, analytic %.2f ns\n",
-				(unsigned long long)e.last_ns[0], want);
+					(unsigned long long)e.last_ns[0], want);
 		}
 		if (strcmp(modes[i], "caver") == 0) {
-			uint64_t added = net.st[t.first_tor + t.n_tors - 1].lb[RTR_LBC_caver_shims_added];
+			uint64_t added = net.st[t.first_tor + t.n_tors - 1]
+							 .lb[RTR_LBC_caver_shims_added];
 			uint64_t rewr = lbc_sum(&net, t.first_spine, t.n_nodes,
 					RTR_LBC_caver_shims_rewritten);
 			uint64_t strip = net.st[t.first_tor].lb[RTR_LBC_caver_shims_stripped];
@@ -683,11 +729,11 @@ test_fattree_frames(void)
 			uint64_t unadv = net.st[t.first_tor].lb[RTR_LBC_caver_flows_unadvertised];
 
 			printf("fat-tree caver: shims added %llu, rewritten %llu, stripped %llu; "
-				"flows from the table %llu (%llu on an uplink without an entry), "
-				"source-routed at pod 0's aggs %llu\n",
-				(unsigned long long)added, (unsigned long long)rewr,
-				(unsigned long long)strip, (unsigned long long)table,
-				(unsigned long long)unadv, (unsigned long long)sr);
+			       "flows from the table %llu (%llu on an uplink without an entry), "
+			       "source-routed at pod 0's aggs %llu\n",
+					(unsigned long long)added, (unsigned long long)rewr,
+					(unsigned long long)strip, (unsigned long long)table,
+					(unsigned long long)unadv, (unsigned long long)sr);
 			CHECK_EQ(added, 2 * E2E_PKTS);
 			CHECK_EQ(rewr, 3 * 2 * E2E_PKTS);
 			CHECK_EQ(strip, 2 * E2E_PKTS);
@@ -697,7 +743,7 @@ test_fattree_frames(void)
 		}
 		sim_net_fini(&net);
 		CHECK(net.pkts_live == 0, "%s: %llu buffers not returned", modes[i],
-			(unsigned long long)net.pkts_live);
+				(unsigned long long)net.pkts_live);
 		sim_topo_free(&t);
 	}
 }

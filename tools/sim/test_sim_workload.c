@@ -105,8 +105,13 @@ static uint64_t
 test_arrivals(const struct sim_cdf *c, uint64_t seed, bool check)
 {
 	struct sim_workload_params p = {
-		.n_hosts = N_HOSTS, .host_gbps = 100, .load = 0.5, .oversub = 2,
-		.start_ns = 1000, .duration_ns = 100000000, .seed = seed,
+			.n_hosts = N_HOSTS,
+			.host_gbps = 100,
+			.load = 0.5,
+			.oversub = 2,
+			.start_ns = 1000,
+			.duration_ns = 100000000,
+			.seed = seed,
 	};
 	static uint64_t dst_count[N_HOSTS];
 	uint64_t n = 0, self = 0, late = 0, unordered = 0, h0_flows = 0;
@@ -191,8 +196,12 @@ static void
 test_params(const struct sim_cdf *c)
 {
 	struct sim_workload_params p = {
-		.n_hosts = 2, .host_gbps = 100, .load = 0.5, .oversub = 1,
-		.duration_ns = 1000000, .seed = 1,
+			.n_hosts = 2,
+			.host_gbps = 100,
+			.load = 0.5,
+			.oversub = 1,
+			.duration_ns = 1000000,
+			.seed = 1,
 	};
 	struct sim_workload_flow f;
 	struct sim_workload w;

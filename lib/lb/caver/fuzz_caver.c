@@ -15,10 +15,10 @@ static const char *
 cv_fuzz_config(uint8_t p, char *buf, size_t n)
 {
 	snprintf(buf, n,
-		"caver: {dre_period_us: %u, q: %u, alpha: %s, aging_us: %u, flow_idle_us: "
-		"%u, flow_table_size: 1024}\n",
-		1 + (p & 7) * 10, 1 + ((p >> 3) & 15), (p & 0x80) ? "1.0" : "0.2",
-		(p & 0x80) ? 20 : 500, (p & 0x40) ? 5 : 1000);
+			"caver: {dre_period_us: %u, q: %u, alpha: %s, aging_us: %u, flow_idle_us: "
+			"%u, flow_table_size: 1024}\n",
+			1 + (p & 7) * 10, 1 + ((p >> 3) & 15), (p & 0x80) ? "1.0" : "0.2",
+			(p & 0x80) ? 20 : 500, (p & 0x40) ? 5 : 1000);
 	return buf;
 }
 
@@ -27,11 +27,12 @@ cv_fuzz_config(uint8_t p, char *buf, size_t n)
 static void *
 cv_fuzz_shared_create(const struct rtr_config *cfg)
 {
-	return rtr_caver_shared_create(16, (uint64_t)rtr_caver_config(cfg)->aging_us * 1000, false, 0);
+	return rtr_caver_shared_create(
+			16, (uint64_t)rtr_caver_config(cfg)->aging_us * 1000, false, 0);
 }
 
 const struct rtr_lb_fuzz rtr_lb_fuzz_entry = {
-	.mode = RTR_LB_CAVER,
-	.config = cv_fuzz_config,
-	.shared_create = cv_fuzz_shared_create,
+		.mode = RTR_LB_CAVER,
+		.config = cv_fuzz_config,
+		.shared_create = cv_fuzz_shared_create,
 };

@@ -29,7 +29,7 @@
 #include "rtr_lb_mem.h"
 #include "rtr_stats.h"
 
-#define NEVER	 UINT64_MAX
+#define NEVER    UINT64_MAX
 #define KIND_SRC 1
 #define AETH_LEN 4
 /* Linear probes of the host table: a lookup of an absent host stays cheap
@@ -52,25 +52,25 @@
  * within 2^26 units of pace, so an entry is cleared long before its age could
  * wrap past 2^28 and look fresh again.
  */
-#define W_TBITS	    29
-#define W_TMASK	    ((1ULL << W_TBITS) - 1)
+#define W_TBITS     29
+#define W_TMASK     ((1ULL << W_TBITS) - 1)
 #define W_HOPS_SH   29
-#define W_VALID	    (1ULL << 31)
-#define W_CE_SH	    32
+#define W_VALID     (1ULL << 31)
+#define W_CE_SH     32
 #define W_PATH_SH   40
 #define AGING_MAX_U (1ULL << 27)
-#define SWEEP_U	    (1ULL << 26) /* a worker sweeps its share within this many units */
-#define SWEEP_MIN   8		 /* host slots per tick at least */
+#define SWEEP_U     (1ULL << 26) /* a worker sweeps its share within this many units */
+#define SWEEP_MIN   8            /* host slots per tick at least */
 
 /* ------------------------------------------------------------------ state */
 
 struct rtr_caver_shared {
 	/* Published DRE bytes: each worker writes its row only. */
 	_Atomic uint64_t dre[RTR_MAX_LCORES][RTR_MAX_PORTS];
-	_Atomic uint32_t *keys;		       /* IPv4 (network order), 0 = free */
+	_Atomic uint32_t *keys;                 /* IPv4 (network order), 0 = free */
 	_Atomic uint64_t (*ent)[RTR_MAX_PORTS]; /* [slot][port] */
-	uint32_t cap;			       /* power of two */
-	unsigned int tshift;		       /* time unit: 2^tshift ns */
+	uint32_t cap;                           /* power of two */
+	unsigned int tshift;                    /* time unit: 2^tshift ns */
 	bool rte;
 };
 
@@ -78,7 +78,7 @@ struct rtr_caver_shared {
 struct cv_flow {
 	uint16_t group;
 	uint8_t path;
-	uint8_t next_hop;	/* RTR_LB_HOP_NONE: no source route */
+	uint8_t next_hop; /* RTR_LB_HOP_NONE: no source route */
 	uint8_t ce;
 	uint8_t by_table;
 };
@@ -97,17 +97,17 @@ struct rtr_caver {
 	 * switches upstream would learn each host on one port only (seen in
 	 * the leaf-spine test: every spine choice came from a single entry).
 	 */
-	uint16_t rr_pos[RTR_MAX_PORTS];	/* position in the round */
-	uint16_t rr_off[RTR_MAX_PORTS];	/* rotation of the round */
+	uint16_t rr_pos[RTR_MAX_PORTS]; /* position in the round */
+	uint16_t rr_off[RTR_MAX_PORTS]; /* rotation of the round */
 	uint64_t rng;
-	uint64_t aging_u;		/* aging in table time units */
-	double keep;			/* 1 - alpha */
-	double qscale;			/* 2^Q */
-	double denom[RTR_MAX_PORTS];	/* rate_bps * period_s / alpha, in bits */
-	double x[RTR_MAX_PORTS];	/* this worker's DRE, bytes */
-	uint64_t dre_next;		/* next period boundary, 0 before the first tick */
-	uint64_t sweep_last;		/* when the path-table sweep last ran */
-	uint32_t sweep_cur;		/* this worker's next slot (of its share) */
+	uint64_t aging_u;            /* aging in table time units */
+	double keep;                 /* 1 - alpha */
+	double qscale;               /* 2^Q */
+	double denom[RTR_MAX_PORTS]; /* rate_bps * period_s / alpha, in bits */
+	double x[RTR_MAX_PORTS];     /* this worker's DRE, bytes */
+	uint64_t dre_next;           /* next period boundary, 0 before the first tick */
+	uint64_t sweep_last;         /* when the path-table sweep last ran */
+	uint32_t sweep_cur;          /* this worker's next slot (of its share) */
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -221,7 +221,7 @@ static inline uint64_t
 w_make(const struct rtr_caver_shared *s, uint32_t path, uint8_t ce, uint8_t hops, uint64_t now)
 {
 	return (uint64_t)(path >> 8) << W_PATH_SH | (uint64_t)ce << W_CE_SH | W_VALID |
-		(uint64_t)RTE_MIN(hops, 3) << W_HOPS_SH | t_units(s, now);
+	       (uint64_t)RTE_MIN(hops, 3) << W_HOPS_SH | t_units(s, now);
 }
 
 static inline uint32_t
@@ -268,7 +268,8 @@ host_slot(struct rtr_caver_shared *s, uint32_t addr, bool insert)
 		if (!insert)
 			return -1;
 		if (atomic_compare_exchange_strong_explicit(&s->keys[idx], &k, addr,
-				memory_order_acq_rel, memory_order_acquire) || k == addr)
+				    memory_order_acq_rel, memory_order_acquire) ||
+				k == addr)
 			return (int)idx;
 	}
 	return -1;
@@ -542,15 +543,15 @@ rtr_caver_create(const struct rtr_caver_params *p, const struct rtr_lb_io *io)
 	}
 	snprintf(name, sizeof(name), "cv_flows_%u", p->worker);
 	fp = (struct rtr_ft_params){
-		.name = name,
-		.entries = p->flow_entries,
-		.limits = p->ft_limits,
-		.value_size = sizeof(struct cv_flow),
-		/* An idle flow is placed again anyway: its entry may go. */
-		.aging_ns = p->flow_idle_ns,
-		.pinned = cv_pinned,
-		.socket_id = p->socket_id,
-		.use_rte_malloc = p->use_rte_malloc,
+			.name = name,
+			.entries = p->flow_entries,
+			.limits = p->ft_limits,
+			.value_size = sizeof(struct cv_flow),
+			/* An idle flow is placed again anyway: its entry may go. */
+			.aging_ns = p->flow_idle_ns,
+			.pinned = cv_pinned,
+			.socket_id = p->socket_id,
+			.use_rte_malloc = p->use_rte_malloc,
 	};
 	cv->fs.ft = rtr_ft_create(&fp);
 	cv->fs.fill = cv_fill;
@@ -645,7 +646,8 @@ place(struct rtr_caver *cv, const struct rtr_group *g, uint64_t live, const uint
 		f->ce = (uint8_t)best;
 		/* Byte 4 holds 7 bits of port: a longer one cannot be asked
 		 * for. best_w is 0 for a path without an entry: no hop. */
-		f->next_hop = w_hops(best_w) > 0 && hop <= RTR_CAVER_SR_PORT ? hop : RTR_LB_HOP_NONE;
+		f->next_hop = w_hops(best_w) > 0 && hop <= RTR_CAVER_SR_PORT ? hop
+									     : RTR_LB_HOP_NONE;
 		f->by_table = 1;
 		c[RTR_LBC_caver_flows_table]++;
 		if (best_w == 0)
@@ -703,7 +705,9 @@ rtr_caver_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struc
 			goto ecmp;
 		}
 		f = (struct cv_flow *)rtr_ft_value(e);
-		if (st == RTR_FT_NEW || rtr_lb_idle(cv->fs.clock, now, meta->in_port, e->last_ns, cv->p.flow_idle_ns) ||
+		if (st == RTR_FT_NEW ||
+				rtr_lb_idle(cv->fs.clock, now, meta->in_port, e->last_ns,
+						cv->p.flow_idle_ns) ||
 				f->group != g_idx || f->path >= g->n_paths ||
 				!(live & (1ULL << f->path))) {
 			bool existed = st != RTR_FT_NEW;
@@ -716,7 +720,9 @@ rtr_caver_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struc
 		}
 		e->last_ns = now;
 		set_b4(frame, meta,
-				f->next_hop == RTR_LB_HOP_NONE ? 0 : (uint8_t)(RTR_CAVER_SR | f->next_hop));
+				f->next_hop == RTR_LB_HOP_NONE
+						? 0
+						: (uint8_t)(RTR_CAVER_SR | f->next_hop));
 		return f->path;
 	}
 	if (is_fabric_port(cv, meta->in_port) && (meta->bth_b4 & RTR_CAVER_SR)) {
@@ -807,7 +813,7 @@ shim_add(struct rtr_caver *cv, struct rte_mbuf *m, struct rtr_meta *meta, uint16
 	if (cv->p.n_hosts > 0) {
 		unsigned int n = cv->p.n_hosts;
 		const struct rtr_caver_host *h =
-			&cv->hosts[(cv->rr_off[out_port] + cv->rr_pos[out_port]) % n];
+				&cv->hosts[(cv->rr_off[out_port] + cv->rr_pos[out_port]) % n];
 
 		if (++cv->rr_pos[out_port] >= n) {
 			cv->rr_pos[out_port] = 0;
@@ -875,11 +881,13 @@ shim_rewrite(struct rtr_caver *cv, uint8_t *f, const struct rtr_meta *meta,
 	if (slot >= 0) {
 		/* A port that is down carries nothing, whatever its entry says
 		 * (its DRE even decays to 0, so it would look the best). */
-		uint32_t down = cv->p.link_down != NULL ?
-			atomic_load_explicit(cv->p.link_down, memory_order_relaxed) : 0;
+		uint32_t down = cv->p.link_down != NULL ? atomic_load_explicit(cv->p.link_down,
+									  memory_order_relaxed)
+							: 0;
 
 		for (unsigned int p = 0; p < RTR_MAX_PORTS; p++) {
-			uint64_t w = atomic_load_explicit(&cv->s->ent[slot][p], memory_order_relaxed);
+			uint64_t w = atomic_load_explicit(
+					&cv->s->ent[slot][p], memory_order_relaxed);
 			unsigned int cost;
 
 			if (!w_valid(cv, w, now) || (down & (1u << p)))
@@ -953,7 +961,8 @@ rtr_caver_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *m
 		uint16_t out_port)
 {
 	struct rtr_caver *cv = state;
-	if (out_port < RTR_MAX_PORTS && (!(meta->flags & RTR_MF_ROCE) || rtr_meta_is_roce_data(meta)))
+	if (out_port < RTR_MAX_PORTS &&
+			(!(meta->flags & RTR_MF_ROCE) || rtr_meta_is_roce_data(meta)))
 		dre_add(cv, out_port, rte_pktmbuf_pkt_len(m));
 }
 
@@ -977,7 +986,7 @@ rtr_caver_host_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
 	 * caver_shims_stripped); what is left here came past another mode. */
 	if (rte_pktmbuf_is_contiguous(m) &&
 			rtr_caver_is_shimmed(rte_pktmbuf_mtod(m, const uint8_t *),
-				rte_pktmbuf_data_len(m), meta)) {
+					rte_pktmbuf_data_len(m), meta)) {
 		rtr_caver_shim_strip(m, meta);
 		c[RTR_LBC_foreign_shims_stripped]++;
 	}
@@ -1038,23 +1047,23 @@ rtr_caver_init(const struct rtr_lb_init *in)
 	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_caver_host *hosts = NULL;
 	struct rtr_caver_params p = {
-		.dre_period_ns = (uint64_t)cc->dre_period_us * 1000,
-		.alpha = cc->alpha,
-		.q = cc->q,
-		.aging_ns = (uint64_t)cc->aging_us * 1000,
-		.flow_idle_ns = (uint64_t)cc->flow_idle_us * 1000,
-		.flow_entries = (cc->flow_table_size + nw - 1) / nw,
-		.ft_limits = lim,
-		.host_port_mask = in->host_port_mask,
-		.switch_id = cfg->sw.id,
-		.hash_seed = in->hash_seed,
-		.rng_seed = (uint64_t)cfg->sw.id << 16 ^ in->hash_seed,
-		.worker = in->worker,
-		.n_workers = nw,
-		.socket_id = in->socket,
-		.use_rte_malloc = in->use_rte_malloc,
-		.shared = in->shared,
-		.link_down = in->link_down,
+			.dre_period_ns = (uint64_t)cc->dre_period_us * 1000,
+			.alpha = cc->alpha,
+			.q = cc->q,
+			.aging_ns = (uint64_t)cc->aging_us * 1000,
+			.flow_idle_ns = (uint64_t)cc->flow_idle_us * 1000,
+			.flow_entries = (cc->flow_table_size + nw - 1) / nw,
+			.ft_limits = lim,
+			.host_port_mask = in->host_port_mask,
+			.switch_id = cfg->sw.id,
+			.hash_seed = in->hash_seed,
+			.rng_seed = (uint64_t)cfg->sw.id << 16 ^ in->hash_seed,
+			.worker = in->worker,
+			.n_workers = nw,
+			.socket_id = in->socket,
+			.use_rte_malloc = in->use_rte_malloc,
+			.shared = in->shared,
+			.link_down = in->link_down,
 	};
 	struct rtr_caver *cv;
 
@@ -1067,8 +1076,8 @@ rtr_caver_init(const struct rtr_lb_init *in)
 			p.fabric_port_mask |= 1u << pc->port;
 		/* The DRE measures against the rate the port really has:
 		 * its shaper's when it is shaped. 0 = 100 Gb/s. */
-		p.rate_bps[pc->port] = pc->shape_gbps > 0 ? pc->shape_gbps * 1e9 :
-			(double)pc->speed_gbps * 1e9;
+		p.rate_bps[pc->port] = pc->shape_gbps > 0 ? pc->shape_gbps * 1e9
+							  : (double)pc->speed_gbps * 1e9;
 	}
 	if (cfg->n_routes > 0) {
 		hosts = calloc(cfg->n_routes, sizeof(*hosts));
@@ -1105,35 +1114,35 @@ cv_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
 }
 
 const struct rtr_lb_ops rtr_lb_caver = {
-	.name = "caver",
-	.mode = RTR_LB_CAVER,
-	.flow_affinity = true,
-	/* ConWeave fields read, so that a host never gets them. */
-	.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
-	.deliver_flags = 0,
-	.shared_create = cv_shared_create,
-	.shared_free = rtr_caver_shared_free,
-	.init = rtr_caver_init,
-	.fini = rtr_caver_free,
-	.pick = rtr_caver_pick,
-	.prefetch = rtr_lb_fs_prefetch,
-	.post_route = rtr_caver_post_route,
-	.queued = rtr_caver_queued,
-	.table = rtr_lb_fs_table,
-	.tick = rtr_caver_tick,
-	.next_deadline = rtr_caver_next_deadline,
-	.flows = rtr_lb_fs_flows,
+		.name = "caver",
+		.mode = RTR_LB_CAVER,
+		.flow_affinity = true,
+		/* ConWeave fields read, so that a host never gets them. */
+		.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
+		.deliver_flags = 0,
+		.shared_create = cv_shared_create,
+		.shared_free = rtr_caver_shared_free,
+		.init = rtr_caver_init,
+		.fini = rtr_caver_free,
+		.pick = rtr_caver_pick,
+		.prefetch = rtr_lb_fs_prefetch,
+		.post_route = rtr_caver_post_route,
+		.queued = rtr_caver_queued,
+		.table = rtr_lb_fs_table,
+		.tick = rtr_caver_tick,
+		.next_deadline = rtr_caver_next_deadline,
+		.flows = rtr_lb_fs_flows,
 };
 
 const struct rtr_lb_desc rtr_lb_caver_desc = {
-	.name = "caver",
-	.summary = "CAVER: DRE and path vectors on ACKs",
-	.ops = &rtr_lb_caver,
-	.config = &rtr_caver_section,
-	.spine = RTR_LB_SPINE_RUN,
-	.flow_view = cv_flow_view,
-	.counter_first = RTR_LBC_CAVER_FIRST,
-	.n_counters = RTR_LBC_CAVER_N,
-	.host_check = rtr_caver_host_check,
-	.host_strip = rtr_caver_host_strip,
+		.name = "caver",
+		.summary = "CAVER: DRE and path vectors on ACKs",
+		.ops = &rtr_lb_caver,
+		.config = &rtr_caver_section,
+		.spine = RTR_LB_SPINE_RUN,
+		.flow_view = cv_flow_view,
+		.counter_first = RTR_LBC_CAVER_FIRST,
+		.n_counters = RTR_LBC_CAVER_N,
+		.host_check = rtr_caver_host_check,
+		.host_strip = rtr_caver_host_strip,
 };

@@ -66,18 +66,18 @@ struct rtr_ft_limit;
 struct rte_mbuf;
 struct rtr_lb_io;
 
-#define RTR_CAVER_SHIM_LEN  12
-#define RTR_CAVER_RESV7	    0x7f /* BTH Resv7 of a shimmed ACK */
-#define RTR_CAVER_SR	    0x80 /* BTH byte 4: a source route follows in bits 6..0 */
-#define RTR_CAVER_SR_PORT   0x7f
-#define RTR_CAVER_HOSTS	    16384 /* default capacity of the path table (hosts) */
+#define RTR_CAVER_SHIM_LEN 12
+#define RTR_CAVER_RESV7    0x7f /* BTH Resv7 of a shimmed ACK */
+#define RTR_CAVER_SR       0x80 /* BTH byte 4: a source route follows in bits 6..0 */
+#define RTR_CAVER_SR_PORT  0x7f
+#define RTR_CAVER_HOSTS    16384 /* default capacity of the path table (hosts) */
 /* Shortest UDP datagram a shimmed ACK can be: UDP + BTH + AETH + shim + ICRC. */
 #define RTR_CAVER_SHIM_UDP_MIN (8 + RTR_BTH_LEN + 4 + RTR_CAVER_SHIM_LEN + RTR_ICRC_LEN)
 
 /* The decoded shim. */
 struct rtr_caver_shim {
-	uint32_t host;	      /* IPv4, network order */
-	uint32_t path;	      /* host order: hop 0 in bits 31..24 */
+	uint32_t host; /* IPv4, network order */
+	uint32_t path; /* host order: hop 0 in bits 31..24 */
 	uint8_t ce;
 	uint8_t hops;
 	uint16_t last_switch; /* host order */
@@ -94,36 +94,36 @@ struct rtr_caver_shared;
 /* max_hosts: path-table capacity (rounded up to a power of two, 0 =
  * RTR_CAVER_HOSTS); aging_ns sets the unit of the stored times (exactly 1 ns
  * for aging up to 134 ms). */
-struct rtr_caver_shared *rtr_caver_shared_create(uint32_t max_hosts, uint64_t aging_ns,
-		bool use_rte_malloc, int socket);
+struct rtr_caver_shared *rtr_caver_shared_create(
+		uint32_t max_hosts, uint64_t aging_ns, bool use_rte_malloc, int socket);
 void rtr_caver_shared_free(void *shared);
 
 /* A host attached to this switch: an IPv4 /32 route to a host port. */
 struct rtr_caver_host {
-	uint32_t addr;	/* network order */
+	uint32_t addr; /* network order */
 	uint16_t port;
 };
 
 struct rtr_caver_params {
 	uint64_t dre_period_ns;
-	double alpha;		  /* DRE decay per period, (0, 1] */
-	unsigned int q;		  /* CE quantisation bits (<= 32) */
-	uint64_t aging_ns;	  /* path-table entries older than this are invalid */
-	uint64_t flow_idle_ns;	  /* an idle flow is placed again */
-	uint32_t flow_entries;	  /* this worker's flow table */
+	double alpha;                         /* DRE decay per period, (0, 1] */
+	unsigned int q;                       /* CE quantisation bits (<= 32) */
+	uint64_t aging_ns;                    /* path-table entries older than this are invalid */
+	uint64_t flow_idle_ns;                /* an idle flow is placed again */
+	uint32_t flow_entries;                /* this worker's flow table */
 	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
 	uint32_t host_port_mask;
 	uint32_t fabric_port_mask;
 	double rate_bps[RTR_MAX_PORTS]; /* DRE line rate per port; 0 = 100 Gb/s */
 	uint16_t switch_id;
-	unsigned int n_hosts;	  /* attached hosts advertised by this switch */
+	unsigned int n_hosts;               /* attached hosts advertised by this switch */
 	const struct rtr_caver_host *hosts; /* copied by create */
-	uint32_t hash_seed;	  /* the parser's (not used yet: flow hash from meta) */
-	uint64_t rng_seed;	  /* tie-breaks */
-	unsigned int worker;	  /* < RTR_MAX_LCORES */
-	unsigned int n_workers;	  /* workers that publish DRE values */
+	uint32_t hash_seed;                 /* the parser's (not used yet: flow hash from meta) */
+	uint64_t rng_seed;                  /* tie-breaks */
+	unsigned int worker;                /* < RTR_MAX_LCORES */
+	unsigned int n_workers;             /* workers that publish DRE values */
 	int socket_id;
-	bool use_rte_malloc;	  /* false: no EAL (unit tests) */
+	bool use_rte_malloc; /* false: no EAL (unit tests) */
 	struct rtr_caver_shared *shared;
 	/* Bit p set: port p's link is down (the switch's mask, written by
 	 * the control plane); NULL: every port is up. A transit switch does
@@ -180,8 +180,8 @@ void rtr_caver_queued(void *state, const struct rte_mbuf *m, const struct rtr_me
 /* CAVER's host_check (rtr_lb_desc, rtr_lb_host.h), applied by every host
  * port whatever the mode: a parsed packet from a host port that is an RC
  * ACK with Resv7 = 0x7F is a forged shim (RTR_DROP_HOST_LB_PACKET). */
-enum rtr_drop_reason rtr_caver_host_check(const uint8_t *frame, uint32_t len,
-		const struct rtr_meta *meta);
+enum rtr_drop_reason rtr_caver_host_check(
+		const uint8_t *frame, uint32_t len, const struct rtr_meta *meta);
 
 /* CAVER's host_strip (rtr_lb_desc, rtr_lb_host.h), applied toward every
  * host whatever the mode: a shim still in a packet from a fabric port
@@ -200,8 +200,8 @@ uint64_t rtr_caver_next_deadline(const void *state);
 /* ------------------------------------------------- for tests and telemetry */
 
 /* The advertisement stored for (host, port), if valid at now_ns. */
-bool rtr_caver_table_get(const struct rtr_caver *cv, uint32_t host, uint16_t port,
-		uint64_t now_ns, struct rtr_caver_shim *out);
+bool rtr_caver_table_get(const struct rtr_caver *cv, uint32_t host, uint16_t port, uint64_t now_ns,
+		struct rtr_caver_shim *out);
 
 /* Store an advertisement (as a shimmed ACK from `port` would). Returns false
  * when the table has no room for the host (c[caver_hosts_full] counted). */
@@ -212,8 +212,8 @@ bool rtr_caver_table_put(struct rtr_caver *cv, uint32_t host, uint16_t port,
 uint64_t rtr_caver_table_words(const struct rtr_caver_shared *s);
 
 /* Read / write the shim of a shimmed ACK frame (meta from rtr_parse). */
-void rtr_caver_shim_read(const uint8_t *frame, const struct rtr_meta *meta,
-		struct rtr_caver_shim *out);
+void rtr_caver_shim_read(
+		const uint8_t *frame, const struct rtr_meta *meta, struct rtr_caver_shim *out);
 bool rtr_caver_is_shimmed(const uint8_t *frame, uint32_t len, const struct rtr_meta *meta);
 
 /* Remove the shim of a shimmed ACK (rtr_caver_is_shimmed, single segment):

@@ -33,10 +33,10 @@
 #include "test_lb_stats.h"
 #include "rtr_test_mbuf.h"
 
-#define SEED	 0x1234abcdu
-#define PERIOD	 50000ULL
-#define AGING	 500000ULL
-#define IDLE	 1000000ULL
+#define SEED   0x1234abcdu
+#define PERIOD 50000ULL
+#define AGING  500000ULL
+#define IDLE   1000000ULL
 
 /* ------------------------------------------------------------ frames */
 
@@ -67,10 +67,10 @@ crc32_eth(const uint8_t *p, size_t n)
 
 struct pkt {
 	bool v6;
-	bool roce;	      /* else UDP to port 9 */
-	uint32_t src, dst;    /* IPv4, network order (IPv6: the last 4 bytes) */
+	bool roce;         /* else UDP to port 9 */
+	uint32_t src, dst; /* IPv4, network order (IPv6: the last 4 bytes) */
 	uint16_t sport;
-	uint8_t opcode;	      /* 0x11 gets an AETH */
+	uint8_t opcode; /* 0x11 gets an AETH */
 	uint8_t b4, b8;
 	unsigned int payload; /* after the BTH and its AETH */
 	unsigned int trailer; /* bytes after the IP packet (Ethernet padding) */
@@ -80,15 +80,26 @@ struct pkt {
 static struct pkt
 ack(uint32_t src, uint32_t dst, uint16_t sport)
 {
-	return (struct pkt){.roce = true, .src = src, .dst = dst, .sport = sport,
-		.opcode = RTR_BTH_OP_RC_ACK, .ttl = 64, .tos = 0x02};
+	return (struct pkt){.roce = true,
+			.src = src,
+			.dst = dst,
+			.sport = sport,
+			.opcode = RTR_BTH_OP_RC_ACK,
+			.ttl = 64,
+			.tos = 0x02};
 }
 
 static struct pkt
 data(uint32_t src, uint32_t dst, uint16_t sport, unsigned int payload)
 {
-	return (struct pkt){.roce = true, .src = src, .dst = dst, .sport = sport,
-		.opcode = 0x04, .payload = payload, .ttl = 64, .tos = 0x02};
+	return (struct pkt){.roce = true,
+			.src = src,
+			.dst = dst,
+			.sport = sport,
+			.opcode = 0x04,
+			.payload = payload,
+			.ttl = 64,
+			.tos = 0x02};
 }
 
 /* The frame, with correct IPv4 checksum and ICRC (ALGORITHMS.md 0); UDP
@@ -262,22 +273,22 @@ static struct rtr_caver_params
 defp(struct rtr_caver_shared *sh)
 {
 	return (struct rtr_caver_params){
-		.dre_period_ns = PERIOD,
-		.alpha = 0.2,
-		.q = 8,
-		.aging_ns = AGING,
-		.flow_idle_ns = IDLE,
-		.flow_entries = 4096,
-		.host_port_mask = 0x3,	 /* ports 0, 1 */
-		.fabric_port_mask = 0x3c, /* ports 2..5 */
-		.switch_id = 1,
-		.hash_seed = SEED,
-		.rng_seed = 7,
-		.worker = 0,
-		.n_workers = 1,
-		.socket_id = 0,
-		.use_rte_malloc = false,
-		.shared = sh,
+			.dre_period_ns = PERIOD,
+			.alpha = 0.2,
+			.q = 8,
+			.aging_ns = AGING,
+			.flow_idle_ns = IDLE,
+			.flow_entries = 4096,
+			.host_port_mask = 0x3,    /* ports 0, 1 */
+			.fabric_port_mask = 0x3c, /* ports 2..5 */
+			.switch_id = 1,
+			.hash_seed = SEED,
+			.rng_seed = 7,
+			.worker = 0,
+			.n_workers = 1,
+			.socket_id = 0,
+			.use_rte_malloc = false,
+			.shared = sh,
 	};
 }
 
@@ -338,7 +349,7 @@ static unsigned int
 expect_ce(uint64_t x, double rate, uint64_t period_ns, double alpha, unsigned int q)
 {
 	double v = 8.0 * (double)x / (rate * ((double)period_ns / 1e9) / alpha) *
-		(double)(1ULL << q);
+		   (double)(1ULL << q);
 
 	return v >= 255.0 ? 255 : (unsigned int)v;
 }
@@ -349,8 +360,10 @@ static void
 test_dre_hand_values(void)
 {
 	struct rtr_caver_params p = defp(NULL);
-	struct pkt big = {.src = ip4(10, 0, 0, 1), .dst = ip4(10, 0, 0, 2), .payload = 1258,
-		.ttl = 64};
+	struct pkt big = {.src = ip4(10, 0, 0, 1),
+			.dst = ip4(10, 0, 0, 2),
+			.payload = 1258,
+			.ttl = 64};
 	struct pkt rest = big, empty = big;
 	struct sw s;
 
@@ -377,7 +390,8 @@ test_dre_hand_values(void)
 	/* 100 x 12208: CE 100; after one period 80 x 12208 (0.8 is a little
 	 * less than 4/5 in binary: 79); a port out of range is 0. */
 	send_bytes(s.cv[0], &big, 3, 929, 10, s.st.lb);
-	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), expect_ce(12208 + 929 * 1300, 100e9, PERIOD, 0.2, 8));
+	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3),
+			expect_ce(12208 + 929 * 1300, 100e9, PERIOD, 0.2, 8));
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 3), 99);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], 200), 0);
 	CHECK_EQ(rtr_caver_port_ce(s.cv[0], RTR_MAX_PORTS), 0);
@@ -405,12 +419,12 @@ test_dre_formula(void)
 		uint64_t period;
 		bool clamps;
 	} cases[] = {
-		{0, 0.2, 8, 50000, false},
-		{25e9, 0.2, 8, 50000, false},
-		{10e9, 0.5, 4, 20000, false},
-		{2.5e9, 0.1, 10, 100000, true},
-		{1e9, 1.0, 8, 50000, true},
-		{40e9, 0.05, 12, 10000, true},
+			{0, 0.2, 8, 50000, false},
+			{25e9, 0.2, 8, 50000, false},
+			{10e9, 0.5, 4, 20000, false},
+			{2.5e9, 0.1, 10, 100000, true},
+			{1e9, 1.0, 8, 50000, true},
+			{40e9, 0.05, 12, 10000, true},
 	};
 	static const unsigned int sizes[] = {60, 64, 128, 1000, 1500, 333, 1024, 77};
 
@@ -446,7 +460,7 @@ test_dre_formula(void)
 				unsigned int got = rtr_caver_port_ce(s.cv[0], 3);
 
 				CHECK_EQ(got, expect_ce((uint64_t)x, rate, cases[ci].period,
-						cases[ci].alpha, cases[ci].q));
+							      cases[ci].alpha, cases[ci].q));
 				clamped += got == 255;
 				nonzero += got > 0 && got < 255;
 			}
@@ -464,7 +478,7 @@ test_dre_formula(void)
 				unsigned int got = rtr_caver_port_ce(s.cv[0], 3);
 
 				CHECK_EQ(got, expect_ce((uint64_t)x, rate, cases[ci].period,
-						cases[ci].alpha, cases[ci].q));
+							      cases[ci].alpha, cases[ci].q));
 				clamped += got == 255;
 				nonzero += got > 0 && got < 255;
 			}
@@ -487,8 +501,8 @@ test_dre_what_counts(void)
 {
 	struct rtr_caver_params p = defp(NULL);
 	uint32_t a = ip4(10, 0, 0, 1), b = ip4(10, 0, 0, 2);
-	struct pkt cnp = data(a, b, 1, 16), nak = ack(a, b, 1), other = {.src = a, .dst = b,
-		.payload = 958, .ttl = 64};
+	struct pkt cnp = data(a, b, 1, 16), nak = ack(a, b, 1),
+		   other = {.src = a, .dst = b, .payload = 958, .ttl = 64};
 	struct pkt d = data(a, b, 1, 1000 - 58);
 	const double keep = 1.0 - 0.2;
 	uint64_t x0, x1;
@@ -519,8 +533,8 @@ test_dre_what_counts(void)
 			expect_ce((uint64_t)(3000 * keep) + x1, 1e9, PERIOD, 0.2, 8));
 	rtr_caver_tick(s.cv[1], 3 * PERIOD + 1, LB_ST(s.st.lb));
 	CHECK_EQ(rtr_caver_port_ce(s.cv[1], 2),
-			expect_ce((uint64_t)(3000 * keep) + (uint64_t)(2000 * keep * keep * keep), 1e9,
-				PERIOD, 0.2, 8));
+			expect_ce((uint64_t)(3000 * keep) + (uint64_t)(2000 * keep * keep * keep),
+					1e9, PERIOD, 0.2, 8));
 	CHECK_EQ(rtr_caver_next_deadline(s.cv[1]), 4 * PERIOD);
 	/* A very late tick (k > 64) takes it all away. */
 	rtr_caver_tick(s.cv[0], 100000 * PERIOD, LB_ST(s.st.lb));
@@ -585,8 +599,8 @@ test_table_sweep(void)
 	sw_init(&s, &p, 2);
 	for (unsigned int i = 1; i <= 40; i++)
 		for (uint16_t port = 2; port < 5; port++)
-			CHECK(rtr_caver_table_put(s.cv[i % 2], ip4(10, 9, 0, (uint8_t)i), port, &adv,
-					t0, s.st.lb));
+			CHECK(rtr_caver_table_put(s.cv[i % 2], ip4(10, 9, 0, (uint8_t)i), port,
+					&adv, t0, s.st.lb));
 	CHECK_EQ(rtr_caver_table_words(s.sh), 120);
 	/* Before the aging time nothing goes, however often ticks run. */
 	for (unsigned int i = 0; i < 100; i++) {
@@ -1129,7 +1143,7 @@ test_source_route(void)
 	k.b4 = 0x02;
 	CHECK(transit_pick(&s, &g, 3, k, NULL) >= 0);
 	CHECK(transit_pick(&s, &g, 3, (struct pkt){.src = h1, .dst = h2, .payload = 10, .ttl = 9},
-			NULL) >= 0);
+			      NULL) >= 0);
 	CHECK_EQ(s.st.lb[RTR_LBC_ecmp_packets], 4);
 	CHECK_EQ(s.st.lb[RTR_LBC_caver_source_route_bad], 2);
 	/* From a port that is neither host nor fabric (the switch's own). */
@@ -1194,7 +1208,7 @@ test_shim_roundtrip(void)
 	CHECK_EQ(f[38] << 8 | f[39], 8 + 12 + 4 + 12 + 4);
 	CHECK_EQ(f[40] | f[41], 0);
 	/* Bytes: BTH, AETH as they were, the shim, the ICRC and padding. */
-	CHECK(memcmp(f, orig, 16) == 0);	       /* Ethernet, version, TOS */
+	CHECK(memcmp(f, orig, 16) == 0);           /* Ethernet, version, TOS */
 	CHECK(memcmp(f + 18, orig + 18, 6) == 0);  /* ID, fragment, TTL, protocol */
 	CHECK(memcmp(f + 26, orig + 26, 12) == 0); /* addresses, UDP ports */
 	CHECK(memcmp(f + bth(m), orig + bth(m), 8) == 0);
@@ -1267,7 +1281,8 @@ test_shim_roundtrip(void)
 
 			for (unsigned int i = 0; i < 2; i++) {
 				m = mk(&k, 0, NULL, NULL);
-				rtr_caver_post_route(b.cv[0], m, rtr_meta(m), 4, 40, LB_ST(b.st.lb));
+				rtr_caver_post_route(
+						b.cv[0], m, rtr_meta(m), 4, 40, LB_ST(b.st.lb));
 				shim_at(m, &s);
 				x[i] = s.host;
 				fake_free(m);
@@ -1285,8 +1300,8 @@ test_shim_roundtrip(void)
 
 		pn.rate_bps[1] = 1e9;
 		sw_init(&n, &pn, 1);
-		send_bytes(n.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 500, .ttl = 9}, 1,
-				3, 1, n.st.lb);
+		send_bytes(n.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 500, .ttl = 9},
+				1, 3, 1, n.st.lb);
 		m = mk(&k, 1, NULL, NULL);
 		rtr_caver_post_route(n.cv[0], m, rtr_meta(m), 4, 30, LB_ST(n.st.lb));
 		shim_at(m, &s);
@@ -1345,8 +1360,8 @@ test_three_switches(void)
 	/* Congestion: B's port toward h2 a little, S's port toward B more. */
 	send_bytes(b.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 300, .ttl = 9}, 0, 1, 1,
 			b.st.lb);
-	send_bytes(sp.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 1400, .ttl = 9}, 1, 2, 1,
-			sp.st.lb);
+	send_bytes(sp.cv[0], &(struct pkt){.src = h1, .dst = h2, .payload = 1400, .ttl = 9}, 1, 2,
+			1, sp.st.lb);
 	ce_b = rtr_caver_port_ce(b.cv[0], 0);
 	ce_s = rtr_caver_port_ce(sp.cv[0], 1);
 	CHECK(ce_b > 0 && ce_s > ce_b, "%u %u", ce_b, ce_s);
@@ -1485,14 +1500,14 @@ test_host_check(void)
 		bool v6;
 		enum rtr_drop_reason want;
 	} cases[] = {
-		{RTR_BTH_OP_RC_ACK, 0x7f, false, RTR_DROP_HOST_LB_PACKET},
-		{RTR_BTH_OP_RC_ACK, 0xff, false, RTR_DROP_HOST_LB_PACKET},
-		{RTR_BTH_OP_RC_ACK, 0x7f, true, RTR_DROP_HOST_LB_PACKET},
-		{RTR_BTH_OP_RC_ACK, 0x7e, false, RTR_DROP_NONE},
-		{RTR_BTH_OP_RC_ACK, 0x80, false, RTR_DROP_NONE},
-		{RTR_BTH_OP_RC_ACK, 0x00, false, RTR_DROP_NONE},
-		{0x04, 0x7f, false, RTR_DROP_NONE},
-		{RTR_BTH_OP_CNP, 0x7f, false, RTR_DROP_NONE},
+			{RTR_BTH_OP_RC_ACK, 0x7f, false, RTR_DROP_HOST_LB_PACKET},
+			{RTR_BTH_OP_RC_ACK, 0xff, false, RTR_DROP_HOST_LB_PACKET},
+			{RTR_BTH_OP_RC_ACK, 0x7f, true, RTR_DROP_HOST_LB_PACKET},
+			{RTR_BTH_OP_RC_ACK, 0x7e, false, RTR_DROP_NONE},
+			{RTR_BTH_OP_RC_ACK, 0x80, false, RTR_DROP_NONE},
+			{RTR_BTH_OP_RC_ACK, 0x00, false, RTR_DROP_NONE},
+			{0x04, 0x7f, false, RTR_DROP_NONE},
+			{RTR_BTH_OP_CNP, 0x7f, false, RTR_DROP_NONE},
 	};
 
 	sw_init(&s, &p, 1);
@@ -1502,8 +1517,7 @@ test_host_check(void)
 		k.v6 = cases[i].v6;
 		k.payload = k.opcode == RTR_BTH_OP_RC_ACK ? 0 : 16;
 		m = mk(&k, 0, NULL, NULL);
-		CHECK_EQ(rtr_caver_host_check(mdata(m), m->data_len, rtr_meta(m)),
-				cases[i].want);
+		CHECK_EQ(rtr_caver_host_check(mdata(m), m->data_len, rtr_meta(m)), cases[i].want);
 		fake_free(m);
 	}
 	/* Non-RoCE. */
@@ -1718,7 +1732,8 @@ test_down_uplink_not_placed(void)
 			count[path]++;
 	}
 	printf("caver: new flows placed on the down uplink (path 0): %u of %u (paths 1..3: "
-			"%u/%u/%u)\n", count[0], n, count[1], count[2], count[3]);
+	       "%u/%u/%u)\n",
+			count[0], n, count[1], count[2], count[3]);
 	CHECK_EQ(count[0], 0);
 	CHECK_EQ(count[1] + count[2] + count[3], n);
 	CHECK_EQ(s.st.lb[RTR_LBC_caver_flows_table], n);
@@ -1820,8 +1835,9 @@ test_dre_tail_drop(void)
 	want = expect_ce((uint64_t)queued * 1000, 10e9, PERIOD, 0.2, 8);
 	got = rtr_caver_port_ce(s.cv[0], 2);
 	printf("caver: burst of %u x 1000 B into a 16 KB queue: %u queued, %u tail-dropped; DRE "
-			"CE %u (queued bytes: %u, every byte: %u)\n", n, queued, sink.dropped, got,
-			want, expect_ce((uint64_t)n * 1000, 10e9, PERIOD, 0.2, 8));
+	       "CE %u (queued bytes: %u, every byte: %u)\n",
+			n, queued, sink.dropped, got, want,
+			expect_ce((uint64_t)n * 1000, 10e9, PERIOD, 0.2, 8));
 	CHECK_EQ(queued, 16);
 	CHECK_EQ(sink.dropped, n - queued);
 	CHECK_EQ(got, want);
@@ -1929,16 +1945,17 @@ test_host_egress(void)
 		static const struct {
 			uint8_t op, b4, b8, want_b4;
 		} cases[] = {
-			{0x04, 0x05, 0, 0},
-			{0x04, 0x83, RTR_BTH_ACKREQ, 0},
-			{RTR_BTH_OP_CNP, 0x40 | 0x07, 0, 0x40},
-			{0x04, 0, 0x7f, 0},
-			{0x04, 0x11, 0x20, 0},
-			{RTR_BTH_OP_RC_ACK, 0, 0x60, 0},
+				{0x04, 0x05, 0, 0},
+				{0x04, 0x83, RTR_BTH_ACKREQ, 0},
+				{RTR_BTH_OP_CNP, 0x40 | 0x07, 0, 0x40},
+				{0x04, 0, 0x7f, 0},
+				{0x04, 0x11, 0x20, 0},
+				{RTR_BTH_OP_RC_ACK, 0, 0x60, 0},
 		};
 
 		for (unsigned int i = 0; i < RTR_ARRAY_SIZE(cases); i++) {
-			struct pkt k = data(h1, h2, (uint16_t)(5000 + i), cases[i].op == 0x04 ? 100 : 16);
+			struct pkt k = data(h1, h2, (uint16_t)(5000 + i),
+					cases[i].op == 0x04 ? 100 : 16);
 
 			k.opcode = cases[i].op;
 			k.b4 = cases[i].b4;
@@ -1985,13 +2002,18 @@ test_ops(void)
 	memset(&cfg, 0, sizeof(cfg));
 	memset(routes, 0, sizeof(routes));
 	cfg.sw.id = 0x0102;
-	memcpy(cfg.lb_cfg[RTR_LB_CAVER].bytes, &(struct rtr_caver_cfg){.dre_period_us = 50,
-		.alpha = 0.2, .q = 8, .aging_us = 500, .flow_idle_us = 1000,
-		.flow_table_size = 1000}, sizeof(struct rtr_caver_cfg));
+	memcpy(cfg.lb_cfg[RTR_LB_CAVER].bytes,
+			&(struct rtr_caver_cfg){.dre_period_us = 50,
+					.alpha = 0.2,
+					.q = 8,
+					.aging_us = 500,
+					.flow_idle_us = 1000,
+					.flow_table_size = 1000},
+			sizeof(struct rtr_caver_cfg));
 	cfg.n_ports = 3;
 	cfg.ports[0] = (struct rtr_port_cfg){.port = 0, .role = RTR_PORT_HOST, .speed_gbps = 1};
-	cfg.ports[1] = (struct rtr_port_cfg){.port = 1, .role = RTR_PORT_FABRIC, .speed_gbps = 100,
-		.shape_gbps = 2.5};
+	cfg.ports[1] = (struct rtr_port_cfg){
+			.port = 1, .role = RTR_PORT_FABRIC, .speed_gbps = 100, .shape_gbps = 2.5};
 	cfg.ports[2] = (struct rtr_port_cfg){.port = 2, .role = RTR_PORT_FABRIC};
 	routes[0].prefix = (struct rtr_addr){.family = AF_INET, .depth = 32};
 	routes[0].prefix.v4.s_addr = h2;
@@ -2008,9 +2030,9 @@ test_ops(void)
 	CHECK_STR(ops->name, "caver");
 	CHECK(ops->mode == RTR_LB_CAVER && ops->flow_affinity &&
 			ops->fabric_parse_flags == RTR_PARSE_LB_FOREIGN &&
-			ops->deliver_flags == 0 && ops->post_route && ops->queued && ops->table && ops->tick &&
-			ops->next_deadline && ops->flows && ops->pick && !ops->deliver &&
-			!ops->control_rx);
+			ops->deliver_flags == 0 && ops->post_route && ops->queued && ops->table &&
+			ops->tick && ops->next_deadline && ops->flows && ops->pick &&
+			!ops->deliver && !ops->control_rx);
 	sh = ops->shared_create(&cfg, 4, false, 0);
 	CHECK(sh != NULL);
 	memset(&in, 0, sizeof(in));
@@ -2028,8 +2050,9 @@ test_ops(void)
 	CHECK_EQ(ops->next_deadline(state), 50000);
 	/* Shaped port 1: 2.5 Gb/s. */
 	{
-		struct rte_mbuf *m = mk(&(struct pkt){.src = h2, .dst = h2, .payload = 958,
-			.ttl = 3}, 0, NULL, NULL);
+		struct rte_mbuf *m =
+				mk(&(struct pkt){.src = h2, .dst = h2, .payload = 958, .ttl = 3}, 0,
+						NULL, NULL);
 
 		for (uint16_t q = 0; q < 3; q++) {
 			ops->post_route(state, m, rtr_meta(m), q, 5, st);
@@ -2043,9 +2066,13 @@ test_ops(void)
 	/* An ACK from host port 0 to fabric 2 advertises h2 (the only /32 to a
 	 * host port), as switch 0x0102. */
 	{
-		struct rte_mbuf *m = mk(&(struct pkt){.roce = true, .src = h2,
-			.dst = ip4(10, 0, 1, 1), .sport = 5, .opcode = RTR_BTH_OP_RC_ACK, .ttl = 9},
-			0, NULL, NULL);
+		struct rte_mbuf *m = mk(&(struct pkt){.roce = true,
+							.src = h2,
+							.dst = ip4(10, 0, 1, 1),
+							.sport = 5,
+							.opcode = RTR_BTH_OP_RC_ACK,
+							.ttl = 9},
+				0, NULL, NULL);
 		struct rtr_caver_shim s;
 
 		ops->post_route(state, m, rtr_meta(m), 2, 6, st);

@@ -32,10 +32,10 @@
 #include "rtr_pring.h"
 #include "rtr_stats.h"
 
-#define NEVER UINT64_MAX
+#define NEVER    UINT64_MAX
 #define KIND_SRC 1
 #define KIND_DST 2
-#define NO_RING	 0xffff /* so a pool has at most NO_RING rings (0..NO_RING - 1) */
+#define NO_RING  0xffff /* so a pool has at most NO_RING rings (0..NO_RING - 1) */
 /*
  * The stale test (D1) compares 16-bit ts_tx values, unambiguous within half
  * their 67 ms wrap. Its reference must be younger than STALE_WINDOW_NS (a
@@ -51,39 +51,39 @@
 struct cw_src {
 	uint64_t active_ns;
 	uint64_t reply_deadline;
-	uint64_t tail_ns;	/* when the TAIL was picked, then when it left */
+	uint64_t tail_ns;        /* when the TAIL was picked, then when it left */
 	uint64_t clear_deadline; /* phase 1: new epoch after this (NEVER: not armed) */
-	uint64_t epoch_ns;	/* when this epoch's first packet was picked */
+	uint64_t epoch_ns;       /* when this epoch's first packet was picked */
 	uint16_t group;
 	uint8_t epoch;
 	uint8_t phase;
 	uint8_t path;
 	uint8_t stabilized;
-	uint8_t tail_left;	/* the TAIL departed: tail_ns is its departure */
-	uint8_t p1_left;	/* a phase-1 packet departed: clear_deadline is from it */
+	uint8_t tail_left; /* the TAIL departed: tail_ns is its departure */
+	uint8_t p1_left;   /* a phase-1 packet departed: clear_deadline is from it */
 };
 
 /* DstToR state of one flow (2.3). */
 struct cw_dst {
 	uint64_t phase0_rx;
-	uint64_t deadline;	/* hold deadline (NEVER: not holding) */
+	uint64_t deadline; /* hold deadline (NEVER: not holding) */
 	uint64_t hold_start;
-	uint64_t ep_rx;		/* arrival of the packet that set ep_tx */
-	uint32_t hold_gen;	/* which heap entries are current */
-	uint16_t ep_tx;		/* ts_tx of the earliest packet seen of the epoch */
+	uint64_t ep_rx;    /* arrival of the packet that set ep_tx */
+	uint32_t hold_gen; /* which heap entries are current */
+	uint16_t ep_tx;    /* ts_tx of the earliest packet seen of the epoch */
 	uint16_t phase0_tx;
-	uint16_t ts_tail;	/* of the held phase-1 packets */
-	uint16_t ts_tx1;	/* ts_tx of the first held packet */
-	uint8_t path_id;	/* path of the first held packet */
-	uint16_t ring;		/* reorder ring index, NO_RING */
-	uint8_t port;		/* host port of the ring */
-	uint8_t valid;		/* an epoch has been seen */
+	uint16_t ts_tail; /* of the held phase-1 packets */
+	uint16_t ts_tx1;  /* ts_tx of the first held packet */
+	uint8_t path_id;  /* path of the first held packet */
+	uint16_t ring;    /* reorder ring index, NO_RING */
+	uint8_t port;     /* host port of the ring */
+	uint8_t valid;    /* an epoch has been seen */
 	uint8_t epoch;
 	uint8_t rx_phase;
 	uint8_t phase0_seen;
 	uint8_t tail_seen;
 	uint8_t clear_sent;
-	uint8_t no_reorder;	/* overflow: no more holding in this epoch */
+	uint8_t no_reorder; /* overflow: no more holding in this epoch */
 };
 
 struct cw_timer {
@@ -97,17 +97,17 @@ struct rtr_cw {
 	struct rtr_cw_params p;
 	struct rtr_lb_io io;
 	uint64_t aging_ns;
-	uint64_t hold_max_ns;	/* rtr_cw_max_hold_ns() */
-	uint64_t clear_to_ns;	/* rtr_cw_clear_timeout_ns() */
+	uint64_t hold_max_ns; /* rtr_cw_max_hold_ns() */
+	uint64_t clear_to_ns; /* rtr_cw_clear_timeout_ns() */
 	uint64_t rng;
 	struct rtr_pring_pool *pool[RTR_MAX_PORTS];
 	/* Min-heap of hold deadlines; one entry per holding flow (deadline
 	 * pushes are applied lazily when the entry comes to the top). */
 	struct cw_timer *heap;
 	unsigned int heap_n, heap_cap;
-	uint64_t held;		/* packets in rings now */
-	uint64_t hold_budget;	/* at most this many (p.hold_budget, 0: no limit) */
-	uint64_t *cur_c;	/* counters of the call in progress (emit callbacks) */
+	uint64_t held;        /* packets in rings now */
+	uint64_t hold_budget; /* at most this many (p.hold_budget, 0: no limit) */
+	uint64_t *cur_c;      /* counters of the call in progress (emit callbacks) */
 	uint16_t cur_port;
 	struct cw_dst *clear_for; /* expire(): build the CLEAR from the first released packet */
 };
@@ -167,13 +167,13 @@ rtr_cw_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool r
 {
 	struct rtr_pm_group groups[RTR_MAX_GROUPS];
 	struct rtr_pm_params p = {
-		.name = "cw_busy",
-		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
-		.groups = groups,
-		.dst_prefix_len = rtr_conweave_config(cfg)->dst_prefix_len,
-		.dst_prefix_len6 = rtr_conweave_config(cfg)->dst_prefix_len6,
-		.use_rte_malloc = rte,
-		.socket = socket,
+			.name = "cw_busy",
+			.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
+			.groups = groups,
+			.dst_prefix_len = rtr_conweave_config(cfg)->dst_prefix_len,
+			.dst_prefix_len6 = rtr_conweave_config(cfg)->dst_prefix_len6,
+			.use_rte_malloc = rte,
+			.socket = socket,
 	};
 
 	rtr_pm_groups_of(cfg, groups, p.n_groups);
@@ -229,18 +229,23 @@ cw_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_f
 		fi->phase = s->phase;
 		fi->path = s->path;
 		fi->stabilized = s->stabilized;
-		fi->reply_deadline_in_ns = s->reply_deadline == NEVER ? NEVER :
-			(s->reply_deadline > now ? s->reply_deadline - now : 0);
+		fi->reply_deadline_in_ns =
+				s->reply_deadline == NEVER
+						? NEVER
+						: (s->reply_deadline > now ? s->reply_deadline - now
+									   : 0);
 	} else {
 		const struct cw_dst *d = dst_of(e);
 
 		fi->dst_role = true;
 		fi->epoch = d->epoch;
 		fi->phase = d->rx_phase;
-		fi->held = d->ring == NO_RING ? 0 :
-			rtr_pring_depth(rtr_pring_at(cw->pool[d->port], d->ring));
-		fi->deadline_in_ns = d->ring == NO_RING ? NEVER :
-			(d->deadline > now ? d->deadline - now : 0);
+		fi->held = d->ring == NO_RING ? 0
+					      : rtr_pring_depth(rtr_pring_at(
+								cw->pool[d->port], d->ring));
+		fi->deadline_in_ns = d->ring == NO_RING
+						     ? NEVER
+						     : (d->deadline > now ? d->deadline - now : 0);
 	}
 }
 
@@ -269,14 +274,14 @@ rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_lb_io *io)
 	cw->rng = p->rng_seed ^ ((uint64_t)p->worker << 32) ^ 0x5851f42d4c957f2dULL;
 	snprintf(name, sizeof(name), "cw_flows_%u", p->worker);
 	fp = (struct rtr_ft_params){
-		.name = name,
-		.entries = p->flow_entries,
-		.limits = p->ft_limits,
-		.value_size = RTE_MAX(sizeof(struct cw_src), sizeof(struct cw_dst)),
-		.aging_ns = cw->aging_ns,
-		.pinned = cw_pinned,
-		.socket_id = p->socket_id,
-		.use_rte_malloc = p->use_rte_malloc,
+			.name = name,
+			.entries = p->flow_entries,
+			.limits = p->ft_limits,
+			.value_size = RTE_MAX(sizeof(struct cw_src), sizeof(struct cw_dst)),
+			.aging_ns = cw->aging_ns,
+			.pinned = cw_pinned,
+			.socket_id = p->socket_id,
+			.use_rte_malloc = p->use_rte_malloc,
 	};
 	cw->fs.ft = rtr_ft_create(&fp);
 	cw->fs.fill = cw_fill;
@@ -290,11 +295,11 @@ rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_lb_io *io)
 			continue;
 		snprintf(name, sizeof(name), "cw_reorder_w%u_p%u", p->worker, port);
 		pp = (struct rtr_pring_params){
-			.name = name,
-			.n_rings = p->n_rings,
-			.depth = p->ring_depth,
-			.socket_id = p->socket_id,
-			.use_rte_malloc = p->use_rte_malloc,
+				.name = name,
+				.n_rings = p->n_rings,
+				.depth = p->ring_depth,
+				.socket_id = p->socket_id,
+				.use_rte_malloc = p->use_rte_malloc,
 		};
 		cw->pool[port] = rtr_pring_pool_create(&pp);
 		if (cw->pool[port] == NULL)
@@ -343,8 +348,8 @@ sample_path(struct rtr_cw *cw, uint64_t live)
 /* S4: sample two paths (with replacement), take the first that is not busy
  * toward the flow's destination (key k); both busy: keep cur. */
 static int
-good_path(struct rtr_cw *cw, unsigned int g_idx, const struct rtr_ft_key *k, int cur,
-		uint64_t live, uint64_t now)
+good_path(struct rtr_cw *cw, unsigned int g_idx, const struct rtr_ft_key *k, int cur, uint64_t live,
+		uint64_t now)
 {
 	const struct rtr_pm *busy = cw->p.shared;
 	struct rtr_pm_ref r;
@@ -458,7 +463,8 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		expired = true;
 	} else {
 		/* S1 */
-		expired = rtr_lb_idle(cw->fs.clock, now, meta->in_port, f->active_ns, cw->p.theta_inactive_ns);
+		expired = rtr_lb_idle(cw->fs.clock, now, meta->in_port, f->active_ns,
+				cw->p.theta_inactive_ns);
 	}
 	stab = false;
 	if (!expired && f->stabilized) {
@@ -537,7 +543,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	bth = bth_of(frame, meta);
 	bth[4] = (uint8_t)path;
 	bth[8] = (uint8_t)((bth[8] & RTR_BTH_ACKREQ) |
-			RTR_CW_B8(RTR_CW_OP_DATA, phase, f->epoch, ask, tail));
+			   RTR_CW_B8(RTR_CW_OP_DATA, phase, f->epoch, ask, tail));
 	{
 		uint16_t ts_tx = rtr_cw_ts(now), ts_tail = rtr_cw_ts(f->tail_ns);
 		uint8_t *h = bth + RTR_BTH_LEN;
@@ -593,7 +599,8 @@ rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t n
 
 	(void)stats;
 	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA ||
-			meta->in_port >= RTR_MAX_PORTS || !(cw->p.host_port_mask >> meta->in_port & 1))
+			meta->in_port >= RTR_MAX_PORTS ||
+			!(cw->p.host_port_mask >> meta->in_port & 1))
 		return; /* not stamped here */
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
 	h = frame + rtr_meta_bth_off(meta) + RTR_BTH_LEN;
@@ -605,7 +612,8 @@ rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t n
 	if (e == NULL)
 		return; /* the flow is gone: the pick-time stamps stay */
 	f = src_of(e);
-	if (rtr_cw_epoch(b8) != f->epoch || (int16_t)(uint16_t)(pick_tx - rtr_cw_ts(f->epoch_ns)) < 0)
+	if (rtr_cw_epoch(b8) != f->epoch ||
+			(int16_t)(uint16_t)(pick_tx - rtr_cw_ts(f->epoch_ns)) < 0)
 		return; /* an older epoch (the second test: one 4 epochs older) */
 	if (rtr_cw_tail(b8)) {
 		f->tail_ns = now;
@@ -619,7 +627,8 @@ rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t n
 		if (!f->p1_left) {
 			f->p1_left = 1;
 			if (f->clear_deadline != NEVER)
-				f->clear_deadline = RTE_MAX(f->clear_deadline, now + cw->clear_to_ns);
+				f->clear_deadline =
+						RTE_MAX(f->clear_deadline, now + cw->clear_to_ns);
 		}
 	} else {
 		ts_tail = (uint16_t)(h[2] << 8 | h[3]);
@@ -704,7 +713,10 @@ send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *met
 		unsigned int phase, uint16_t ts_tx, uint16_t ts_tail, uint64_t *c)
 {
 	const uint8_t hdr[RTR_CW_HDR_LEN] = {
-		(uint8_t)(ts_tx >> 8), (uint8_t)ts_tx, (uint8_t)(ts_tail >> 8), (uint8_t)ts_tail,
+			(uint8_t)(ts_tx >> 8),
+			(uint8_t)ts_tx,
+			(uint8_t)(ts_tail >> 8),
+			(uint8_t)ts_tail,
 	};
 	struct rte_mbuf *m = cw->io.alloc(cw->io.arg);
 
@@ -874,8 +886,8 @@ ts_before(uint16_t a, uint16_t b)
 }
 
 int
-rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
-		uint64_t now, struct rtr_lcore_stats *stats)
+rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port, uint64_t now,
+		struct rtr_lcore_stats *stats)
 {
 	struct rtr_cw *cw = state;
 	uint64_t *c = stats->lb;
@@ -944,7 +956,8 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			 * (the paper's footnote 6): delivered at once,
 			 * nothing changes.
 			 */
-			if (rtr_lb_since(rtr_lb_seen_in(cw->fs.clock, now, meta->in_port), d->ep_rx) < STALE_WINDOW_NS &&
+			if (rtr_lb_since(rtr_lb_seen_in(cw->fs.clock, now, meta->in_port),
+					    d->ep_rx) < STALE_WINDOW_NS &&
 					ts_before(ts_tx, d->ep_tx)) {
 				c[RTR_LBC_stale_epoch_packets]++;
 				rtr_lb_hdr_strip(m, meta);
@@ -952,8 +965,8 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			}
 			fresh = true;
 		} else if (ts_before(ts_tx, d->ep_tx) ||
-				rtr_lb_since(rtr_lb_seen_in(cw->fs.clock, now, meta->in_port), d->ep_rx) >=
-						STALE_WINDOW_NS / 2) {
+				rtr_lb_since(rtr_lb_seen_in(cw->fs.clock, now, meta->in_port),
+						d->ep_rx) >= STALE_WINDOW_NS / 2) {
 			/* An earlier packet of this epoch than the one seen
 			 * first (it came by a slower path), or a reference
 			 * that grows old: any packet of the epoch will do. */
@@ -1117,7 +1130,8 @@ rtr_cw_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 		if (t.gen != d->hold_gen || d->ring == NO_RING)
 			continue; /* released meanwhile */
 		if (d->deadline > now) {
-			heap_push(cw, d->deadline, t.e, t.gen); /* pushed later; the pop made room */
+			heap_push(cw, d->deadline, t.e,
+					t.gen); /* pushed later; the pop made room */
 			continue;
 		}
 		expire(cw, t.e, now, c);
@@ -1167,7 +1181,6 @@ rtr_cw_held(const void *state)
 	return cw->held;
 }
 
-
 /* ------------------------------------------------------------- the mode */
 
 /* Config microseconds become nanoseconds here; the switch's flow table size
@@ -1179,25 +1192,25 @@ rtr_cw_init(const struct rtr_lb_init *in)
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
 	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_cw_params p = {
-		.base_rtt_ns = (uint64_t)cc->base_rtt_us * 1000,
-		.theta_reply_ns = (uint64_t)cc->theta_reply_us * 1000,
-		.theta_path_busy_ns = (uint64_t)cc->theta_path_busy_us * 1000,
-		.theta_inactive_ns = (uint64_t)cc->theta_inactive_us * 1000,
-		.resume_extra_ns = (uint64_t)cc->resume_extra_us * 1000,
-		.resume_default_ns = (uint64_t)cc->resume_default_us * 1000,
-		.clear_timeout_ns = (uint64_t)cc->clear_timeout_us * 1000,
-		.flow_entries = (cc->flow_table_size + nw - 1) / nw,
-		.ft_limits = lim,
-		.host_port_mask = in->host_port_mask,
-		.n_rings = cc->reorder_queues_per_port,
-		.ring_depth = cc->reorder_queue_depth,
-		.hold_budget = in->hold_budget,
-		.hash_seed = in->hash_seed,
-		.rng_seed = (uint64_t)in->cfg->sw.id << 16 ^ in->hash_seed,
-		.worker = in->worker,
-		.socket_id = in->socket,
-		.use_rte_malloc = in->use_rte_malloc,
-		.shared = in->shared,
+			.base_rtt_ns = (uint64_t)cc->base_rtt_us * 1000,
+			.theta_reply_ns = (uint64_t)cc->theta_reply_us * 1000,
+			.theta_path_busy_ns = (uint64_t)cc->theta_path_busy_us * 1000,
+			.theta_inactive_ns = (uint64_t)cc->theta_inactive_us * 1000,
+			.resume_extra_ns = (uint64_t)cc->resume_extra_us * 1000,
+			.resume_default_ns = (uint64_t)cc->resume_default_us * 1000,
+			.clear_timeout_ns = (uint64_t)cc->clear_timeout_us * 1000,
+			.flow_entries = (cc->flow_table_size + nw - 1) / nw,
+			.ft_limits = lim,
+			.host_port_mask = in->host_port_mask,
+			.n_rings = cc->reorder_queues_per_port,
+			.ring_depth = cc->reorder_queue_depth,
+			.hold_budget = in->hold_budget,
+			.hash_seed = in->hash_seed,
+			.rng_seed = (uint64_t)in->cfg->sw.id << 16 ^ in->hash_seed,
+			.worker = in->worker,
+			.socket_id = in->socket,
+			.use_rte_malloc = in->use_rte_malloc,
+			.shared = in->shared,
 	};
 
 	rtr_lb_ft_limits(in, p.flow_entries, lim);
@@ -1216,8 +1229,8 @@ cw_mbuf_budget(const struct rtr_config *cfg, const char **key)
 		return cc->hold_budget;
 	}
 	*key = NULL;
-	return rtr_lb_hold_per_host_port(cfg,
-			(uint64_t)cc->reorder_queues_per_port * cc->reorder_queue_depth);
+	return rtr_lb_hold_per_host_port(
+			cfg, (uint64_t)cc->reorder_queues_per_port * cc->reorder_queue_depth);
 }
 
 static void
@@ -1239,26 +1252,26 @@ cw_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
 }
 
 const struct rtr_lb_ops rtr_lb_conweave = {
-	.name = "conweave",
-	.mode = RTR_LB_CONWEAVE,
-	.flow_affinity = true,
-	.fabric_parse_flags = RTR_PARSE_LB_HDR,
-	.table = rtr_lb_fs_table,
-	.deliver_flags = RTR_MF_LB_HDR,
-	.shared_create = rtr_cw_shared_create,
-	.shared_free = rtr_cw_shared_free,
-	.init = rtr_cw_init,
-	.fini = rtr_cw_free,
-	.pick = rtr_cw_pick,
-	.prefetch = rtr_lb_fs_prefetch,
-	.control_rx = rtr_cw_control_rx,
-	.depart = rtr_cw_depart,
-	.deliver = rtr_cw_deliver,
-	.tick = rtr_cw_tick,
-	.next_deadline = rtr_cw_next_deadline,
-	.flush = rtr_cw_flush,
-	.held = rtr_cw_held,
-	.flows = rtr_lb_fs_flows,
+		.name = "conweave",
+		.mode = RTR_LB_CONWEAVE,
+		.flow_affinity = true,
+		.fabric_parse_flags = RTR_PARSE_LB_HDR,
+		.table = rtr_lb_fs_table,
+		.deliver_flags = RTR_MF_LB_HDR,
+		.shared_create = rtr_cw_shared_create,
+		.shared_free = rtr_cw_shared_free,
+		.init = rtr_cw_init,
+		.fini = rtr_cw_free,
+		.pick = rtr_cw_pick,
+		.prefetch = rtr_lb_fs_prefetch,
+		.control_rx = rtr_cw_control_rx,
+		.depart = rtr_cw_depart,
+		.deliver = rtr_cw_deliver,
+		.tick = rtr_cw_tick,
+		.next_deadline = rtr_cw_next_deadline,
+		.flush = rtr_cw_flush,
+		.held = rtr_cw_held,
+		.flows = rtr_lb_fs_flows,
 };
 
 bool
@@ -1273,15 +1286,15 @@ rtr_cw_host_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
 }
 
 const struct rtr_lb_desc rtr_lb_conweave_desc = {
-	.name = "conweave",
-	.summary = "ConWeave: reroute every RTT, reorder at the DstToR",
-	.ops = &rtr_lb_conweave,
-	.config = &rtr_conweave_section,
-	.spine = RTR_LB_SPINE_ECMP,
-	.mbuf_budget = cw_mbuf_budget,
-	.flow_view = cw_flow_view,
-	.counter_first = RTR_LBC_CW_FIRST,
-	.n_counters = RTR_LBC_CW_N,
-	.host_check = rtr_lb_ctrl_host_check,
-	.host_strip = rtr_cw_host_strip,
+		.name = "conweave",
+		.summary = "ConWeave: reroute every RTT, reorder at the DstToR",
+		.ops = &rtr_lb_conweave,
+		.config = &rtr_conweave_section,
+		.spine = RTR_LB_SPINE_ECMP,
+		.mbuf_budget = cw_mbuf_budget,
+		.flow_view = cw_flow_view,
+		.counter_first = RTR_LBC_CW_FIRST,
+		.n_counters = RTR_LBC_CW_N,
+		.host_check = rtr_lb_ctrl_host_check,
+		.host_strip = rtr_cw_host_strip,
 };

@@ -33,13 +33,29 @@ struct rte_mbuf;
 
 /* Resv7 layout (BTH byte 8, below AckReq), ALGORITHMS.md 2.1; cw_op and
  * its values are in rtr_parse.h. */
-#define RTR_CW_B8(op, phase, epoch, ask, tail)                                                    \
-	((uint8_t)(((op) & 3) << 5 | ((phase) & 1) << 4 | ((epoch) & 3) << 2 | ((ask) & 1) << 1 |   \
-		((tail) & 1)))
-static inline unsigned int rtr_cw_phase(uint8_t b8) { return (b8 >> 4) & 1; }
-static inline unsigned int rtr_cw_epoch(uint8_t b8) { return (b8 >> 2) & 3; }
-static inline unsigned int rtr_cw_ask(uint8_t b8) { return (b8 >> 1) & 1; }
-static inline unsigned int rtr_cw_tail(uint8_t b8) { return b8 & 1; }
+#define RTR_CW_B8(op, phase, epoch, ask, tail)                                            \
+	((uint8_t)(((op)&3) << 5 | ((phase)&1) << 4 | ((epoch)&3) << 2 | ((ask)&1) << 1 | \
+			((tail)&1)))
+static inline unsigned int
+rtr_cw_phase(uint8_t b8)
+{
+	return (b8 >> 4) & 1;
+}
+static inline unsigned int
+rtr_cw_epoch(uint8_t b8)
+{
+	return (b8 >> 2) & 3;
+}
+static inline unsigned int
+rtr_cw_ask(uint8_t b8)
+{
+	return (b8 >> 1) & 1;
+}
+static inline unsigned int
+rtr_cw_tail(uint8_t b8)
+{
+	return b8 & 1;
+}
 
 /* The 16-bit ConWeave timestamp of a clock value: units of 1.024 us. */
 static inline uint16_t
@@ -55,14 +71,14 @@ rtr_cw_ts(uint64_t ns)
  * conweave.dst_prefix_len / dst_prefix_len6, path). Unit tests of the state
  * machine may create their own rtr_pm keyed by (group, path) alone.
  */
-void *rtr_cw_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
-		int socket);
+void *rtr_cw_shared_create(
+		const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket);
 void rtr_cw_shared_free(void *shared);
 
 /* Whether path of group g_idx is busy toward destination dst (16 bytes;
  * IPv4: the first 4) at now_ns. */
-bool rtr_cw_path_busy(const struct rtr_pm *busy, unsigned int g_idx, const uint8_t *dst,
-		bool v6, unsigned int path, uint64_t now_ns);
+bool rtr_cw_path_busy(const struct rtr_pm *busy, unsigned int g_idx, const uint8_t *dst, bool v6,
+		unsigned int path, uint64_t now_ns);
 
 struct rtr_cw_params {
 	uint64_t base_rtt_ns;
@@ -71,19 +87,19 @@ struct rtr_cw_params {
 	uint64_t theta_inactive_ns;
 	uint64_t resume_extra_ns;
 	uint64_t resume_default_ns;
-	uint64_t clear_timeout_ns; /* SrcToR's wait for a CLEAR; 0: derived */
-	uint32_t flow_entries;	  /* this worker's flow table (both roles) */
+	uint64_t clear_timeout_ns;            /* SrcToR's wait for a CLEAR; 0: derived */
+	uint32_t flow_entries;                /* this worker's flow table (both roles) */
 	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
-	uint32_t host_port_mask;  /* ports that get a pool of reorder rings */
-	unsigned int n_rings;	  /* reorder rings per host port, at most 65535 */
-	unsigned int ring_depth;  /* mbufs per ring */
-	uint32_t hold_budget;	  /* mbufs this worker may hold in its rings; 0: no limit */
-	uint32_t hash_seed;	  /* the parser's flow-hash seed (reverse lookups) */
-	uint64_t rng_seed;	  /* path sampling */
-	unsigned int worker;	  /* for names */
+	uint32_t host_port_mask;              /* ports that get a pool of reorder rings */
+	unsigned int n_rings;                 /* reorder rings per host port, at most 65535 */
+	unsigned int ring_depth;              /* mbufs per ring */
+	uint32_t hold_budget; /* mbufs this worker may hold in its rings; 0: no limit */
+	uint32_t hash_seed;   /* the parser's flow-hash seed (reverse lookups) */
+	uint64_t rng_seed;    /* path sampling */
+	unsigned int worker;  /* for names */
 	int socket_id;
-	bool use_rte_malloc;	  /* false: no EAL (unit tests) */
-	struct rtr_pm *shared;	  /* the busy table (rtr_cw_shared_create), or NULL */
+	bool use_rte_malloc;   /* false: no EAL (unit tests) */
+	struct rtr_pm *shared; /* the busy table (rtr_cw_shared_create), or NULL */
 };
 
 struct rtr_cw;
@@ -141,8 +157,9 @@ void rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, u
 		struct rtr_lcore_stats *st);
 
 #define RTR_CW_FORWARD RTR_LB_FORWARD /* m was stripped: the caller sends it to port */
-#define RTR_CW_HELD	RTR_LB_TAKEN /* m was taken: held in a reorder ring, or (a TAIL that
-			   * flushes a ring) already given to io.deliver ahead of it */
+/* m was taken: held in a reorder ring, or (a TAIL that flushes a ring)
+ * already given to io.deliver ahead of it */
+#define RTR_CW_HELD RTR_LB_TAKEN
 
 /*
  * DstToR: a ConWeave DATA packet routed to host port `port`. Sends the

@@ -34,9 +34,9 @@
 #include "test_agg_cfg.h"
 #include "rtr_test_mbuf.h"
 
-#define SEED	 0x1234abcdu
-#define PAYLOAD	 64
-#define MAXREC	 65536
+#define SEED    0x1234abcdu
+#define PAYLOAD 64
+#define MAXREC  65536
 
 /* ------------------------------------------------------------ fakes */
 
@@ -151,8 +151,8 @@ host_frame(uint8_t *p, const struct flow *f, uint32_t psn, uint8_t opcode, uint8
 	unsigned int ulen = 8 + 12 + PAYLOAD + 4;
 
 	memset(p, 0, 14);
-	p[0] = 0x02, p[5] = 0x01;	/* dst MAC */
-	p[6] = 0x02, p[11] = 0x02;	/* src MAC */
+	p[0] = 0x02, p[5] = 0x01;  /* dst MAC */
+	p[6] = 0x02, p[11] = 0x02; /* src MAC */
 	if (!f->v6) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + l3);
 
@@ -260,7 +260,7 @@ mk_cw(const struct flow *f, uint32_t psn, uint8_t path, unsigned int phase, unsi
 	memcpy(out, buf, b + 12);
 	out[b + 4] = path;
 	out[b + 8] = (uint8_t)((ackreq ? RTR_BTH_ACKREQ : 0) |
-			RTR_CW_B8(RTR_CW_OP_DATA, phase, epoch, ask, tail));
+			       RTR_CW_B8(RTR_CW_OP_DATA, phase, epoch, ask, tail));
 	out[b + 12] = (uint8_t)(ts_tx >> 8);
 	out[b + 13] = (uint8_t)ts_tx;
 	out[b + 14] = (uint8_t)(ts_tail >> 8);
@@ -296,22 +296,22 @@ static struct rtr_cw_params
 def_params(struct rtr_pm *sh)
 {
 	return (struct rtr_cw_params){
-		.base_rtt_ns = 4000,
-		.theta_reply_ns = 4000,
-		.theta_path_busy_ns = 16000,
-		.theta_inactive_ns = 300000,
-		.resume_extra_ns = 16000,
-		.resume_default_ns = 200000,
-		.flow_entries = 1024,
-		.host_port_mask = 0x3,
-		.n_rings = 8,
-		.ring_depth = 64,
-		.hash_seed = SEED,
-		.rng_seed = 42,
-		.worker = 0,
-		.socket_id = 0,
-		.use_rte_malloc = false,
-		.shared = sh,
+			.base_rtt_ns = 4000,
+			.theta_reply_ns = 4000,
+			.theta_path_busy_ns = 16000,
+			.theta_inactive_ns = 300000,
+			.resume_extra_ns = 16000,
+			.resume_default_ns = 200000,
+			.flow_entries = 1024,
+			.host_port_mask = 0x3,
+			.n_rings = 8,
+			.ring_depth = 64,
+			.hash_seed = SEED,
+			.rng_seed = 42,
+			.worker = 0,
+			.socket_id = 0,
+			.use_rte_malloc = false,
+			.shared = sh,
 	};
 }
 
@@ -319,10 +319,10 @@ static struct rtr_cw *
 mk_inst(const struct rtr_cw_params *p, struct sink *s)
 {
 	struct rtr_lb_io io = {
-		.deliver = io_deliver,
-		.control = io_control,
-		.alloc = io_alloc,
-		.arg = s,
+			.deliver = io_deliver,
+			.control = io_control,
+			.alloc = io_alloc,
+			.arg = s,
 	};
 	struct rtr_cw *cw;
 
@@ -449,7 +449,8 @@ zero_counters(void)
 static void
 test_src_new_flow(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *cw = mk_inst(&p, &src_sink);
 	uint64_t now = T0 + 12345;
@@ -531,7 +532,8 @@ test_src_new_flow(void)
 static void
 test_src_reply(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	struct rtr_cw *dst = mk_inst(&p, &dst_sink);
@@ -630,7 +632,8 @@ test_src_reply(void)
 static void
 test_src_timeout(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	uint64_t now = T0 + 777777;
@@ -708,7 +711,8 @@ mark_ce(struct rte_mbuf *m, unsigned int parse_flags)
 static void
 test_src_clear_inactive(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	struct rtr_cw *dst = mk_inst(&p, &dst_sink);
@@ -837,7 +841,8 @@ test_src_clear_inactive(void)
 static void
 src_lost_clear_case(uint64_t clear_timeout_ns)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src;
 	struct flow f = flow4(44, 45, 4500);
@@ -880,8 +885,8 @@ src_lost_clear_case(uint64_t clear_timeout_ns)
 	/* The first packet after the timeout starts the epoch. */
 	CHECK_EQ(first_new, p1 + (to / 10000 + 1) * 10000);
 	/* Every later epoch ends the same way (no reply, TAIL, no CLEAR). */
-	CHECK(cs[RTR_LBC_clear_timeouts] >= 4900000 / (to + 30000),
-			"%lu", (unsigned long)cs[RTR_LBC_clear_timeouts]);
+	CHECK(cs[RTR_LBC_clear_timeouts] >= 4900000 / (to + 30000), "%lu",
+			(unsigned long)cs[RTR_LBC_clear_timeouts]);
 	CHECK_EQ(cs[RTR_LBC_rtt_requests], 1 + cs[RTR_LBC_clear_timeouts]);
 	CHECK(cs[RTR_LBC_tails] + 1 >= cs[RTR_LBC_rtt_requests]); /* the last may be young */
 	CHECK_EQ(cs[RTR_LBC_clears_rx], 0);
@@ -897,7 +902,8 @@ test_src_lost_clear(void)
 	/* A CLEAR that comes in time: a new epoch by it, no timeout; the
 	 * next epoch's phase 1 gets its own full timeout. */
 	{
-		struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+		struct rtr_pm *sh = rtr_pm_create(
+				&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 		struct rtr_cw_params p = def_params(sh);
 		struct rtr_cw *src = mk_inst(&p, &src_sink);
 		struct rtr_cw *dst = mk_inst(&p, &dst_sink);
@@ -954,7 +960,8 @@ test_src_lost_clear(void)
 static void
 test_src_clear_from_departure(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	struct flow f = flow4(48, 49, 4800);
@@ -1027,7 +1034,8 @@ batch_tail(struct rtr_cw *src, uint16_t base, unsigned int n, uint64_t t, int (*
 static void
 mark_busy(struct rtr_cw *src, struct rte_mbuf *notify, unsigned int path, uint64_t now)
 {
-	struct rte_mbuf *x = ctrl_copy(notify, (uint8_t)path, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+	struct rte_mbuf *x =
+			ctrl_copy(notify, (uint8_t)path, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
 
 	rtr_cw_control_rx(src, x, rtr_meta(x), now, LB_ST(cs));
 	fake_free(x);
@@ -1038,7 +1046,8 @@ test_src_busy(void)
 {
 	enum { NA = 2000, NB = 500, NC = 2000 };
 	static int a[NA][2], b[NB][2], cc[NC][2];
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src, *dst;
 	struct flow fn = flow4(50, 51, 9999);
@@ -1095,7 +1104,8 @@ test_src_busy(void)
 	}
 	frac = (double)moved / n_busy_old;
 	printf("  3 of 4 busy: %u flows on a busy path, %.1f%% moved to the free one "
-	       "(7/16 = 43.75%%), %u stayed\n", n_busy_old, 100 * frac, stayed);
+	       "(7/16 = 43.75%%), %u stayed\n",
+			n_busy_old, 100 * frac, stayed);
 	CHECK_EQ(bad, 0);
 	CHECK(n_busy_old > 1200, "%u", n_busy_old);
 	CHECK(frac > 0.3875 && frac < 0.4875, "%.3f", frac);
@@ -1133,8 +1143,8 @@ test_src_busy(void)
 		}
 	}
 	frac = (double)moved / NC;
-	printf("  marks expired: %.1f%% moved (3/4 expected), to paths %u %u %u %u\n",
-			100 * frac, to[0], to[1], to[2], to[3]);
+	printf("  marks expired: %.1f%% moved (3/4 expected), to paths %u %u %u %u\n", 100 * frac,
+			to[0], to[1], to[2], to[3]);
 	CHECK(frac > 0.70 && frac < 0.80, "%.3f", frac);
 	for (unsigned int path = 0; path < 4; path++)
 		CHECK(to[path] > moved / 4 * 0.8 && to[path] < moved / 4 * 1.2, "path %u: %u", path,
@@ -1172,8 +1182,9 @@ test_src_busy(void)
  * a config read as the router reads it (default dst_prefix_len 24 / 64):
  * every new flow to Y must take the same path in both runs.
  */
-static const char AGG_CFG[] = TEST_AGG_CFG("conweave",
-		"conweave: {reorder_queues_per_port: 4, reorder_queue_depth: 16, flow_table_size: 65536}\n");
+static const char AGG_CFG[] =
+		TEST_AGG_CFG("conweave", "conweave: {reorder_queues_per_port: 4, "
+					 "reorder_queue_depth: 16, flow_table_size: 65536}\n");
 
 #define AGG_N 400 /* new flows per destination ToR and family */
 
@@ -1249,12 +1260,13 @@ agg_run(const struct rtr_config *cfg, bool notify, struct agg_paths *out)
 
 			/* Addresses swapped: the NOTIFY comes from X's host. */
 			CHECK(memcmp(mdata(x) + rtr_meta(x)->l3_off + (v6 ? 8 : 12), f.dst,
-					v6 ? 16 : 4) == 0);
+					      v6 ? 16 : 4) == 0);
 			ops->control_rx(state, x, rtr_meta(x), T + 20, st);
 			fake_free(x);
 			/* Busy toward X's /24 (/64), for theta_path_busy (16 us). */
 			{
-				struct flow x2 = agg_flow(v6, 2, 1, 4000), y = agg_flow(v6, 3, 1, 4000);
+				struct flow x2 = agg_flow(v6, 2, 1, 4000),
+					    y = agg_flow(v6, 3, 1, 4000);
 
 				x2.dst[v6 ? 15 : 3] = 99;
 				CHECK(rtr_cw_path_busy(sh, v6, f.dst, v6, 0, T + 20));
@@ -1276,7 +1288,8 @@ agg_run(const struct rtr_config *cfg, bool notify, struct agg_paths *out)
 				struct flow f = agg_flow(v6, (uint8_t)tor, (uint8_t)(2 + i % 200),
 						(uint16_t)(5000 + i));
 				struct rte_mbuf *m = mk_host(&f, 1, 4, 0, 0x02);
-				int path = ops->pick(state, &grp[v6], v6, m, rtr_meta(m), T + 30, st);
+				int path = ops->pick(
+						state, &grp[v6], v6, m, rtr_meta(m), T + 30, st);
 
 				(tor == 3 ? out->y : out->x)[v6][i] = path;
 				fake_free(m);
@@ -1302,7 +1315,8 @@ test_src_busy_per_dst(void)
 	printf("6b. NOTIFY for ToR X, one aggregate route: busy toward X only\n");
 	memset(&cfg, 0, sizeof(cfg));
 	CHECK(rtr_config_load_buf("agg.yaml", "yaml", AGG_CFG, strlen(AGG_CFG), &cfg, err,
-			sizeof(err)) == 0, "%s", err);
+			      sizeof(err)) == 0,
+			"%s", err);
 	zero_counters();
 	agg_run(&cfg, false, &a);
 	agg_run(&cfg, true, &b);
@@ -1321,7 +1335,7 @@ test_src_busy_per_dst(void)
 		printf("   IPv%c: new flows to Y whose path X's NOTIFY changed: %u of %u "
 		       "(on path 0: %u without, %u with it);\n"
 		       "         new flows to X on path 0: %u without, %u with it\n",
-		       v6 ? '6' : '4', y_changed, AGG_N, y0a, y0b, x0a, x0b);
+				v6 ? '6' : '4', y_changed, AGG_N, y0a, y0b, x0a, x0b);
 		CHECK_EQ(y_changed, 0);
 		/* X's flows do avoid the path (both samples must hit it to
 		 * stay there: 1 in 16, times the 1 in 4 that start on it). */
@@ -1335,7 +1349,8 @@ test_src_busy_per_dst(void)
 static void
 test_src_bypass(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	struct flow f = flow4(60, 61, 6000);
@@ -1443,10 +1458,10 @@ expect_delivered(struct sink *s, const struct flow *f, const uint32_t *psn, unsi
 	s->nd = 0;
 }
 
-#define EXPECT(s, f, port, ...)                                                                    \
-	do {                                                                                       \
-		const uint32_t _p[] = {__VA_ARGS__};                                               \
-		expect_delivered(s, f, _p, sizeof(_p) / sizeof(_p[0]), NULL, port, __LINE__);      \
+#define EXPECT(s, f, port, ...)                                                               \
+	do {                                                                                  \
+		const uint32_t _p[] = {__VA_ARGS__};                                          \
+		expect_delivered(s, f, _p, sizeof(_p) / sizeof(_p[0]), NULL, port, __LINE__); \
 	} while (0)
 
 /* A data packet as the DstToR gets it: the PSN decides AckReq (every third). */
@@ -1635,7 +1650,8 @@ test_dst_control(void)
 		m = mk_host(&f, 0, 4, 0, 0x02);
 		fwd_hash = rtr_meta(m)->flow_hash;
 		fake_free(m);
-		CHECK_EQ(rtr_flow_hash_reverse(mdata(s->cm[0]), rtr_meta(s->cm[0]), SEED), fwd_hash);
+		CHECK_EQ(rtr_flow_hash_reverse(mdata(s->cm[0]), rtr_meta(s->cm[0]), SEED),
+				fwd_hash);
 		ctrl_clear(s);
 		/* Not a request: nothing. */
 		CHECK_EQ(RX(cw, dpkt(&f, 1, 2, 0, 1, 0, 0, 0x1235, 0), 1, T0 + 10), RTR_CW_FORWARD);
@@ -1865,11 +1881,14 @@ test_dst_deadlines(void)
 
 		printf("7. DstToR: a phase-0 packet pushes the deadline\n");
 		CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, Q, 0), 1, R), RTR_CW_FORWARD);
-		CHECK_EQ(RX(cw, dpkt(&f, 10, 2, 1, 1, 0, 0, Q + 55, Q + 50), 1, R + 1000), RTR_CW_HELD);
+		CHECK_EQ(RX(cw, dpkt(&f, 10, 2, 1, 1, 0, 0, Q + 55, Q + 50), 1, R + 1000),
+				RTR_CW_HELD);
 		CHECK_EQ(rtr_cw_next_deadline(cw), d1);
-		CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 1, 0, 0, Q + 10, 0), 1, R + 20000), RTR_CW_FORWARD);
+		CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 1, 0, 0, Q + 10, 0), 1, R + 20000),
+				RTR_CW_FORWARD);
 		/* A sample at or after the TAIL's time: gap 0, earlier: kept. */
-		CHECK_EQ(RX(cw, dpkt(&f, 2, 1, 0, 1, 0, 0, Q + 60, 0), 1, R + 21000), RTR_CW_FORWARD);
+		CHECK_EQ(RX(cw, dpkt(&f, 2, 1, 0, 1, 0, 0, Q + 60, 0), 1, R + 21000),
+				RTR_CW_FORWARD);
 		EXPECT(s, &f, 1, 0, 1, 2);
 		ctrl_clear(s);
 		rtr_cw_tick(cw, d1, LB_ST(cd));
@@ -1943,8 +1962,9 @@ test_dst_overflow(void)
 		EXPECT(s, &f, 1, 0);
 		ctrl_clear(s);
 		for (uint32_t i = 0; i < 4; i++)
-			CHECK_EQ(RX(cw, dpkt(&f, 10 + i, 2, 1, 1, 0, 0, (uint16_t)(112 + i), 110), 1,
-					R + 100 + i), RTR_CW_HELD);
+			CHECK_EQ(RX(cw, dpkt(&f, 10 + i, 2, 1, 1, 0, 0, (uint16_t)(112 + i), 110),
+						 1, R + 100 + i),
+					RTR_CW_HELD);
 		CHECK_EQ(s->nd, 0);
 		CHECK_EQ(RX(cw, dpkt(&f, 14, 2, 1, 1, 0, 0, 116, 110), 1, R + 200), RTR_CW_FORWARD);
 		{
@@ -2036,7 +2056,8 @@ test_dst_stale_epochs(void)
 	/* Epochs 0..3, one RTT_REQUEST each, 100 us apart (ts 100 units). */
 	for (unsigned int e = 0; e < 4; e++)
 		CHECK_EQ(RX(cw, dpkt(&f, 10 * e, 1, 0, e, 1, 0, (uint16_t)(100 + 100 * e), 0), 1,
-				R + 100000 * e), RTR_CW_FORWARD);
+					 R + 100000 * e),
+				RTR_CW_FORWARD);
 	CHECK_EQ(RX(cw, dpkt(&f, 31, 1, 0, 3, 0, 0, 405, 0), 1, R + 305000), RTR_CW_FORWARD);
 	EXPECT(s, &f, 1, 0, 10, 20, 30, 31);
 	CHECK_EQ(s->nc, 4);
@@ -2063,7 +2084,8 @@ test_dst_stale_epochs(void)
 		early += psn == 33 || psn == 34;
 	}
 	printf("  held packets released by the stragglers: %u (of 2), control packets sent: "
-	       "%u, held now %lu\n", early, s->nc, (unsigned long)rtr_cw_held(cw));
+	       "%u, held now %lu\n",
+			early, s->nc, (unsigned long)rtr_cw_held(cw));
 	CHECK_EQ(early, 0);
 	CHECK_EQ(s->nc, 0); /* no CLEAR, no NOTIFY for a stale packet */
 	CHECK_EQ(rtr_cw_held(cw), 2);
@@ -2165,7 +2187,8 @@ test_dst_hold_bound(void)
 		CHECK_EQ(RX(cw, dpkt(&f, 0, 1, 0, 1, 1, 0, 1000, 0), 1, R), RTR_CW_FORWARD);
 		CHECK_EQ(RX(cw, dpkt(&f, 2, 2, 1, 1, 0, 0, 31001, 31000), 1, H), RTR_CW_HELD);
 		dl = rtr_cw_next_deadline(cw);
-		printf("  gap of 30000 units: the hold would last %lu ns\n", (unsigned long)(dl - H));
+		printf("  gap of 30000 units: the hold would last %lu ns\n",
+				(unsigned long)(dl - H));
 		CHECK(dl - H <= bound, "%lu", (unsigned long)(dl - H));
 		/* Capped at resume_default: R + 200 us + 16 us. */
 		CHECK_EQ(dl, R + 216000);
@@ -2196,8 +2219,12 @@ test_dst_hold_bound(void)
 					released = dl;
 			}
 			if (k < 200)
-				CHECK_EQ(RX(cw, dpkt(&f, k, 1, 0, 1, 0, 0, (uint16_t)(tt - 200 + k), 0),
-						1, t), RTR_CW_FORWARD);
+				CHECK_EQ(RX(cw,
+							 dpkt(&f, k, 1, 0, 1, 0, 0,
+									 (uint16_t)(tt - 200 + k),
+									 0),
+							 1, t),
+						RTR_CW_FORWARD);
 		}
 		printf("  phase-0 packets pushing the deadline: held for %lu ns\n",
 				(unsigned long)(released - H));
@@ -2248,7 +2275,8 @@ test_dst_ring_index(void)
 		/* Flows that each hold one packet (no phase-0 sample) until
 		 * every ring is taken (a few find their table bucket full and
 		 * hold nothing: more flows then). */
-		for (unsigned int k = 0; cd[RTR_LBC_reorder_queues_in_use] < n && k < n + 4096; k++) {
+		for (unsigned int k = 0; cd[RTR_LBC_reorder_queues_in_use] < n && k < n + 4096;
+				k++) {
 			struct flow f = flow4((uint8_t)(k >> 16), 95, (uint16_t)k);
 			struct rte_mbuf *m = dpkt(&f, 1, 2, 1, 1, 0, 0, 10, 9);
 
@@ -2290,7 +2318,8 @@ flow_seen(void *arg, const struct rtr_lb_flow_info *f)
 static void
 test_full_telemetry_aging(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src, *dst;
 	struct sink *s = &dst_sink;
@@ -2408,7 +2437,7 @@ test_full_telemetry_aging(void)
 /* ------------------------------------------------------------ 8. end to end */
 
 #define E2E_FLOWS 16
-#define QN	  65536
+#define QN        65536
 
 struct e2e_q {
 	uint64_t at[QN];
@@ -2501,7 +2530,8 @@ e2e_run(bool lose_tails)
 {
 	static struct e2e E;
 	const uint64_t delay[2] = {1500, 30000};
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src, *dst;
 	unsigned int on_slow = 0;
@@ -2522,8 +2552,8 @@ e2e_run(bool lose_tails)
 	for (unsigned int i = 0; i < E2E_FLOWS; i++) {
 		struct e2e_flow *F = &E.fl[i];
 
-		F->f = (i & 1) ? flow6(90, (uint8_t)(91 + i % 3), (uint16_t)(7000 + i)) :
-				 flow4(90, (uint8_t)(91 + i % 3), (uint16_t)(7000 + i));
+		F->f = (i & 1) ? flow6(90, (uint8_t)(91 + i % 3), (uint16_t)(7000 + i))
+			       : flow4(90, (uint8_t)(91 + i % 3), (uint16_t)(7000 + i));
 		F->burst_start = F->next_tx = T0 + i * 3700;
 		F->last_rx = -1;
 	}
@@ -2573,7 +2603,8 @@ e2e_run(bool lose_tails)
 				mark_ce(m, RTR_PARSE_LB_HDR);
 				E.ce++;
 			}
-			if (rtr_cw_deliver(dst, m, rtr_meta(m), 1, E.now, LB_ST(cd)) == RTR_CW_FORWARD)
+			if (rtr_cw_deliver(dst, m, rtr_meta(m), 1, E.now, LB_ST(cd)) ==
+					RTR_CW_FORWARD)
 				sink_forward(&dst_sink, m, 1);
 			e2e_drain(&E);
 		} else if (kind == 2) {
@@ -2587,8 +2618,8 @@ e2e_run(bool lose_tails)
 		} else {
 			struct e2e_flow *F = &E.fl[kind - 4];
 			uint32_t psn = F->psn++;
-			struct rte_mbuf *m = mk_host(&F->f, psn, 4, psn % 3 == 0 ? RTR_BTH_ACKREQ : 0,
-					0x02);
+			struct rte_mbuf *m = mk_host(
+					&F->f, psn, 4, psn % 3 == 0 ? RTR_BTH_ACKREQ : 0, 0x02);
 			int path = rtr_cw_pick(src, &G2, 0, m, rtr_meta(m), E.now, LB_ST(cs));
 
 			CHECK(path == 0 || path == 1);
@@ -2609,13 +2640,17 @@ e2e_run(bool lose_tails)
 		}
 	}
 	printf("  %u sent (%u on the slow path), %u delivered, %u lost TAILs, %u CE, %u out of "
-	       "order\n", E.sent, on_slow, E.delivered, E.lost, E.ce, E.ooo);
+	       "order\n",
+			E.sent, on_slow, E.delivered, E.lost, E.ce, E.ooo);
 	printf("  SrcToR: %lu epochs, %lu replies on time, %lu late, %lu TAILs, %lu reroutes, "
 	       "%lu idle moves, %lu NOTIFYs, %lu CLEARs\n",
-			(unsigned long)cs[RTR_LBC_rtt_requests], (unsigned long)cs[RTR_LBC_rtt_replies_rx],
-			(unsigned long)cs[RTR_LBC_rtt_replies_late], (unsigned long)cs[RTR_LBC_tails],
-			(unsigned long)cs[RTR_LBC_reroutes], (unsigned long)cs[RTR_LBC_idle_moves],
-			(unsigned long)cs[RTR_LBC_notifies_rx], (unsigned long)cs[RTR_LBC_clears_rx]);
+			(unsigned long)cs[RTR_LBC_rtt_requests],
+			(unsigned long)cs[RTR_LBC_rtt_replies_rx],
+			(unsigned long)cs[RTR_LBC_rtt_replies_late],
+			(unsigned long)cs[RTR_LBC_tails], (unsigned long)cs[RTR_LBC_reroutes],
+			(unsigned long)cs[RTR_LBC_idle_moves],
+			(unsigned long)cs[RTR_LBC_notifies_rx],
+			(unsigned long)cs[RTR_LBC_clears_rx]);
 	printf("  DstToR: %lu held, %lu flushed by TAIL, %lu by deadline, %lu overflow, "
 	       "%lu late-epoch, longest hold %lu ns\n",
 			(unsigned long)cd[RTR_LBC_reorder_held],
@@ -2700,12 +2735,12 @@ static void
 test_flowtab(void)
 {
 	struct rtr_ft_params fp = {
-		.name = "test_ft",
-		.entries = 64, /* 8 buckets of 8 */
-		.value_size = 24,
-		.aging_ns = 1000,
-		.pinned = ft_pin,
-		.use_rte_malloc = false,
+			.name = "test_ft",
+			.entries = 64, /* 8 buckets of 8 */
+			.value_size = 24,
+			.aging_ns = 1000,
+			.pinned = ft_pin,
+			.use_rte_malloc = false,
 	};
 	struct rtr_ft *t = rtr_ft_create(&fp);
 	struct rtr_ft_entry *e[12], *x;
@@ -2744,7 +2779,8 @@ test_flowtab(void)
 	 * hash, other key: a different entry. */
 	rtr_ft_remove(t, e[0]);
 	k = ft_key(0);
-	CHECK(rtr_ft_lookup(t, &k, 5, 20, false, RTR_FT_ORIGIN_NONE, &status) == NULL && status == RTR_FT_ABSENT);
+	CHECK(rtr_ft_lookup(t, &k, 5, 20, false, RTR_FT_ORIGIN_NONE, &status) == NULL &&
+			status == RTR_FT_ABSENT);
 	rtr_ft_remove(t, e[0]); /* twice: no effect */
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.in_use, 0);
@@ -2753,21 +2789,25 @@ test_flowtab(void)
 	k = ft_key(99);
 	x = rtr_ft_lookup(t, &k, 0, 30, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x != NULL && status == RTR_FT_NEW);
-	CHECK(rtr_ft_lookup(t, &k, 0, 30, false, RTR_FT_ORIGIN_NONE, &status) == x && status == RTR_FT_FOUND);
+	CHECK(rtr_ft_lookup(t, &k, 0, 30, false, RTR_FT_ORIGIN_NONE, &status) == x &&
+			status == RTR_FT_FOUND);
 	rtr_ft_remove(t, x);
 
 	/* Eight keys of one bucket fill it; the ninth is refused. */
 	for (unsigned int i = 0; i < 8; i++) {
 		k = ft_key(10 + i);
-		e[i] = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, true, RTR_FT_ORIGIN_NONE, &status);
+		e[i] = rtr_ft_lookup(
+				t, &k, FT_H(3, 3 + 8 * i), 100, true, RTR_FT_ORIGIN_NONE, &status);
 		CHECK(e[i] != NULL && status == RTR_FT_NEW, "i %u", i);
 	}
 	for (unsigned int i = 0; i < 8; i++) {
 		k = ft_key(10 + i);
-		CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, false, RTR_FT_ORIGIN_NONE, &status) == e[i]);
+		CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, false, RTR_FT_ORIGIN_NONE,
+				      &status) == e[i]);
 	}
 	k = ft_key(18);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 100, true, RTR_FT_ORIGIN_NONE, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 100, true, RTR_FT_ORIGIN_NONE, &status) ==
+			NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	/* Another bucket is not affected. */
 	k = ft_key(19);
@@ -2792,14 +2832,16 @@ test_flowtab(void)
 	CHECK_EQ(x->last_ns, 10000);
 	CHECK_EQ(((uint8_t *)rtr_ft_value(x))[0], 0); /* value zeroed */
 	k = ft_key(15);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 5), 10000, false, RTR_FT_ORIGIN_NONE, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 5), 10000, false, RTR_FT_ORIGIN_NONE, &status) ==
+			NULL);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.evicted, 1);
 	CHECK_EQ(st.in_use, 8);
 	/* Exactly aging_ns idle is not aged. */
 	e[2]->last_ns = 9000;
 	k = ft_key(20);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, RTR_FT_ORIGIN_NONE, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, RTR_FT_ORIGIN_NONE, &status) ==
+			NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	/* A pinned entry never goes, however old; the other aged one does. */
 	e[2]->last_ns = 0;
@@ -2808,10 +2850,12 @@ test_flowtab(void)
 	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == e[7] && status == RTR_FT_NEW);
 	k = ft_key(21);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 10), 10000, true, RTR_FT_ORIGIN_NONE, &status) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 10), 10000, true, RTR_FT_ORIGIN_NONE, &status) ==
+			NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	k = ft_key(12);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, RTR_FT_ORIGIN_NONE, &status) == e[2]);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, RTR_FT_ORIGIN_NONE, &status) ==
+			e[2]);
 
 	/* Sweep: frees the aged, unpinned entries of the buckets it walks. */
 	for (unsigned int i = 0; i < 8; i++)
@@ -2829,7 +2873,8 @@ test_flowtab(void)
 	k = ft_key(10);
 	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3), 10000, false, RTR_FT_ORIGIN_NONE, &status) == NULL);
 	k = ft_key(12);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, RTR_FT_ORIGIN_NONE, &status) == e[2]); /* pinned */
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, RTR_FT_ORIGIN_NONE, &status) ==
+			e[2]); /* pinned */
 	/* Later everything unpinned has aged. */
 	((uint8_t *)rtr_ft_value(e[2]))[0] = 0;
 	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 6);
@@ -2841,7 +2886,8 @@ test_flowtab(void)
 	/* Iteration sees every entry once. */
 	for (unsigned int i = 0; i < 20; i++) {
 		k = ft_key(100 + i);
-		CHECK(rtr_ft_lookup(t, &k, i * 2654435761u, 2000000, true, RTR_FT_ORIGIN_NONE, &status) != NULL);
+		CHECK(rtr_ft_lookup(t, &k, i * 2654435761u, 2000000, true, RTR_FT_ORIGIN_NONE,
+				      &status) != NULL);
 	}
 	n = 0;
 	cursor = 0;
@@ -2859,7 +2905,8 @@ test_flowtab(void)
 		return;
 	for (unsigned int i = 0; i < 64; i++) {
 		k = ft_key(200 + i);
-		x = rtr_ft_lookup(t, &k, FT_H(i % 8, 16u * (i / 8) + 2), 100, true, RTR_FT_ORIGIN_NONE, &status);
+		x = rtr_ft_lookup(t, &k, FT_H(i % 8, 16u * (i / 8) + 2), 100, true,
+				RTR_FT_ORIGIN_NONE, &status);
 		CHECK(x != NULL && status == RTR_FT_NEW, "flow %u of one worker's share", i);
 	}
 	rtr_ft_get_stats(t, &st);
@@ -2881,16 +2928,16 @@ static void
 test_flowtab_limits(void)
 {
 	struct rtr_ft_limit lim[RTR_FT_ORIGINS] = {
-		[3] = {.max_entries = 10},
-		[4] = {.rate = 1000, .burst = 5},
+			[3] = {.max_entries = 10},
+			[4] = {.rate = 1000, .burst = 5},
 	};
 	struct rtr_ft_params fp = {
-		.name = "test_ft_lim",
-		.entries = 256,
-		.value_size = 24,
-		.aging_ns = 1000,
-		.limits = lim,
-		.use_rte_malloc = false,
+			.name = "test_ft_lim",
+			.entries = 256,
+			.value_size = 24,
+			.aging_ns = 1000,
+			.limits = lim,
+			.use_rte_malloc = false,
 	};
 	struct rtr_ft *t = rtr_ft_create(&fp);
 	struct rtr_ft_entry *e[16], *x;
@@ -2939,7 +2986,8 @@ test_flowtab_limits(void)
 	ok = 0;
 	for (i = 0; i < 8; i++) {
 		k = ft_key(100 + i);
-		ok += rtr_ft_lookup(t, &k, (100 + i) * 2654435761u, 1000000, true, 4, &status) != NULL;
+		ok += rtr_ft_lookup(t, &k, (100 + i) * 2654435761u, 1000000, true, 4, &status) !=
+		      NULL;
 	}
 	CHECK_EQ(ok, 5);
 	CHECK_EQ(status, RTR_FT_LIMIT_RATE);
@@ -2952,8 +3000,8 @@ test_flowtab_limits(void)
 	ok = 0;
 	for (i = 0; i < 8; i++) {
 		k = ft_key(120 + i);
-		ok += rtr_ft_lookup(t, &k, (120 + i) * 2654435761u, 1002000000, true, 4,
-				&status) != NULL;
+		ok += rtr_ft_lookup(t, &k, (120 + i) * 2654435761u, 1002000000, true, 4, &status) !=
+		      NULL;
 		k = ft_key(140 + i);
 		CHECK(rtr_ft_lookup(t, &k, (140 + i) * 2654435761u, 1002000000, true, 5, &status));
 	}
@@ -3017,7 +3065,8 @@ mk_host_room(const struct flow *f, uint32_t psn, uint8_t b8, unsigned int headro
 static void
 test_src_one_path(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src = mk_inst(&p, &src_sink);
 	unsigned int n = 0, resv7_on = 0, shifted_on = 0, shifted_cw = 0, full_on = 0;
@@ -3102,8 +3151,8 @@ test_src_one_path(void)
 		}
 	}
 	printf("  %u rerouted flows: Resv7 packet on the flow's path %u, 2 B headroom %u "
-			"(stamped %u), no room %u; still active (no idle expiry) after %u us of Resv7 "
-			"packets %u\n",
+	       "(stamped %u), no room %u; still active (no idle expiry) after %u us of Resv7 "
+	       "packets %u\n",
 			n, resv7_on, shifted_on, shifted_cw, full_on, 1000, kept);
 	CHECK_EQ(n, 100);
 	CHECK_EQ(resv7_on, n);
@@ -3131,16 +3180,16 @@ struct dep_pkt {
 	uint64_t pick, dep;
 	int path;
 	uint8_t b8;
-	uint16_t ts_tx, ts_tail;	/* as it left */
+	uint16_t ts_tx, ts_tail; /* as it left */
 	bool left;
 };
 
 static struct dep_run {
 	struct rtr_cw *src;
-	uint64_t now;			/* the egress call in progress */
+	uint64_t now; /* the egress call in progress */
 	struct dep_pkt p[DEP_MAX];
 	unsigned int n_left;
-	bool fabric;			/* what left goes on to fab (test 20) */
+	bool fabric; /* what left goes on to fab (test 20) */
 } dr;
 
 /* The fabric behind the uplinks (test 20): what left, due at the DstToR. */
@@ -3211,11 +3260,11 @@ static struct rtr_egress *
 dep_egress(void)
 {
 	struct rtr_egress_io io = {
-		.tx = dep_tx,
-		.drop = dep_drop,
-		.depart = dep_depart,
-		.depart_flags = RTR_MF_LB_HDR,
-		.depart_ports = 0x3,
+			.tx = dep_tx,
+			.drop = dep_drop,
+			.depart = dep_depart,
+			.depart_flags = RTR_MF_LB_HDR,
+			.depart_ports = 0x3,
 	};
 	struct rtr_egress *eg;
 
@@ -3284,7 +3333,8 @@ dep_drive(struct rtr_cw *src, struct rtr_egress *eg, const struct flow *f, unsig
 			}
 			rtr_meta(m)->out_port = (uint8_t)(2 + path);
 			CHECK_EQ(rtr_egress_enqueue(eg, (uint16_t)(2 + path), m,
-						 rtr_egress_classify(eg, m), pt), 0);
+						 rtr_egress_classify(eg, m), pt),
+					0);
 			next++;
 		}
 		if (clear != NULL && t >= clear_at) {
@@ -3302,7 +3352,8 @@ dep_drive(struct rtr_cw *src, struct rtr_egress *eg, const struct flow *f, unsig
 static void
 test_src_departure(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh);
 	struct rtr_cw *src;
 	struct rtr_egress *eg;
@@ -3331,8 +3382,9 @@ test_src_departure(void)
 			if (wait > max_wait)
 				max_wait = wait;
 		}
-		printf("  (a) %u packets, longest wait in the uplink queue %d x 1.024 us: ts_tx not "
-				"the departure time for %u, off by up to %u x 1.024 us\n",
+		printf("  (a) %u packets, longest wait in the uplink queue %d x 1.024 us: ts_tx "
+		       "not "
+		       "the departure time for %u, off by up to %u x 1.024 us\n",
 				n, max_wait, off_tx, max_off);
 		CHECK(max_wait > 100, "the queue did not build (%d)", max_wait);
 		CHECK_EQ(off_tx, 0);
@@ -3373,15 +3425,16 @@ test_src_departure(void)
 			p1++;
 			if (d->dep < t->dep) {
 				before++;
-				p1_ok += d->ts_tail == rtr_cw_ts(d->dep) && d->ts_tx == rtr_cw_ts(d->dep);
+				p1_ok += d->ts_tail == rtr_cw_ts(d->dep) &&
+					 d->ts_tx == rtr_cw_ts(d->dep);
 			} else {
 				after++;
 				p1_ok += d->ts_tail == tdep && d->ts_tx == rtr_cw_ts(d->dep);
 			}
 		}
 		printf("  (b) TAIL picked at +%" PRIu64 " ns, left %" PRIu64 " ns later: ts_tx %u, "
-				"ts_tail %u, departure %u; phase-1 packets %u (%u left before the TAIL, "
-				"%u after), stamped as described %u\n",
+		       "ts_tail %u, departure %u; phase-1 packets %u (%u left before the TAIL, "
+		       "%u after), stamped as described %u\n",
 				(uint64_t)(t->pick - dr.p[0].pick), (uint64_t)(t->dep - t->pick),
 				t->ts_tx, t->ts_tail, tdep, p1, before, after, p1_ok);
 		CHECK(t->dep - t->pick > 20000, "the TAIL did not wait (%" PRIu64 ")",
@@ -3424,10 +3477,11 @@ test_src_departure(void)
 		for (unsigned int i = 0; i < n; i++)
 			for (unsigned int j = i + 1; j < n; j++)
 				if (rtr_cw_epoch(dr.p[i].b8) != rtr_cw_epoch(dr.p[j].b8) &&
-						(int16_t)(uint16_t)(dr.p[j].ts_tx - dr.p[i].ts_tx) < 0)
+						(int16_t)(uint16_t)(dr.p[j].ts_tx - dr.p[i].ts_tx) <
+								0)
 					bad++;
 		printf("  (c) CLEAR before the TAIL left: %u packets of the old epoch left after "
-				"the new one's first; pairs of epochs out of ts_tx order %u\n",
+		       "the new one's first; pairs of epochs out of ts_tx order %u\n",
 				late, bad);
 		CHECK(late > 0);
 		CHECK_EQ(bad, 0);
@@ -3450,7 +3504,8 @@ test_src_departure(void)
 static void
 test_src_departure_resume(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
 	struct rtr_cw_params p = def_params(sh), dp = def_params(NULL);
 	const unsigned int n = 100, n_bg = 200;
 	unsigned int ooo = 0, delivered = 0, tail = DEP_MAX, tries = 0;
@@ -3485,14 +3540,16 @@ test_src_departure_resume(void)
 				dr.p[next].pick = t;
 				dr.p[next].path = path;
 				CHECK_EQ(rtr_egress_enqueue(eg, (uint16_t)(2 + path), m,
-							 rtr_egress_classify(eg, m), t), 0);
+							 rtr_egress_classify(eg, m), t),
+						0);
 				next++;
 			}
 			while (next_bg < n_bg && t0 + next_bg * 100ULL <= t) {
 				struct rte_mbuf *m = mk_host(&bgf, next_bg, 4, 0, 0x02);
 
 				CHECK_EQ(rtr_egress_enqueue(eg, (uint16_t)(2 + dr.p[0].path), m,
-							 rtr_egress_classify(eg, m), t), 0);
+							 rtr_egress_classify(eg, m), t),
+						0);
 				next_bg++;
 			}
 			rtr_egress_service(eg, t);
@@ -3531,7 +3588,7 @@ test_src_departure_resume(void)
 			break; /* rerouted: the case of interest */
 	}
 	printf("  TAIL waited %" PRIu64 " ns in the uplink queue; %u packets delivered out of "
-			"order; reorder flushed by TAIL %" PRIu64 ", by deadline %" PRIu64 "\n",
+	       "order; reorder flushed by TAIL %" PRIu64 ", by deadline %" PRIu64 "\n",
 			tail_wait, ooo, flush_tail, flush_timeout);
 	CHECK(tail_wait > 50000, "%" PRIu64, tail_wait);
 	CHECK_EQ(ooo, 0);
@@ -3617,10 +3674,10 @@ test_dst_hold_budget(void)
 			CHECK(!bad_order[i], "flow %u", i);
 	}
 	printf("  budget 500: held at most %u packets; overflow taken by %u flows (counted %" PRIu64
-			" reorder_overflow, %" PRIu64 " over budget); %u of %u packets delivered, "
-			"%u flows in PSN order\n",
-			max_held, over, cd[RTR_LBC_reorder_overflow], cd[RTR_LBC_reorder_over_budget],
-			s->nd, n_flows * (per_flow + 2), in_order);
+	       " reorder_overflow, %" PRIu64 " over budget); %u of %u packets delivered, "
+	       "%u flows in PSN order\n",
+			max_held, over, cd[RTR_LBC_reorder_overflow],
+			cd[RTR_LBC_reorder_over_budget], s->nd, n_flows * (per_flow + 2), in_order);
 	CHECK(max_held <= 500, "%u", max_held);
 	CHECK(over > 0);
 	CHECK_EQ(cd[RTR_LBC_reorder_overflow], over);

@@ -156,7 +156,7 @@ ft_aged(const struct rtr_ft *t, const struct rtr_ft_entry *e, uint64_t now_ns)
 	 * packet waits in an RX queue is not idle. last_ns may be later than
 	 * the horizon (rtr_lb_since). */
 	return rtr_lb_since(rtr_lb_seen(t->clock, now_ns), e->last_ns) > t->aging_ns &&
-		(t->pinned == NULL || !t->pinned(e));
+	       (t->pinned == NULL || !t->pinned(e));
 }
 
 struct rtr_ft_entry *

@@ -48,16 +48,16 @@
 struct rtr_ft_key {
 	uint8_t src[16]; /* IPv4: first 4 bytes, rest 0 */
 	uint8_t dst[16];
-	uint16_t sport;	 /* host order */
-	uint8_t kind;	 /* caller's role tag (non-zero) */
+	uint16_t sport; /* host order */
+	uint8_t kind;   /* caller's role tag (non-zero) */
 	uint8_t v6;
 };
 
 struct rtr_ft_entry {
-	uint64_t last_ns;	/* last use; the caller updates it */
+	uint64_t last_ns; /* last use; the caller updates it */
 	struct rtr_ft_key key;
 	uint32_t hash;
-	uint32_t origin;	/* the insert's origin + 1; 0: none */
+	uint32_t origin; /* the insert's origin + 1; 0: none */
 	/* value_size bytes, zeroed at insert; 8-byte aligned, since callers
 	 * keep uint64_t fields there (the key leaves it at offset 52). */
 	_Alignas(8) uint8_t value[];
@@ -67,21 +67,21 @@ _Static_assert(offsetof(struct rtr_ft_entry, value) % 8 == 0, "rtr_ft_entry valu
 
 enum rtr_ft_status {
 	RTR_FT_FOUND = 0,
-	RTR_FT_NEW,	/* inserted now: value zeroed */
-	RTR_FT_FULL,	/* not there and no way free: NULL returned */
-	RTR_FT_ABSENT,	/* not there, insert not asked: NULL returned */
+	RTR_FT_NEW,         /* inserted now: value zeroed */
+	RTR_FT_FULL,        /* not there and no way free: NULL returned */
+	RTR_FT_ABSENT,      /* not there, insert not asked: NULL returned */
 	RTR_FT_LIMIT_SHARE, /* not there, the origin holds its share: NULL */
 	RTR_FT_LIMIT_RATE,  /* not there, the origin is over its rate: NULL */
 };
 
-#define RTR_FT_ORIGINS	   32	  /* origins 0..31 (DPDK port ids) */
+#define RTR_FT_ORIGINS     32     /* origins 0..31 (DPDK port ids) */
 #define RTR_FT_ORIGIN_NONE 0xffff /* an insert not counted to any origin */
 
 /* Limits of one origin in one table; zero fields mean unlimited. */
 struct rtr_ft_limit {
-	uint32_t max_entries;	/* entries it may hold at once */
-	uint32_t rate;		/* new entries per second */
-	uint32_t burst;		/* new entries at once above the rate (>= 1) */
+	uint32_t max_entries; /* entries it may hold at once */
+	uint32_t rate;        /* new entries per second */
+	uint32_t burst;       /* new entries at once above the rate (>= 1) */
 };
 
 /* Whether an entry must stay even when idle (it holds packets). */
@@ -89,34 +89,34 @@ typedef bool (*rtr_ft_pinned_fn)(const struct rtr_ft_entry *e);
 
 struct rtr_ft_params {
 	const char *name;
-	uint32_t entries;	/* rounded up to a power of two, at least 8 */
-	uint32_t value_size;	/* bytes of caller state per entry */
-	uint64_t aging_ns;	/* idle time after which an entry may go */
+	uint32_t entries;        /* rounded up to a power of two, at least 8 */
+	uint32_t value_size;     /* bytes of caller state per entry */
+	uint64_t aging_ns;       /* idle time after which an entry may go */
 	rtr_ft_pinned_fn pinned; /* NULL: nothing is pinned */
 	int socket_id;
-	bool use_rte_malloc;	/* false: posix_memalign (unit tests, no EAL) */
+	bool use_rte_malloc; /* false: posix_memalign (unit tests, no EAL) */
 	/* Per-origin limits, indexed by origin; NULL: none. */
 	const struct rtr_ft_limit *limits;
 };
 
 struct rtr_ft_stats {
 	uint64_t inserted;
-	uint64_t evicted;	/* aged entries reused by an insert */
-	uint64_t aged;		/* aged entries freed by the sweep */
-	uint64_t full;		/* inserts refused */
-	uint32_t in_use;	/* entries now */
-	uint64_t limit_share;	/* inserts refused: origin at its share */
-	uint64_t limit_rate;	/* inserts refused: origin over its rate */
+	uint64_t evicted;     /* aged entries reused by an insert */
+	uint64_t aged;        /* aged entries freed by the sweep */
+	uint64_t full;        /* inserts refused */
+	uint32_t in_use;      /* entries now */
+	uint64_t limit_share; /* inserts refused: origin at its share */
+	uint64_t limit_rate;  /* inserts refused: origin over its rate */
 };
 
 /* Per-origin state (private). */
 struct rtr_ft_origin {
 	uint32_t in_use;
-	uint32_t max_entries;	/* 0: unlimited */
-	uint64_t interval_ns;	/* 1e9 / rate; 0: unlimited */
-	uint64_t tolerance_ns;	/* (burst - 1) * interval_ns */
-	uint64_t tat;		/* GCRA theoretical arrival time */
-	uint64_t limit_share;	/* refusals */
+	uint32_t max_entries;  /* 0: unlimited */
+	uint64_t interval_ns;  /* 1e9 / rate; 0: unlimited */
+	uint64_t tolerance_ns; /* (burst - 1) * interval_ns */
+	uint64_t tat;          /* GCRA theoretical arrival time */
+	uint64_t limit_share;  /* refusals */
 	uint64_t limit_rate;
 };
 
@@ -127,10 +127,10 @@ struct rtr_ft_bucket {
 /* The table (fields private to rtr_flowtab.c; here for the inline prefetch). */
 struct rtr_ft {
 	struct rtr_ft_bucket *buckets;
-	uint8_t *entries;	/* n_buckets * WAYS * stride bytes */
+	uint8_t *entries; /* n_buckets * WAYS * stride bytes */
 	uint32_t n_buckets;
 	uint32_t mask;
-	uint32_t shift;		/* bucket = hash >> shift (the hash's top bits) */
+	uint32_t shift; /* bucket = hash >> shift (the hash's top bits) */
 	uint32_t stride;
 	uint32_t value_size;
 	uint32_t sweep_cursor;
@@ -140,7 +140,7 @@ struct rtr_ft {
 	 * by the caller's now_ns. */
 	const struct rtr_lb_clock *clock;
 	bool rte;
-	bool limited;		/* some origin has a limit */
+	bool limited; /* some origin has a limit */
 	struct rtr_ft_stats st;
 	void *block;
 	struct rtr_ft_origin origin[RTR_FT_ORIGINS];
@@ -202,8 +202,8 @@ rtr_ft_prefetch(const struct rtr_ft *t, uint32_t hash, unsigned int step)
 	uint32_t mask = rtr_ft_sig_match(bk, sig);
 
 	if (mask != 0) {
-		const uint8_t *e = (const uint8_t *)rtr_ft_entry_at(t, b,
-			(unsigned int)__builtin_ctz(mask));
+		const uint8_t *e = (const uint8_t *)rtr_ft_entry_at(
+				t, b, (unsigned int)__builtin_ctz(mask));
 
 		rte_prefetch0(e);
 		/* The second line only when the entry has one: with 64-byte

@@ -52,7 +52,7 @@
 #include <stdint.h>
 
 /* The two kinds of input a horizon is kept for (rtr_lb_clock.in_ns). */
-#define RTR_LB_IN_HOST	 0 /* host ports' RX queues */
+#define RTR_LB_IN_HOST   0 /* host ports' RX queues */
 #define RTR_LB_IN_FABRIC 1 /* fabric ports' RX queues */
 
 struct rtr_lb_clock {
@@ -97,8 +97,8 @@ rtr_lb_seen_in(const struct rtr_lb_clock *c, uint64_t now_ns, unsigned int port)
 static inline uint64_t
 rtr_lb_seen_fabric(const struct rtr_lb_clock *c, uint64_t now_ns)
 {
-	return c != NULL && c->in_ns[RTR_LB_IN_FABRIC] < now_ns ? c->in_ns[RTR_LB_IN_FABRIC] :
-								   now_ns;
+	return c != NULL && c->in_ns[RTR_LB_IN_FABRIC] < now_ns ? c->in_ns[RTR_LB_IN_FABRIC]
+								: now_ns;
 }
 
 /* Time from stamp t to horizon seen, 0 when t is later (t was an upper
@@ -122,12 +122,12 @@ rtr_lb_idle(const struct rtr_lb_clock *c, uint64_t now_ns, unsigned int port, ui
 
 /* One input queue (an RX queue, a ring). */
 struct rtr_lb_hz_q {
-	uint64_t h_ns;	      /* what arrived before it has been taken */
-	uint64_t ck_ns;	      /* a poll of a full queue began then ... */
-	uint64_t ck_taken;    /* ... with this many packets taken before it */
-	uint64_t taken;	      /* packets taken from the queue, in all */
-	uint32_t cap;	      /* most packets the queue holds (0: unknown) */
-	bool ck;	      /* ck_ns / ck_taken are set */
+	uint64_t h_ns;     /* what arrived before it has been taken */
+	uint64_t ck_ns;    /* a poll of a full queue began then ... */
+	uint64_t ck_taken; /* ... with this many packets taken before it */
+	uint64_t taken;    /* packets taken from the queue, in all */
+	uint32_t cap;      /* most packets the queue holds (0: unknown) */
+	bool ck;           /* ck_ns / ck_taken are set */
 };
 
 /* Start tracking a queue that can hold cap packets (0: unknown, then only

@@ -16,8 +16,8 @@
 #include "rtr_stats.h"
 
 struct rte_mbuf *
-rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame, const struct rtr_meta *meta,
-		uint8_t b4, uint8_t b8, const uint8_t hdr[4])
+rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame, const struct rtr_meta *meta, uint8_t b4,
+		uint8_t b8, const uint8_t hdr[4])
 {
 	unsigned int bth_off = rtr_meta_bth_off(meta);
 	unsigned int n = rtr_lb_ctrl_len(meta);
@@ -69,7 +69,8 @@ rtr_lb_ctrl_host_check(const uint8_t *frame, uint32_t len, const struct rtr_meta
 	if (likely(!(meta->flags & RTR_MF_ROCE) || rtr_cw_op(meta->bth_b8) < RTR_CW_OP_REPLY))
 		return RTR_DROP_NONE;
 	if ((frame[meta->l4_off + 4] << 8 | frame[meta->l4_off + 5]) !=
-			8 + RTR_BTH_LEN + RTR_CW_HDR_LEN || rtr_roce_icrc_ok(frame, len, meta))
+					8 + RTR_BTH_LEN + RTR_CW_HDR_LEN ||
+			rtr_roce_icrc_ok(frame, len, meta))
 		return RTR_DROP_NONE;
 	return RTR_DROP_HOST_LB_PACKET;
 }

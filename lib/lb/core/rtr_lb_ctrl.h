@@ -56,8 +56,8 @@ struct rte_mbuf *rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame,
  * RTR_DROP_HOST_LB_PACKET: hosts never send those (DESIGN.md A3). A host's own zero-payload packet with such
  * Resv7 bits has a valid ICRC and goes on (RTR_DROP_NONE).
  */
-enum rtr_drop_reason rtr_lb_ctrl_host_check(const uint8_t *frame, uint32_t len,
-		const struct rtr_meta *meta);
+enum rtr_drop_reason rtr_lb_ctrl_host_check(
+		const uint8_t *frame, uint32_t len, const struct rtr_meta *meta);
 
 /*
  * What a DstToR delivers of a ConWeave DATA packet, and what any ToR
@@ -98,8 +98,9 @@ rtr_lb_hdr_insert(struct rte_mbuf *m, const struct rtr_meta *meta)
 {
 	unsigned int n = rtr_meta_bth_off(meta) + RTR_BTH_LEN;
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, meta->l3_off);
-	uint32_t ip_end = meta->l3_off + (meta->l3 == RTR_L3_IPV4 ?
-			(uint32_t)(l3[2] << 8 | l3[3]) : 40u + (uint32_t)(l3[4] << 8 | l3[5]));
+	uint32_t ip_end = meta->l3_off +
+			  (meta->l3 == RTR_L3_IPV4 ? (uint32_t)(l3[2] << 8 | l3[3])
+						   : 40u + (uint32_t)(l3[4] << 8 | l3[5]));
 	uint8_t *f;
 
 	/*

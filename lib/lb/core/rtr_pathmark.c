@@ -21,19 +21,19 @@
 
 /* Tag values: a destination's tag is odd (PM_GROUP for a group that is its
  * own only destination), so neither of these is one. */
-#define PM_EMPTY 0ULL /* never marked */
+#define PM_EMPTY  0ULL /* never marked */
 #define PM_MOVING 2ULL /* being taken over by another destination */
-#define PM_GROUP 1ULL
+#define PM_GROUP  1ULL
 
 struct pm_group {
-	uint32_t base;	  /* word of slot 0's tag */
+	uint32_t base;    /* word of slot 0's tag */
 	uint16_t n_slots; /* a power of two */
 	uint8_t n_paths;
-	uint8_t stride;	  /* words per slot: 1 + n_paths */
-	uint8_t v6;	  /* the destinations' family */
-	uint8_t len;	  /* masked destination length (>= the group's prefix) */
-	uint8_t kbits;	  /* len - the group's prefix length: 0 = one destination */
-	uint8_t hashed;	  /* more destinations than slots: slot = hash */
+	uint8_t stride; /* words per slot: 1 + n_paths */
+	uint8_t v6;     /* the destinations' family */
+	uint8_t len;    /* masked destination length (>= the group's prefix) */
+	uint8_t kbits;  /* len - the group's prefix length: 0 = one destination */
+	uint8_t hashed; /* more destinations than slots: slot = hash */
 };
 
 /* What the gauge reads (bits only set): the slots and paths ever marked. */
@@ -80,9 +80,10 @@ rtr_pm_groups_of(const struct rtr_config *cfg, struct rtr_pm_group *g, unsigned 
 			continue;
 		if (n < max)
 			g[n] = (struct rtr_pm_group){
-				.family = rc->prefix.family,
-				.depth = rc->prefix.depth,
-				.n_paths = (uint8_t)RTE_MIN(rc->n_paths, (unsigned int)RTR_MAX_PATHS),
+					.family = rc->prefix.family,
+					.depth = rc->prefix.depth,
+					.n_paths = (uint8_t)RTE_MIN(
+							rc->n_paths, (unsigned int)RTR_MAX_PATHS),
 			};
 		n++;
 	}
@@ -96,8 +97,9 @@ group_init(struct pm_group *pg, const struct rtr_pm_group *spec, const struct rt
 	unsigned int width, want, len = 0, kbits = 0;
 
 	memset(pg, 0, sizeof(*pg));
-	pg->n_paths = spec != NULL && spec->n_paths > 0 ?
-		(uint8_t)RTE_MIN(spec->n_paths, RTR_MAX_PATHS) : RTR_MAX_PATHS;
+	pg->n_paths = spec != NULL && spec->n_paths > 0
+				      ? (uint8_t)RTE_MIN(spec->n_paths, RTR_MAX_PATHS)
+				      : RTR_MAX_PATHS;
 	pg->stride = (uint8_t)(1 + pg->n_paths);
 	if (spec != NULL && (spec->family == AF_INET || spec->family == AF_INET6)) {
 		width = spec->family == AF_INET ? 32 : 128;
@@ -159,7 +161,8 @@ rtr_pm_create(const struct rtr_pm_params *p)
 	 * start: marking it is a single store, as in a per-group table. */
 	for (unsigned int g = 0; g < t->n_groups; g++)
 		if (t->grp[g].kbits == 0)
-			atomic_store_explicit(&t->w[t->grp[g].base], PM_GROUP, memory_order_relaxed);
+			atomic_store_explicit(
+					&t->w[t->grp[g].base], PM_GROUP, memory_order_relaxed);
 	return t;
 }
 
@@ -204,13 +207,13 @@ rtr_pm_ref(const struct rtr_pm *t, unsigned int g, const uint8_t *dst, bool v6,
 	}
 	if (!v6) {
 		uint32_t a = (uint32_t)dst[0] << 24 | (uint32_t)dst[1] << 16 |
-			(uint32_t)dst[2] << 8 | dst[3];
+			     (uint32_t)dst[2] << 8 | dst[3];
 		uint32_t m = a & (uint32_t)(~0ULL << (32 - pg->len));
 
 		/* Exact: bit 40 keeps it clear of PM_GROUP. */
 		tag = 1ULL << 40 | (uint64_t)m << 1 | 1;
-		slot = pg->hashed ? (unsigned int)(mix64(m) >> 56) :
-			(unsigned int)(m >> (32 - pg->len));
+		slot = pg->hashed ? (unsigned int)(mix64(m) >> 56)
+				  : (unsigned int)(m >> (32 - pg->len));
 	} else {
 		uint64_t hi = 0, lo = 0;
 
@@ -283,7 +286,8 @@ seen(struct rtr_pm *t, const struct rtr_pm_ref *r, unsigned int path)
 	hi = atomic_load_explicit(&t->groups_marked, memory_order_relaxed);
 	while (hi < (uint32_t)r->group + 1 &&
 			!atomic_compare_exchange_weak_explicit(&t->groups_marked, &hi,
-				(uint32_t)r->group + 1, memory_order_relaxed, memory_order_relaxed))
+					(uint32_t)r->group + 1, memory_order_relaxed,
+					memory_order_relaxed))
 		;
 }
 
@@ -306,7 +310,7 @@ rtr_pm_mark(struct rtr_pm *t, const struct rtr_pm_ref *r, unsigned int path, uin
 		for (unsigned int i = 0; tag != PM_EMPTY && i < r->n_paths && !live; i++)
 			live = atomic_load_explicit(&w[1 + i], memory_order_relaxed) > now;
 		if (!atomic_compare_exchange_strong_explicit(w, &tag, PM_MOVING,
-				memory_order_acquire, memory_order_relaxed)) {
+				    memory_order_acquire, memory_order_relaxed)) {
 			if (tag != r->tag)
 				return RTR_PM_LOST;
 			goto store; /* another worker took it for this destination */
@@ -373,7 +377,8 @@ rtr_pm_count(const struct rtr_pm *t, uint64_t now)
 					unsigned int p = (unsigned int)__builtin_ctzll(pm);
 
 					pm &= pm - 1;
-					n += atomic_load_explicit(&w[1 + p], memory_order_relaxed) > now;
+					n += atomic_load_explicit(&w[1 + p], memory_order_relaxed) >
+					     now;
 				}
 			}
 		}

@@ -51,25 +51,25 @@
 
 /* One uplink group, as the route table numbers them. */
 struct rtr_pm_group {
-	uint8_t family;	 /* AF_INET, AF_INET6; 0: every destination is one (the group) */
-	uint8_t depth;	 /* the group's prefix length */
+	uint8_t family;  /* AF_INET, AF_INET6; 0: every destination is one (the group) */
+	uint8_t depth;   /* the group's prefix length */
 	uint8_t n_paths; /* 1..RTR_MAX_PATHS */
 };
 
 struct rtr_pm_params {
-	const char *name;	       /* of the memory zone */
+	const char *name; /* of the memory zone */
 	unsigned int n_groups;
 	const struct rtr_pm_group *groups; /* n_groups; NULL: each keyed by group, 64 paths */
-	unsigned int dst_prefix_len;   /* IPv4 destination key length, 0..32 */
-	unsigned int dst_prefix_len6;  /* IPv6, 0..128 */
-	bool use_rte_malloc;	       /* false: no EAL (unit tests) */
+	unsigned int dst_prefix_len;       /* IPv4 destination key length, 0..32 */
+	unsigned int dst_prefix_len6;      /* IPv6, 0..128 */
+	bool use_rte_malloc;               /* false: no EAL (unit tests) */
 	int socket;
 };
 
 /* Where a destination's marks live (rtr_pm_ref); n_paths 0: nowhere. */
 struct rtr_pm_ref {
 	uint64_t tag;
-	uint32_t word;	 /* the slot's tag word */
+	uint32_t word; /* the slot's tag word */
 	uint16_t group;
 	uint8_t n_paths;
 };
@@ -82,8 +82,8 @@ void rtr_pm_free(struct rtr_pm *t);
 /* The uplink groups of cfg's routes, in the route table's order (one per
  * route with paths), in g[0..max-1]; entries past cfg's groups are zero
  * (keyed by group, RTR_MAX_PATHS paths). Returns how many cfg has. */
-unsigned int rtr_pm_groups_of(const struct rtr_config *cfg, struct rtr_pm_group *g,
-		unsigned int max);
+unsigned int rtr_pm_groups_of(
+		const struct rtr_config *cfg, struct rtr_pm_group *g, unsigned int max);
 
 /* The slot of destination dst (16 bytes; IPv4: the first 4) in group g.
  * False (r->n_paths = 0) for a group outside the table. */
@@ -94,9 +94,9 @@ bool rtr_pm_ref(const struct rtr_pm *t, unsigned int g, const uint8_t *dst, bool
 bool rtr_pm_marked(const struct rtr_pm *t, const struct rtr_pm_ref *r, unsigned int path,
 		uint64_t now);
 
-#define RTR_PM_MARKED	0  /* rtr_pm_mark: done */
-#define RTR_PM_EVICTED	1  /* done, and another destination's live marks were dropped */
-#define RTR_PM_LOST	-1 /* not done: another worker was taking the slot over */
+#define RTR_PM_MARKED  0  /* rtr_pm_mark: done */
+#define RTR_PM_EVICTED 1  /* done, and another destination's live marks were dropped */
+#define RTR_PM_LOST    -1 /* not done: another worker was taking the slot over */
 
 /* Mark path for r's destination until `until` (now: what "live" means for
  * the marks an eviction drops). path < r->n_paths. */

@@ -15,26 +15,26 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TEST_AGG_UPLINKS                                                                           \
-	"    paths:\n"                                                                                 \
-	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n"                                     \
-	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"                                     \
-	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"                                     \
+#define TEST_AGG_UPLINKS                                          \
+	"    paths:\n"                                            \
+	"      - {port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}\n" \
+	"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n" \
+	"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n" \
 	"      - {port: 4, nexthop_mac: \"02:00:00:00:bb:04\"}\n"
 
-#define TEST_AGG_CFG(LB, MODE_SECTION)                                                             \
-	"switch: {name: tor1, role: tor, id: 1, lb: " LB "}\n"                                      \
-	"ports:\n"                                                                                 \
-	"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\"}\n"                                    \
-	"  - {port: 1, role: fabric, mac: \"02:00:00:00:07:01\"}\n"                                  \
-	"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\"}\n"                                  \
-	"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\"}\n"                                  \
-	"  - {port: 4, role: fabric, mac: \"02:00:00:00:07:04\"}\n"                                  \
-	"routes:\n"                                                                                \
-	"  - {prefix: \"10.1.0.0/24\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"              \
-	"  - {prefix: \"fd00:1::/64\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n"              \
-	"  - prefix: \"10.0.0.0/8\"\n" TEST_AGG_UPLINKS "  - prefix: \"fd00::/16\"\n" TEST_AGG_UPLINKS \
-	MODE_SECTION
+#define TEST_AGG_CFG(LB, MODE_SECTION)                                                 \
+	"switch: {name: tor1, role: tor, id: 1, lb: " LB "}\n"                         \
+	"ports:\n"                                                                     \
+	"  - {port: 0, role: host, mac: \"02:00:00:00:07:00\"}\n"                      \
+	"  - {port: 1, role: fabric, mac: \"02:00:00:00:07:01\"}\n"                    \
+	"  - {port: 2, role: fabric, mac: \"02:00:00:00:07:02\"}\n"                    \
+	"  - {port: 3, role: fabric, mac: \"02:00:00:00:07:03\"}\n"                    \
+	"  - {port: 4, role: fabric, mac: \"02:00:00:00:07:04\"}\n"                    \
+	"routes:\n"                                                                    \
+	"  - {prefix: \"10.1.0.0/24\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n" \
+	"  - {prefix: \"fd00:1::/64\", port: 0, nexthop_mac: \"02:00:00:00:aa:01\"}\n" \
+	"  - prefix: \"10.0.0.0/8\"\n" TEST_AGG_UPLINKS                                \
+	"  - prefix: \"fd00::/16\"\n" TEST_AGG_UPLINKS MODE_SECTION
 
 /* The addresses of a flow from host 10.1.0.h / fd00:1::h to host 5 of ToR
  * tor (10.tor.0.5 / fd00:tor::5); src and dst are 16 bytes, zeroed here. */

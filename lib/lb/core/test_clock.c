@@ -150,8 +150,8 @@ test_random(void)
 	}
 	CHECK(unsafe == 0, "%u of %u polls left a packet older than the horizon queued", unsafe,
 			polls);
-	CHECK(empties > 1000 && fresh == empties, "short polls %u, horizon at poll time %u", empties,
-			fresh);
+	CHECK(empties > 1000 && fresh == empties, "short polls %u, horizon at poll time %u",
+			empties, fresh);
 	printf("clock: %u polls, %u short, deepest queue %u\n", polls, empties, lagged_max);
 }
 
@@ -193,16 +193,16 @@ test_helpers(void)
 
 	CHECK_EQ(rtr_lb_seen(NULL, 1000), 1000);
 	CHECK_EQ(rtr_lb_seen(&c, 1000), 500);
-	CHECK_EQ(rtr_lb_seen(&c, 300), 300); /* never ahead of the caller's now */
-	CHECK_EQ(rtr_lb_seen_in(&c, 1000, 0), 700); /* port 0: host */
-	CHECK_EQ(rtr_lb_seen_in(&c, 1000, 1), 400); /* port 1: fabric */
+	CHECK_EQ(rtr_lb_seen(&c, 300), 300);          /* never ahead of the caller's now */
+	CHECK_EQ(rtr_lb_seen_in(&c, 1000, 0), 700);   /* port 0: host */
+	CHECK_EQ(rtr_lb_seen_in(&c, 1000, 1), 400);   /* port 1: fabric */
 	CHECK_EQ(rtr_lb_seen_in(&c, 1000, 255), 500); /* RTR_PORT_NONE: all */
 	CHECK_EQ(rtr_lb_seen_fabric(&c, 1000), 400);
 	CHECK_EQ(rtr_lb_since(500, 600), 0); /* a stamp later than the horizon */
 	CHECK_EQ(rtr_lb_since(600, 500), 100);
 	/* Idle: judged by the packet's own input's horizon. */
-	CHECK(!rtr_lb_idle(&c, 1000, 1, 100, 300)); /* 400 - 100 = 300: not more */
-	CHECK(rtr_lb_idle(&c, 1000, 0, 100, 300));  /* 700 - 100 */
+	CHECK(!rtr_lb_idle(&c, 1000, 1, 100, 300));  /* 400 - 100 = 300: not more */
+	CHECK(rtr_lb_idle(&c, 1000, 0, 100, 300));   /* 700 - 100 */
 	CHECK(!rtr_lb_idle(&c, 1000, 1, 900, 0));    /* stamp after the horizon */
 	CHECK(rtr_lb_idle(NULL, 1000, 1, 100, 300)); /* no clock: the wall clock */
 }

@@ -15,7 +15,7 @@
 
 #include "rtr_stats.h"
 
-#define LB_ST(c)                                                                                   \
-	((struct rtr_lcore_stats *)(void *)((char *)(c) - offsetof(struct rtr_lcore_stats, lb)))
+#define LB_ST(c) \
+	((struct rtr_lcore_stats *)(void *)((char *)(c)-offsetof(struct rtr_lcore_stats, lb)))
 
 #endif /* RTR_TEST_LB_STATS_H */

@@ -23,12 +23,12 @@
 enum { G_AGG4, G_TOR4, G_ONE4, G_AGG6, G_TOR6, G_ANY, G_N };
 
 static const struct rtr_pm_group groups[G_N] = {
-	[G_AGG4] = {AF_INET, 8, 4},	/* 10.0.0.0/8: 2^16 /24s, hashed */
-	[G_TOR4] = {AF_INET, 16, 4},	/* 10.2.0.0/16: 256 /24s, one slot each */
-	[G_ONE4] = {AF_INET, 24, 3},	/* 10.3.0.0/24: one destination */
-	[G_AGG6] = {AF_INET6, 16, 8},	/* fd00::/16: hashed /64s */
-	[G_TOR6] = {AF_INET6, 56, 2},	/* fd00:1::/56: 256 /64s, one slot each */
-	[G_ANY] = {0, 0, 0},		/* unknown: the group, 64 paths */
+		[G_AGG4] = {AF_INET, 8, 4},   /* 10.0.0.0/8: 2^16 /24s, hashed */
+		[G_TOR4] = {AF_INET, 16, 4},  /* 10.2.0.0/16: 256 /24s, one slot each */
+		[G_ONE4] = {AF_INET, 24, 3},  /* 10.3.0.0/24: one destination */
+		[G_AGG6] = {AF_INET6, 16, 8}, /* fd00::/16: hashed /64s */
+		[G_TOR6] = {AF_INET6, 56, 2}, /* fd00:1::/56: 256 /64s, one slot each */
+		[G_ANY] = {0, 0, 0},          /* unknown: the group, 64 paths */
 };
 
 static void
@@ -56,8 +56,8 @@ marked(const struct rtr_pm *t, unsigned int g, const uint8_t *d, bool v6, unsign
 }
 
 static int
-mark(struct rtr_pm *t, unsigned int g, const uint8_t *d, bool v6, unsigned int path,
-		uint64_t until, uint64_t now)
+mark(struct rtr_pm *t, unsigned int g, const uint8_t *d, bool v6, unsigned int path, uint64_t until,
+		uint64_t now)
 {
 	struct rtr_pm_ref r;
 
@@ -69,10 +69,10 @@ static struct rtr_pm *
 mk(unsigned int len, unsigned int len6)
 {
 	struct rtr_pm_params p = {
-		.n_groups = G_N,
-		.groups = groups,
-		.dst_prefix_len = len,
-		.dst_prefix_len6 = len6,
+			.n_groups = G_N,
+			.groups = groups,
+			.dst_prefix_len = len,
+			.dst_prefix_len6 = len6,
 	};
 	struct rtr_pm *t = rtr_pm_create(&p);
 

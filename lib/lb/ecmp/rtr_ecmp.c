@@ -31,20 +31,20 @@ ecmp_fini(void *state)
 }
 
 const struct rtr_lb_ops rtr_lb_ecmp = {
-	.name = "ecmp",
-	.mode = RTR_LB_ECMP,
-	.flow_affinity = false,
-	/* ConWeave fields read, so that a host never gets them (the shared
+		.name = "ecmp",
+		.mode = RTR_LB_ECMP,
+		.flow_affinity = false,
+		/* ConWeave fields read, so that a host never gets them (the shared
 	 * rule of rtr_lb_host_egress, rtr_cw_host_strip; doc/wire-formats.md). */
-	.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
-	.init = ecmp_init,
-	.fini = ecmp_fini,
-	.pick = NULL, /* the pipeline hashes inline (rtr_lb_ops.pick) */
+		.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
+		.init = ecmp_init,
+		.fini = ecmp_fini,
+		.pick = NULL, /* the pipeline hashes inline (rtr_lb_ops.pick) */
 };
 
 const struct rtr_lb_desc rtr_lb_ecmp_desc = {
-	.name = "ecmp",
-	.summary = "per-flow hash over the group's live paths",
-	.ops = &rtr_lb_ecmp,
-	.spine = RTR_LB_SPINE_RUN,
+		.name = "ecmp",
+		.summary = "per-flow hash over the group's live paths",
+		.ops = &rtr_lb_ecmp,
+		.spine = RTR_LB_SPINE_RUN,
 };

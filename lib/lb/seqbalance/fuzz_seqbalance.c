@@ -12,11 +12,11 @@ static const char *
 sb_fuzz_config(uint8_t p, char *buf, size_t n)
 {
 	snprintf(buf, n, "seqbalance: {phi_us: %u, subflow_idle_us: %u, flow_table_size: 1024}\n",
-		1 + (p & 63), 1 + (p >> 6) * 200);
+			1 + (p & 63), 1 + (p >> 6) * 200);
 	return buf;
 }
 
 const struct rtr_lb_fuzz rtr_lb_fuzz_entry = {
-	.mode = RTR_LB_SEQBALANCE,
-	.config = sb_fuzz_config,
+		.mode = RTR_LB_SEQBALANCE,
+		.config = sb_fuzz_config,
 };

@@ -11,11 +11,11 @@
 #ifndef RTR_SB_COUNTERS_H
 #define RTR_SB_COUNTERS_H
 
-#define RTR_SB_COUNTERS(X) \
+#define RTR_SB_COUNTERS(X)                                                                       \
 	X(sb_subflows, "SeqBalance sub-flows started (first packet, or idle > subflow_idle_us)") \
-	X(sb_rehashes, "new sub-flows moved off an inactive first choice by double hashing") \
-	X(sb_all_inactive, "new sub-flows that found every path inactive (took h1 mod n)") \
-	X(sb_paths_inactive, "SeqBalance paths inactive now (gauge)") \
+	X(sb_rehashes, "new sub-flows moved off an inactive first choice by double hashing")     \
+	X(sb_all_inactive, "new sub-flows that found every path inactive (took h1 mod n)")       \
+	X(sb_paths_inactive, "SeqBalance paths inactive now (gauge)")                            \
 	X(sb_tagged, "RoCE packets stamped with a PathTag by the SeqBalance SrcToR")
 
 /* None of them is a maximum over the workers. */

@@ -26,11 +26,10 @@
 #include "rtr_seqbalance.h"
 #include "rtr_stats.h"
 
-#define NEVER	 UINT64_MAX
+#define NEVER    UINT64_MAX
 #define KIND_SUB 1
 
 /* ------------------------------------------------------------------ state */
-
 
 /* One sub-flow: the path its packets keep, and the group that path is of
  * (a route change moves the flow to another group: pick again). */
@@ -77,13 +76,13 @@ rtr_sb_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool r
 {
 	struct rtr_pm_group groups[RTR_MAX_GROUPS];
 	struct rtr_pm_params p = {
-		.name = "sb_inactive",
-		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
-		.groups = groups,
-		.dst_prefix_len = rtr_seqbalance_config(cfg)->dst_prefix_len,
-		.dst_prefix_len6 = rtr_seqbalance_config(cfg)->dst_prefix_len6,
-		.use_rte_malloc = rte,
-		.socket = socket,
+			.name = "sb_inactive",
+			.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
+			.groups = groups,
+			.dst_prefix_len = rtr_seqbalance_config(cfg)->dst_prefix_len,
+			.dst_prefix_len6 = rtr_seqbalance_config(cfg)->dst_prefix_len6,
+			.use_rte_malloc = rte,
+			.socket = socket,
 	};
 
 	rtr_pm_groups_of(cfg, groups, p.n_groups);
@@ -97,8 +96,8 @@ rtr_sb_shared_free(void *shared)
 }
 
 bool
-rtr_sb_path_inactive(const struct rtr_pm *inactive, unsigned int g_idx, unsigned int path,
-		uint64_t now)
+rtr_sb_path_inactive(
+		const struct rtr_pm *inactive, unsigned int g_idx, unsigned int path, uint64_t now)
 {
 	return inactive != NULL && rtr_pm_marked_any(inactive, g_idx, path, now);
 }
@@ -170,14 +169,14 @@ rtr_sb_create(const struct rtr_sb_params *p, const struct rtr_lb_io *io)
 	sb->aging_ns = rtr_sb_aging_ns(p);
 	snprintf(name, sizeof(name), "sb_flows_%u", p->worker);
 	fp = (struct rtr_ft_params){
-		.name = name,
-		.entries = p->flow_entries,
-		.limits = p->ft_limits,
-		.value_size = sizeof(struct sb_flow),
-		.aging_ns = sb->aging_ns,
-		.pinned = NULL, /* nothing is held: every entry may go */
-		.socket_id = p->socket_id,
-		.use_rte_malloc = p->use_rte_malloc,
+			.name = name,
+			.entries = p->flow_entries,
+			.limits = p->ft_limits,
+			.value_size = sizeof(struct sb_flow),
+			.aging_ns = sb->aging_ns,
+			.pinned = NULL, /* nothing is held: every entry may go */
+			.socket_id = p->socket_id,
+			.use_rte_malloc = p->use_rte_malloc,
 	};
 	sb->fs.ft = rtr_ft_create(&fp);
 	sb->fs.fill = sb_fill;
@@ -288,7 +287,8 @@ rtr_sb_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		goto tag;
 	}
 	f = flow_of(e);
-	if (st == RTR_FT_NEW || rtr_lb_idle(sb->fs.clock, now, meta->in_port, e->last_ns, sb->p.subflow_idle_ns)) {
+	if (st == RTR_FT_NEW || rtr_lb_idle(sb->fs.clock, now, meta->in_port, e->last_ns,
+						sb->p.subflow_idle_ns)) {
 		/* A new sub-flow: nothing of the flow is in flight, so it may
 		 * start on any path without reordering. */
 		f->path = (uint8_t)choose_path(sb, g, g_idx, &k, live, meta->flow_hash, now, c);
@@ -296,7 +296,7 @@ rtr_sb_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		f->n_paths = (uint8_t)g->n_paths;
 		c[RTR_LBC_sb_subflows]++;
 	} else if (unlikely(f->group != g_idx || f->n_paths != g->n_paths ||
-			!((live >> f->path) & 1))) {
+				   !((live >> f->path) & 1))) {
 		/* The sub-flow's path went down (nothing gets through a dead
 		 * link anyway) or the route moved it to another group: pick
 		 * again now, as a new sub-flow. */
@@ -392,8 +392,8 @@ send_congestion(struct rtr_sb *sb, const uint8_t *frame, const struct rtr_meta *
 }
 
 int
-rtr_sb_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
-		uint64_t now, struct rtr_lcore_stats *stats)
+rtr_sb_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port, uint64_t now,
+		struct rtr_lcore_stats *stats)
 {
 	struct rtr_sb *sb = state;
 	uint64_t *c = stats->lb;
@@ -406,8 +406,7 @@ rtr_sb_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	/* Only data packets: ACK/NAK/CNP say nothing about the data path,
 	 * and a control packet (consumed before this, by the pipeline) never
 	 * answers another. */
-	if ((meta->flags & RTR_MF_CE) && rtr_meta_is_roce_data(meta) &&
-			!rtr_meta_lb_control(meta))
+	if ((meta->flags & RTR_MF_CE) && rtr_meta_is_roce_data(meta) && !rtr_meta_lb_control(meta))
 		send_congestion(sb, frame, meta, c);
 	/* Byte 4 is ICRC-masked: zeroing it is the only change, and the
 	 * host's RNIC gets a valid packet. */
@@ -450,16 +449,16 @@ rtr_sb_init(const struct rtr_lb_init *in)
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
 	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_sb_params p = {
-		.phi_ns = (uint64_t)sc->phi_us * 1000,
-		.subflow_idle_ns = (uint64_t)sc->subflow_idle_us * 1000,
-		.flow_entries = (sc->flow_table_size + nw - 1) / nw,
-		.ft_limits = lim,
-		.host_port_mask = in->host_port_mask,
-		.hash_seed = in->hash_seed,
-		.worker = in->worker,
-		.socket_id = in->socket,
-		.use_rte_malloc = in->use_rte_malloc,
-		.shared = in->shared,
+			.phi_ns = (uint64_t)sc->phi_us * 1000,
+			.subflow_idle_ns = (uint64_t)sc->subflow_idle_us * 1000,
+			.flow_entries = (sc->flow_table_size + nw - 1) / nw,
+			.ft_limits = lim,
+			.host_port_mask = in->host_port_mask,
+			.hash_seed = in->hash_seed,
+			.worker = in->worker,
+			.socket_id = in->socket,
+			.use_rte_malloc = in->use_rte_malloc,
+			.shared = in->shared,
 	};
 
 	rtr_lb_ft_limits(in, p.flow_entries, lim);
@@ -474,40 +473,40 @@ sb_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
 }
 
 const struct rtr_lb_ops rtr_lb_seqbalance = {
-	.name = "seqbalance",
-	.mode = RTR_LB_SEQBALANCE,
-	.flow_affinity = true,
-	/* Data packets carry no header (only byte 4): on fabric ports the
+		.name = "seqbalance",
+		.mode = RTR_LB_SEQBALANCE,
+		.flow_affinity = true,
+		/* Data packets carry no header (only byte 4): on fabric ports the
 	 * Congestion Packets are read with theirs, and a ConWeave DATA
 	 * header by its length signature, to be removed before a host. */
-	.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
-	.table = rtr_lb_fs_table,
-	/* Every RoCE packet toward a host: byte 4 must be zeroed. */
-	.deliver_flags = RTR_MF_ROCE,
-	.shared_create = rtr_sb_shared_create,
-	.shared_free = rtr_sb_shared_free,
-	.init = rtr_sb_init,
-	.fini = rtr_sb_free,
-	.pick = rtr_sb_pick,
-	.prefetch = rtr_lb_fs_prefetch,
-	.control_rx = rtr_sb_control_rx,
-	.deliver = rtr_sb_deliver,
-	.tick = rtr_sb_tick,
-	.next_deadline = rtr_sb_next_deadline,
-	.flows = rtr_lb_fs_flows,
+		.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
+		.table = rtr_lb_fs_table,
+		/* Every RoCE packet toward a host: byte 4 must be zeroed. */
+		.deliver_flags = RTR_MF_ROCE,
+		.shared_create = rtr_sb_shared_create,
+		.shared_free = rtr_sb_shared_free,
+		.init = rtr_sb_init,
+		.fini = rtr_sb_free,
+		.pick = rtr_sb_pick,
+		.prefetch = rtr_lb_fs_prefetch,
+		.control_rx = rtr_sb_control_rx,
+		.deliver = rtr_sb_deliver,
+		.tick = rtr_sb_tick,
+		.next_deadline = rtr_sb_next_deadline,
+		.flows = rtr_lb_fs_flows,
 };
 
 const struct rtr_lb_desc rtr_lb_seqbalance_desc = {
-	.name = "seqbalance",
-	.summary = "SeqBalance: congestion table and PathTag",
-	.ops = &rtr_lb_seqbalance,
-	.config = &rtr_seqbalance_section,
-	.spine = RTR_LB_SPINE_ECMP,
-	.flow_view = sb_flow_view,
-	.counter_first = RTR_LBC_SB_FIRST,
-	.n_counters = RTR_LBC_SB_N,
-	/* Its Congestion Packet has the LB control-packet layout; its
+		.name = "seqbalance",
+		.summary = "SeqBalance: congestion table and PathTag",
+		.ops = &rtr_lb_seqbalance,
+		.config = &rtr_seqbalance_section,
+		.spine = RTR_LB_SPINE_ECMP,
+		.flow_view = sb_flow_view,
+		.counter_first = RTR_LBC_SB_FIRST,
+		.n_counters = RTR_LBC_SB_N,
+		/* Its Congestion Packet has the LB control-packet layout; its
 	 * PathTag is in byte 4, which the all-modes rule clears toward a
 	 * host: nothing else of it to strip. */
-	.host_check = rtr_lb_ctrl_host_check,
+		.host_check = rtr_lb_ctrl_host_check,
 };

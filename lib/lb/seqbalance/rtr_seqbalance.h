@@ -60,8 +60,8 @@ struct rte_mbuf;
  */
 struct rtr_pm;
 
-void *rtr_sb_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
-		int socket);
+void *rtr_sb_shared_create(
+		const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket);
 void rtr_sb_shared_free(void *shared);
 
 /* Whether path `path` of group g_idx is inactive at now_ns toward any
@@ -70,20 +70,20 @@ bool rtr_sb_path_inactive(const struct rtr_pm *inactive, unsigned int g_idx, uns
 		uint64_t now_ns);
 
 /* ... toward destination dst (16 bytes; IPv4: the first 4). */
-bool rtr_sb_path_inactive_dst(const struct rtr_pm *inactive, unsigned int g_idx,
-		const uint8_t *dst, bool v6, unsigned int path, uint64_t now_ns);
+bool rtr_sb_path_inactive_dst(const struct rtr_pm *inactive, unsigned int g_idx, const uint8_t *dst,
+		bool v6, unsigned int path, uint64_t now_ns);
 
 struct rtr_sb_params {
-	uint64_t phi_ns;	  /* how long a Congestion Packet makes a path inactive */
+	uint64_t phi_ns;          /* how long a Congestion Packet makes a path inactive */
 	uint64_t subflow_idle_ns; /* idle gap after which a flow starts a new sub-flow */
-	uint32_t flow_entries;	  /* this worker's sub-flow table */
+	uint32_t flow_entries;    /* this worker's sub-flow table */
 	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
-	uint32_t host_port_mask;  /* ports whose RoCE packets get SeqBalance */
-	uint32_t hash_seed;	  /* the parser's flow-hash seed (reverse lookups) */
-	unsigned int worker;	  /* for names; worker 0 sets the inactive gauge */
+	uint32_t host_port_mask;              /* ports whose RoCE packets get SeqBalance */
+	uint32_t hash_seed;                   /* the parser's flow-hash seed (reverse lookups) */
+	unsigned int worker;                  /* for names; worker 0 sets the inactive gauge */
 	int socket_id;
-	bool use_rte_malloc;	  /* false: no EAL (unit tests) */
-	struct rtr_pm *shared;	  /* the inactive table (rtr_sb_shared_create), or NULL */
+	bool use_rte_malloc;   /* false: no EAL (unit tests) */
+	struct rtr_pm *shared; /* the inactive table (rtr_sb_shared_create), or NULL */
 };
 
 struct rtr_sb;

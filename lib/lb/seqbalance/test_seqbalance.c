@@ -33,15 +33,15 @@
 #include "test_agg_cfg.h"
 #include "rtr_test_mbuf.h"
 
-#define SEED	 0x1234abcdu
-#define PAYLOAD	 64
-#define MAXREC	 65536
+#define SEED     0x1234abcdu
+#define PAYLOAD  64
+#define MAXREC   65536
 
-#define PHI	 32000ULL   /* ns: the default phi_us = 32 */
-#define IDLE	 1000000ULL /* ns: the default subflow_idle_us = 1000 */
-#define T0	 1000000000ULL /* the virtual clock starts at 1 s */
-#define HOST	 0 /* a host port (host_port_mask 0x3) */
-#define FABRIC	 4 /* a fabric port */
+#define PHI      32000ULL      /* ns: the default phi_us = 32 */
+#define IDLE     1000000ULL    /* ns: the default subflow_idle_us = 1000 */
+#define T0       1000000000ULL /* the virtual clock starts at 1 s */
+#define HOST     0             /* a host port (host_port_mask 0x3) */
+#define FABRIC   4             /* a fabric port */
 #define N_GROUPS 16
 
 /* ------------------------------------------------------------ fakes */
@@ -176,8 +176,8 @@ host_frame(uint8_t *p, const struct flow *f, uint32_t psn, uint8_t opcode, uint8
 	if (opcode == RTR_BTH_OP_CNP)
 		ulen += 16; /* CNP: 16 reserved bytes */
 	memset(p, 0, l4);
-	p[0] = 0x02, p[5] = 0x01;	/* dst MAC */
-	p[6] = 0x02, p[11] = 0x02;	/* src MAC */
+	p[0] = 0x02, p[5] = 0x01;  /* dst MAC */
+	p[6] = 0x02, p[11] = 0x02; /* src MAC */
 	if (f->vlan) {
 		p[12] = 0x81, p[13] = 0x00;
 		p[14] = 0x60, p[15] = 0x07; /* PCP 3, VID 7 */
@@ -444,15 +444,15 @@ static struct rtr_sb_params
 def_params(struct rtr_pm *sh, unsigned int worker)
 {
 	return (struct rtr_sb_params){
-		.phi_ns = PHI,
-		.subflow_idle_ns = IDLE,
-		.flow_entries = 8192,
-		.host_port_mask = 0x3,
-		.hash_seed = SEED,
-		.worker = worker,
-		.socket_id = 0,
-		.use_rte_malloc = false,
-		.shared = sh,
+			.phi_ns = PHI,
+			.subflow_idle_ns = IDLE,
+			.flow_entries = 8192,
+			.host_port_mask = 0x3,
+			.hash_seed = SEED,
+			.worker = worker,
+			.socket_id = 0,
+			.use_rte_malloc = false,
+			.shared = sh,
 	};
 }
 
@@ -460,9 +460,9 @@ static struct rtr_sb *
 mk_inst(const struct rtr_sb_params *p, struct sink *s)
 {
 	struct rtr_lb_io io = {
-		.control = io_control,
-		.alloc = io_alloc,
-		.arg = s,
+			.control = io_control,
+			.alloc = io_alloc,
+			.arg = s,
 	};
 	struct rtr_sb *sb;
 
@@ -574,7 +574,8 @@ gcd(unsigned int a, unsigned int b)
 static void
 test_ecmp_rest(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	struct flow f = flow4(1, 2, 50000);
@@ -646,7 +647,8 @@ test_ecmp_rest(void)
 static void
 test_tag(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 
@@ -662,12 +664,13 @@ test_tag(void)
 			uint8_t buf[512];
 			/* Byte 4 as a real RNIC may send it (Resv6 = 16),
 			 * Resv7 not zero, AckReq: only byte 4 may change. */
-			unsigned int n = host_frame(buf, &f, 100 + o, ops[o], 0x10, 0xc5, 0x02,
-					4791);
+			unsigned int n = host_frame(
+					buf, &f, 100 + o, ops[o], 0x10, 0xc5, 0x02, 4791);
 			struct rte_mbuf *m = frame_mbuf(buf, n, 0, 1);
 			struct choice ch = expect_choice(rtr_meta(m)->flow_hash, 8, 0xff, 0);
 			unsigned int b = bth_off_of(&f);
-			int path = rtr_sb_pick(sb, &GR[0], 0, m, rtr_meta(m), T0 + 10 * v + o, LB_ST(cs));
+			int path = rtr_sb_pick(
+					sb, &GR[0], 0, m, rtr_meta(m), T0 + 10 * v + o, LB_ST(cs));
 
 			/* All ops of one flow share its sub-flow. */
 			CHECK_EQ(path, ch.path);
@@ -692,7 +695,8 @@ static void
 test_double_hash(void)
 {
 	const unsigned int sizes[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 64};
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb;
 	unsigned int trials = 0, noncoprime = 0, rehashes = 0, all = 0, downs = 0;
@@ -760,8 +764,8 @@ test_double_hash(void)
 		set_group(gi, n, all_live(n));
 	}
 	printf("   %u new sub-flows: %u rehashed, %u all inactive, %u with paths down, "
-	       "%u whose paper stride (h2 mod n) is not coprime to n\n", trials, rehashes, all,
-	       downs, noncoprime);
+	       "%u whose paper stride (h2 mod n) is not coprime to n\n",
+			trials, rehashes, all, downs, noncoprime);
 	CHECK(rehashes > 100);
 	CHECK(all > 100);
 	CHECK(noncoprime > 50);
@@ -834,7 +838,8 @@ test_double_hash(void)
 static void
 test_probe_all_paths(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	const unsigned int gi = 10, per_q = 8;
 	unsigned int flows = 0, missed = 0, all = 0, sizes_missed = 0, sport = 0;
@@ -858,8 +863,8 @@ test_probe_all_paths(void)
 			now += PHI + 1; /* the marks of the round before have expired */
 			mark_paths(sb, gi, all_live(n) & ~(1ULL << q), now);
 			for (unsigned int k = 0; k < per_q; k++) {
-				struct flow f = flow4((uint8_t)(1 + sport % 250), (uint8_t)(sport / 250),
-						(uint16_t)(10000 + sport));
+				struct flow f = flow4((uint8_t)(1 + sport % 250),
+						(uint8_t)(sport / 250), (uint16_t)(10000 + sport));
 				int path;
 
 				sport++;
@@ -871,7 +876,8 @@ test_probe_all_paths(void)
 		}
 		if (missed_n || all_n)
 			printf("   n %2u: %u of %u new sub-flows missed the one free path, "
-			       "%u counted sb_all_inactive\n", n, missed_n, n * per_q, all_n);
+			       "%u counted sb_all_inactive\n",
+					n, missed_n, n * per_q, all_n);
 		CHECK(missed_n == 0, "n %u: %u sub-flows missed the free path", n, missed_n);
 		CHECK(all_n == 0, "n %u: %u sub-flows counted all inactive", n, all_n);
 		missed += missed_n;
@@ -879,7 +885,8 @@ test_probe_all_paths(void)
 		sizes_missed += missed_n != 0;
 	}
 	printf("   %u new sub-flows over n = 1..64: %u missed the one free path "
-	       "(%u group sizes), %u counted sb_all_inactive\n", flows, missed, sizes_missed, all);
+	       "(%u group sizes), %u counted sb_all_inactive\n",
+			flows, missed, sizes_missed, all);
 	CHECK_EQ(cs[RTR_LBC_sb_subflows], flows);
 	CHECK_EQ(cs[RTR_LBC_flow_table_full], 0);
 	set_group(gi, 4, 0xf);
@@ -896,7 +903,8 @@ static void
 test_one_inactive(void)
 {
 	const unsigned int sizes[] = {3, 5, 6, 12};
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	const uint64_t now = T0 + 1000;
 	struct rtr_sb *sb;
@@ -915,16 +923,19 @@ test_one_inactive(void)
 		CHECK(rtr_sb_path_inactive(sh, gi, 1, now + 500));
 		memcpy(before, cs, sizeof(before));
 		for (unsigned int t = 0; t < 300; t++) {
-			struct flow f = flow6((uint8_t)t, (uint8_t)(40 + si), (uint16_t)(40000 + t));
+			struct flow f = flow6(
+					(uint8_t)t, (uint8_t)(40 + si), (uint16_t)(40000 + t));
 			int path = send_pkt(sb, gi, &f, now + 500 + t, cs);
 
 			on_inactive += path == 1;
 			rehashed += hash_of(&f) % n == 1;
 		}
 		printf("   %2u uplinks: %u of 300 new sub-flows started on the inactive path, "
-		       "%u counted sb_all_inactive (%u had it as first choice)\n", n, on_inactive,
-		       (unsigned int)(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive]),
-		       rehashed);
+		       "%u counted sb_all_inactive (%u had it as first choice)\n",
+				n, on_inactive,
+				(unsigned int)(cs[RTR_LBC_sb_all_inactive] -
+						before[RTR_LBC_sb_all_inactive]),
+				rehashed);
 		CHECK_EQ(on_inactive, 0);
 		CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive], 0);
 		CHECK_EQ(cs[RTR_LBC_sb_rehashes] - before[RTR_LBC_sb_rehashes], rehashed);
@@ -937,13 +948,16 @@ test_one_inactive(void)
 		memcpy(before, cs, sizeof(before));
 		on_inactive = 0;
 		for (unsigned int t = 0; t < 300; t++) {
-			struct flow f = flow6((uint8_t)t, (uint8_t)(40 + si), (uint16_t)(41000 + t));
+			struct flow f = flow6(
+					(uint8_t)t, (uint8_t)(40 + si), (uint16_t)(41000 + t));
 
 			on_inactive += send_pkt(sb, gi, &f, now + 1500 + t, cs) != 0;
 		}
 		printf("   %2u uplinks, all but path 0 inactive: %u of 300 new sub-flows started "
-		       "on an inactive path, %u counted sb_all_inactive\n", n, on_inactive,
-		       (unsigned int)(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive]));
+		       "on an inactive path, %u counted sb_all_inactive\n",
+				n, on_inactive,
+				(unsigned int)(cs[RTR_LBC_sb_all_inactive] -
+						before[RTR_LBC_sb_all_inactive]));
 		CHECK_EQ(on_inactive, 0);
 		CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before[RTR_LBC_sb_all_inactive], 0);
 	}
@@ -957,7 +971,8 @@ test_one_inactive(void)
 static void
 test_subflows(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	struct flow f = flow4(3, 4, 40000);
@@ -1041,7 +1056,8 @@ test_subflows(void)
 static void
 test_phi(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	struct flow fm = marker(0);
@@ -1106,7 +1122,8 @@ test_phi(void)
 static void
 test_control_rx(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = 4});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = 4});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	struct flow f = flow6(5, 6, 12345), g = flow6(5, 7, 12345);
@@ -1192,8 +1209,8 @@ test_control_rx(void)
  * notice it (no rehash). Through the ops table and a config read as the
  * router reads it (default dst_prefix_len 24 / 64).
  */
-static const char AGG_CFG[] = TEST_AGG_CFG("seqbalance",
-		"seqbalance: {phi_us: 1000000, flow_table_size: 65536}\n");
+static const char AGG_CFG[] = TEST_AGG_CFG(
+		"seqbalance", "seqbalance: {phi_us: 1000000, flow_table_size: 65536}\n");
 
 #define AGG_N 400 /* new sub-flows per destination ToR and family */
 
@@ -1225,7 +1242,8 @@ test_inactive_per_dst(void)
 	printf("6b. Congestion Packet for ToR X, one aggregate route: inactive toward X only\n");
 	memset(&cfg, 0, sizeof(cfg));
 	CHECK(rtr_config_load_buf("agg.yaml", "yaml", AGG_CFG, strlen(AGG_CFG), &cfg, err,
-			sizeof(err)) == 0, "%s", err);
+			      sizeof(err)) == 0,
+			"%s", err);
 	memset(st, 0, sizeof(*st));
 	memset(grp, 0, sizeof(grp));
 	for (unsigned int g = 0; g < 2; g++) {
@@ -1281,8 +1299,8 @@ test_inactive_per_dst(void)
 		}
 		printf("   IPv%c: new sub-flows to Y moved off path 1 (rehashed): %u of %u with "
 		       "it as first choice; to X: %u of %u; on path 1: Y %u, X %u\n",
-		       v6 ? '6' : '4', rehashed[0], first1[0], rehashed[1], first1[1], on1[0],
-		       on1[1]);
+				v6 ? '6' : '4', rehashed[0], first1[0], rehashed[1], first1[1],
+				on1[0], on1[1]);
 		CHECK_EQ(rehashed[0], 0);
 		CHECK_EQ(on1[0], first1[0]);
 		CHECK(first1[0] > AGG_N / 8);
@@ -1297,8 +1315,10 @@ test_inactive_per_dst(void)
 	 * is live: X's mark goes, counted. */
 	{
 		struct rtr_pm_group pg[2];
-		struct rtr_pm_params pp = {.n_groups = 2, .groups = pg, .dst_prefix_len = 24,
-			.dst_prefix_len6 = 64};
+		struct rtr_pm_params pp = {.n_groups = 2,
+				.groups = pg,
+				.dst_prefix_len = 24,
+				.dst_prefix_len6 = 64};
 		struct flow x = agg_flow(false, 2, 1, 4000), z;
 		struct rtr_pm *shape;
 		struct rtr_pm_ref rx, rz;
@@ -1330,7 +1350,8 @@ test_inactive_per_dst(void)
 		CHECK(!rtr_sb_path_inactive_dst(sh, 0, x.dst, false, 1, T + 50));
 		CHECK(!rtr_sb_path_inactive_dst(sh, 0, x.dst, false, 2, T + 50));
 		printf("   ToR %u.%u.%u.0/24 shares ToR X's slot: its Congestion Packet evicted "
-		       "X's mark (dst_slot_evictions 1)\n", z.dst[0], z.dst[1], z.dst[2]);
+		       "X's mark (dst_slot_evictions 1)\n",
+				z.dst[0], z.dst[1], z.dst[2]);
 	}
 	sink_clear(&src_sink);
 	ops->fini(state);
@@ -1361,15 +1382,16 @@ test_dst(void)
 			uint8_t orig[512], exp[512];
 			unsigned int n = host_frame(orig, &f, 500 + tag, 4, (uint8_t)tag,
 					0x80 | 0x25, 0x1b, 4791);
-			unsigned int en = expect_cp(exp, &f, 500 + tag, 4, 0x80 | 0x25, 0x1b,
-					(uint8_t)tag);
+			unsigned int en = expect_cp(
+					exp, &f, 500 + tag, 4, 0x80 | 0x25, 0x1b, (uint8_t)tag);
 			struct rte_mbuf *m = frame_mbuf(orig, n, RTR_PARSE_LB_CTRL, FABRIC);
 			struct rte_mbuf *cp;
 			struct rtr_meta cm;
 
 			CHECK(rtr_meta(m)->flags & RTR_MF_CE);
 			CHECK(!(rtr_meta(m)->flags & RTR_MF_LB_HDR));
-			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
+			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)),
+					RTR_SB_FORWARD);
 			/* The data packet: byte 4 zero, nothing else changed. */
 			CHECK_EQ(m->data_len, n);
 			CHECK_EQ(mdata(m)[b + 4], 0);
@@ -1414,7 +1436,8 @@ test_dst(void)
 			struct rte_mbuf *m = frame_mbuf(orig, n, RTR_PARSE_LB_CTRL, FABRIC);
 
 			CHECK(!(rtr_meta(m)->flags & RTR_MF_CE));
-			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
+			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)),
+					RTR_SB_FORWARD);
 			CHECK_EQ(s->nc, 0);
 			CHECK_EQ(s->allocs, 0);
 			CHECK_EQ(mdata(m)[b + 4], 0);
@@ -1425,12 +1448,12 @@ test_dst(void)
 		/* ACK and CNP with CE: nothing sent, byte 4 zeroed. */
 		{
 			const uint8_t ops[] = {RTR_BTH_OP_RC_ACK, RTR_BTH_OP_RC_ATOMIC_ACK,
-				RTR_BTH_OP_CNP};
+					RTR_BTH_OP_CNP};
 
 			for (unsigned int o = 0; o < sizeof(ops); o++) {
 				uint8_t orig[512];
-				unsigned int n = host_frame(orig, &f, 601, ops[o], 9, 0, 0x03,
-						4791);
+				unsigned int n =
+						host_frame(orig, &f, 601, ops[o], 9, 0, 0x03, 4791);
 				struct rte_mbuf *m;
 
 				if (ops[o] == RTR_BTH_OP_RC_ATOMIC_ACK)
@@ -1497,7 +1520,8 @@ test_dst(void)
 static void
 test_shared(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p0 = def_params(sh, 0), p1 = def_params(sh, 1);
 	struct rtr_sb *w0 = mk_inst(&p0, &src_sink), *w1 = mk_inst(&p1, &aux_sink);
 	struct flow f = flow4(11, 12, 1111);
@@ -1579,7 +1603,8 @@ collect(void *arg, const struct rtr_lb_flow_info *f)
 static void
 test_flows_full_aging(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb;
 	struct seen seen;
@@ -1663,7 +1688,9 @@ test_flows_full_aging(void)
 	rtr_sb_free(sb);
 	/* Bad parameters, NULLs. */
 	p.flow_entries = 0;
-	CHECK(rtr_sb_create(&p, &(struct rtr_lb_io){.control = io_control, .alloc = io_alloc, .arg = &src_sink}) == NULL);
+	CHECK(rtr_sb_create(&p, &(struct rtr_lb_io){.control = io_control,
+						.alloc = io_alloc,
+						.arg = &src_sink}) == NULL);
 	rtr_sb_free(NULL);
 	rtr_pm_free(NULL);
 	rtr_pm_free(sh);
@@ -1727,8 +1754,10 @@ arrive(struct in_flight *q, struct rtr_sb *src, uint64_t now, uint64_t *last)
 static void
 test_e2e(void)
 {
-	struct rtr_pm *ssh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
-	struct rtr_pm *dsh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *ssh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *dsh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params sp = def_params(ssh, 0), dp = def_params(dsh, 0);
 	struct rtr_sb *src = mk_inst(&sp, &src_sink), *dst = mk_inst(&dp, &dst_sink);
 	static struct in_flight q;
@@ -1750,9 +1779,14 @@ test_e2e(void)
 	for (unsigned int ph = 0; ph < 3; ph++) {
 		for (unsigned int k = 0; k < 4; k++) {
 			for (unsigned int i = 0; i < NF; i++) {
-				struct flow f = (i & 1) ?
-					flow6((uint8_t)i, 1, (uint16_t)(5000 + ph * 100 + i)) :
-					flow4((uint8_t)i, 1, (uint16_t)(5000 + ph * 100 + i));
+				struct flow f = (i & 1) ? flow6((uint8_t)i, 1,
+									  (uint16_t)(5000 +
+											  ph * 100 +
+											  i))
+							: flow4((uint8_t)i, 1,
+									  (uint16_t)(5000 +
+											  ph * 100 +
+											  i));
 				uint8_t orig[512];
 				unsigned int n = host_frame(orig, &f, 10 + k, 4, 0, 0, 0x02, 4791);
 				struct rte_mbuf *m = frame_mbuf(orig, n, 0, HOST);
@@ -1822,7 +1856,8 @@ test_e2e(void)
 	}
 	printf("   %u of %u flows took path 1 before the first Congestion Packet came back "
 	       "and sent %u Congestion Packets;\n   none took it while inactive, "
-	       "%u new flows took it after phi\n", on1, NF, cps, after_on1);
+	       "%u new flows took it after phi\n",
+			on1, NF, cps, after_on1);
 	CHECK(after_on1 > 0);
 	CHECK_EQ(cs[RTR_LBC_sb_subflows], 3 * NF);
 	CHECK_EQ(cs[RTR_LBC_sb_tagged], 3 * NF * 4);
@@ -1850,7 +1885,8 @@ test_e2e(void)
 static void
 test_resilient_fallback(void)
 {
-	struct rtr_pm *sh = rtr_pm_create(&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
+	struct rtr_pm *sh = rtr_pm_create(
+			&(struct rtr_pm_params){.name = "sb_inactive", .n_groups = N_GROUPS});
 	struct rtr_sb_params p = def_params(sh, 0);
 	struct rtr_sb *sb = mk_inst(&p, &src_sink);
 	const unsigned int gi = 11, nf = 400;
@@ -1893,7 +1929,8 @@ test_resilient_fallback(void)
 	}
 	CHECK_EQ(cs[RTR_LBC_sb_all_inactive] - before, nf);
 	printf("   path 5 down: %u of %u new sub-flows whose path stayed up took another "
-	       "(%u of them had path 2 first)\n", moved, on_live, displaced);
+	       "(%u of them had path 2 first)\n",
+			moved, on_live, displaced);
 	CHECK_EQ(dead, 0);
 	CHECK_EQ(not_ecmp, 0);
 	CHECK(on_live > nf / 2);

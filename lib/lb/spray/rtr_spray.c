@@ -32,19 +32,19 @@
 #include "rtr_stats.h"
 #include "spray_config.h"
 
-#define NEVER	 UINT64_MAX
+#define NEVER    UINT64_MAX
 #define KIND_SRC 1
 #define KIND_DST 2
-#define NO_WIN	 0xffff /* so a pool has at most NO_WIN windows (0..NO_WIN - 1) */
+#define NO_WIN   0xffff /* so a pool has at most NO_WIN windows (0..NO_WIN - 1) */
 
 /* ------------------------------------------------------------------ state */
 
 /* SrcToR state of one flow. */
 struct sp_src {
-	uint32_t seq;	 /* the number the next packet gets */
-	uint16_t group;	 /* the uplink group (a NOTIFY's marks are per group) */
-	uint8_t cursor;	 /* the path the next packet tries first */
-	uint8_t path;	 /* the last packet's (telemetry) */
+	uint32_t seq;   /* the number the next packet gets */
+	uint16_t group; /* the uplink group (a NOTIFY's marks are per group) */
+	uint8_t cursor; /* the path the next packet tries first */
+	uint8_t path;   /* the last packet's (telemetry) */
 };
 
 /* DstToR state of one flow. */
@@ -52,17 +52,17 @@ struct sp_dst {
 	uint64_t gap_t0; /* the last gap given up on: its window's first arrival */
 	uint32_t gap_lo; /* ... and the numbers it skipped over, [gap_lo, gap_hi) */
 	uint32_t gap_hi;
-	uint32_t next;	 /* the number delivered next */
-	uint16_t win;	 /* its reorder window, NO_WIN */
-	uint8_t port;	 /* host port of the window */
+	uint32_t next; /* the number delivered next */
+	uint16_t win;  /* its reorder window, NO_WIN */
+	uint8_t port;  /* host port of the window */
 	uint8_t valid;
 };
 
 /* A reorder window: W slots indexed by (seq - base) % W, for numbers next + 1 ..
  * next + W - 1 of its flow (next itself is never held). */
 struct sp_win {
-	uint64_t deadline;	/* t_first + the timeout when it was set */
-	uint64_t t_first;	/* earliest arrival among the held packets */
+	uint64_t deadline;      /* t_first + the timeout when it was set */
+	uint64_t t_first;       /* earliest arrival among the held packets */
 	struct rtr_ft_entry *e; /* the flow */
 	uint32_t heap_pos;
 	uint32_t n_held;
@@ -76,7 +76,7 @@ struct rtr_sp {
 	struct rtr_lb_fs fs; /* first: the flow-state base (rtr_lb_fs.h) */
 	struct rtr_sp_params p;
 	struct rtr_lb_io io;
-	uint32_t w;		/* window slots */
+	uint32_t w; /* window slots */
 	/* Slots from one window to the next: W and one cache line more, so
 	 * the windows' first lines (where a flow's few held packets go) fall
 	 * in different cache sets; at W apart (a power of two, 16 KB at the
@@ -84,29 +84,29 @@ struct rtr_sp {
 	uint32_t stride;
 	uint32_t wmask;
 	uint64_t aging_ns;
-	struct sp_win *win;	/* n_windows */
+	struct sp_win *win; /* n_windows */
 	/* n_windows * w: a held packet and its arrival side by side, one
 	 * cache line touched per packet held or released. */
 	struct sp_slot {
 		struct rte_mbuf *m;
 		uint64_t t_in;
-	} *slot;
-	uint16_t *free_win;	/* stack of free window indices */
+	} * slot;
+	uint16_t *free_win; /* stack of free window indices */
 	uint32_t n_free;
-	uint16_t *heap;		/* windows holding packets, by deadline */
+	uint16_t *heap; /* windows holding packets, by deadline */
 	uint32_t n_heap;
 	/* SrcToR: this worker's stamped packets in each port's egress queue
 	 * (queued, not departed yet): the local congestion of each uplink. */
 	uint32_t inq[RTR_MAX_PORTS];
-	uint64_t held;		/* packets in windows now */
-	uint64_t hold_budget;	/* at most this many (p.hold_budget, 0: no limit) */
+	uint64_t held;        /* packets in windows now */
+	uint64_t hold_budget; /* at most this many (p.hold_budget, 0: no limit) */
 	/* The gap timeout: fixed, or auto from the skew estimate. */
 	uint64_t timeout_ns;
 	/* Skew samples, a log histogram (rtr_sp_skew_bucket), halved every
 	 * SKEW_HALVE samples so that it follows the paths as they change. */
 	uint32_t skew_hist[RTR_SP_SKEW_BUCKETS];
 	uint32_t skew_n;
-	uint32_t skew_top;	/* no sample in a bucket above this */
+	uint32_t skew_top; /* no sample in a bucket above this */
 };
 
 static inline struct sp_src *
@@ -284,14 +284,14 @@ rtr_sp_create(const struct rtr_sp_params *p, const struct rtr_lb_io *io)
 	sp->timeout_ns = p->timeout_ns ? p->timeout_ns : p->timeout_max_ns;
 	snprintf(name, sizeof(name), "sp_flows_%u", p->worker);
 	fp = (struct rtr_ft_params){
-		.name = name,
-		.entries = p->flow_entries,
-		.limits = p->ft_limits,
-		.value_size = RTE_MAX(sizeof(struct sp_src), sizeof(struct sp_dst)),
-		.aging_ns = sp->aging_ns,
-		.pinned = sp_pinned,
-		.socket_id = p->socket_id,
-		.use_rte_malloc = p->use_rte_malloc,
+			.name = name,
+			.entries = p->flow_entries,
+			.limits = p->ft_limits,
+			.value_size = RTE_MAX(sizeof(struct sp_src), sizeof(struct sp_dst)),
+			.aging_ns = sp->aging_ns,
+			.pinned = sp_pinned,
+			.socket_id = p->socket_id,
+			.use_rte_malloc = p->use_rte_malloc,
 	};
 	sp->fs.ft = rtr_ft_create(&fp);
 	sp->fs.fill = sp_fill;
@@ -430,14 +430,13 @@ static inline bool
 ours(const struct rtr_sp *sp, const struct rtr_meta *meta)
 {
 	return (meta->flags & RTR_MF_LB_HDR) &&
-		(meta->bth_b8 & RTR_BTH_RESV7_MASK) == RTR_SPRAY_B8 &&
-		meta->in_port < RTR_MAX_PORTS && (sp->p.host_port_mask >> meta->in_port & 1);
+	       (meta->bth_b8 & RTR_BTH_RESV7_MASK) == RTR_SPRAY_B8 &&
+	       meta->in_port < RTR_MAX_PORTS && (sp->p.host_port_mask >> meta->in_port & 1);
 }
 
 /* rtr_lb_ops.queued: a packet admitted to out_port's egress queue. */
 void
-rtr_sp_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
-		uint16_t out_port)
+rtr_sp_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta, uint16_t out_port)
 {
 	struct rtr_sp *sp = state;
 
@@ -587,13 +586,13 @@ rtr_sp_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool r
 	const struct rtr_spray_cfg *sc = rtr_spray_config(cfg);
 	struct rtr_pm_group groups[RTR_MAX_GROUPS];
 	struct rtr_pm_params p = {
-		.name = "sp_busy",
-		.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
-		.groups = groups,
-		.dst_prefix_len = sc->dst_prefix_len,
-		.dst_prefix_len6 = sc->dst_prefix_len6,
-		.use_rte_malloc = rte,
-		.socket = socket,
+			.name = "sp_busy",
+			.n_groups = RTE_MIN(n_groups, (unsigned int)RTR_MAX_GROUPS),
+			.groups = groups,
+			.dst_prefix_len = sc->dst_prefix_len,
+			.dst_prefix_len6 = sc->dst_prefix_len6,
+			.use_rte_malloc = rte,
+			.socket = socket,
 	};
 
 	if (sc->busy_us == 0)
@@ -623,8 +622,8 @@ send_notify(struct rtr_sp *sp, const uint8_t *frame, const struct rtr_meta *meta
 		c[RTR_LBC_ctrl_alloc_failed]++;
 		return;
 	}
-	if (rtr_lb_ctrl_build(n, frame, meta, meta->bth_b4,
-			    (uint8_t)(RTR_CW_OP_NOTIFY << 5), hdr) == NULL) {
+	if (rtr_lb_ctrl_build(n, frame, meta, meta->bth_b4, (uint8_t)(RTR_CW_OP_NOTIFY << 5),
+			    hdr) == NULL) {
 		rte_pktmbuf_free(n);
 		c[RTR_LBC_ctrl_alloc_failed]++;
 		return;
@@ -755,8 +754,8 @@ release_run(struct rtr_sp *sp, struct sp_dst *d, uint64_t now, uint64_t *c)
  * Returns the numbers skipped.
  */
 static uint32_t
-release_all(struct rtr_sp *sp, struct sp_dst *d, struct rte_mbuf *m, uint32_t seq,
-		uint16_t port, uint64_t now, uint64_t *c)
+release_all(struct rtr_sp *sp, struct sp_dst *d, struct rte_mbuf *m, uint32_t seq, uint16_t port,
+		uint64_t now, uint64_t *c)
 {
 	uint32_t from = d->next, last = d->next - 1, delivered = 0, skipped;
 	/* m's place: its distance from next (any when it is beyond the
@@ -815,8 +814,8 @@ dst_fresh(struct rtr_sp *sp, struct sp_dst *d, uint32_t seq, bool is_new, uint64
 }
 
 int
-rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
-		uint64_t now, struct rtr_lcore_stats *stats)
+rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port, uint64_t now,
+		struct rtr_lcore_stats *stats)
 {
 	struct rtr_sp *sp = state;
 	uint64_t *c = stats->lb;
@@ -831,8 +830,7 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 
 	/* Not spray's (a ConWeave DATA header in a fabric being switched):
 	 * left to the strip every ToR applies toward a host. */
-	if (!(meta->flags & RTR_MF_LB_HDR) ||
-			(meta->bth_b8 & RTR_BTH_RESV7_MASK) != RTR_SPRAY_B8)
+	if (!(meta->flags & RTR_MF_LB_HDR) || (meta->bth_b8 & RTR_BTH_RESV7_MASK) != RTR_SPRAY_B8)
 		return RTR_LB_FORWARD;
 	seq = rtr_spray_seq(frame + rtr_meta_bth_off(meta) + RTR_BTH_LEN);
 	c[RTR_LBC_spray_rx]++;
@@ -851,7 +849,8 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	if (st == RTR_FT_NEW) {
 		d->win = NO_WIN;
 		dst_fresh(sp, d, seq, true, c);
-	} else if (d->win == NO_WIN && rtr_lb_idle(sp->fs.clock, now, meta->in_port, e->last_ns, sp->aging_ns / 2)) {
+	} else if (d->win == NO_WIN && rtr_lb_idle(sp->fs.clock, now, meta->in_port, e->last_ns,
+						       sp->aging_ns / 2)) {
 		dst_fresh(sp, d, seq, false, c);
 	}
 	e->last_ns = now;
@@ -881,8 +880,10 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			return RTR_LB_FORWARD;
 		/* It filled the gap the window waited for: how long that
 		 * took is the skew the timeout must cover. */
-		skew_sample(sp, rtr_lb_since(rtr_lb_seen_in(sp->fs.clock, now, meta->in_port), sp->win[d->win].t_first),
-			c);
+		skew_sample(sp,
+				rtr_lb_since(rtr_lb_seen_in(sp->fs.clock, now, meta->in_port),
+						sp->win[d->win].t_first),
+				c);
 		sp->io.deliver(sp->io.arg, m, port, false);
 		release_run(sp, d, now, c);
 		win_settle(sp, d, c);
@@ -897,8 +898,11 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		c[RTR_LBC_late]++;
 		if (seq - d->gap_lo < d->gap_hi - d->gap_lo) {
 			if (d->gap_t0 != NEVER)
-				skew_sample(sp, rtr_lb_since(rtr_lb_seen_in(sp->fs.clock, now, meta->in_port), d->gap_t0),
-					c);
+				skew_sample(sp,
+						rtr_lb_since(rtr_lb_seen_in(sp->fs.clock, now,
+									     meta->in_port),
+								d->gap_t0),
+						c);
 			d->gap_hi = d->gap_lo; /* once per gap */
 		}
 		return RTR_LB_FORWARD;
@@ -1028,23 +1032,23 @@ sp_init(const struct rtr_lb_init *in)
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
 	struct rtr_ft_limit lim[RTR_FT_ORIGINS];
 	struct rtr_sp_params p = {
-		.flow_entries = (sc->flow_table_size + nw - 1) / nw,
-		.ft_limits = lim,
-		.window_slots = sc->window_slots,
-		.n_windows = sc->windows_per_worker,
-		.timeout_ns = (uint64_t)sc->timeout_us * 1000,
-		.timeout_min_ns = (uint64_t)sc->timeout_min_us * 1000,
-		.timeout_max_ns = (uint64_t)sc->timeout_max_us * 1000,
-		.margin_ns = (uint64_t)sc->timeout_margin_us * 1000,
-		.hold_budget = in->hold_budget,
-		.queue_slack = sc->queue_slack,
-		.busy_ns = (uint64_t)sc->busy_us * 1000,
-		.hash_seed = in->hash_seed,
-		.shared = in->shared,
-		.host_port_mask = in->host_port_mask,
-		.worker = in->worker,
-		.socket_id = in->socket,
-		.use_rte_malloc = in->use_rte_malloc,
+			.flow_entries = (sc->flow_table_size + nw - 1) / nw,
+			.ft_limits = lim,
+			.window_slots = sc->window_slots,
+			.n_windows = sc->windows_per_worker,
+			.timeout_ns = (uint64_t)sc->timeout_us * 1000,
+			.timeout_min_ns = (uint64_t)sc->timeout_min_us * 1000,
+			.timeout_max_ns = (uint64_t)sc->timeout_max_us * 1000,
+			.margin_ns = (uint64_t)sc->timeout_margin_us * 1000,
+			.hold_budget = in->hold_budget,
+			.queue_slack = sc->queue_slack,
+			.busy_ns = (uint64_t)sc->busy_us * 1000,
+			.hash_seed = in->hash_seed,
+			.shared = in->shared,
+			.host_port_mask = in->host_port_mask,
+			.worker = in->worker,
+			.socket_id = in->socket,
+			.use_rte_malloc = in->use_rte_malloc,
 	};
 
 	rtr_lb_ft_limits(in, p.flow_entries, lim);
@@ -1082,41 +1086,41 @@ sp_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
 }
 
 const struct rtr_lb_ops rtr_lb_spray = {
-	.name = "spray",
-	.mode = RTR_LB_SPRAY,
-	.flow_affinity = true,
-	.fabric_parse_flags = RTR_PARSE_LB_HDR,
-	.table = rtr_lb_fs_table,
-	.deliver_flags = RTR_MF_LB_HDR,
-	.shared_create = rtr_sp_shared_create,
-	.shared_free = rtr_sp_shared_free,
-	.control_rx = rtr_sp_control_rx,
-	.init = sp_init,
-	.fini = rtr_sp_free,
-	.pick = rtr_sp_pick,
-	.prefetch = rtr_lb_fs_prefetch,
-	.deliver = rtr_sp_deliver,
-	.tick = rtr_sp_tick,
-	.next_deadline = rtr_sp_next_deadline,
-	.flush = rtr_sp_flush,
-	.held = rtr_sp_held,
-	.queued = rtr_sp_queued,
-	.depart = rtr_sp_depart,
-	.flows = rtr_lb_fs_flows,
+		.name = "spray",
+		.mode = RTR_LB_SPRAY,
+		.flow_affinity = true,
+		.fabric_parse_flags = RTR_PARSE_LB_HDR,
+		.table = rtr_lb_fs_table,
+		.deliver_flags = RTR_MF_LB_HDR,
+		.shared_create = rtr_sp_shared_create,
+		.shared_free = rtr_sp_shared_free,
+		.control_rx = rtr_sp_control_rx,
+		.init = sp_init,
+		.fini = rtr_sp_free,
+		.pick = rtr_sp_pick,
+		.prefetch = rtr_lb_fs_prefetch,
+		.deliver = rtr_sp_deliver,
+		.tick = rtr_sp_tick,
+		.next_deadline = rtr_sp_next_deadline,
+		.flush = rtr_sp_flush,
+		.held = rtr_sp_held,
+		.queued = rtr_sp_queued,
+		.depart = rtr_sp_depart,
+		.flows = rtr_lb_fs_flows,
 };
 
 const struct rtr_lb_desc rtr_lb_spray_desc = {
-	.name = "spray",
-	.summary = "per-packet spraying with in-network reordering at the DstToR",
-	.ops = &rtr_lb_spray,
-	.config = &rtr_spray_section,
-	.spine = RTR_LB_SPINE_ECMP,
-	.mbuf_budget = sp_mbuf_budget,
-	.flow_view = sp_flow_view,
-	.counter_first = RTR_LBC_SP_FIRST,
-	.n_counters = RTR_LBC_SP_N,
-	/* The ConWeave DATA layout's: a host never sends the header (and a
+		.name = "spray",
+		.summary = "per-packet spraying with in-network reordering at the DstToR",
+		.ops = &rtr_lb_spray,
+		.config = &rtr_spray_section,
+		.spine = RTR_LB_SPINE_ECMP,
+		.mbuf_budget = sp_mbuf_budget,
+		.flow_view = sp_flow_view,
+		.counter_first = RTR_LBC_SP_FIRST,
+		.n_counters = RTR_LBC_SP_N,
+		/* The ConWeave DATA layout's: a host never sends the header (and a
 	 * spray switch sends no control packet), and none reaches a host. */
-	.host_check = rtr_lb_ctrl_host_check,
-	.host_strip = rtr_cw_host_strip,
+		.host_check = rtr_lb_ctrl_host_check,
+		.host_strip = rtr_cw_host_strip,
 };

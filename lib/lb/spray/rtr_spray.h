@@ -75,23 +75,23 @@ rtr_sp_skew_bucket_end(uint32_t b)
 }
 
 struct rtr_sp_params {
-	uint32_t flow_entries;	 /* this worker's flow table (both roles) */
+	uint32_t flow_entries;                /* this worker's flow table (both roles) */
 	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
-	uint32_t window_slots;	 /* W, a power of two, 2..4096 */
-	uint32_t n_windows;	 /* reorder windows, at most 65535 */
-	uint64_t timeout_ns;	 /* gap timeout; 0: auto */
-	uint64_t timeout_min_ns; /* auto: clamp */
-	uint64_t timeout_max_ns; /* auto: clamp, and the value before any sample */
-	uint64_t margin_ns;	 /* auto: added to the skew estimate */
-	uint32_t hold_budget;	 /* mbufs this worker may hold; 0: no limit */
-	uint32_t first_seq;	 /* a new SrcToR flow's first number (0; tests: wrap) */
-	uint32_t queue_slack;	 /* SrcToR: skip a path whose uplink queue holds more
+	uint32_t window_slots;                /* W, a power of two, 2..4096 */
+	uint32_t n_windows;                   /* reorder windows, at most 65535 */
+	uint64_t timeout_ns;                  /* gap timeout; 0: auto */
+	uint64_t timeout_min_ns;              /* auto: clamp */
+	uint64_t timeout_max_ns;              /* auto: clamp, and the value before any sample */
+	uint64_t margin_ns;                   /* auto: added to the skew estimate */
+	uint32_t hold_budget;                 /* mbufs this worker may hold; 0: no limit */
+	uint32_t first_seq;      /* a new SrcToR flow's first number (0; tests: wrap) */
+	uint32_t queue_slack;    /* SrcToR: skip a path whose uplink queue holds more
 				  * than this many of our packets above the least
 				  * loaded live path's; 0: never skip */
 	uint32_t host_port_mask; /* the switch's host ports (what is "ours" to count) */
-	uint64_t busy_ns;	 /* a NOTIFY keeps its path out of turn this long; 0: off */
-	uint32_t hash_seed;	 /* the parser's (the flow of a NOTIFY) */
-	void *shared;		 /* busy marks (struct rtr_pm), NULL: none */
+	uint64_t busy_ns;        /* a NOTIFY keeps its path out of turn this long; 0: off */
+	uint32_t hash_seed;      /* the parser's (the flow of a NOTIFY) */
+	void *shared;            /* busy marks (struct rtr_pm), NULL: none */
 	unsigned int worker;
 	int socket_id;
 	bool use_rte_malloc;
@@ -113,8 +113,8 @@ void rtr_sp_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 uint64_t rtr_sp_next_deadline(const void *state);
 unsigned int rtr_sp_flush(void *state, int port, uint64_t now_ns, struct rtr_lcore_stats *st);
 uint64_t rtr_sp_held(const void *state);
-void *rtr_sp_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte,
-		int socket);
+void *rtr_sp_shared_create(
+		const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket);
 void rtr_sp_shared_free(void *shared);
 void rtr_sp_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns,
 		struct rtr_lcore_stats *st);

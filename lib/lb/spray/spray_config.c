@@ -34,8 +34,9 @@ spray_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 		return rtr_cfg_error(c,
 				rtr_cfg_rule_line(node, line, "timeout_min_us", "timeout_max_us",
 						NULL),
-				path, "timeout_min_us", "must not exceed timeout_max_us (%u), got %u",
-				sp->timeout_max_us, sp->timeout_min_us);
+				path, "timeout_min_us",
+				"must not exceed timeout_max_us (%u), got %u", sp->timeout_max_us,
+				sp->timeout_min_us);
 	/* The switch section is read first. A pool no larger than what the
 	 * windows may hold leaves nothing for RX: the NIC would starve. */
 	if (sp->hold_budget != 0 && cfg->sw.mbufs != 0 && sp->hold_budget >= cfg->sw.mbufs)
@@ -48,8 +49,8 @@ spray_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 }
 
 static const struct rtr_cfg_field spray_fields[] = {
-		RTR_CFG_UINT("flow_table_size", struct rtr_spray_cfg, flow_table_size, 1024, 16777216,
-				1048576),
+		RTR_CFG_UINT("flow_table_size", struct rtr_spray_cfg, flow_table_size, 1024,
+				16777216, 1048576),
 		/* 40 us of skew at 100 Gb/s of 1 KB packets is 500 numbers. */
 		RTR_CFG_UINT("window_slots", struct rtr_spray_cfg, window_slots, 2, 4096, 1024),
 		/* A flow stores its window's index in 16 bits, 0xffff meaning
@@ -58,10 +59,11 @@ static const struct rtr_cfg_field spray_fields[] = {
 		 * queues per port (4096): with one uplink at a quarter of the
 		 * speed and 80% load the simulator's busiest ToR had 956 at
 		 * p99.9, and 256 overflowed 743,000 times (doc/spray.md). */
-		RTR_CFG_UINT("windows_per_worker", struct rtr_spray_cfg, windows_per_worker, 1, 65535,
-				4096),
+		RTR_CFG_UINT("windows_per_worker", struct rtr_spray_cfg, windows_per_worker, 1,
+				65535, 4096),
 		RTR_CFG_UINT("timeout_us", struct rtr_spray_cfg, timeout_us, 0, SP_US_MAX, 0),
-		RTR_CFG_UINT("timeout_min_us", struct rtr_spray_cfg, timeout_min_us, 1, SP_US_MAX, 10),
+		RTR_CFG_UINT("timeout_min_us", struct rtr_spray_cfg, timeout_min_us, 1, SP_US_MAX,
+				10),
 		RTR_CFG_UINT("timeout_max_us", struct rtr_spray_cfg, timeout_max_us, 1, SP_US_MAX,
 				500),
 		RTR_CFG_UINT("timeout_margin_us", struct rtr_spray_cfg, timeout_margin_us, 0,

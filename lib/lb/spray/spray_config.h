@@ -18,15 +18,15 @@ struct rtr_spray_cfg {
 	uint32_t flow_table_size;    /* entries of the switch, both roles, split among workers */
 	uint32_t window_slots;       /* W: sequence numbers a reorder window spans (power of 2) */
 	uint32_t windows_per_worker; /* reorder windows in each worker's pool */
-	uint32_t timeout_us;	     /* gap timeout; 0: auto (measured skew + margin) */
+	uint32_t timeout_us;         /* gap timeout; 0: auto (measured skew + margin) */
 	uint32_t timeout_min_us;     /* auto: clamp */
 	uint32_t timeout_max_us;     /* auto: clamp, and the value before any sample */
 	uint32_t timeout_margin_us;  /* auto: added to the skew estimate */
-	uint32_t hold_budget;	     /* mbufs the windows may hold; 0 = derived */
-	uint32_t queue_slack;	     /* SrcToR: uplink queue excess (packets) that skips a path; 0: off */
-	uint32_t busy_us;	     /* a NOTIFY keeps its path out of turn this long; 0: no NOTIFYs */
-	uint32_t dst_prefix_len;     /* busy marks per destination masked to this (IPv4) */
-	uint32_t dst_prefix_len6;    /* ... and this (IPv6) */
+	uint32_t hold_budget;        /* mbufs the windows may hold; 0 = derived */
+	uint32_t queue_slack; /* SrcToR: uplink queue excess (packets) that skips a path; 0: off */
+	uint32_t busy_us;     /* a NOTIFY keeps its path out of turn this long; 0: no NOTIFYs */
+	uint32_t dst_prefix_len;  /* busy marks per destination masked to this (IPv4) */
+	uint32_t dst_prefix_len6; /* ... and this (IPv6) */
 };
 
 /* Keys, defaults, ranges and the checks across keys (rtr_cfg_schema.h). */

@@ -33,10 +33,10 @@
 #include "rtr_test_mbuf.h"
 #include "test_lb_stats.h"
 
-#define SEED	0x1234abcdu
+#define SEED    0x1234abcdu
 #define PAYLOAD 64
-#define MAXREC	8192
-#define US	1000ULL
+#define MAXREC  8192
+#define US      1000ULL
 
 /* ------------------------------------------------------------ fakes */
 
@@ -225,14 +225,14 @@ static struct rtr_sp_params
 def_params(void)
 {
 	return (struct rtr_sp_params){
-		.flow_entries = 1024,
-		.window_slots = 16,
-		.n_windows = 8,
-		.timeout_ns = 50 * US,
-		.timeout_min_ns = 1 * US,
-		.timeout_max_ns = 1000 * US,
-		.margin_ns = 5 * US,
-		.mbuf_free = fake_free,
+			.flow_entries = 1024,
+			.window_slots = 16,
+			.n_windows = 8,
+			.timeout_ns = 50 * US,
+			.timeout_min_ns = 1 * US,
+			.timeout_max_ns = 1000 * US,
+			.margin_ns = 5 * US,
+			.mbuf_free = fake_free,
 	};
 }
 
@@ -240,7 +240,10 @@ static struct rtr_sp *
 mk_inst(const struct rtr_sp_params *p)
 {
 	struct rtr_lb_io io = {
-		.deliver = io_deliver, .control = io_control, .alloc = io_alloc, .arg = &snk,
+			.deliver = io_deliver,
+			.control = io_control,
+			.alloc = io_alloc,
+			.arg = &snk,
 	};
 	struct rtr_sp *sp;
 
@@ -323,7 +326,8 @@ run_order(const uint32_t *order, unsigned int n, const char *what)
 	struct rtr_lcore_stats c_st;
 	uint64_t *c = c_st.lb;
 	uint32_t want[64];
-	unsigned int in_order, released, held = expect_reorder(order, n, want, &in_order, &released);
+	unsigned int in_order, released,
+			held = expect_reorder(order, n, want, &in_order, &released);
 
 	counters_zero(c);
 	for (unsigned int i = 0; i < n; i++)
@@ -466,7 +470,7 @@ test_dst_two_gaps(void)
 	CHECK_EQ(rtr_sp_next_deadline(sp), 60 * US);
 	dst_rx(sp, mk_sp(&f, 0, 0, 0, MARK, false), 0, 40 * US, c); /* 0, 1 out */
 	CHECK_EQ(snk.nd, 2);
-	CHECK_EQ(rtr_sp_next_deadline(sp), 70 * US); /* 4 arrived at 20 us */
+	CHECK_EQ(rtr_sp_next_deadline(sp), 70 * US);                /* 4 arrived at 20 us */
 	dst_rx(sp, mk_sp(&f, 3, 3, 0, MARK, false), 0, 50 * US, c); /* held, 2 missing */
 	rtr_sp_tick(sp, 70 * US, LB_ST(c));
 	/* 2 and 5 skipped: everything held goes, in order. */
@@ -639,13 +643,11 @@ test_dst_restart(void)
 	rtr_sp_tick(sp, t0 + 30 * US + 50 * US, LB_ST(c));
 	CHECK_EQ(c[RTR_LBC_gap_timeouts], 1);
 	CHECK_EQ(snk.nd, 2);
-	CHECK_EQ(dst_rx(sp, mk_sp(&g, 200, 0, 0, MARK, false), 0, t0 + 90 * US, c),
-			RTR_LB_FORWARD);
+	CHECK_EQ(dst_rx(sp, mk_sp(&g, 200, 0, 0, MARK, false), 0, t0 + 90 * US, c), RTR_LB_FORWARD);
 	CHECK_EQ(c[RTR_LBC_late], 1);
 	CHECK_EQ(c[RTR_LBC_spray_resync], 1); /* the new flow only */
 	/* Then 3 is next, in order. */
-	CHECK_EQ(dst_rx(sp, mk_sp(&g, 203, 3, 3, MARK, false), 0, t0 + 91 * US, c),
-			RTR_LB_FORWARD);
+	CHECK_EQ(dst_rx(sp, mk_sp(&g, 203, 3, 3, MARK, false), 0, t0 + 91 * US, c), RTR_LB_FORWARD);
 	CHECK_EQ(c[RTR_LBC_spray_in_order], 1);
 	CHECK_EQ(snk.nd, 4);
 	CHECK_EQ(rtr_sp_held(sp), 0);
@@ -1013,8 +1015,8 @@ static void
 test_notify(void)
 {
 	struct rtr_sp_params p = def_params();
-	struct rtr_pm *busy = rtr_pm_create(&(struct rtr_pm_params){.name = "sp_busy",
-			.n_groups = 1});
+	struct rtr_pm *busy =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "sp_busy", .n_groups = 1});
 	struct rtr_sp *src, *dst;
 	struct flow f = flow4(5, 1, 6000);
 	struct rtr_lcore_stats cs_st, cd_st;
@@ -1197,7 +1199,8 @@ test_e2e(void)
 		arr[i].t = t + (1 + 3 * (uint64_t)path) * US;
 		/* The DstToR's fabric port parses it. */
 		CHECK_EQ(rtr_parse(mdata(arr[i].m), arr[i].m->data_len, SEED, RTR_PARSE_LB_HDR,
-				rtr_meta(arr[i].m)), RTR_DROP_NONE);
+					 rtr_meta(arr[i].m)),
+				RTR_DROP_NONE);
 		want[i] = i;
 	}
 	qsort(arr, N, sizeof(arr[0]), by_time);
@@ -1243,7 +1246,6 @@ test_registry(void)
 	CHECK(rtr_lb_mode_ops((unsigned int)id, false)->deliver != NULL);
 }
 
-
 /* ------------------------------------------------------------ a stalled worker */
 
 /*
@@ -1263,8 +1265,8 @@ test_registry(void)
  * the gap timeouts.
  */
 #define STL_BURST 32
-#define STL_N	  128 /* F's packets */
-#define STL_G	  64  /* G's packets ahead of F's odd ones */
+#define STL_N     128 /* F's packets */
+#define STL_G     64  /* G's packets ahead of F's odd ones */
 
 struct stl_q {
 	uint64_t at[STL_N + STL_G];
@@ -1371,8 +1373,10 @@ test_dst_stalled_worker(void)
 	 * order and no timeout, whatever the length. */
 	for (uint64_t st = 10 * US; st <= 100000 * US; st *= 10) {
 		ooo = stalled_worker(true, st, &to);
-		CHECK(ooo == 0 && to == 0, "horizon, stall %" PRIu64 " ns: %u out of order, %" PRIu64
-				" timeouts", st, ooo, to);
+		CHECK(ooo == 0 && to == 0,
+				"horizon, stall %" PRIu64 " ns: %u out of order, %" PRIu64
+				" timeouts",
+				st, ooo, to);
 	}
 	/* The wall clock's failure that the horizon prevents (the model must
 	 * show it, or the test above proves nothing). */
