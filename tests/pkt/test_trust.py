@@ -25,7 +25,6 @@
 Every run: exit 0, every packet accounted, mempool back to zero.
 """
 import os
-import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
