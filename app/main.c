@@ -54,7 +54,7 @@ print_summary(const struct rtr_app *app)
 			app->n_cfg_ports, app->n_cfg_ports == 1 ? "" : "s", sw->route->n_groups,
 			sw->route->n_groups == 1 ? "" : "s", sw->hash_seed);
 	for (unsigned int i = 0; i < app->n_cfg_ports; i++) {
-		const struct rtr_port_rt *pr = &sw->ports[app->port_ids[i]];
+		const struct rtr_fwd_port *pr = &sw->ports[app->port_ids[i]];
 		struct rte_eth_dev_info info;
 
 		rte_eth_dev_info_get(pr->port_id, &info);

@@ -190,7 +190,7 @@ port_configure(struct rtr_app *app, unsigned int i)
 {
 	struct rtr_port_cfg *pc = &app->cfg.ports[i];
 	struct rtr_switch *sw = &app->sw;
-	struct rtr_port_rt *pr = &sw->ports[pc->port];
+	struct rtr_fwd_port *pr = &sw->ports[pc->port];
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;

@@ -159,8 +159,8 @@ rtr_app_switch_setup(struct rtr_app *app)
 	if (rtr_app_lb_create(app, sw->lb, &sw->lb_shared, states) < 0)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
-		sw->workers[i]->lb = sw->lb;
-		sw->workers[i]->lb_state = states[i];
+		sw->workers[i]->fwd.lb = sw->lb;
+		sw->workers[i]->fwd.lb_state = states[i];
 	}
 	if (setup_egress(app) < 0)
 		return -ENOMEM;
@@ -181,8 +181,8 @@ rtr_app_switch_free(struct rtr_app *app)
 	struct rtr_switch *sw = &app->sw;
 
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
-		if (sw->workers[i]->lb != NULL && sw->workers[i]->lb_state != NULL)
-			sw->workers[i]->lb->fini(sw->workers[i]->lb_state);
+		if (sw->workers[i]->fwd.lb != NULL && sw->workers[i]->fwd.lb_state != NULL)
+			sw->workers[i]->fwd.lb->fini(sw->workers[i]->fwd.lb_state);
 		rtr_egress_free(sw->workers[i]->eg);
 		rte_ring_free(sw->workers[i]->handoff);
 		rte_ring_free(sw->workers[i]->inject);

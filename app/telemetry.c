@@ -130,7 +130,7 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < tel_app->n_cfg_ports; i++) {
 		uint16_t p = tel_app->port_ids[i];
-		const struct rtr_port_rt *pr = &tel_app->sw.ports[p];
+		const struct rtr_fwd_port *pr = &tel_app->sw.ports[p];
 		const struct rtr_port_counters *c = &s->port[p];
 		struct rte_tel_data *pd = rte_tel_data_alloc();
 		char key[16], mac[32];
@@ -547,7 +547,7 @@ tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_port_admin(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct rtr_port_rt *pr;
+	struct rtr_fwd_port *pr;
 	unsigned long port;
 	char *end;
 	bool down;

@@ -68,7 +68,7 @@ void
 rtr_control_links(struct rtr_switch *sw)
 {
 	for (uint16_t p = 0; p < RTR_MAX_PORTS; p++) {
-		struct rtr_port_rt *pr = &sw->ports[p];
+		struct rtr_fwd_port *pr = &sw->ports[p];
 		struct rte_eth_link link;
 		uint8_t up, was;
 

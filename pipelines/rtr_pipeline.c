@@ -99,7 +99,7 @@ eg_depart(void *arg, struct rte_mbuf *m, uint64_t now_ns)
 {
 	struct rtr_worker *w = arg;
 
-	rtr_lb_depart(w->lb, w->lb_state, m, rtr_meta(m), now_ns, w->stats);
+	rtr_lb_depart(w->fwd.lb, w->fwd.lb_state, m, rtr_meta(m), now_ns, w->stats);
 }
 
 void
@@ -159,171 +159,41 @@ punt(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port)
 }
 
 /*
- * Forwarding is three steps, run one packet at a time (forward()) or a
- * burst at a time, step by step (rx_burst), so that each step's code and
- * tables stay hot and the LB stage can prefetch flow state for the whole
- * burst before it picks:
- *   route_one  LPM lookup; ND and no-route end here
- *   lb_one     the LB pick for uplink groups (result: the path's next hop)
- *   finish_one local delivery, neighbour, TTL, MACs, DstToR delivery,
- *              post-route hook, class enqueue
- * A step that ends the packet (punt, drop, consumed) returns FWD_DONE.
+ * What the forwarding step (lib/fwd/rtr_fwd.h) decided for a packet, done:
+ * the verdict's queue, counter or free.
  */
-#define FWD_DONE (-1)
-
-static inline int64_t
-route_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta)
-{
-	struct rtr_switch *sw = w->sw;
-	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
-	int64_t res;
-
-	if (meta->l3 == RTR_L3_IPV4) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(frame + meta->l3_off);
-
-		res = rtr_route_lookup4(sw->route, ip->dst_addr);
-	} else {
-		const struct rte_ipv6_hdr *ip6 =
-				(const struct rte_ipv6_hdr *)(frame + meta->l3_off);
-
-		/* ND and multicast never route: the control plane takes ND. */
-		if (meta->l4_proto == IPPROTO_ICMPV6 && meta->l4_off + 1 <= m->data_len) {
-			uint8_t type = frame[meta->l4_off];
-
-			if (type >= 133 && type <= 137) {
-				punt(w, m, meta->in_port);
-				return FWD_DONE;
-			}
-		}
-		res = rtr_route_lookup6(sw->route, ip6->dst_addr);
-	}
-	if (unlikely(res < 0)) {
-		drop(w, m, meta->in_port, RTR_DROP_NO_ROUTE);
-		return FWD_DONE;
-	}
-	return res;
-}
-
-/* For a group route, the path's next hop (kind stays RTR_RT_GROUP). */
-static inline int64_t
-lb_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int64_t res,
-		uint64_t now_ns)
-{
-	struct rtr_switch *sw = w->sw;
-	unsigned int nh_idx = (unsigned int)res & RTR_RT_INDEX_MASK;
-	const struct rtr_group *g;
-	int path;
-
-	if (((unsigned int)res & RTR_RT_KIND_MASK) != RTR_RT_GROUP)
-		return res;
-	g = &sw->route->groups[nh_idx];
-	path = rtr_lb_pick(w->lb, w->lb_state, g, nh_idx, m, meta, now_ns, w->stats);
-	if (unlikely(path < 0)) {
-		drop(w, m, meta->in_port, RTR_DROP_PORT_DOWN);
-		return FWD_DONE;
-	}
-	if (likely(nh_idx < RTR_STATS_GROUPS))
-		w->stats->path_tx[nh_idx][path]++;
-	return RTR_RT_GROUP | g->nh[path];
-}
-
 static inline void
-finish_one(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, int64_t res,
-		uint64_t now_ns)
+fwd_verdict(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta,
+		const struct rtr_fwd_dest *d, uint64_t now_ns)
 {
-	struct rtr_switch *sw = w->sw;
-	/* The LB stage may have grown the frame at its head. */
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	const uint16_t in_port = meta->in_port;
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
-	const unsigned int kind = (unsigned int)res & RTR_RT_KIND_MASK;
-	const unsigned int nh_idx = (unsigned int)res & RTR_RT_INDEX_MASK;
-	const struct rtr_port_rt *op;
-	const struct rtr_nh *nh;
-	struct rtr_lb_hop hop;
-	uint64_t mac_w;
-	uint16_t out;
-
-	if (unlikely(kind == RTR_RT_LOCAL)) {
-		/* Of what is addressed to the switch, only echo requests are
-		 * answered (ARP and ND were punted before routing). */
-		uint8_t type = meta->l4_off < m->data_len ? frame[meta->l4_off] : 0;
-
-		if ((meta->l4_proto == IPPROTO_ICMP && type == 8) ||
-				(meta->l4_proto == IPPROTO_ICMPV6 && type == 128))
-			punt(w, m, in_port);
-		else
-			drop(w, m, in_port, RTR_DROP_LOCAL_UNSUPPORTED);
-		return;
-	}
-	nh = &w->nh[nh_idx];
-	out = nh->port;
-	op = &sw->ports[out];
-	hop = (struct rtr_lb_hop){
-			.fabric_ports = w->lb_fabric_ports,
-			.in_port = in_port,
-			.out_port = out,
-			.group = kind == RTR_RT_GROUP,
-			.out_host = op->role == RTR_PORT_HOST,
-	};
-	/* An LB control packet toward a host is consumed here (a data
-	 * packet goes through the DstToR below). */
-	if (unlikely(rtr_lb_ctrl_rx(w->lb, w->lb_state, m, meta, &hop, now_ns, w->stats))) {
+	switch (d->verdict) {
+	case RTR_FWD_ENQUEUE:
+		if (tx_enqueue(w, d->out_port, m, now_ns) == 0)
+			rtr_fwd_queued(&w->fwd, m, meta, d->out_port);
+		break;
+	case RTR_FWD_DROP:
+		drop(w, m, meta->in_port, (enum rtr_drop_reason)d->why);
+		break;
+	case RTR_FWD_PUNT:
+		punt(w, m, meta->in_port);
+		break;
+	case RTR_FWD_CONSUMED:
 		w->stats->consumed++;
 		rte_pktmbuf_free(m);
-		return;
+		break;
+	default: /* RTR_FWD_TAKEN: the LB stage has it */
+		break;
 	}
-	if (unlikely(!atomic_load_explicit(&op->link_up, memory_order_relaxed))) {
-		drop(w, m, in_port, RTR_DROP_PORT_DOWN);
-		return;
-	}
-	mac_w = rtr_nh_mac_load(nh);
-	if (unlikely(!(mac_w & RTR_NH_VALID))) {
-		drop(w, m, in_port, RTR_DROP_NEIGH_UNRESOLVED);
-		return;
-	}
-	/* TTL, then the MACs: a dropped packet is not modified. */
-	if (meta->l3 == RTR_L3_IPV4) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
-
-		if (unlikely(ip->time_to_live <= 1)) {
-			drop(w, m, in_port, RTR_DROP_TTL);
-			return;
-		}
-		rtr_ipv4_dec_ttl(ip);
-	} else {
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(frame + meta->l3_off);
-
-		if (unlikely(ip6->hop_limits <= 1)) {
-			drop(w, m, in_port, RTR_DROP_TTL);
-			return;
-		}
-		ip6->hop_limits--;
-	}
-	/* One 8-byte store; the source MAC overwrites its last two bytes. */
-	rtr_nh_mac_store8(eth->dst_addr.addr_bytes, mac_w);
-	memcpy(eth->src_addr.addr_bytes, op->mac, RTE_ETHER_ADDR_LEN);
-	meta->out_port = (uint8_t)out;
-	/* DstToR delivery, post-route hook, LB fields removed toward a host
-	 * (rtr_lb_worker.h). */
-	if (rtr_lb_out(w->lb, w->lb_state, m, meta, &hop, now_ns, w->stats) == RTR_LB_TAKEN)
-		return;
-	if (tx_enqueue(w, out, m, now_ns) == 0)
-		rtr_lb_queued(w->lb, w->lb_state, m, meta, out);
 }
 
-/* Route, pick a path and rewrite one parsed packet; ends in TX or a drop. */
+/* The forwarding step for one parsed packet; ends in TX or a drop. */
 static inline void
 forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now_ns)
 {
-	int64_t res = route_one(w, m, meta);
+	struct rtr_fwd_dest d;
 
-	if (res == FWD_DONE)
-		return;
-	res = lb_one(w, m, meta, res, now_ns);
-	if (res == FWD_DONE)
-		return;
-	finish_one(w, m, meta, res, now_ns);
+	rtr_fwd_packet(&w->fwd, m, meta, &d, now_ns);
+	fwd_verdict(w, m, meta, &d, now_ns);
 }
 
 /* ------------------------------------------------------------------ LB I/O */
@@ -422,7 +292,7 @@ owner_of(const struct rtr_worker *w, const struct rtr_meta *meta)
 
 	/* Only RoCE packets touch per-flow LB state; the rest is forwarded
 	 * by whichever worker received it. */
-	if (!w->lb->flow_affinity || sw->n_workers == 1 || !(meta->flags & RTR_MF_ROCE))
+	if (!w->fwd.lb->flow_affinity || sw->n_workers == 1 || !(meta->flags & RTR_MF_ROCE))
 		return ING_FORWARD;
 	owner = meta->flow_hash % sw->n_workers;
 	return owner == w->idx ? ING_FORWARD : (int)owner;
@@ -433,7 +303,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 {
 	struct rtr_switch *sw = w->sw;
 	struct rtr_meta *meta = rtr_meta(m);
-	const struct rtr_port_rt *ip = &sw->ports[port];
+	const struct rtr_fwd_port *ip = &sw->ports[port];
 	const uint8_t *frame;
 	enum rtr_drop_reason why;
 
@@ -461,7 +331,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	}
 	/* Fabric ports parse the fields of the LB mode this worker runs. */
 	why = rtr_parse_fast(frame, rte_pktmbuf_data_len(m), sw->hash_seed,
-			ip->role == RTR_PORT_FABRIC ? w->lb->fabric_parse_flags : 0, meta);
+			ip->role == RTR_PORT_FABRIC ? w->fwd.lb->fabric_parse_flags : 0, meta);
 	meta->in_port = (uint8_t)port;
 	if (unlikely(why != RTR_DROP_NONE)) {
 		drop(w, m, port, why);
@@ -522,39 +392,43 @@ handoff_burst(struct rtr_worker *w, unsigned int owner, struct rte_mbuf **pkts, 
 }
 
 /*
- * Route, LB and finish n parsed packets step by step (see forward()).
- * Flow state is prefetched in two rounds so that its cache misses overlap:
- * the LB mode's prefetch(step 0) (bucket) was issued at parse time, step 1
- * (the entry the bucket points to) is issued here before routing, and the
- * LB pick runs last. With tsc non-NULL, the three steps are timed into
- * tsc[0..2] (cycles).
+ * The forwarding step for n parsed packets, one step at a time over the
+ * burst (lib/fwd/rtr_fwd.h). Flow state is prefetched in two rounds so
+ * that its cache misses overlap: the LB mode's prefetch(step 0) (bucket)
+ * was issued at parse time, step 1 (the entry the bucket points to) is
+ * issued here before the lookup, and the picks run after every lookup.
+ * With tsc non-NULL, the lookup, the pick and the finish with its queueing
+ * are timed into tsc[0..2] (cycles): stages route, lb and egress.
  */
 static void
 forward_burst(struct rtr_worker *w, struct rte_mbuf **pkts, unsigned int n, uint64_t now_ns,
 		uint64_t *tsc)
 {
-	const struct rtr_lb_ops *lb = w->lb;
-	int64_t res[RTR_BURST];
+	const struct rtr_fwd *f = &w->fwd;
+	struct rtr_fwd_dest d[RTR_BURST];
 	uint64_t t0 = 0, t1 = 0, t2 = 0;
 	unsigned int i;
 
 	if (tsc != NULL)
 		t0 = rte_rdtsc();
 	for (i = 0; i < n; i++) {
-		if (lb->prefetch != NULL)
-			lb->prefetch(w->lb_state, rtr_meta(pkts[i]), 1);
-		res[i] = route_one(w, pkts[i], rtr_meta(pkts[i]));
+		rtr_lb_prefetch(f->lb, f->lb_state, rtr_meta(pkts[i]), 1);
+		rtr_fwd_lookup(f, pkts[i], rtr_meta(pkts[i]), &d[i]);
 	}
 	if (tsc != NULL)
 		t1 = rte_rdtsc();
 	for (i = 0; i < n; i++)
-		if (res[i] != FWD_DONE)
-			res[i] = lb_one(w, pkts[i], rtr_meta(pkts[i]), res[i], now_ns);
+		if (d[i].verdict == RTR_FWD_CONTINUE)
+			rtr_fwd_pick(f, pkts[i], rtr_meta(pkts[i]), &d[i], now_ns);
 	if (tsc != NULL)
 		t2 = rte_rdtsc();
-	for (i = 0; i < n; i++)
-		if (res[i] != FWD_DONE)
-			finish_one(w, pkts[i], rtr_meta(pkts[i]), res[i], now_ns);
+	for (i = 0; i < n; i++) {
+		struct rtr_meta *meta = rtr_meta(pkts[i]);
+
+		if (d[i].verdict == RTR_FWD_CONTINUE)
+			rtr_fwd_finish(f, pkts[i], meta, &d[i], now_ns);
+		fwd_verdict(w, pkts[i], meta, &d[i], now_ns);
+	}
 	if (tsc != NULL) {
 		uint64_t t3 = rte_rdtsc();
 
@@ -576,7 +450,6 @@ rx_burst(struct rtr_worker *w, unsigned int qi, uint64_t now_ns, unsigned int *g
 	struct rte_mbuf *hand[HANDOFF_BATCHES][RTR_BURST];
 	unsigned int n_hand[HANDOFF_BATCHES];
 	struct rtr_lcore_stats *st = w->stats;
-	const struct rtr_lb_ops *lb = w->lb;
 	const bool timed = (w->bursts % RTR_STAGE_SAMPLE) == 0;
 	uint64_t bytes = 0, t0 = 0, t1 = 0, t2 = 0, steps[3] = {0, 0, 0};
 	uint32_t hand_mask = 0;
@@ -605,8 +478,7 @@ rx_burst(struct rtr_worker *w, unsigned int qi, uint64_t now_ns, unsigned int *g
 		to = ingress(w, m, q->port, now_ns);
 		if (to == ING_FORWARD) {
 			fwd[k++] = m;
-			if (lb->prefetch != NULL)
-				lb->prefetch(w->lb_state, rtr_meta(m), 0);
+			rtr_lb_prefetch(w->fwd.lb, w->fwd.lb_state, rtr_meta(m), 0);
 		} else if (to >= 0) {
 			if (unlikely(to >= (int)RTE_DIM(n_hand))) {
 				/* More workers than batches: one at a time. */
@@ -679,9 +551,8 @@ drain_rings(struct rtr_worker *w, uint64_t now_ns)
 		w->stats->handoff_rx += n;
 		if (n == 0)
 			break;
-		if (w->lb->prefetch != NULL)
-			for (i = 0; i < n; i++)
-				w->lb->prefetch(w->lb_state, rtr_meta(pkts[i]), 0);
+		for (i = 0; i < n; i++)
+			rtr_lb_prefetch(w->fwd.lb, w->fwd.lb_state, rtr_meta(pkts[i]), 0);
 		forward_burst(w, pkts, n, now_ns, NULL);
 		total += n;
 		if (n < RTR_BURST)
@@ -731,9 +602,9 @@ check_down_ports(struct rtr_worker *w)
 			/* Held packets for the port: released (and dropped as
 			 * port_down) once, when it is first seen down; the
 			 * flush walks the whole flow table. */
-			if (!(w->down_seen & (1u << p)) && w->lb->flush != NULL &&
-					w->lb->held(w->lb_state) != 0)
-				w->lb->flush(w->lb_state, (int)p, w->now_ns, w->stats);
+			if (!(w->down_seen & (1u << p)))
+				rtr_lb_flush(w->fwd.lb, w->fwd.lb_state, (int)p, w->now_ns,
+						w->stats);
 			w->down_seen |= 1u << p;
 		} else {
 			w->down_seen &= ~(1u << p);
@@ -755,13 +626,12 @@ lb_switch(struct rtr_worker *w, uint64_t now_ns)
 
 	if (req == NULL)
 		return;
-	if (w->lb->flush != NULL && w->lb->held != NULL && w->lb->held(w->lb_state) != 0)
-		released = w->lb->flush(w->lb_state, -1, now_ns, w->stats);
+	released = rtr_lb_flush(w->fwd.lb, w->fwd.lb_state, -1, now_ns, w->stats);
 	/* The per-port flow-limit refusals live in the flow table that goes
 	 * with the old state: keep them in this worker's counters, so that
 	 * they stay monotonic (rtr_pipeline_flow_counters adds the table's). */
-	if (w->lb->table != NULL) {
-		const struct rtr_ft *t = w->lb->table(w->lb_state);
+	if (w->fwd.lb->table != NULL) {
+		const struct rtr_ft *t = w->fwd.lb->table(w->fwd.lb_state);
 
 		for (unsigned int p = 0; t != NULL && p < RTR_MAX_PORTS && p < RTR_FT_ORIGINS;
 				p++) {
@@ -771,12 +641,12 @@ lb_switch(struct rtr_worker *w, uint64_t now_ns)
 					&w->stats->port[p].flow_limit_rate);
 		}
 	}
-	req->old_ops = w->lb;
-	req->old_state = w->lb_state;
+	req->old_ops = w->fwd.lb;
+	req->old_state = w->fwd.lb_state;
 	req->released = released;
 	atomic_fetch_add_explicit(&w->lb_gen, 1, memory_order_acq_rel);
-	w->lb = req->ops;
-	w->lb_state = req->state;
+	w->fwd.lb = req->ops;
+	w->fwd.lb_state = req->state;
 	atomic_fetch_add_explicit(&w->lb_gen, 1, memory_order_release);
 	w->stats->lb_switch_released += released;
 	atomic_store_explicit(&req->done, 1, memory_order_release);
@@ -791,8 +661,8 @@ rtr_worker_lb_read(const struct rtr_worker *w, const struct rtr_lb_ops **ops, vo
 		g = atomic_load_explicit(&w->lb_gen, memory_order_acquire);
 		if (g & 1)
 			continue;
-		*ops = w->lb;
-		*state = w->lb_state;
+		*ops = w->fwd.lb;
+		*state = w->fwd.lb_state;
 		atomic_thread_fence(memory_order_acquire);
 		if (atomic_load_explicit(&w->lb_gen, memory_order_relaxed) == g)
 			return;
@@ -864,12 +734,15 @@ rtr_worker_main(void *arg)
 	w->stall_left = sw->cfg->faults.stall_us != 0 ? sw->cfg->faults.stall_every : 0;
 	if (pthread_getcpuclockid(pthread_self(), &w->cpu_clock) == 0)
 		atomic_store_explicit(&w->cpu_clock_ok, true, memory_order_release);
-	w->nh = rtr_neigh_nh_table(sw->neigh);
-	w->lb_fabric_ports = 0;
+	w->fwd.route = sw->route;
+	w->fwd.nh = rtr_neigh_nh_table(sw->neigh);
+	w->fwd.ports = sw->ports;
+	w->fwd.st = w->stats;
+	w->fwd.fabric_ports = 0;
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
 		if (sw->ports[p].role == RTR_PORT_FABRIC)
-			w->lb_fabric_ports |= 1u << p;
-	w->clock.fabric_ports = w->lb_fabric_ports;
+			w->fwd.fabric_ports |= 1u << p;
+	w->clock.fabric_ports = w->fwd.fabric_ports;
 	for (;;) {
 		uint64_t now_tsc, t0, now_ns, seen, in[2];
 		unsigned int got = 0, i;
@@ -911,7 +784,7 @@ rtr_worker_main(void *arg)
 		 * them). */
 		in[RTR_LB_IN_HOST] = in[RTR_LB_IN_FABRIC] = now_ns;
 		for (i = 0; i < w->n_rxq; i++) {
-			unsigned int k = (w->lb_fabric_ports >> w->rxq[i].port) & 1;
+			unsigned int k = (w->fwd.fabric_ports >> w->rxq[i].port) & 1;
 
 			if (w->hz_rxq[i].h_ns < in[k])
 				in[k] = w->hz_rxq[i].h_ns;
@@ -930,10 +803,7 @@ rtr_worker_main(void *arg)
 		/* Timers run on the horizon, never on the wall clock: a
 		 * deadline passes once everything that came before it was
 		 * taken (rtr_lb_clock.h). */
-		if (w->lb->tick != NULL &&
-				(w->lb->next_deadline == NULL ||
-						w->lb->next_deadline(w->lb_state) <= seen))
-			w->lb->tick(w->lb_state, seen, w->stats);
+		rtr_lb_tick(w->fwd.lb, w->fwd.lb_state, seen, w->stats);
 		if (w->eg->pfc_active)
 			rtr_egress_tick(w->eg, now_ns);
 		if (unlikely(timed)) {
@@ -955,8 +825,7 @@ rtr_worker_main(void *arg)
 			if (unlikely(atomic_load_explicit(&w->lb_req, memory_order_relaxed) !=
 					    NULL))
 				lb_switch(w, now_ns);
-			if (w->lb->tick != NULL)
-				w->lb->tick(w->lb_state, seen, w->stats); /* aging */
+			rtr_lb_age(w->fwd.lb, w->fwd.lb_state, seen, w->stats);
 			check_down_ports(w);
 			if (w->is_control)
 				rtr_control_poll(sw, now_tsc);
@@ -966,7 +835,7 @@ rtr_worker_main(void *arg)
 		/* Sleep only with nothing queued: a shaped or delayed port must
 		 * keep being served on time. */
 		if (got == 0 && sw->idle_sleep_us && w->eg->active == 0 &&
-				(w->lb->held == NULL || w->lb->held(w->lb_state) == 0) &&
+				rtr_lb_held(w->fwd.lb, w->fwd.lb_state) == 0 &&
 				++idle_polls >= sw->idle_threshold) {
 			w->stats->idle_sleeps++;
 			idle_sleep(sw->idle_sleep_us);
@@ -978,8 +847,7 @@ rtr_worker_main(void *arg)
 	lb_switch(w, w->now_ns); /* none pending: the exit waits for switches */
 	while (drain_rings(w, w->now_ns) != 0)
 		;
-	if (w->lb->flush != NULL)
-		w->lb->flush(w->lb_state, -1, w->now_ns, w->stats);
+	rtr_lb_flush_final(w->fwd.lb, w->fwd.lb_state, w->now_ns, w->stats);
 	rtr_egress_flush_all(w->eg, 1000);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "rtr_config.h"
 #include "rtr_egress.h"
 #include "rtr_fault.h"
+#include "rtr_fwd.h"
 #include "rtr_lb.h"
 #include "rtr_neigh.h"
 #include "rtr_route.h"
@@ -51,19 +52,6 @@ enum rtr_run_state {
 	RTR_RUN = 0,
 	RTR_STOP_RX,    /* stop polling ports, keep draining rings */
 	RTR_STOP_FINAL, /* drain rings once more, flush, return */
-};
-
-struct rtr_port_rt {
-	uint16_t port_id;
-	uint8_t configured;
-	uint8_t role; /* enum rtr_port_role */
-	uint8_t l2_filter;
-	uint8_t mac[6];
-	_Atomic uint8_t link_up;    /* written by the control plane */
-	_Atomic uint8_t admin_down; /* config, or telemetry /rocetor/port/admin (rw) */
-	_Atomic uint8_t lsc_event;  /* set by the LSC interrupt callback */
-	uint8_t link_known;         /* control plane: link_up has been set once */
-	uint8_t source_check;       /* host port: sources must route back here */
 };
 
 struct rtr_rxq {
@@ -112,13 +100,11 @@ struct rtr_worker {
 	struct rte_ring *inject;  /* SP/SC: frames from the control plane to send */
 	struct rtr_switch *sw;
 	struct rtr_lcore_stats *stats;
-	/* The LB mode this worker runs: written only by the worker (at a
-	 * runtime switch, inside lb_gen odd/even so that other threads read
-	 * the pair whole: rtr_worker_lb_read). */
-	const struct rtr_lb_ops *lb;
-	void *lb_state;
-	uint32_t lb_fabric_ports; /* bit p: port p is a fabric port (rtr_lb_hop) */
-	struct rtr_nh *nh;        /* the next hops (rtr_neigh_nh_table), set at start */
+	/* The forwarding step's tables (lib/fwd), set at start. fwd.lb and
+	 * fwd.lb_state, the LB mode this worker runs, are written only by
+	 * the worker (at a runtime switch, inside lb_gen odd/even so that
+	 * other threads read the pair whole: rtr_worker_lb_read). */
+	struct rtr_fwd fwd;
 	_Atomic uint32_t lb_gen;
 	struct rtr_lb_req *_Atomic lb_req; /* a pending runtime switch, or NULL */
 	uint64_t last_rx_tsc;              /* read by the main lcore for --exit-on-idle */
@@ -158,7 +144,7 @@ struct rtr_switch {
 	struct rtr_neigh *neigh;
 	struct rte_mempool *pool;
 	struct rte_ring *ctrl_ring; /* MP/SC: punted frames for the control plane */
-	struct rtr_port_rt ports[RTR_MAX_PORTS];
+	struct rtr_fwd_port ports[RTR_MAX_PORTS];
 	/* Bit p: port p's link is down (ports[p].link_up as one word, for
 	 * the LB stage: rtr_lb_init.link_down). Starts 0, as the groups
 	 * start with every path live. Written by the control plane. */

@@ -3,24 +3,43 @@
  */
 
 /*
- * The LB stage's fast path: which hook of struct rtr_lb_ops runs when, for
- * one packet, as inline functions (what rte_graph_worker.h is to
- * rte_graph.h; rtr_lb.h stays the control API). The pipeline
- * (pipelines/rtr_pipeline.c), the LB fuzz target (fuzz/fuzz_lb.c) and the
- * simulator call these, so the rules exist once. They take the facts of the
- * caller's forwarding decision (the route's kind, the ports' roles) and
- * touch nothing else: no port, queue or EAL call.
+ * The LB stage's fast path: which hook of struct rtr_lb_ops runs when, as
+ * inline functions (what rte_graph_worker.h is to rte_graph.h; rtr_lb.h
+ * stays the control API). Every caller of a hook goes through these: the
+ * forwarding step (lib/fwd/rtr_fwd.h, which the pipeline, the simulator
+ * and the LB fuzzer share), the pipeline's loop for timers and flushes,
+ * the egress for departures. They take the facts of the caller's
+ * forwarding decision (the route's kind, the ports' roles) and touch
+ * nothing else: no port, queue or EAL call.
  *
- * A packet's path through the hooks (doc/architecture.md):
+ * One packet through the hooks (doc/architecture.md "The packet's walk"):
  *
- *   parse ----------- prefetch(0)          (fabric ports: fabric_parse_flags)
- *   before routing -- prefetch(1)
+ *   parse ----------- rtr_lb_prefetch(0)   (fabric ports: fabric_parse_flags)
+ *   before routing -- rtr_lb_prefetch(1)
  *   route to a group  rtr_lb_pick: pick, or the inline ECMP hash
  *   route to a host   rtr_lb_ctrl_rx: an LB control packet is consumed
  *   MACs, TTL done -- rtr_lb_out: deliver (DstToR) / post_route /
  *                     rtr_lb_host_egress
  *   class enqueue --- rtr_lb_queued, if the queue took it
- *   class dequeue --- depart (by the egress: RTR_LB_DEPART_FLAGS)
+ *   class dequeue --- rtr_lb_depart (by the egress: RTR_LB_DEPART_FLAGS)
+ *
+ * The worker's loop, not a packet:
+ *
+ *   every pass ------ rtr_lb_tick: tick once next_deadline has passed
+ *                     (every pass without next_deadline), on the horizon
+ *   every control     rtr_lb_age: tick whatever the deadline (aging)
+ *   poll
+ *   port seen down -- rtr_lb_flush(port) once; runtime switch:
+ *                     rtr_lb_flush(-1); exit: rtr_lb_flush_final
+ *   idle sleep ------ only while rtr_lb_held is 0
+ *
+ * Hooks that come together: deliver with deliver_flags (a mode that
+ * delivers declares which packets it wants); next_deadline with tick;
+ * flush with held where the mode can hold (without held, flush is called
+ * whenever a flush is due). Re-entry: a hook may send a packet it built
+ * through io.control, which parses it and runs the forwarding step again
+ * (as a frame with in_port RTR_PORT_NONE) before the hook returns; io.deliver
+ * queues on a host port without re-entering the LB stage.
  */
 #ifndef RTR_LB_WORKER_H
 #define RTR_LB_WORKER_H
@@ -154,6 +173,53 @@ rtr_lb_depart(const struct rtr_lb_ops *ops, void *state, struct rte_mbuf *m, str
 {
 	if (ops->depart != NULL)
 		ops->depart(state, m, meta, now_ns, st);
+}
+
+/* Timers, once per loop pass: tick when next_deadline() has passed (every
+ * pass when the mode has no next_deadline). seen_ns is the worker's horizon
+ * (rtr_lb_clock.h), never the wall clock. */
+static __rte_always_inline void
+rtr_lb_tick(const struct rtr_lb_ops *ops, void *state, uint64_t seen_ns, struct rtr_lcore_stats *st)
+{
+	if (ops->tick != NULL &&
+			(ops->next_deadline == NULL || ops->next_deadline(state) <= seen_ns))
+		ops->tick(state, seen_ns, st);
+}
+
+/* Every control poll: tick whatever the deadline (flow-table aging). */
+static __rte_always_inline void
+rtr_lb_age(const struct rtr_lb_ops *ops, void *state, uint64_t seen_ns, struct rtr_lcore_stats *st)
+{
+	if (ops->tick != NULL)
+		ops->tick(state, seen_ns, st);
+}
+
+/* mbufs the mode holds now (0 for a mode without held). */
+static __rte_always_inline uint64_t
+rtr_lb_held(const struct rtr_lb_ops *ops, const void *state)
+{
+	return ops->held != NULL ? ops->held(state) : 0;
+}
+
+/* Release what the mode holds for port (-1: everything); returns how many
+ * it released. Skipped when held() says nothing is held (the flush walks
+ * the flow table); a mode with flush and no held is flushed every time. */
+static __rte_always_inline unsigned int
+rtr_lb_flush(const struct rtr_lb_ops *ops, void *state, int port, uint64_t now_ns,
+		struct rtr_lcore_stats *st)
+{
+	if (ops->flush == NULL || (ops->held != NULL && ops->held(state) == 0))
+		return 0;
+	return ops->flush(state, port, now_ns, st);
+}
+
+/* At exit: flush everything, whatever held() says (the last chance for
+ * anything a mode keeps beside its held count). */
+static __rte_always_inline unsigned int
+rtr_lb_flush_final(const struct rtr_lb_ops *ops, void *state, uint64_t now_ns,
+		struct rtr_lcore_stats *st)
+{
+	return ops->flush != NULL ? ops->flush(state, -1, now_ns, st) : 0;
 }
 
 #endif /* RTR_LB_WORKER_H */

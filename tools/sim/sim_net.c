@@ -321,33 +321,31 @@ sw_drop(struct sim_net *net, uint32_t node, struct sim_pkt *p, enum rtr_drop_rea
 
 /*
  * One frame through switch node, arrived on in_port (RTR_PORT_NONE: the
- * switch built it), at the current time: the pipeline's steps, through
- * rtr_lb_worker.h. IPv4 only for now (the topologies are IPv4).
+ * switch built it), at the current time: the pipeline's ingress checks,
+ * then its forwarding step (lib/fwd/rtr_fwd.h), and the egress.
  */
 static void
 switch_step(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt *p)
 {
 	struct sim_node *n = &net->topo->nodes[node];
 	struct rtr_lcore_stats *st = &net->st[node];
-	const struct rtr_lb_ops *ops = n->lb_ops;
+	const struct rtr_fwd *f = &n->fwd;
 	struct rte_mbuf *m = &p->mb;
 	struct rtr_meta *meta = rtr_meta(m);
 	uint64_t now = net->sim.now_ns;
-	struct rtr_lb_hop hop = {.fabric_ports = n->fabric_ports, .in_port = in_port};
-	struct rte_ipv4_hdr *ip;
 	enum rtr_drop_reason why;
 	uint8_t *frame = sim_pkt_data(p);
 	bool from_fabric = in_port < RTR_MAX_PORTS && (n->fabric_ports >> in_port & 1);
-	int64_t res;
-	int path;
+	struct rtr_fwd_dest d;
 
 	why = rtr_parse(frame, m->pkt_len, n->cfg->sw.seed,
-			from_fabric ? ops->fabric_parse_flags : 0, meta);
+			from_fabric ? f->lb->fabric_parse_flags : 0, meta);
 	if (why != RTR_DROP_NONE) {
 		sw_drop(net, node, p, why);
 		return;
 	}
-	if (meta->l3 != RTR_L3_IPV4) {
+	if (meta->l3 != RTR_L3_IPV4 && meta->l3 != RTR_L3_IPV6) {
+		/* The sim has no ARP: every next hop is known. */
 		sw_drop(net, node, p, RTR_DROP_NOT_IP);
 		return;
 	}
@@ -361,51 +359,33 @@ switch_step(struct sim_net *net, uint32_t node, uint16_t in_port, struct sim_pkt
 			return;
 		}
 	}
-	rtr_lb_prefetch(ops, n->lb_state, meta, 0);
-	rtr_lb_prefetch(ops, n->lb_state, meta, 1);
-	ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
-	res = rtr_route_lookup4(n->route, ip->dst_addr);
-	if (res < 0 || (res & RTR_RT_KIND_MASK) == RTR_RT_LOCAL) {
-		/* The sim sends nothing to a switch's own addresses. */
-		sw_drop(net, node, p, res < 0 ? RTR_DROP_NO_ROUTE : RTR_DROP_LOCAL_UNSUPPORTED);
-		return;
-	}
-	if ((res & RTR_RT_KIND_MASK) == RTR_RT_GROUP) {
-		unsigned int gi = (unsigned int)(res & RTR_RT_INDEX_MASK);
-		const struct rtr_group *g = &n->route->groups[gi];
-
-		path = rtr_lb_pick(ops, n->lb_state, g, gi, m, meta, now, st);
-		if (path < 0) {
-			sw_drop(net, node, p, RTR_DROP_PORT_DOWN);
-			return;
-		}
-		hop.group = true;
-		hop.out_port = g->port[path];
-		/* The frame may have grown at the head (an LB header). */
-		frame = sim_pkt_data(p);
-		ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
-	} else {
-		hop.out_port = n->nh[res & RTR_RT_INDEX_MASK].port;
-	}
-	hop.out_host = !(n->fabric_ports >> hop.out_port & 1);
-	if (rtr_lb_ctrl_rx(ops, n->lb_state, m, meta, &hop, now, st)) {
+	rtr_lb_prefetch(f->lb, f->lb_state, meta, 0);
+	rtr_lb_prefetch(f->lb, f->lb_state, meta, 1);
+	rtr_fwd_packet(f, m, meta, &d, now);
+	switch (d.verdict) {
+	case RTR_FWD_ENQUEUE:
+		/* The egress counts what the NIC takes (forwarded,
+		 * tx_packets) and drops through its io. */
+		if (rtr_egress_enqueue(n->eg, d.out_port, m, rtr_egress_classify(n->eg, m), now) ==
+				0)
+			rtr_fwd_queued(f, m, meta, d.out_port);
+		rtr_egress_service_port(n->eg, d.out_port, now);
+		break;
+	case RTR_FWD_DROP:
+		sw_drop(net, node, p, (enum rtr_drop_reason)d.why);
+		break;
+	case RTR_FWD_PUNT:
+		/* The sim has no control plane and sends nothing to a
+		 * switch's own addresses. */
+		sw_drop(net, node, p, RTR_DROP_LOCAL_UNSUPPORTED);
+		break;
+	case RTR_FWD_CONSUMED:
 		st->consumed++;
 		sim_pkt_free(net, p);
-		return;
+		break;
+	default: /* RTR_FWD_TAKEN */
+		break;
 	}
-	if (ip->time_to_live <= 1) {
-		sw_drop(net, node, p, RTR_DROP_TTL);
-		return;
-	}
-	rtr_ipv4_dec_ttl(ip);
-	meta->out_port = (uint8_t)hop.out_port;
-	if (rtr_lb_out(ops, n->lb_state, m, meta, &hop, now, st) == RTR_LB_TAKEN)
-		return;
-	/* The egress counts what the NIC takes (forwarded, tx_packets) and
-	 * drops through its io. */
-	if (rtr_egress_enqueue(n->eg, hop.out_port, m, rtr_egress_classify(n->eg, m), now) == 0)
-		rtr_lb_queued(ops, n->lb_state, m, meta, hop.out_port);
-	rtr_egress_service_port(n->eg, hop.out_port, now);
 }
 
 static void arm_tick(struct sim_net *net, uint32_t node);
@@ -495,7 +475,8 @@ ev_tick(struct sim *s, void *arg, uint64_t node)
 		return;
 	n->tick_at = UINT64_MAX;
 	net->lb_ticks++;
-	n->lb_ops->tick(n->lb_state, s->now_ns, &net->st[node]);
+	/* The event is the deadline armed: tick. */
+	rtr_lb_age(n->lb_ops, n->lb_state, s->now_ns, &net->st[node]);
 	arm_tick(net, (uint32_t)node);
 }
 
@@ -688,6 +669,8 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 			snprintf(err, errlen, "%s: the egress did not start", n->name);
 			return -1;
 		}
+		n->fwd.lb = n->lb_ops;
+		n->fwd.st = &net->st[i];
 		if (n->lb_ops->init == NULL)
 			continue;
 		in.io.arg = io;
@@ -695,6 +678,7 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 			in.shared = n->lb_ops->shared_create(
 					n->cfg, n->route->n_groups, false, SOCKET_ID_ANY);
 		n->lb_state = n->lb_ops->init(&in);
+		n->fwd.lb_state = n->lb_state;
 		if (n->lb_state == NULL) {
 			if (in.shared != NULL && n->lb_ops->shared_free != NULL)
 				n->lb_ops->shared_free(in.shared);
@@ -725,8 +709,8 @@ sim_net_fini(struct sim_net *net)
 	for (i = 0; i < net->topo->n_nodes; i++) {
 		struct sim_node *n = &net->topo->nodes[i];
 
-		if (n->lb_state != NULL && n->lb_ops->flush != NULL)
-			n->lb_ops->flush(n->lb_state, -1, net->sim.now_ns, &net->st[i]);
+		if (n->lb_state != NULL)
+			rtr_lb_flush_final(n->lb_ops, n->lb_state, net->sim.now_ns, &net->st[i]);
 	}
 	for (i = 0; i < net->topo->n_nodes; i++)
 		if (net->topo->nodes[i].eg != NULL)

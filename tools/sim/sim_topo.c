@@ -58,19 +58,17 @@ put_ip(char *buf, size_t len, size_t *off, uint32_t ip)
 			ip & 0xff);
 }
 
-/* rtr_route_create's next-hop callback: the sim knows each port's peer, so a
- * next hop is just its port. */
+/* rtr_route_create's next-hop callback: the sim knows each port's peer, so
+ * every next hop is static and resolved at once (the config's MAC, else a
+ * made-up one: nothing in the sim reads it). */
 static int
 sim_nh_add(void *arg, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac)
 {
 	struct sim_node *n = arg;
+	const uint8_t made_up[6] = {0x02, 0x51, 0x4d, (uint8_t)(n->index >> 8), (uint8_t)n->index,
+			(uint8_t)port};
 
-	(void)ip;
-	(void)mac;
-	if (n->n_nh >= RTR_ARRAY_SIZE(n->nh))
-		return -1;
-	n->nh[n->n_nh].port = port;
-	return (int)n->n_nh++;
+	return rtr_neigh_add(n->neigh, port, ip, mac != NULL ? mac : made_up);
 }
 
 /* A link between (a, pa) and (b, pb); a fabric link's /31 is ip_a (a's
@@ -438,6 +436,7 @@ load_switch(struct sim_node *n, const char *yaml, size_t ylen, const char *name_
 		size_t errlen)
 {
 	char name[96], e[256];
+	uint8_t macs[RTR_MAX_PORTS][6];
 	int id;
 
 	n->cfg = calloc(1, sizeof(*n->cfg));
@@ -449,6 +448,23 @@ load_switch(struct sim_node *n, const char *yaml, size_t ylen, const char *name_
 		snprintf(err, errlen, "%s: config: %s", n->name, e);
 		return -1;
 	}
+	memset(macs, 0, sizeof(macs));
+	for (unsigned int i = 0; i < n->cfg->n_ports; i++) {
+		const struct rtr_port_cfg *pc = &n->cfg->ports[i];
+		struct rtr_fwd_port *fp = &n->fwd_ports[pc->port];
+
+		memcpy(macs[pc->port], pc->mac, 6);
+		fp->port_id = pc->port;
+		fp->configured = 1;
+		fp->role = (uint8_t)pc->role;
+		memcpy(fp->mac, pc->mac, 6);
+		atomic_store(&fp->link_up, pc->port < n->n_ports && !n->ports[pc->port].down);
+	}
+	n->neigh = rtr_neigh_create(n->cfg, (const uint8_t(*)[6])macs, 0);
+	if (n->neigh == NULL) {
+		snprintf(err, errlen, "%s: out of memory", n->name);
+		return -1;
+	}
 	snprintf(name, sizeof(name), "%s%s", name_prefix, n->name);
 	n->route = rtr_route_create(name, n->cfg, SOCKET_ID_ANY, sim_nh_add, n, e, sizeof(e));
 	if (n->route == NULL) {
@@ -458,6 +474,10 @@ load_switch(struct sim_node *n, const char *yaml, size_t ylen, const char *name_
 	for (unsigned int i = 0; i < n->cfg->n_ports; i++)
 		if (n->cfg->ports[i].role == RTR_PORT_FABRIC)
 			n->fabric_ports |= 1u << n->cfg->ports[i].port;
+	n->fwd.route = n->route;
+	n->fwd.nh = rtr_neigh_nh_table(n->neigh);
+	n->fwd.ports = n->fwd_ports;
+	n->fwd.fabric_ports = n->fabric_ports;
 	id = (int)n->cfg->sw.lb;
 	/* Aggregation and core switches are spines to rocetor (role spine):
 	 * a ToR-only mode runs ECMP there, CAVER runs whole. */
@@ -637,6 +657,8 @@ topo_free(struct sim_topo *t, bool routes)
 
 		if (n->route != NULL && routes)
 			rtr_route_free(n->route);
+		if (n->neigh != NULL && routes)
+			rtr_neigh_free(n->neigh);
 		if (n->cfg != NULL) {
 			rtr_config_free(n->cfg);
 			free(n->cfg);

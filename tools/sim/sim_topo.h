@@ -48,6 +48,8 @@
 
 #include "rtr_common.h"
 #include "rtr_config.h"
+#include "rtr_fwd.h"
+#include "rtr_neigh.h"
 #include "rtr_route.h"
 
 struct rtr_lb_ops;
@@ -72,11 +74,6 @@ struct sim_port {
 	void *tx;
 };
 
-/* A route-table next hop: its port (the sim has no ARP: the peer is known). */
-struct sim_nh {
-	uint16_t port;
-};
-
 struct sim_node {
 	enum sim_node_kind kind;
 	uint32_t index; /* among nodes of its kind */
@@ -88,8 +85,14 @@ struct sim_node {
 	struct rtr_config *cfg;
 	struct rtr_route *route;
 	uint32_t fabric_ports; /* bit p: port p is a fabric port */
-	unsigned int n_nh;
-	struct sim_nh nh[RTR_MAX_PORTS * 2];
+	/* The forwarding step's tables (lib/fwd): next hops in rocetor's
+	 * neighbour table, every one static (the sim has no ARP: the peer is
+	 * known), and the ports as the data path sees them (link up unless
+	 * the link is absent). fwd.lb, lb_state and st are set by the network
+	 * (sim_net.c). */
+	struct rtr_neigh *neigh;
+	struct rtr_fwd_port fwd_ports[RTR_MAX_PORTS];
+	struct rtr_fwd fwd;
 	const struct rtr_lb_ops *lb_ops;
 	void *lb_state;
 	void *lb_shared;                     /* the mode's shared_create, or NULL */

@@ -86,7 +86,7 @@ walk(const struct sim_topo *t, uint32_t src, uint32_t dst, uint16_t sport, uint3
 				return -1;
 			port = g->port[path];
 		} else if ((r & RTR_RT_KIND_MASK) == RTR_RT_NH) {
-			port = n->nh[r & RTR_RT_INDEX_MASK].port;
+			port = rtr_neigh_nh(n->neigh, r & RTR_RT_INDEX_MASK)->port;
 		} else {
 			return -1;
 		}
