@@ -8,15 +8,17 @@
  * section and its shared state): one worker's LB stage driven through its
  * ops table (rtr_lb_mode_ops) by the pipeline's own hook rules (rtr_lb_worker.h:
  * pick / control_rx / deliver / post_route / queued), with the pipeline's
- * ingress checks, the io callbacks, tick and flush, without the EAL: fake
- * mbufs (rtr_test_mbuf.h), a virtual clock.
+ * ingress checks and its forwarding step (lib/fwd/rtr_fwd.h: rocetor's own
+ * route table, next hops, link checks, TTL and MACs), the io callbacks,
+ * tick and flush: fake mbufs (rtr_test_mbuf.h), a virtual clock. The EAL
+ * runs without hugepages, devices or runtime files, only for the route
+ * tables' memory.
  *
  * Two ToRs, A (index 0) and B (index 1), each with host ports 0 and 1,
  * fabric ports 2 and 3 and one uplink group (paths on ports 2 and 3), their
- * fabric ports wired to each other (port 2 to port 2, 3 to 3). "Routing" is
- * a fixed function of the destination address, as an LPM table would be:
- * on ToR i, 10.i.0.x (fdi::x) goes to host port x & 1 and 10.(1-i)/16 to
- * the group (see route_of). What a ToR sends to the fabric waits on a
+ * fabric ports wired to each other (port 2 to port 2, 3 to 3). Routes (the
+ * config of config_for): on ToR i, 10.i.0.x (fd0i::x) goes to host port
+ * x & 1 and 10.(1-i)/16 (fd0(1-i)::/16) to the group. What a ToR sends to the fabric waits on a
  * "wire" (a short FIFO) until an operation plays it into the other ToR, so
  * ConWeave's stamped data and control packets, SeqBalance's PathTags and
  * Congestion Packets and CAVER's shims and source routes make the whole
@@ -44,14 +46,19 @@
  * At the end: flush everything; nothing may still be held; after the
  * state is freed every mbuf must have come back (a leak is a finding).
  */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_byteorder.h>
+#include <rte_eal.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_net_crc.h>
@@ -59,6 +66,7 @@
 #include "fuzz.h"
 #include "caver/rtr_caver.h"
 #include "rtr_config.h"
+#include "rtr_fwd.h"
 #include "rtr_lb.h"
 #include "rtr_lb_registry.h"
 #include "rtr_lb_ctrl.h"
@@ -83,9 +91,15 @@ struct sw {
 	unsigned int idx;
 	void *shared;
 	void *st;
-	struct rtr_group g;
-	bool host_down[N_HOST];
+	struct rtr_group *g; /* the uplink group (the IPv4 and IPv6 routes') */
+	struct rtr_fwd fwd;
+	struct rtr_fwd_port ports[RTR_MAX_PORTS];
 };
+
+/* Each ToR's route and neighbour tables: built once (the routes do not
+ * depend on the input), their groups' live masks reset for each input. */
+static struct rtr_route *route_of_sw[N_SW];
+static struct rtr_neigh *neigh_of_sw[N_SW];
 
 /* A frame on its way from one ToR to the other. */
 struct wire_pkt {
@@ -150,13 +164,21 @@ config_for(unsigned int i, uint8_t p)
 			"\"02:00:00:00:aa:01\"}\n"
 			"  - {prefix: \"10.%u.0.2/32\", port: 0, nexthop_mac: "
 			"\"02:00:00:00:aa:02\"}\n"
+			"  - {prefix: \"fd0%u::1/128\", port: 1, nexthop_mac: "
+			"\"02:00:00:00:aa:01\"}\n"
+			"  - {prefix: \"fd0%u::2/128\", port: 0, nexthop_mac: "
+			"\"02:00:00:00:aa:02\"}\n"
 			"  - prefix: \"10.%u.0.0/16\"\n"
 			"    paths:\n"
 			"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
 			"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
+			"  - prefix: \"fd0%u::/16\"\n"
+			"    paths:\n"
+			"      - {port: 2, nexthop_mac: \"02:00:00:00:bb:02\"}\n"
+			"      - {port: 3, nexthop_mac: \"02:00:00:00:bb:03\"}\n"
 			"%s",
-			i, 7 + i, rtr_lb_mode_at(rtr_lb_fuzz_entry.mode)->name, i, i, 1 - i,
-			rtr_lb_fuzz_entry.config(p, sect, sizeof(sect)));
+			i, 7 + i, rtr_lb_mode_at(rtr_lb_fuzz_entry.mode)->name, i, i, i, i, 1 - i,
+			1 - i, rtr_lb_fuzz_entry.config(p, sect, sizeof(sect)));
 	cfg = calloc(1, sizeof(*cfg));
 	if (cfg == NULL)
 		abort();
@@ -203,7 +225,7 @@ io_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
 	(void)held;
 	FZ_CHECK(port < N_HOST, "deliver to port %u, not a host port", port);
 	FZ_CHECK(m != NULL && m->data_len <= m->buf_len);
-	if (sw->host_down[port])
+	if (!atomic_load(&sw->ports[port].link_up))
 		fake_free(m); /* the pipeline drops it: port_down */
 	else
 		to_host(m);
@@ -236,35 +258,6 @@ io_alloc(void *arg)
 
 /* ------------------------------------------------------------ the path */
 
-#define TO_GROUP (-1)
-#define NO_ROUTE (-2)
-
-/* The fixed routing table of ToR sw (see the top). */
-static int
-route_of(const struct sw *sw, const uint8_t *frame, const struct rtr_meta *meta)
-{
-	const uint8_t *l3 = frame + meta->l3_off;
-	const uint8_t *d;
-	unsigned int last;
-
-	if (meta->l3 == RTR_L3_IPV4) {
-		d = l3 + 16;
-		if (d[0] != 10)
-			return NO_ROUTE;
-		last = d[3];
-	} else if (meta->l3 == RTR_L3_IPV6) {
-		d = l3 + 24;
-		if (d[0] != 0xfd)
-			return NO_ROUTE;
-		last = d[15];
-	} else {
-		return NO_ROUTE;
-	}
-	if (d[1] == sw->idx)
-		return last & 1;
-	return d[1] == 1 - sw->idx ? TO_GROUP : NO_ROUTE;
-}
-
 static void
 wire_put(struct sw *sw, struct rte_mbuf *m)
 {
@@ -279,64 +272,54 @@ wire_put(struct sw *sw, struct rte_mbuf *m)
 	H.nwire++;
 }
 
-/* forward() of the pipeline from routing on (m parsed, meta->in_port set),
- * through the same hook rules (rtr_lb_worker.h). */
+/* The pipeline's forwarding step (lib/fwd/rtr_fwd.h) for a parsed packet
+ * (meta->in_port set), then what its verdict means here. */
 static void
 route_and_send(struct sw *sw, struct rte_mbuf *m, uint64_t now)
 {
 	struct rtr_meta *meta = rtr_meta(m);
-	const struct rtr_lb_ops *ops = H.ops;
-	int r = route_of(sw, mdata(m), meta);
-	uint16_t in = meta->in_port, out;
-	struct rtr_lb_hop hop;
+	const struct rtr_fwd *f = &sw->fwd;
+	struct rtr_fwd_dest d = {0};
 
-	TRACE("  ToR %c: in %u, route %d\n", 'A' + sw->idx, in, r);
-	if (r == NO_ROUTE) {
-		fake_free(m);
-		return;
-	}
-	if (r == TO_GROUP) {
-		int path = rtr_lb_pick(ops, sw->st, &sw->g, 0, m, meta, now, H.stats);
-
-		if (path < 0) {
-			fake_free(m);
-			return;
+	rtr_fwd_lookup(f, m, meta, &d);
+	TRACE("  ToR %c: in %u, route 0x%x, verdict %u\n", 'A' + sw->idx, meta->in_port, d.route,
+			d.verdict);
+	if (d.verdict == RTR_FWD_CONTINUE) {
+		rtr_fwd_pick(f, m, meta, &d, now);
+		if (d.verdict == RTR_FWD_CONTINUE && rtr_fwd_kind(&d) == RTR_RT_GROUP) {
+			FZ_CHECK(d.nh == sw->g->nh[0] || d.nh == sw->g->nh[1],
+					"pick gave next hop %u, not a path's", d.nh);
+			FZ_CHECK(m->data_len == m->pkt_len && m->data_off <= m->buf_len &&
+					m->data_off + m->data_len <= m->buf_len);
 		}
-		FZ_CHECK(path < sw->g.n_paths && (atomic_load(&sw->g.live_mask) & (1ull << path)),
-				"pick returned path %d (live 0x%llx)", path,
-				(unsigned long long)atomic_load(&sw->g.live_mask));
-		FZ_CHECK(m->data_len == m->pkt_len && m->data_off <= m->buf_len &&
-				m->data_off + m->data_len <= m->buf_len);
-		out = sw->g.port[path];
-	} else {
-		out = (uint16_t)r;
 	}
-	hop = (struct rtr_lb_hop){
-			.fabric_ports = 0x3u << FABRIC0, /* ports 2, 3 */
-			.in_port = in,
-			.out_port = out,
-			.group = r == TO_GROUP,
-			.out_host = out < N_HOST,
-	};
-	/* Consumed, by the mode or as foreign_ctrl. */
-	if (rtr_lb_ctrl_rx(ops, sw->st, m, meta, &hop, now, H.stats)) {
+	if (d.verdict == RTR_FWD_CONTINUE)
+		rtr_fwd_finish(f, m, meta, &d, now);
+	switch (d.verdict) {
+	case RTR_FWD_ENQUEUE:
+		FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
+		if (rtr_fwd_kind(&d) == RTR_RT_GROUP)
+			FZ_CHECK(atomic_load(&sw->g->live_mask) &
+							(1ull << (d.out_port == sw->g->port[0]
+											 ? 0
+											 : 1)),
+					"a packet leaves by a dead path (port %u, live 0x%llx)",
+					d.out_port,
+					(unsigned long long)atomic_load(&sw->g->live_mask));
+		/* The wire and the host take everything: every packet is
+		 * queued. */
+		rtr_fwd_queued(f, m, meta, d.out_port);
+		if (d.out_port >= FABRIC0)
+			wire_put(sw, m);
+		else
+			to_host(m);
+		break;
+	case RTR_FWD_TAKEN:
+		break;
+	default: /* dropped, punted or consumed: nothing more here */
 		fake_free(m);
-		return;
+		break;
 	}
-	if (r != TO_GROUP && sw->host_down[out]) {
-		fake_free(m);
-		return;
-	}
-	meta->out_port = (uint8_t)out;
-	if (rtr_lb_out(ops, sw->st, m, meta, &hop, now, H.stats) == RTR_LB_TAKEN)
-		return;
-	FZ_CHECK(m->data_len == m->pkt_len && m->data_off + m->data_len <= m->buf_len);
-	/* The wire and the host take everything: every packet is queued. */
-	rtr_lb_queued(ops, sw->st, m, meta, out);
-	if (out >= FABRIC0)
-		wire_put(sw, m);
-	else
-		to_host(m);
 }
 
 /* Ingress of the pipeline: parse, the host checks, then route. */
@@ -608,27 +591,28 @@ event(struct sw *sw, struct fz *f)
 
 	switch (e & 7) {
 	case 0:
-		atomic_fetch_and(&sw->g.live_mask, ~(1ull << path));
+		for (unsigned int g = 0; g < route_of_sw[sw->idx]->n_groups; g++)
+			atomic_fetch_and(&route_of_sw[sw->idx]->groups[g].live_mask,
+					~(1ull << path));
 		break;
 	case 1:
-		atomic_fetch_or(&sw->g.live_mask, 1ull << path);
+		for (unsigned int g = 0; g < route_of_sw[sw->idx]->n_groups; g++)
+			atomic_fetch_or(&route_of_sw[sw->idx]->groups[g].live_mask, 1ull << path);
 		break;
 	case 2:
 		/* A host link went down: the pipeline flushes what is held
 		 * for it (delivered packets then drop at the port). */
-		sw->host_down[path] = true;
-		if (H.ops->flush != NULL && H.ops->held(sw->st) != 0)
-			H.ops->flush(sw->st, (int)path, H.now, H.stats);
+		atomic_store(&sw->ports[path].link_up, 0);
+		rtr_lb_flush(H.ops, sw->st, (int)path, H.now, H.stats);
 		break;
 	case 3:
-		sw->host_down[path] = false;
+		atomic_store(&sw->ports[path].link_up, 1);
 		break;
 	case 4:
 		H.alloc_fail = !H.alloc_fail;
 		break;
 	case 5:
-		if (H.ops->flush != NULL)
-			H.ops->flush(sw->st, -1, H.now, H.stats);
+		rtr_lb_flush_final(H.ops, sw->st, H.now, H.stats);
 		break;
 	default:
 		break;
@@ -642,9 +626,19 @@ sw_init(struct sw *sw, unsigned int idx, uint8_t p)
 	struct rtr_lb_init in;
 
 	sw->idx = idx;
-	sw->g.n_paths = 2;
-	sw->g.port[0] = 2, sw->g.port[1] = 3;
-	atomic_store(&sw->g.live_mask, 3);
+	for (unsigned int g = 0; g < route_of_sw[idx]->n_groups; g++)
+		atomic_store(&route_of_sw[idx]->groups[g].live_mask, 3);
+	sw->g = &route_of_sw[idx]->groups[0];
+	FZ_CHECK(sw->g->n_paths == 2 && sw->g->port[0] == 2 && sw->g->port[1] == 3);
+	for (unsigned int k = 0; k < cfg->n_ports; k++) {
+		struct rtr_fwd_port *fp = &sw->ports[cfg->ports[k].port];
+
+		fp->port_id = cfg->ports[k].port;
+		fp->configured = 1;
+		fp->role = (uint8_t)cfg->ports[k].role;
+		memcpy(fp->mac, cfg->ports[k].mac, 6);
+		atomic_store(&fp->link_up, 1);
+	}
 	if (rtr_lb_fuzz_entry.shared_create != NULL) {
 		sw->shared = rtr_lb_fuzz_entry.shared_create(cfg);
 		FZ_CHECK(sw->shared != NULL);
@@ -656,7 +650,7 @@ sw_init(struct sw *sw, unsigned int idx, uint8_t p)
 	in.cfg = cfg;
 	in.worker = 0;
 	in.n_workers = 1;
-	in.n_groups = 1;
+	in.n_groups = route_of_sw[idx]->n_groups;
 	in.host_port_mask = (1u << N_HOST) - 1;
 	in.hash_seed = SEED;
 	in.use_rte_malloc = false;
@@ -667,17 +661,24 @@ sw_init(struct sw *sw, unsigned int idx, uint8_t p)
 	in.io.arg = sw;
 	sw->st = H.ops->init(&in);
 	FZ_CHECK(sw->st != NULL);
+	sw->fwd = (struct rtr_fwd){
+			.route = route_of_sw[idx],
+			.nh = rtr_neigh_nh_table(neigh_of_sw[idx]),
+			.ports = sw->ports,
+			.fabric_ports = 0x3u << FABRIC0,
+			.lb = H.ops,
+			.lb_state = sw->st,
+			.st = H.stats,
+	};
 }
 
 /* Shutdown as the pipeline does it: release everything held. */
 static void
 sw_flush(struct sw *sw)
 {
-	if (H.ops->flush != NULL)
-		H.ops->flush(sw->st, -1, H.now, H.stats);
-	if (H.ops->held != NULL)
-		FZ_CHECK(H.ops->held(sw->st) == 0, "%llu packets still held after flush",
-				(unsigned long long)H.ops->held(sw->st));
+	rtr_lb_flush_final(H.ops, sw->st, H.now, H.stats);
+	FZ_CHECK(rtr_lb_held(H.ops, sw->st) == 0, "%llu packets still held after flush",
+			(unsigned long long)rtr_lb_held(H.ops, sw->st));
 }
 
 static void
@@ -688,13 +689,73 @@ sw_fini(struct sw *sw)
 		H.ops->shared_free(sw->shared);
 }
 
+/* The EAL's runtime directory (empty with --no-shconf) goes at exit. */
+static char runtime_dir[256];
+
+static void
+remove_runtime_dir(void)
+{
+	if (runtime_dir[0] != '\0')
+		rmdir(runtime_dir);
+}
+
+/* rtr_route_create's next hops: the config's, static, in rocetor's table. */
+static int
+nh_add(void *arg, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac)
+{
+	return rtr_neigh_add(arg, port, ip, mac);
+}
+
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+	/* The EAL only for the route tables' memory (rte_lpm): no
+	 * hugepages, devices, runtime files or telemetry; the thread keeps
+	 * the CPUs it had (the EAL pins it to lcore 0's). */
+#define EAL_ARG(x) ((char *)(uintptr_t)(x))
+	char prefix[32];
+	char *eal[] = {EAL_ARG("fuzz_lb"), EAL_ARG("--no-huge"), EAL_ARG("-m"), EAL_ARG("512"),
+			EAL_ARG("--no-pci"), EAL_ARG("--no-shconf"), EAL_ARG("-l"), EAL_ARG("0"),
+			EAL_ARG("--no-telemetry"), EAL_ARG("--log-level"), EAL_ARG("lib.eal:error"),
+			EAL_ARG("--file-prefix"), prefix, NULL};
+#undef EAL_ARG
+	char err[256];
+	cpu_set_t cpus;
+	bool have_cpus;
+
 	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
 	trace = getenv("RTR_FUZZ_TRACE") != NULL;
+	snprintf(prefix, sizeof(prefix), "fuzz_lb_%d", (int)getpid());
+	have_cpus = sched_getaffinity(0, sizeof(cpus), &cpus) == 0;
+	if (rte_eal_init((int)RTE_DIM(eal) - 1, eal) < 0) {
+		fprintf(stderr, "fuzz_lb: the EAL did not start\n");
+		abort();
+	}
+	if (have_cpus)
+		pthread_setaffinity_np(pthread_self(), sizeof(cpus), &cpus);
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
+	atexit(remove_runtime_dir);
+	for (unsigned int i = 0; i < N_SW; i++) {
+		const struct rtr_config *cfg = config_for(i, 0);
+		uint8_t macs[RTR_MAX_PORTS][6];
+		char name[16];
+
+		memset(macs, 0, sizeof(macs));
+		for (unsigned int p = 0; p < cfg->n_ports; p++)
+			memcpy(macs[cfg->ports[p].port], cfg->ports[p].mac, 6);
+		neigh_of_sw[i] = rtr_neigh_create(cfg, (const uint8_t(*)[6])macs, 0);
+		snprintf(name, sizeof(name), "fz_rt%u", i);
+		route_of_sw[i] = neigh_of_sw[i] == NULL ? NULL
+							: rtr_route_create(name, cfg, SOCKET_ID_ANY,
+									  nh_add, neigh_of_sw[i],
+									  err, sizeof(err));
+		if (route_of_sw[i] == NULL) {
+			fprintf(stderr, "fuzz_lb: ToR %u's route table: %s\n", i, err);
+			abort();
+		}
+	}
 	return 0;
 }
 
