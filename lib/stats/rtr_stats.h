@@ -47,10 +47,15 @@ struct rtr_port_counters {
  * Data-path stages timed by the worker loop (doc/benchmarks.md). One loop
  * pass in RTR_STAGE_SAMPLE that received packets is timed stage by stage
  * with the TSC; stage_cycles[s] / stage_packets is the mean cost of stage s
- * per received packet. rx is the PMD's rx_burst, parse the parser and
- * ingress policy, route the LPM lookups, lb the LB stage's pick (SrcToR),
- * egress the rewrite, DstToR delivery and class enqueue, tx the scheduler
- * and tx_burst of every port.
+ * per received packet. The names are the stats document's keys (DESIGN.md
+ * B): rx is the PMD's rx_burst; parse the parser and the ingress checks
+ * (host rules, source check, L2 filter, the hand-off); route the
+ * forwarding step's lookup (rtr_fwd_lookup); lb its pick (rtr_fwd_pick:
+ * the LB stage's path for a group route); egress the rest of the step and
+ * the class enqueue (rtr_fwd_finish: neighbour, TTL, MACs, the LB out hook
+ * with DstToR delivery, then the egress's admission), not the egress
+ * service; tx the egress service (scheduler, shaping, tx_burst of every
+ * port).
  */
 #define RTR_STAGES(X) X(rx) X(parse) X(route) X(lb) X(egress) X(tx)
 enum rtr_stage {
