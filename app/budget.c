@@ -101,7 +101,7 @@ hold_part(const struct rtr_config *cfg, bool any_mode, struct rtr_budget *out)
 }
 
 /*
- * The hold budget (issue 15 item 7): the mbufs the LB state of all workers
+ * The hold budget: the mbufs the LB state of all workers
  * may hold at once, split evenly between the workers (flows are spread
  * over them by hash). Holding past it takes the mode's overflow path, so
  * holds never take the mbufs RX needs.

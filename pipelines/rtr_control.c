@@ -100,8 +100,8 @@ rtr_control_links(struct rtr_switch *sw)
  * ring can take the replies (the rest waits for the next poll, so that no
  * answer is lost as originated_dropped). In single-lcore mode this runs
  * only every RTR_CTRL_POLL_MASK + 1 loops of the worker, which may have
- * punted up to RTR_PUNT_BURST frames since; one burst per poll let a
- * flood fill the ring (issue 20). */
+ * punted up to RTR_PUNT_BURST frames since: one burst per poll would let
+ * a flood fill the ring. */
 static unsigned int
 control_punts(struct rtr_switch *sw, uint64_t now_ns)
 {

@@ -37,7 +37,7 @@
  * at RTR_PUNT_RATE_PPS. The control plane drains the whole ring at every
  * poll, so with workers * RTR_PUNT_BURST <= RTR_CTRL_RING_SIZE (up to 8
  * workers) the ring cannot fill; a flood above the rate (a replayed capture
- * full of ARP/ND, issue 20) is dropped as punt_rate_limited instead of
+ * full of ARP/ND) is dropped as punt_rate_limited instead of
  * crowding out the other workers' punts as control_ring_full. The ring's
  * size is in every pool's budget (app/budget.c): a larger ring would cost
  * each switch that many mbufs. */

@@ -3,7 +3,7 @@
  */
 
 /*
- * The egress stage (DESIGN.md A6, issue 3). Per (worker lcore, port):
+ * The egress stage (DESIGN.md A6). Per (worker lcore, port):
  *
  *   classify -> admission (tail drop at queue_kb, or trim into the control
  *   class) -> class FIFO -> scheduler (strict priority between levels, DWRR

@@ -16,9 +16,8 @@
 
 /* ------------------------------------------------------------ the registry */
 
-/* A name the config accepts and this build does not implement yet would
- * be a descriptor with no ops, listed after the modes (none today: spray,
- * the last one, became a mode with issue 19). */
+/* A name the config accepts and this build does not implement would be a
+ * descriptor with no ops, listed after the modes (none today). */
 
 /* Each mode's descriptor, defined in its folder (rtr_lb_<name>_desc). */
 #define LB_MODE_EXTERN(d) extern const struct rtr_lb_desc d;

@@ -382,7 +382,7 @@ move_off_dead(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx,
 }
 
 /*
- * Issue 15 item 10: a packet that cannot carry the fields (Resv7 set by
+ * A packet that cannot carry the fields (Resv7 set by
  * the host, no room for the header) still takes its flow's current path,
  * so a flow never splits over two paths. Nothing of the flow changes but
  * its activity (the packet is in flight on that path: an idle move now
@@ -564,7 +564,7 @@ ecmp:
 }
 
 /*
- * S5 at departure (issue 15 item 6): the paper's TX timestamps are the
+ * S5 at departure: the paper's TX timestamps are the
  * times packets leave the SrcToR, after its own uplink queue, which grows
  * exactly when reroutes fire. rtr_cw_pick stamped the pick time; here the
  * egress says when the packet really leaves:
@@ -1030,7 +1030,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		struct rtr_pring *r;
 
 		if (unlikely(cw->held >= cw->hold_budget)) {
-			/* D8 for the mempool (issue 15 item 7): the worker
+			/* D8 for the mempool: the worker
 			 * holds all the mbufs it may (more would starve RX):
 			 * release this flow's ring in order, then this one. */
 			c[RTR_LBC_reorder_overflow]++;

@@ -3,8 +3,7 @@
  */
 
 /*
- * For the unit tests of the destination-keyed path tables (issue 15 item
- * 5): a ToR with one host port and one aggregate route per family to every
+ * For the unit tests of the destination-keyed path tables: a ToR with one host port and one aggregate route per family to every
  * remote ToR (10.0.0.0/8 and fd00::/16 over four uplinks), in mode LB, with
  * MODE_SECTION (the mode's own config line) appended.
  */

@@ -3,7 +3,7 @@
  */
 
 /*
- * lb: spray (issue 19, ALGORITHMS.md 6, doc/spray.md): every RoCE data
+ * lb: spray (ALGORITHMS.md 6, doc/spray.md): every RoCE data
  * packet of a flow takes its own path (per-flow round robin over the
  * group's live uplinks), stamped by the SrcToR with a per-flow sequence
  * number in the 4 bytes after the BTH (the ConWeave DATA layout), skipping
