@@ -802,10 +802,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case 5:
-			if (H.ops->tick != NULL)
-				H.ops->tick(sw->st, H.now, H.stats);
-			if (H.ops->next_deadline != NULL)
-				(void)H.ops->next_deadline(sw->st);
+			rtr_lb_age(H.ops, sw->st, H.now, H.stats);
+			rtr_lb_tick(H.ops, sw->st, H.now, H.stats);
 			if ((op & 0x80) && H.ops->flows != NULL) {
 				nflows = 0;
 				H.ops->flows(sw->st, H.now, op & 0x40 ? 0 : 3, flow_cb, &nflows);

@@ -888,8 +888,8 @@ rtr_pipeline_held(const struct rtr_switch *sw)
 		if (w->eg != NULL)
 			held += w->eg->held;
 		rtr_worker_lb_read(w, &ops, &state);
-		if (ops != NULL && ops->held != NULL && state != NULL)
-			held += ops->held(state);
+		if (ops != NULL && state != NULL)
+			held += rtr_lb_held(ops, state);
 	}
 	pthread_mutex_unlock((pthread_mutex_t *)(uintptr_t)&sw->lb_lock);
 	return held;

@@ -13,8 +13,16 @@ A file that includes another's header ("rtr_x.h" of rtr_x.c) depends on
 it too, so that a header-level circle counts as one (a.c includes b.h, b.c
 calls a.c). Test programs, fuzz drivers and tools are left out: they use the libraries,
 nothing uses them. --dot prints the graph for graphviz.
+
+Two source checks of the forwarding step (doc/architecture.md "The packet's
+walk"), which inline functions hide from nm: outside lib/lb, no C file calls
+an LB fast-path hook itself (they go through lib/lb/rtr_lb_worker.h); and the
+three forwarders (the pipeline, the simulator, the LB fuzzer) run the step of
+lib/fwd/rtr_fwd.h and none has its own pick, control-packet, out-hook or TTL
+code.
 """
 import os
+import re
 import subprocess
 import sys
 
@@ -94,6 +102,43 @@ def sccs(graph):
     return out
 
 
+HOOK_CALL = re.compile(r"->(pick|prefetch|deliver|post_route|queued|depart|control_rx|"
+                       r"tick|flush|held)\(")
+FORWARDERS = ["pipelines/rtr_pipeline.c", "tools/sim/sim_net.c", "fuzz/fuzz_lb.c"]
+STEP_PARTS = re.compile(r"\b(rtr_lb_pick|rtr_lb_ctrl_rx|rtr_lb_out|rtr_lb_queued|"
+                        r"rtr_ipv4_dec_ttl|rtr_nh_mac_store8)\(|hop_limits--")
+
+
+def step_findings(src_root):
+    """Where the forwarding step is not the one of lib/fwd (see the top)."""
+    found = []
+    for top in ("app", "pipelines", "lib", "tools", "fuzz"):
+        for root, dirs, files in os.walk(os.path.join(src_root, top)):
+            dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+            rel_root = os.path.relpath(root, src_root)
+            if rel_root == "lib/lb" or rel_root.startswith("lib/lb/"):
+                continue
+            for f in files:
+                if not f.endswith((".c", ".h")):
+                    continue
+                path = os.path.join(rel_root, f)
+                with open(os.path.join(src_root, path)) as fh:
+                    for n, line in enumerate(fh, 1):
+                        if HOOK_CALL.search(line) and not re.search(r"\bio->|\bio\.", line):
+                            found.append("%s:%d calls an LB hook directly: %s"
+                                         % (path, n, line.strip()))
+    for path in FORWARDERS:
+        with open(os.path.join(src_root, path)) as fh:
+            text = fh.read()
+        if "rtr_fwd_" not in text:
+            found.append("%s does not run the forwarding step (rtr_fwd_*)" % path)
+        for m in STEP_PARTS.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            found.append("%s:%d has its own forwarding code: %s (lib/fwd/rtr_fwd.h has it)"
+                         % (path, line, m.group(0)))
+    return found
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
@@ -148,9 +193,14 @@ def main(argv):
         edges = ["%s -> %s (%s)" % (f, g, why[(f, g)]) for f in sorted(c)
                  for g in sorted(graph[f]) if g in members]
         print("deps: files call each other: " + "; ".join(edges))
+    step = step_findings(src_root)
+    for f in step:
+        print("deps: " + f)
+    print("deps: the forwarding step: %d forwarders on lib/fwd, %d finding%s"
+          % (len(FORWARDERS), len(step), "" if len(step) == 1 else "s"))
     print("deps: %d files, %d dependencies, %d circle%s" % (
         len(graph), sum(len(v) for v in graph.values()), len(bad), "" if len(bad) == 1 else "s"))
-    return 1 if bad else 0
+    return 1 if bad or step else 0
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@
 #include "rtr_lb.h"
 #include "rtr_lb_counters.h"
 #include "rtr_lb_registry.h"
+#include "rtr_lb_worker.h"
 #include "sim_host.h"
 #include "sim_net.h"
 #include "sim_workload.h"
@@ -788,9 +789,7 @@ ev_sample(struct sim *s, void *arg, uint64_t u)
 		 * only its own. */
 		uint64_t q = r->net.st[i].lb[RTR_LBC_reorder_queues_in_use] +
 			     r->net.st[i].lb[RTR_LBC_windows_in_use];
-		uint64_t h = n->lb_state != NULL && n->lb_ops->held != NULL
-					     ? n->lb_ops->held(n->lb_state)
-					     : 0;
+		uint64_t h = n->lb_state != NULL ? rtr_lb_held(n->lb_ops, n->lb_state) : 0;
 
 		x.queues_max = q > x.queues_max ? (uint32_t)q : x.queues_max;
 		x.queues_sum += (uint32_t)q;
