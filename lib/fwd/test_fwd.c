@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <rte_eal.h>
 #include <rte_ip.h>
 
 #include "rtr_fwd.h"
@@ -24,6 +23,7 @@
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
 #include "rtr_test.h"
+#include "rtr_test_eal.h"
 #include "rtr_test_mbuf.h"
 
 #define SEED 0x1234u
@@ -284,12 +284,25 @@ test_forward4(void)
 	fake_free(m);
 }
 
-/* Every verdict that ends a packet early leaves the frame as it came. */
+/* A RoCE packet to dst with ttl, in on in_port, is dropped under why and
+ * left as it came (nothing is written before the last check). */
 static void
-check_untouched(struct rte_mbuf *m, const uint8_t *before, unsigned int len)
+expect_drop(const struct rtr_fwd *f, uint32_t dst, uint8_t ttl, uint16_t in_port,
+		enum rtr_drop_reason why)
 {
+	struct rte_mbuf *m = roce4(dst, ttl);
+	struct rtr_meta *meta = parsed(m, in_port);
+	struct rtr_fwd_dest d = {0};
+	uint8_t before[128];
+	unsigned int len = m->data_len;
+
+	memcpy(before, mdata(m), len);
+	rtr_fwd_packet(f, m, meta, &d, 1000);
+	CHECK_EQ(d.verdict, RTR_FWD_DROP);
+	CHECK_EQ(d.why, why);
 	CHECK(m->data_len == len && memcmp(mdata(m), before, len) == 0,
-			"a dropped or punted frame was written");
+			"a dropped frame was written (reason %d)", (int)why);
+	fake_free(m);
 }
 
 static void
@@ -297,53 +310,16 @@ test_drops(void)
 {
 	struct rec r = {0};
 	struct rtr_fwd f = fwd_with(&fake_ops, &r);
-	uint8_t before[128];
-	struct rtr_fwd_dest d = {0};
-	struct rte_mbuf *m;
-	struct rtr_meta *meta;
 
-	/* No route. */
-	m = roce4(0x0b000001, 64);
-	meta = parsed(m, 0);
-	memcpy(before, mdata(m), m->data_len);
-	rtr_fwd_packet(&f, m, meta, &d, 1000);
-	CHECK_EQ(d.verdict, RTR_FWD_DROP);
-	CHECK_EQ(d.why, RTR_DROP_NO_ROUTE);
-	check_untouched(m, before, m->data_len);
-	fake_free(m);
-
-	/* TTL 1: dropped, TTL and MACs unchanged. */
-	m = roce4(0x0a010001, 1);
-	meta = parsed(m, 2);
-	memcpy(before, mdata(m), m->data_len);
-	rtr_fwd_packet(&f, m, meta, &d, 1000);
-	CHECK_EQ(d.verdict, RTR_FWD_DROP);
-	CHECK_EQ(d.why, RTR_DROP_TTL);
-	check_untouched(m, before, m->data_len);
+	expect_drop(&f, 0x0b000001, 64, 0, RTR_DROP_NO_ROUTE);
+	/* TTL 1: dropped before the mode's out hook. */
+	expect_drop(&f, 0x0a010001, 1, 2, RTR_DROP_TTL);
 	CHECK_EQ(r.post_route, 0);
-	fake_free(m);
-
-	/* Link down. */
 	atomic_store(&ports[0].link_up, 0);
-	m = roce4(0x0a010001, 64);
-	meta = parsed(m, 2);
-	memcpy(before, mdata(m), m->data_len);
-	rtr_fwd_packet(&f, m, meta, &d, 1000);
-	CHECK_EQ(d.verdict, RTR_FWD_DROP);
-	CHECK_EQ(d.why, RTR_DROP_PORT_DOWN);
-	check_untouched(m, before, m->data_len);
+	expect_drop(&f, 0x0a010001, 64, 2, RTR_DROP_PORT_DOWN);
 	atomic_store(&ports[0].link_up, 1);
-	fake_free(m);
-
 	/* A next hop ARP has not resolved. */
-	m = roce4(0x0a010109, 64);
-	meta = parsed(m, 2);
-	memcpy(before, mdata(m), m->data_len);
-	rtr_fwd_packet(&f, m, meta, &d, 1000);
-	CHECK_EQ(d.verdict, RTR_FWD_DROP);
-	CHECK_EQ(d.why, RTR_DROP_NEIGH_UNRESOLVED);
-	check_untouched(m, before, m->data_len);
-	fake_free(m);
+	expect_drop(&f, 0x0a010109, 64, 2, RTR_DROP_NEIGH_UNRESOLVED);
 }
 
 /* The switch's own address: an echo request is punted, anything else is
@@ -532,22 +508,12 @@ nh_add(void *arg, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac)
 int
 main(void)
 {
-	char prefix[64], err[256];
-	char a[][32] = {"test_fwd", "--no-huge", "-m", "256", "--no-pci", "-l", "0", "--log-level",
-			"error", "--no-shconf", "--no-telemetry", "--file-prefix"};
-	char *eal[RTR_ARRAY_SIZE(a) + 2];
+	char err[256];
 	static struct rtr_config cfg;
 	uint8_t macs[RTR_MAX_PORTS][6];
 
-	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(a); i++)
-		eal[i] = a[i];
-	eal[RTR_ARRAY_SIZE(a)] = prefix;
-	eal[RTR_ARRAY_SIZE(a) + 1] = NULL;
-	snprintf(prefix, sizeof(prefix), "test_fwd_%d", getpid());
-	if (rte_eal_init((int)RTR_ARRAY_SIZE(eal) - 1, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (rtr_test_eal_init("test_fwd") != 0)
 		return 1;
-	}
 	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
 	if (rtr_config_load_buf("fwd.yaml", "yaml", CONFIG, strlen(CONFIG), &cfg, err,
 			    sizeof(err)) != 0) {
@@ -583,6 +549,6 @@ main(void)
 	rtr_route_free(route);
 	rtr_neigh_free(neigh);
 	rtr_config_free(&cfg);
-	rmdir(rte_eal_get_runtime_dir());
+	rtr_test_eal_done();
 	return rtr_test_done("fwd");
 }

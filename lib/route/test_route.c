@@ -21,6 +21,7 @@
 #include "rtr_parse.h"
 #include "rtr_route.h"
 #include "rtr_test.h"
+#include "rtr_test_eal.h"
 
 static int next_nh;
 
@@ -560,25 +561,15 @@ test_resilient_fallback(void)
 int
 main(int argc, char **argv)
 {
-	char prefix[64], err[256];
-	char a[][32] = {"test_route", "--no-huge", "-m", "256", "--no-pci", "-l", "0",
-			"--log-level", "error", "--file-prefix"};
-	char *eal[RTR_ARRAY_SIZE(a) + 2];
+	char err[256];
 	static struct rtr_config cfg;
 	static struct rtr_route_cfg routes[4];
 	struct rtr_route *r;
 
 	(void)argc;
 	(void)argv;
-	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(a); i++)
-		eal[i] = a[i];
-	eal[RTR_ARRAY_SIZE(a)] = prefix;
-	eal[RTR_ARRAY_SIZE(a) + 1] = NULL;
-	snprintf(prefix, sizeof(prefix), "test_route_%d", getpid());
-	if (rte_eal_init((int)RTR_ARRAY_SIZE(eal) - 1, eal) < 0) {
-		fprintf(stderr, "EAL init failed\n");
+	if (rtr_test_eal_init("test_route") != 0)
 		return 1;
-	}
 	cfg.n_ports = 5;
 	for (unsigned int i = 0; i < 5; i++) {
 		cfg.ports[i].port = (uint16_t)i;
@@ -617,5 +608,6 @@ main(int argc, char **argv)
 	test_resilient_walk();
 	test_resilient_fallback();
 	rte_eal_cleanup();
+	rtr_test_eal_done();
 	return rtr_test_done("route");
 }
