@@ -186,19 +186,52 @@ rtr_fwd_local(const struct rte_mbuf *m, const struct rtr_meta *meta, struct rtr_
 		rtr_fwd_end(d, RTR_FWD_DROP, RTR_DROP_LOCAL_UNSUPPORTED);
 }
 
-/* Step 3: everything from the next hop to the egress queue. A dropped
- * packet is not modified (TTL checked before it is decremented, MACs
- * written after). */
+/* TTL or hop limit checked, then decremented (IPv4: checksum updated),
+ * then the MACs: next hop's as destination, out port's as source. A frame
+ * that fails the check is not written: RTR_DROP_TTL, else RTR_DROP_NONE. */
+static __rte_always_inline enum rtr_drop_reason
+rtr_fwd_rewrite(uint8_t *frame, const struct rtr_meta *meta, uint64_t mac_w,
+		const struct rtr_fwd_port *op)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+
+	if (meta->l3 == RTR_L3_IPV4) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
+
+		if (unlikely(ip->time_to_live <= 1))
+			return RTR_DROP_TTL;
+		rtr_ipv4_dec_ttl(ip);
+	} else {
+		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(frame + meta->l3_off);
+
+		if (unlikely(ip6->hop_limits <= 1))
+			return RTR_DROP_TTL;
+		ip6->hop_limits--;
+	}
+	/* One 8-byte store; the source MAC overwrites its last two bytes. */
+	rtr_nh_mac_store8(eth->dst_addr.addr_bytes, mac_w);
+	memcpy(eth->src_addr.addr_bytes, op->mac, RTE_ETHER_ADDR_LEN);
+	return RTR_DROP_NONE;
+}
+
+/*
+ * Step 3, from the next hop to the egress queue, in this order (a dropped
+ * packet is not written):
+ *   the switch's own address (rtr_fwd_local)
+ *   an LB control packet for a host: consumed, whatever its link does
+ *   the out port's link, the next hop's MAC
+ *   TTL and MACs (rtr_fwd_rewrite)
+ *   the LB stage's out hook (rtr_lb_out: DstToR delivery, post_route,
+ *   LB fields removed toward a host)
+ */
 static __rte_always_inline void
 rtr_fwd_finish(const struct rtr_fwd *f, struct rte_mbuf *m, struct rtr_meta *meta,
 		struct rtr_fwd_dest *d, uint64_t now_ns)
 {
-	/* The LB pick may have grown the frame at its head. */
-	uint8_t *frame = rte_pktmbuf_mtod(m, uint8_t *);
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
 	const struct rtr_fwd_port *op;
 	const struct rtr_nh *nh;
 	struct rtr_lb_hop hop;
+	enum rtr_drop_reason why;
 	uint64_t mac_w;
 
 	if (unlikely(rtr_fwd_kind(d) == RTR_RT_LOCAL)) {
@@ -215,8 +248,6 @@ rtr_fwd_finish(const struct rtr_fwd *f, struct rte_mbuf *m, struct rtr_meta *met
 			.group = rtr_fwd_kind(d) == RTR_RT_GROUP,
 			.out_host = op->role == RTR_PORT_HOST,
 	};
-	/* An LB control packet toward a host is consumed here, whatever the
-	 * host link does (a data packet goes through the DstToR below). */
 	if (unlikely(rtr_lb_ctrl_rx(f->lb, f->lb_state, m, meta, &hop, now_ns, f->st))) {
 		rtr_fwd_end(d, RTR_FWD_CONSUMED, RTR_DROP_NONE);
 		return;
@@ -230,28 +261,13 @@ rtr_fwd_finish(const struct rtr_fwd *f, struct rte_mbuf *m, struct rtr_meta *met
 		rtr_fwd_end(d, RTR_FWD_DROP, RTR_DROP_NEIGH_UNRESOLVED);
 		return;
 	}
-	if (meta->l3 == RTR_L3_IPV4) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(frame + meta->l3_off);
-
-		if (unlikely(ip->time_to_live <= 1)) {
-			rtr_fwd_end(d, RTR_FWD_DROP, RTR_DROP_TTL);
-			return;
-		}
-		rtr_ipv4_dec_ttl(ip);
-	} else {
-		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(frame + meta->l3_off);
-
-		if (unlikely(ip6->hop_limits <= 1)) {
-			rtr_fwd_end(d, RTR_FWD_DROP, RTR_DROP_TTL);
-			return;
-		}
-		ip6->hop_limits--;
+	/* The LB pick may have grown the frame at its head: read it now. */
+	why = rtr_fwd_rewrite(rte_pktmbuf_mtod(m, uint8_t *), meta, mac_w, op);
+	if (unlikely(why != RTR_DROP_NONE)) {
+		rtr_fwd_end(d, RTR_FWD_DROP, why);
+		return;
 	}
-	/* One 8-byte store; the source MAC overwrites its last two bytes. */
-	rtr_nh_mac_store8(eth->dst_addr.addr_bytes, mac_w);
-	memcpy(eth->src_addr.addr_bytes, op->mac, RTE_ETHER_ADDR_LEN);
 	meta->out_port = (uint8_t)d->out_port;
-	/* DstToR delivery, post_route, LB fields removed toward a host. */
 	if (rtr_lb_out(f->lb, f->lb_state, m, meta, &hop, now_ns, f->st) == RTR_LB_TAKEN) {
 		rtr_fwd_end(d, RTR_FWD_TAKEN, RTR_DROP_NONE);
 		return;
