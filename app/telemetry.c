@@ -70,7 +70,7 @@ add_u64(struct rte_tel_data *d, const char *k, uint64_t v)
  * the keys, types and help from here.
  */
 #define TEL_STATS(X)                                                                               \
-	X(uptime_ms, GAUGE, "time since forwarding started, in milliseconds",                      \
+	X(uptime_ms, GAUGE, "time since forwarding started",                                       \
 			(rte_rdtsc() - tel_app->start_tsc) * 1000 / sw->tsc_hz)                    \
 	X(forwarded, COUNTER, "received packets sent out again", s->forwarded)                     \
 	X(consumed, COUNTER,                                                                       \

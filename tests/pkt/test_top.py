@@ -39,18 +39,23 @@ def load_tool(path, name):
     return mod
 
 
-def header_gauges():
-    """The LB counters whose help text in lib/lb/*/rtr_*_counters.h says
-    (gauge...)."""
-    found = set()
+def header_counters():
+    """{name: help} of the LB counters in lib/lb/*/rtr_*_counters.h."""
+    found = {}
     for root, _, files in os.walk(os.path.join(harness.SRC_ROOT, "lib", "lb")):
         for fn in files:
             if fn.endswith("_counters.h"):
                 with open(os.path.join(root, fn)) as f:
-                    for m in re.finditer(r"X\((\w+),\s*\"([^\"]*)\"\)", f.read()):
-                        if "(gauge" in m.group(2):
-                            found.add(m.group(1))
+                    text = re.sub(r'"\s*\\\n\s*"', "", f.read())  # joined string literals
+                    for m in re.finditer(r"X\((\w+),\s*\\?\s*\"([^\"]*)\"\)", text):
+                        found[m.group(1)] = m.group(2)
     return found
+
+
+def header_gauges():
+    """The LB counters whose help text in lib/lb/*/rtr_*_counters.h says
+    (gauge...)."""
+    return {name for name, text in header_counters().items() if "(gauge" in text}
 
 
 def rows(screen):

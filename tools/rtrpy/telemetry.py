@@ -78,11 +78,12 @@ class Telemetry:
 
 
 def counter_families(tel):
-    """What /rocetor/counters serves (doc/telemetry.md): {family: {name:
-    (type, help)}} for every counter family, names in rocetor's order,
-    type "counter" or "gauge"."""
+    """What /rocetor/counters serves (doc/user-guide.md, "Telemetry"):
+    ({family: help}, {family: {name: (type, help)}}) for every counter
+    family, names in rocetor's order, type "counter" or "gauge"."""
+    top = tel.rocetor("/rocetor/counters")
     out = {}
-    for family in tel.rocetor("/rocetor/counters")["families"]:
+    for family in top["families"]:
         d = tel.rocetor("/rocetor/counters," + family)
         out[family] = {name: (d["type"][name], d["help"][name]) for name in d["help"]}
-    return out
+    return top["help"], out
