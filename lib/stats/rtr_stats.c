@@ -19,24 +19,6 @@ const char *const rtr_stage_names[RTR_STAGE_MAX] = {
 
 const char *const rtr_counter_type_names[2] = {"counter", "gauge"};
 
-const char *const rtr_port_counter_names[RTR_PORTC_MAX] = {
-#define RTR_PORTC_NAME(n, t, h) [RTR_PORTC_##n] = #n,
-		RTR_PORT_COUNTERS(RTR_PORTC_NAME)
-#undef RTR_PORTC_NAME
-};
-
-const char *const rtr_port_counter_help[RTR_PORTC_MAX] = {
-#define RTR_PORTC_HELP(n, t, h) [RTR_PORTC_##n] = h,
-		RTR_PORT_COUNTERS(RTR_PORTC_HELP)
-#undef RTR_PORTC_HELP
-};
-
-const uint8_t rtr_port_counter_types[RTR_PORTC_MAX] = {
-#define RTR_PORTC_TYPE(n, t, h) [RTR_PORTC_##n] = RTR_##t,
-		RTR_PORT_COUNTERS(RTR_PORTC_TYPE)
-#undef RTR_PORTC_TYPE
-};
-
 void
 rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, const uint16_t *lb_max,
 		unsigned int n_lb_max, struct rtr_lcore_stats *out)

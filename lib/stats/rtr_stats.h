@@ -79,9 +79,6 @@ enum rtr_port_counter {
 };
 _Static_assert(sizeof(struct rtr_port_counters) == RTR_PORTC_MAX * sizeof(uint64_t),
 		"a field of struct rtr_port_counters missing from RTR_PORT_COUNTERS");
-extern const char *const rtr_port_counter_names[RTR_PORTC_MAX];
-extern const char *const rtr_port_counter_help[RTR_PORTC_MAX];
-extern const uint8_t rtr_port_counter_types[RTR_PORTC_MAX]; /* enum rtr_counter_type */
 
 /*
  * Data-path stages timed by the worker loop (doc/benchmarks.md). One loop
