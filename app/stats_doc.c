@@ -9,7 +9,6 @@
  * --stats-interval and --stats-json all read it from here.
  */
 
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
