@@ -9,7 +9,7 @@ import os
 import socket
 import time
 
-__all__ = ["socket_path", "telemetry_socket", "Telemetry", "counter_families"]
+__all__ = ["socket_path", "telemetry_socket", "Telemetry", "counter_family", "counter_families"]
 
 
 def socket_path(prefix):
@@ -77,6 +77,12 @@ class Telemetry:
         self.sock.close()
 
 
+def counter_family(tel, family):
+    """{name: (type, help)} of one family of /rocetor/counters."""
+    d = tel.rocetor("/rocetor/counters," + family)
+    return {name: (d["type"][name], d["help"][name]) for name in d["help"]}
+
+
 def counter_families(tel):
     """What /rocetor/counters serves (doc/user-guide.md, "Telemetry"):
     ({family: help}, {family: {name: (type, help)}}) for every counter
@@ -84,6 +90,5 @@ def counter_families(tel):
     top = tel.rocetor("/rocetor/counters")
     out = {}
     for family in top["families"]:
-        d = tel.rocetor("/rocetor/counters," + family)
-        out[family] = {name: (d["type"][name], d["help"][name]) for name in d["help"]}
+        out[family] = counter_family(tel, family)
     return top["help"], out
