@@ -26,6 +26,7 @@
 #include "budget.h"
 #include "rtr_common.h"
 #include "rtr_config.h"
+#include "rtr_json.h"
 #include "rtr_lb.h"
 #include "rtr_lb_registry.h"
 
@@ -46,44 +47,33 @@ usage(FILE *f)
 		   "Exit status: 0 success, 2 bad arguments or config.\n");
 }
 
-/* s as a JSON string (the registry's texts and config keys are ASCII). */
-static void
-json_str(const char *s)
-{
-	putchar('"');
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static int
 cmd_modes(void)
 {
-	printf("{\"modes\": [");
+	struct rtr_json w;
+
+	rtr_json_init(&w, stdout);
+	rtr_json_obj(&w);
+	rtr_json_key(&w, "modes");
+	rtr_json_arr(&w);
 	for (unsigned int id = 0; id < rtr_lb_mode_count(); id++) {
 		const struct rtr_lb_desc *d = rtr_lb_mode_at(id);
 
-		printf("%s\n  {\"id\": %u, \"name\": ", id ? "," : "", id);
-		json_str(d->name);
-		printf(", \"summary\": ");
-		json_str(d->summary != NULL ? d->summary : "");
-		printf(", \"implemented\": %s, \"spine\": \"%s\", \"holds\": %s, "
-		       "\"flow_table\": %s}",
-				d->ops != NULL ? "true" : "false",
-				d->spine == RTR_LB_SPINE_ECMP ? "ecmp" : "run",
-				d->mbuf_budget != NULL ? "true" : "false",
-				d->ops != NULL && d->ops->table != NULL ? "true" : "false");
+		rtr_json_break(&w, 2);
+		rtr_json_obj(&w);
+		rtr_json_kv_u64(&w, "id", id);
+		rtr_json_kv_str(&w, "name", d->name);
+		rtr_json_kv_str(&w, "summary", d->summary != NULL ? d->summary : "");
+		rtr_json_kv_bool(&w, "implemented", d->ops != NULL);
+		rtr_json_kv_str(&w, "spine", d->spine == RTR_LB_SPINE_ECMP ? "ecmp" : "run");
+		rtr_json_kv_bool(&w, "holds", d->mbuf_budget != NULL);
+		rtr_json_kv_bool(&w, "flow_table", d->ops != NULL && d->ops->table != NULL);
+		rtr_json_obj_end(&w);
 	}
-	printf("\n]}\n");
-	return RTR_EXIT_OK;
+	rtr_json_break(&w, 0);
+	rtr_json_arr_end(&w);
+	rtr_json_obj_end(&w);
+	return rtr_json_finish(&w) < 0 ? RTR_EXIT_FAILURE : RTR_EXIT_OK;
 }
 
 static int
@@ -100,6 +90,7 @@ cmd_budget(int argc, char **argv)
 	struct rtr_budget_in in;
 	struct rtr_config cfg;
 	struct rtr_budget b;
+	struct rtr_json w;
 	unsigned long workers = 1;
 	bool rw = false;
 	char err[1024], *end;
@@ -171,17 +162,27 @@ cmd_budget(int argc, char **argv)
 		rtr_config_free(&cfg);
 		return RTR_EXIT_USAGE;
 	}
-	printf("{\"mbufs\": %" PRIu32 ", \"need\": %" PRIu64 ", \"parts\": {\"rx_desc\": %" PRIu64
-	       ", \"tx_desc\": %" PRIu64 ", \"workers\": %" PRIu64 ", \"egress\": %" PRIu64
-	       ", \"hold\": %" PRIu64 ", \"control\": %" PRIu64
-	       "}, \"hold_budget_per_worker\": %" PRIu32 ", \"hold_key\": ",
-			b.mbufs, b.need, b.rx_desc, b.tx_desc, b.workers, b.egress, b.hold,
-			b.control, b.hold_per_worker);
-	if (b.hold_key != NULL)
-		json_str(b.hold_key);
-	else
-		printf("null");
-	printf(", \"data_room\": %" PRIu32 "}\n", b.data_room);
+	rtr_json_init(&w, stdout);
+	rtr_json_obj(&w);
+	rtr_json_kv_u64(&w, "mbufs", b.mbufs);
+	rtr_json_kv_u64(&w, "need", b.need);
+	rtr_json_key(&w, "parts");
+	rtr_json_obj(&w);
+	rtr_json_kv_u64(&w, "rx_desc", b.rx_desc);
+	rtr_json_kv_u64(&w, "tx_desc", b.tx_desc);
+	rtr_json_kv_u64(&w, "workers", b.workers);
+	rtr_json_kv_u64(&w, "egress", b.egress);
+	rtr_json_kv_u64(&w, "hold", b.hold);
+	rtr_json_kv_u64(&w, "control", b.control);
+	rtr_json_obj_end(&w);
+	rtr_json_kv_u64(&w, "hold_budget_per_worker", b.hold_per_worker);
+	rtr_json_kv_str(&w, "hold_key", b.hold_key);
+	rtr_json_kv_u64(&w, "data_room", b.data_room);
+	rtr_json_obj_end(&w);
+	if (rtr_json_finish(&w) < 0) {
+		rtr_config_free(&cfg);
+		return RTR_EXIT_FAILURE;
+	}
 	rtr_config_free(&cfg);
 	return RTR_EXIT_OK;
 }

@@ -9,7 +9,6 @@
  * --stats-interval and --stats-json all read it from here.
  */
 
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -62,6 +61,17 @@ rtr_app_nic_snapshot(struct rtr_app *app)
 	}
 }
 
+/* The egress report of the document's port i (its members). */
+static void
+port_egress_json(struct rtr_json *w, unsigned int i, void *arg)
+{
+	struct rtr_app *app = arg;
+	struct rtr_eg_port_report rep;
+
+	rtr_app_egress_report(app, app->port_ids[i], &rep);
+	rtr_egress_report_json(w, &rep);
+}
+
 void
 rtr_app_write_stats(struct rtr_app *app, FILE *f)
 {
@@ -72,7 +82,6 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	};
 	uint64_t neigh_values[RTR_ARRAY_SIZE(neigh_names)];
 	const char *roles[RTR_MAX_PORTS], *group_names[RTR_STATS_GROUPS];
-	char *extra[RTR_MAX_PORTS] = {NULL};
 	uint16_t group_paths[RTR_STATS_GROUPS];
 	uint16_t group_ports[RTR_STATS_GROUPS][RTR_MAX_PATHS];
 	uint8_t up[RTR_MAX_PORTS];
@@ -103,17 +112,8 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 		rtr_app_nic_snapshot(app);
 	doc.port_rx_nombuf = app->nic_rx_nombuf;
 	doc.port_imissed = app->nic_imissed;
-	for (i = 0; i < app->n_cfg_ports; i++) {
-		struct rtr_eg_port_report rep;
-		int len;
-
-		rtr_app_egress_report(app, app->port_ids[i], &rep);
-		len = rtr_egress_report_json(NULL, 0, &rep);
-		extra[i] = len > 0 ? malloc((size_t)len + 1) : NULL;
-		if (extra[i] != NULL)
-			rtr_egress_report_json(extra[i], (size_t)len + 1, &rep);
-	}
-	doc.port_extra = (const char *const *)extra;
+	doc.port_extra = port_egress_json;
+	doc.port_extra_arg = app;
 	doc.n_groups = RTE_MIN(sw->route->n_groups, (unsigned int)RTR_STATS_GROUPS);
 	for (i = 0; i < doc.n_groups; i++) {
 		group_names[i] = sw->route->groups[i].name;
@@ -132,9 +132,8 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	doc.mempool_baseline = app->mempool_baseline;
 	doc.mempool_in_use_stopped = app->mempool_stopped;
 	doc.lb_switches = atomic_load(&sw->lb_switches);
-	rtr_stats_write_json(f, &doc, sum);
+	if (rtr_stats_write_json(f, &doc, sum) < 0)
+		fprintf(stderr, "rocetor: the stats document was not written in full\n");
 	fflush(f);
-	for (i = 0; i < app->n_cfg_ports; i++)
-		free(extra[i]);
 	rte_free(sum);
 }

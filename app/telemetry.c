@@ -62,12 +62,53 @@ add_u64(struct rte_tel_data *d, const char *k, uint64_t v)
 	return rte_tel_data_add_dict_u64(d, k, v);
 }
 
+/*
+ * The numbers of /rocetor/stats: (key, type, help, value). The value is an
+ * expression of tel_stats' locals (s: the summed counters, total: their
+ * drops summed, sw: the switch, cpu: the workers' CPU seconds, < 0 when
+ * unknown, and then worker_cpu_us is left out). /rocetor/counters serves
+ * the keys, types and help from here.
+ */
+#define TEL_STATS(X)                                                                               \
+	X(uptime_ms, GAUGE, "time since forwarding started",                                       \
+			(rte_rdtsc() - tel_app->start_tsc) * 1000 / sw->tsc_hz)                    \
+	X(forwarded, COUNTER, "received packets sent out again", s->forwarded)                     \
+	X(consumed, COUNTER,                                                                       \
+			"received packets taken by the switch (ARP, ND, echo, PFC, LB control)",   \
+			s->consumed)                                                               \
+	X(originated, COUNTER, "frames the switch built and sent", s->originated)                  \
+	X(originated_dropped, COUNTER, "frames the switch built and could not send",               \
+			s->originated_dropped)                                                     \
+	X(dropped, COUNTER, "packets dropped, all reasons (the sum of drops)", total)              \
+	X(handoff_tx, COUNTER, "packets passed to another worker, the flow's owner",               \
+			s->handoff_tx)                                                             \
+	X(handoff_rx, COUNTER, "packets received from another worker", s->handoff_rx)              \
+	X(held_packets, GAUGE, "packets held now in reorder rings, egress queues and delay lines", \
+			rtr_pipeline_held(sw))                                                     \
+	X(mempool_in_use, GAUGE, "mbufs not in the pool now", rte_mempool_in_use_count(sw->pool))  \
+	X(lb_switches, COUNTER, "runtime LB mode switches completed",                              \
+			atomic_load(&sw->lb_switches))                                             \
+	X(lb_switch_released, COUNTER, "held packets released in order at runtime LB switches",    \
+			s->lb_switch_released)                                                     \
+	X(busy_cycles_per_packet, GAUGE, "TSC cycles per received packet over busy loop passes",   \
+			s->busy_packets ? s->busy_cycles / s->busy_packets : 0)                    \
+	X(worker_cpu_us, COUNTER, "microseconds the worker threads have been on a CPU",            \
+			(uint64_t)(cpu * 1e6))
+enum tel_stat {
+#define TEL_STAT_ENUM(n, t, h, v) TEL_STAT_##n,
+	TEL_STATS(TEL_STAT_ENUM)
+#undef TEL_STAT_ENUM
+			TEL_STAT_MAX
+};
+
 static int
 tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct rtr_switch *sw = &tel_app->sw;
 	struct rtr_lcore_stats *s;
 	struct rte_tel_data *drops;
 	uint64_t total = 0;
+	double cpu;
 
 	(void)cmd;
 	(void)params;
@@ -82,35 +123,21 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "switch", tel_app->cfg.sw.name);
-	rte_tel_data_add_dict_string(d, "lb", tel_app->sw.lb->name);
-	add_u64(d, "uptime_ms", (rte_rdtsc() - tel_app->start_tsc) * 1000 / tel_app->sw.tsc_hz);
+	rte_tel_data_add_dict_string(d, "lb", sw->lb->name);
 	rte_tel_data_start_dict(drops);
 	for (unsigned int i = 1; i < RTR_DROP_MAX; i++) {
 		add_u64(drops, rtr_drop_names[i], s->drops[i]);
 		total += s->drops[i];
 	}
 	rte_tel_data_add_dict_container(d, "drops", drops, 0);
-	add_u64(d, "forwarded", s->forwarded);
-	add_u64(d, "consumed", s->consumed);
-	add_u64(d, "originated", s->originated);
-	add_u64(d, "originated_dropped", s->originated_dropped);
-	add_u64(d, "dropped", total);
-	add_u64(d, "handoff_tx", s->handoff_tx);
-	add_u64(d, "handoff_rx", s->handoff_rx);
-	add_u64(d, "held_packets", rtr_pipeline_held(&tel_app->sw));
-	add_u64(d, "mempool_in_use", rte_mempool_in_use_count(tel_app->sw.pool));
-	add_u64(d, "lb_switches", atomic_load(&tel_app->sw.lb_switches));
-	add_u64(d, "lb_switch_released", s->lb_switch_released);
-	add_u64(d, "busy_cycles_per_packet",
-			s->busy_packets ? s->busy_cycles / s->busy_packets : 0);
-	{
-		/* Microseconds (telemetry has no floats in 22.11's u64 dicts
-		 * without losing precision); the stats document has seconds. */
-		double cpu = rtr_workers_cpu_s(&tel_app->sw);
-
-		if (cpu >= 0)
-			add_u64(d, "worker_cpu_us", (uint64_t)(cpu * 1e6));
-	}
+	/* Microseconds of CPU (telemetry has no floats in 22.11's u64 dicts
+	 * without losing precision); the stats document has seconds. */
+	cpu = rtr_workers_cpu_s(sw);
+#define TEL_STAT_ADD(n, t, h, v)                                \
+	if (TEL_STAT_##n != TEL_STAT_worker_cpu_us || cpu >= 0) \
+		add_u64(d, #n, v);
+	TEL_STATS(TEL_STAT_ADD)
+#undef TEL_STAT_ADD
 	rte_free(s);
 	return 0;
 }
@@ -145,16 +172,9 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 				pd, "role", pr->role == RTR_PORT_HOST ? "host" : "fabric");
 		rte_tel_data_add_dict_string(pd, "mac", mac);
 		add_u64(pd, "link_up", atomic_load(&pr->link_up));
-		add_u64(pd, "rx_packets", c->rx_packets);
-		add_u64(pd, "tx_packets", c->tx_packets);
-		add_u64(pd, "rx_bytes", c->rx_bytes);
-		add_u64(pd, "tx_bytes", c->tx_bytes);
-		add_u64(pd, "drops", c->drops);
-		add_u64(pd, "ecn_marked", c->ecn_marked);
-		add_u64(pd, "host_b4_cleared", c->host_b4_cleared);
-		add_u64(pd, "flow_entries", c->flow_entries);
-		add_u64(pd, "flow_limit_share", c->flow_limit_share);
-		add_u64(pd, "flow_limit_rate", c->flow_limit_rate);
+#define TEL_PORT_ADD(n, t, h) add_u64(pd, #n, c->n);
+		RTR_PORT_COUNTERS(TEL_PORT_ADD)
+#undef TEL_PORT_ADD
 		rte_tel_data_add_dict_container(d, key, pd, 0);
 	}
 	rte_free(s);
@@ -460,6 +480,151 @@ tel_lb_buckets(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/*
+ * /rocetor/counters: what each number of the replies above and of the
+ * stats document is, served from the lists that define the counters (the
+ * X-macros), so that no reader keeps its own copy (rocetor-exporter builds
+ * its metrics from it). Without a parameter: the families and a line on
+ * each; /rocetor/counters,FAMILY: {"family", "help": {name: help},
+ * "type": {name: "counter" | "gauge"}} in the order rocetor writes them.
+ */
+static void
+tel_counter(struct rte_tel_data *help, struct rte_tel_data *type, const char *name,
+		enum rtr_counter_type t, const char *h)
+{
+	rte_tel_data_add_dict_string(help, name, h);
+	rte_tel_data_add_dict_string(type, name, rtr_counter_type_names[t]);
+}
+
+static void
+fam_stats(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+#define TEL_STAT_DESC(n, t, h, v) tel_counter(help, type, #n, RTR_##t, h);
+	TEL_STATS(TEL_STAT_DESC)
+#undef TEL_STAT_DESC
+}
+
+static void
+fam_drops(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+	for (unsigned int i = 1; i < RTR_DROP_MAX; i++)
+		tel_counter(help, type, rtr_drop_names[i], RTR_COUNTER, rtr_drop_help[i]);
+}
+
+static void
+fam_ports(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+	tel_counter(help, type, "link_up", RTR_GAUGE, "1 if the port's link is up");
+#define TEL_PORT_DESC(n, t, h) tel_counter(help, type, #n, RTR_##t, h);
+	RTR_PORT_COUNTERS(TEL_PORT_DESC)
+#undef TEL_PORT_DESC
+}
+
+static void
+fam_lb(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+	/* An LB counter is a gauge when its help says "(gauge" (the rule of
+	 * the lists in lib/lb/core/rtr_lb_core_counters.h and the modes'). */
+	for (unsigned int i = 0; i < RTR_LBC_MAX; i++)
+		tel_counter(help, type, rtr_lb_counter_names[i],
+				strstr(rtr_lb_counter_help[i], "(gauge") != NULL ? RTR_GAUGE
+										 : RTR_COUNTER,
+				rtr_lb_counter_help[i]);
+}
+
+static void
+fam_paths(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+	tel_counter(help, type, "path_tx", RTR_COUNTER,
+			"packets sent on each path of the uplink group (/rocetor/lb "
+			"group_G_path_tx)");
+	tel_counter(help, type, "live_mask", RTR_GAUGE,
+			"whether each path of the uplink group is live (/rocetor/lb "
+			"group_G_live_mask: bit i for path i)");
+}
+
+static void
+fam_neigh(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+#define TEL_NEIGH_DESC(n, h) tel_counter(help, type, #n, RTR_COUNTER, h);
+	RTR_NEIGH_COUNTERS(TEL_NEIGH_DESC)
+#undef TEL_NEIGH_DESC
+}
+
+static void
+fam_egress(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+#define TEL_EG_DESC(n, h) \
+	tel_counter(help, type, #n, RTR_EGC_##n == RTR_EGC_max_depth ? RTR_GAUGE : RTR_COUNTER, h);
+	RTR_EG_CLASS_COUNTERS(TEL_EG_DESC)
+#undef TEL_EG_DESC
+	tel_counter(help, type, "depth", RTR_GAUGE, "bytes queued in the class now");
+	tel_counter(help, type, "pfc_paused_ns", RTR_COUNTER,
+			"nanoseconds the class was paused by received PFC");
+}
+
+static const struct tel_family {
+	const char *name;
+	const char *help;
+	void (*fill)(struct rte_tel_data *help, struct rte_tel_data *type);
+} tel_families[] = {
+		{"stats", "the numbers of /rocetor/stats", fam_stats},
+		{"drops",
+				"packets dropped, by reason (/rocetor/stats drops, the stats "
+				"document's "
+				"drops)",
+				fam_drops},
+		{"ports", "per port (/rocetor/ports, the stats document's ports[])", fam_ports},
+		{"lb", "LB counters (/rocetor/lb counters, the stats document's lb)", fam_lb},
+		{"paths", "per path of an uplink group (/rocetor/lb)", fam_paths},
+		{"neigh", "ARP, ND and ICMP echo (the stats document's neigh)", fam_neigh},
+		{"egress",
+				"per port and class (/rocetor/egress classN, the stats document's "
+				"ports[].classes[])",
+				fam_egress},
+};
+
+static int
+tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rte_tel_data *help, *type;
+
+	(void)cmd;
+	help = rte_tel_data_alloc();
+	type = rte_tel_data_alloc();
+	if (help == NULL || type == NULL) {
+		rte_tel_data_free(help);
+		rte_tel_data_free(type);
+		return -ENOMEM;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_start_dict(help);
+	if (params == NULL || *params == '\0') {
+		rte_tel_data_start_array(type, RTE_TEL_STRING_VAL);
+		for (unsigned int i = 0; i < RTR_ARRAY_SIZE(tel_families); i++) {
+			rte_tel_data_add_array_string(type, tel_families[i].name);
+			rte_tel_data_add_dict_string(
+					help, tel_families[i].name, tel_families[i].help);
+		}
+		rte_tel_data_add_dict_container(d, "families", type, 0);
+		rte_tel_data_add_dict_container(d, "help", help, 0);
+		return 0;
+	}
+	for (unsigned int i = 0; i < RTR_ARRAY_SIZE(tel_families); i++) {
+		if (strcmp(params, tel_families[i].name) != 0)
+			continue;
+		rte_tel_data_start_dict(type);
+		tel_families[i].fill(help, type);
+		rte_tel_data_add_dict_string(d, "family", tel_families[i].name);
+		rte_tel_data_add_dict_container(d, "help", help, 0);
+		rte_tel_data_add_dict_container(d, "type", type, 0);
+		return 0;
+	}
+	rte_tel_data_free(help);
+	rte_tel_data_free(type);
+	return -EINVAL;
+}
+
 /* ------------------------------------------------------------------ rw commands */
 
 /* The answer of a command that changes state: {"ok": 1, ...} or
@@ -659,6 +824,9 @@ static const struct tel_cmd {
 				"buckets off home. "
 				"Parameter: group (default 0)."},
 		{"/rocetor/config", tel_config, "The running configuration (summary)."},
+		{"/rocetor/counters", tel_counters,
+				"What each counter is: name, type (counter or gauge) and help, by "
+				"family. Parameter: a family (none: the list of families)."},
 		{"/rocetor/egress", tel_egress,
 				"Egress of one port: per-class counters, depth, PFC. Parameter: "
 				"port id."},

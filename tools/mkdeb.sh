@@ -114,7 +114,9 @@ plugin_pkg() {
 }
 ring=$(plugin_pkg mempool_ring) || ring=
 [ -n "$ring" ] || { echo "mkdeb: the DPDK ring mempool driver is not installed" >&2; exit 1; }
-depends="$depends, $ring"
+# rocetor-top, rocetor-exporter and the rtrpy module they import
+# (/usr/lib/python3/dist-packages/rtrpy) are Python 3.
+depends="$depends, $ring, python3"
 recommends=dpdk
 for d in net_mlx5 net_ice net_i40e net_ixgbe net_pcap net_null net_ring net_memif net_tap; do
 	p=$(plugin_pkg $d) || p=
@@ -156,6 +158,8 @@ set -e
 if [ "$1" = remove ] && [ -d /run/systemd/system ]; then
 	systemctl stop 'rocetor@*.service' >/dev/null || true
 fi
+# The byte code Python wrote for rtrpy (not a file of the package).
+rm -rf /usr/lib/python3/dist-packages/rtrpy/__pycache__
 EOF
 chmod 0755 "$root/DEBIAN/postinst" "$root/DEBIAN/postrm" "$root/DEBIAN/prerm"
 

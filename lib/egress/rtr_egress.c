@@ -1047,31 +1047,27 @@ rtr_egress_report(struct rtr_egress *const *egs, unsigned int n, struct rtr_egre
 	r->tx_xon = atomic_load_explicit(&pp->tx_xon, memory_order_relaxed);
 }
 
-int
-rtr_egress_report_json(char *buf, size_t len, const struct rtr_eg_port_report *r)
+void
+rtr_egress_report_json(struct rtr_json *w, const struct rtr_eg_port_report *r)
 {
-	size_t off = 0;
-	int n;
-
-#define OUT(...)                                                                       \
-	do {                                                                           \
-		n = snprintf(buf + (off < len ? off : len), off < len ? len - off : 0, \
-				__VA_ARGS__);                                          \
-		if (n < 0)                                                             \
-			return n;                                                      \
-		off += (size_t)n;                                                      \
-	} while (0)
-	OUT("\"classes\": [");
+	rtr_json_key(w, "classes");
+	rtr_json_arr(w);
 	for (unsigned int c = 0; c < r->n_classes; c++) {
-		OUT("%s{\"class\": %u", c ? ", " : "", c);
+		rtr_json_obj(w);
+		rtr_json_kv_u64(w, "class", c);
 		for (unsigned int i = 0; i < RTR_EGC_MAX; i++)
-			OUT(", \"%s\": %" PRIu64, rtr_eg_counter_names[i], r->c[c][i]);
-		OUT(", \"depth\": %" PRIu64 ", \"pfc_paused_ns\": %" PRIu64 "}", r->depth[c],
-				r->paused_ns[c]);
+			rtr_json_kv_u64(w, rtr_eg_counter_names[i], r->c[c][i]);
+		rtr_json_kv_u64(w, "depth", r->depth[c]);
+		rtr_json_kv_u64(w, "pfc_paused_ns", r->paused_ns[c]);
+		rtr_json_obj_end(w);
 	}
-	OUT("], \"pfc\": {\"rx_pfc\": %" PRIu64 ", \"rx_pause\": %" PRIu64
-	    ", \"rx_ignored\": %" PRIu64 ", \"tx_xoff\": %" PRIu64 ", \"tx_xon\": %" PRIu64 "}",
-			r->rx_pfc, r->rx_pause, r->rx_ignored, r->tx_xoff, r->tx_xon);
-#undef OUT
-	return (int)off;
+	rtr_json_arr_end(w);
+	rtr_json_key(w, "pfc");
+	rtr_json_obj(w);
+	rtr_json_kv_u64(w, "rx_pfc", r->rx_pfc);
+	rtr_json_kv_u64(w, "rx_pause", r->rx_pause);
+	rtr_json_kv_u64(w, "rx_ignored", r->rx_ignored);
+	rtr_json_kv_u64(w, "tx_xoff", r->tx_xoff);
+	rtr_json_kv_u64(w, "tx_xon", r->tx_xon);
+	rtr_json_obj_end(w);
 }

@@ -39,6 +39,7 @@
 #include "rtr_drop.h"
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
+#include "rtr_json.h"
 #include "rtr_stats.h"
 
 #define RTR_EG_WIRE_RESERVE   32   /* wire slots kept for PFC frames */
@@ -417,9 +418,9 @@ struct rtr_eg_port_report {
 void rtr_egress_report(struct rtr_egress *const *egs, unsigned int n, struct rtr_egress_shared *sh,
 		uint16_t port, uint64_t now_ns, struct rtr_eg_port_report *r);
 
-/* Write `"classes": [...], "pfc": {...}` (JSON members, no braces).
- * snprintf semantics. */
-int rtr_egress_report_json(char *buf, size_t len, const struct rtr_eg_port_report *r);
+/* Write the members `"classes": [...], "pfc": {...}` into the object w
+ * is writing (the stats document's port objects). */
+void rtr_egress_report_json(struct rtr_json *w, const struct rtr_eg_port_report *r);
 
 /* IP ECN codepoints */
 #define RTR_ECN_NOT_ECT 0

@@ -8,6 +8,7 @@
 
 #include <rte_common.h>
 
+#include "rtr_json.h"
 #include "rtr_stats.h"
 
 const char *const rtr_stage_names[RTR_STAGE_MAX] = {
@@ -15,6 +16,8 @@ const char *const rtr_stage_names[RTR_STAGE_MAX] = {
 		RTR_STAGES(RTR_STAGE_NAME)
 #undef RTR_STAGE_NAME
 };
+
+const char *const rtr_counter_type_names[2] = {"counter", "gauge"};
 
 void
 rtr_stats_sum(struct rtr_lcore_stats *const *lcores, unsigned int n, const uint16_t *lb_max,
@@ -52,91 +55,131 @@ int
 rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_lcore_stats *s)
 {
 	uint64_t total_drops = 0;
+	struct rtr_json w;
 	unsigned int i, p;
 
+	rtr_json_init(&w, f);
 	/* DESIGN.md B5 names the mode "lb" and the LB counters "lb" too; both
 	 * are written as the contract shows, and "lb_mode" repeats the mode
-	 * because JSON readers keep only the last of two equal keys. */
-	fprintf(f,
-			"{\"switch\": \"%s\", \"lb\": \"%s\", \"lb_mode\": \"%s\", \"uptime_s\": "
-			"%.3f,\n",
-			doc->switch_name, doc->lb, doc->lb, doc->uptime_s);
-	fprintf(f, " \"ports\": [");
+	 * because JSON readers keep only the last of two equal keys. The line
+	 * breaks are part of the layout scripts see: the document starts a
+	 * line with {"switch" (tools/bench finds --stats-interval documents
+	 * so). */
+	rtr_json_obj(&w);
+	rtr_json_kv_str(&w, "switch", doc->switch_name);
+	rtr_json_kv_str(&w, "lb", doc->lb);
+	rtr_json_kv_str(&w, "lb_mode", doc->lb);
+	rtr_json_kv_fixed(&w, "uptime_s", doc->uptime_s, 3);
+	rtr_json_break(&w, 1);
+	rtr_json_key(&w, "ports");
+	rtr_json_arr(&w);
 	for (i = 0; i < doc->n_ports; i++) {
 		const struct rtr_port_counters *c = &s->port[doc->port_ids[i]];
 
-		fprintf(f,
-				"%s\n  {\"port\": %u, \"role\": \"%s\", \"link_up\": %s, "
-				"\"rx_packets\": %" PRIu64 ", \"tx_packets\": %" PRIu64
-				", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
-				", \"drops\": %" PRIu64 ", \"ecn_marked\": %" PRIu64
-				",\n   \"host_b4_cleared\": %" PRIu64 ", \"flow_entries\": %" PRIu64
-				", \"flow_limit_share\": %" PRIu64
-				", \"flow_limit_rate\": %" PRIu64,
-				i ? "," : "", doc->port_ids[i], doc->port_roles[i],
-				doc->port_up[i] ? "true" : "false", c->rx_packets, c->tx_packets,
-				c->rx_bytes, c->tx_bytes, c->drops, c->ecn_marked,
-				c->host_b4_cleared, c->flow_entries, c->flow_limit_share,
-				c->flow_limit_rate);
-		if (doc->port_rx_nombuf != NULL && doc->port_imissed != NULL)
-			fprintf(f, ", \"rx_nombuf\": %" PRIu64 ", \"imissed\": %" PRIu64,
-					doc->port_rx_nombuf[i], doc->port_imissed[i]);
-		if (doc->port_extra && doc->port_extra[i])
-			fprintf(f, ",\n   %s", doc->port_extra[i]);
-		fputc('}', f);
+		rtr_json_break(&w, 2);
+		rtr_json_obj(&w);
+		rtr_json_kv_u64(&w, "port", doc->port_ids[i]);
+		rtr_json_kv_str(&w, "role", doc->port_roles[i]);
+		rtr_json_kv_bool(&w, "link_up", doc->port_up[i] != 0);
+#define PORT_COUNTER(n, t, h)                           \
+	if (RTR_PORTC_##n == RTR_PORTC_host_b4_cleared) \
+		rtr_json_break(&w, 3);                  \
+	rtr_json_kv_u64(&w, #n, c->n);
+		RTR_PORT_COUNTERS(PORT_COUNTER)
+#undef PORT_COUNTER
+		if (doc->port_rx_nombuf != NULL && doc->port_imissed != NULL) {
+			rtr_json_kv_u64(&w, "rx_nombuf", doc->port_rx_nombuf[i]);
+			rtr_json_kv_u64(&w, "imissed", doc->port_imissed[i]);
+		}
+		if (doc->port_extra != NULL) {
+			rtr_json_break(&w, 3);
+			doc->port_extra(&w, i, doc->port_extra_arg);
+		}
+		rtr_json_obj_end(&w);
 	}
-	fprintf(f, "],\n \"drops\": {");
+	rtr_json_arr_end(&w);
+	rtr_json_break(&w, 1);
+	rtr_json_key(&w, "drops");
+	rtr_json_obj(&w);
 	for (i = 1; i < RTR_DROP_MAX; i++) {
-		fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", rtr_drop_names[i], s->drops[i]);
+		rtr_json_kv_u64(&w, rtr_drop_names[i], s->drops[i]);
 		total_drops += s->drops[i];
 	}
-	fprintf(f, "},\n \"lb\": {");
+	rtr_json_obj_end(&w);
+	rtr_json_break(&w, 1);
+	rtr_json_key(&w, "lb");
+	rtr_json_obj(&w);
 	for (i = 0; i < doc->n_lb && i < RTR_STATS_LB_SLOTS; i++)
-		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", doc->lb_names[i], s->lb[i]);
-	fprintf(f, "},\n \"paths\": [");
+		rtr_json_kv_u64(&w, doc->lb_names[i], s->lb[i]);
+	rtr_json_obj_end(&w);
+	rtr_json_break(&w, 1);
+	rtr_json_key(&w, "paths");
+	rtr_json_arr(&w);
 	for (i = 0; i < doc->n_groups && i < RTR_STATS_GROUPS; i++) {
-		fprintf(f, "%s\n  {\"group\": %u, \"prefix\": \"%s\", \"tx_packets\": [",
-				i ? "," : "", i, doc->group_names[i]);
+		rtr_json_break(&w, 2);
+		rtr_json_obj(&w);
+		rtr_json_kv_u64(&w, "group", i);
+		rtr_json_kv_str(&w, "prefix", doc->group_names[i]);
+		rtr_json_key(&w, "tx_packets");
+		rtr_json_arr(&w);
 		for (p = 0; p < doc->group_paths[i]; p++)
-			fprintf(f, "%s%" PRIu64, p ? ", " : "", s->path_tx[i][p]);
-		fprintf(f, "], \"ports\": [");
+			rtr_json_u64(&w, s->path_tx[i][p]);
+		rtr_json_arr_end(&w);
+		rtr_json_key(&w, "ports");
+		rtr_json_arr(&w);
 		for (p = 0; p < doc->group_paths[i]; p++)
-			fprintf(f, "%s%u", p ? ", " : "", doc->group_ports[i][p]);
-		fprintf(f, "]}");
+			rtr_json_u64(&w, doc->group_ports[i][p]);
+		rtr_json_arr_end(&w);
+		rtr_json_obj_end(&w);
 	}
-	fprintf(f, "],\n \"neigh\": {");
+	rtr_json_arr_end(&w);
+	rtr_json_break(&w, 1);
+	rtr_json_key(&w, "neigh");
+	rtr_json_obj(&w);
 	for (i = 0; i < doc->n_neigh; i++)
-		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", doc->neigh_names[i],
-				doc->neigh_values[i]);
-	fprintf(f, "},\n \"busy_cycles_per_packet\": %.1f, ",
-			s->busy_packets ? (double)s->busy_cycles / (double)s->busy_packets : 0.0);
+		rtr_json_kv_u64(&w, doc->neigh_names[i], doc->neigh_values[i]);
+	rtr_json_obj_end(&w);
+	rtr_json_break(&w, 1);
+	rtr_json_kv_fixed(&w, "busy_cycles_per_packet",
+			s->busy_packets ? (double)s->busy_cycles / (double)s->busy_packets : 0.0,
+			1);
 	if (doc->worker_cpu_s >= 0)
-		fprintf(f, "\"worker_cpu_s\": %.6f, ", doc->worker_cpu_s);
+		rtr_json_kv_fixed(&w, "worker_cpu_s", doc->worker_cpu_s, 6);
 	else
-		fprintf(f, "\"worker_cpu_s\": null, ");
-	fprintf(f, "\"stage_cycles\": {");
+		rtr_json_kv_str(&w, "worker_cpu_s", NULL);
+	rtr_json_key(&w, "stage_cycles");
+	rtr_json_obj(&w);
 	for (i = 0; i < RTR_STAGE_MAX; i++)
-		fprintf(f, "%s\"%s\": %.1f", i ? ", " : "", rtr_stage_names[i],
+		rtr_json_kv_fixed(&w, rtr_stage_names[i],
 				s->stage_packets ? (double)s->stage_cycles[i] /
 								   (double)s->stage_packets
-						 : 0.0);
-	fprintf(f, ", \"sampled_packets\": %" PRIu64, s->stage_packets);
-	fprintf(f,
-			"},\n \"forwarded\": %" PRIu64 ", \"consumed\": %" PRIu64
-			", \"originated\": %" PRIu64 ", \"originated_dropped\": %" PRIu64
-			", \"dropped\": %" PRIu64 ",\n \"handoff_tx\": %" PRIu64
-			", \"handoff_rx\": %" PRIu64 ", \"idle_sleeps\": %" PRIu64
-			", \"fault_stalls\": %" PRIu64 ",\n \"lb_switches\": %" PRIu64
-			", \"lb_switch_released\": %" PRIu64 ",\n \"held_packets\": %" PRIu64
-			", \"mempool_in_use\": %" PRIu64 ",\n \"mempool_baseline\": %" PRIu64,
-			s->forwarded, s->consumed, s->originated, s->originated_dropped,
-			total_drops, s->handoff_tx, s->handoff_rx, s->idle_sleeps, s->fault_stalls,
-			doc->lb_switches, s->lb_switch_released, doc->held_packets,
-			doc->mempool_in_use, doc->mempool_baseline);
+						 : 0.0,
+				1);
+	rtr_json_kv_u64(&w, "sampled_packets", s->stage_packets);
+	rtr_json_obj_end(&w);
+	rtr_json_break(&w, 1);
+	rtr_json_kv_u64(&w, "forwarded", s->forwarded);
+	rtr_json_kv_u64(&w, "consumed", s->consumed);
+	rtr_json_kv_u64(&w, "originated", s->originated);
+	rtr_json_kv_u64(&w, "originated_dropped", s->originated_dropped);
+	rtr_json_kv_u64(&w, "dropped", total_drops);
+	rtr_json_break(&w, 1);
+	rtr_json_kv_u64(&w, "handoff_tx", s->handoff_tx);
+	rtr_json_kv_u64(&w, "handoff_rx", s->handoff_rx);
+	rtr_json_kv_u64(&w, "idle_sleeps", s->idle_sleeps);
+	rtr_json_kv_u64(&w, "fault_stalls", s->fault_stalls);
+	rtr_json_break(&w, 1);
+	rtr_json_kv_u64(&w, "lb_switches", doc->lb_switches);
+	rtr_json_kv_u64(&w, "lb_switch_released", s->lb_switch_released);
+	rtr_json_break(&w, 1);
+	rtr_json_kv_u64(&w, "held_packets", doc->held_packets);
+	rtr_json_kv_u64(&w, "mempool_in_use", doc->mempool_in_use);
+	rtr_json_break(&w, 1);
+	rtr_json_kv_u64(&w, "mempool_baseline", doc->mempool_baseline);
 	if (doc->mempool_in_use_stopped < 0)
-		fprintf(f, ", \"mempool_in_use_stopped\": null}\n");
+		rtr_json_kv_str(&w, "mempool_in_use_stopped", NULL);
 	else
-		fprintf(f, ", \"mempool_in_use_stopped\": %" PRId64 "}\n",
-				doc->mempool_in_use_stopped);
-	return ferror(f) ? -EIO : 0;
+		rtr_json_kv_i64(&w, "mempool_in_use_stopped", doc->mempool_in_use_stopped);
+	rtr_json_obj_end(&w);
+	return rtr_json_finish(&w);
 }

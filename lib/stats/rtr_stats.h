@@ -18,6 +18,8 @@
 #include "rtr_common.h"
 #include "rtr_drop.h"
 
+struct rtr_json;
+
 /*
  * Capacity of the LB counters of a struct rtr_lcore_stats: lib/lb defines
  * them (enum rtr_lb_counter in rtr_lb_counters.h, each mode its own) and
@@ -42,6 +44,41 @@ struct rtr_port_counters {
 	uint64_t flow_limit_share;
 	uint64_t flow_limit_rate;
 };
+
+/* Whether a number counts up (a counter: rates are its differences) or
+ * is a level now (a gauge), as telemetry's /rocetor/counters serves it. */
+enum rtr_counter_type {
+	RTR_COUNTER,
+	RTR_GAUGE,
+};
+extern const char *const rtr_counter_type_names[2]; /* "counter", "gauge" */
+
+/*
+ * The per-port counters as the stats document and /rocetor/ports show them,
+ * in that order: (field of struct rtr_port_counters, type, help). The
+ * field is the key (a contract, DESIGN.md B5: never rename one); the help
+ * is served by /rocetor/counters (rocetor-exporter's HELP lines).
+ */
+#define RTR_PORT_COUNTERS(X)                                                                     \
+	X(rx_packets, COUNTER, "packets received on the port")                                   \
+	X(tx_packets, COUNTER, "packets sent on the port")                                       \
+	X(rx_bytes, COUNTER, "bytes received on the port")                                       \
+	X(tx_bytes, COUNTER, "bytes sent on the port")                                           \
+	X(drops, COUNTER, "packets received on this port and dropped")                           \
+	X(ecn_marked, COUNTER, "CE marks applied at this port's egress")                         \
+	X(host_b4_cleared, COUNTER, "host RoCE packets whose BTH byte 4 was cleared at ingress") \
+	X(flow_entries, GAUGE, "LB flow-table entries the flows of this host port hold now")     \
+	X(flow_limit_share, COUNTER,                                                             \
+			"packets of new flows refused an entry by the port's flow_share")        \
+	X(flow_limit_rate, COUNTER, "packets of new flows refused an entry by the port's flow_rate")
+enum rtr_port_counter {
+#define RTR_PORTC_ENUM(n, t, h) RTR_PORTC_##n,
+	RTR_PORT_COUNTERS(RTR_PORTC_ENUM)
+#undef RTR_PORTC_ENUM
+			RTR_PORTC_MAX
+};
+_Static_assert(sizeof(struct rtr_port_counters) == RTR_PORTC_MAX * sizeof(uint64_t),
+		"a field of struct rtr_port_counters missing from RTR_PORT_COUNTERS");
 
 /*
  * Data-path stages timed by the worker loop (doc/benchmarks.md). One loop
@@ -101,10 +138,12 @@ struct rtr_stats_doc {
 	const char *lb;
 	double uptime_s;
 	unsigned int n_ports;
-	const uint16_t *port_ids;       /* n_ports entries */
-	const char *const *port_roles;  /* "host" / "fabric" */
-	const uint8_t *port_up;         /* link state now */
-	const char *const *port_extra;  /* JSON members added to each port, or NULL */
+	const uint16_t *port_ids;      /* n_ports entries */
+	const char *const *port_roles; /* "host" / "fabric" */
+	const uint8_t *port_up;        /* link state now */
+	/* Members added to port i's object (the egress report), or NULL. */
+	void (*port_extra)(struct rtr_json *w, unsigned int i, void *arg);
+	void *port_extra_arg;
 	const uint64_t *port_rx_nombuf; /* NIC: RX lost for want of an mbuf, or NULL */
 	const uint64_t *port_imissed;   /* NIC: RX lost for want of a descriptor, or NULL */
 	unsigned int n_groups;          /* path counters shown for these */

@@ -110,7 +110,7 @@ def main():
         t.check(("rocetor_%s_%s.deb" % (fields.get("Version"), arch)) == debs[0], debs[0])
         deps = {re.sub(r"\s*\(.*\)", "", d.strip()) for d in fields.get("Depends", "").split(",")}
         for must in ("libconfig9", "libyaml-0-2", "librte-eal23", "librte-ethdev23",
-                     "librte-mempool-ring23"):
+                     "librte-mempool-ring23", "python3"):
             t.check(must in deps, "Depends lacks %s: %r" % (must, fields.get("Depends")))
         xdir = tempfile.mkdtemp(prefix="rocetor-debx-")
         sh(["dpkg-deb", "-x", deb, xdir], check=True)
@@ -137,7 +137,10 @@ def main():
                   "/usr/share/man/man8/rocetor.8.gz", "/usr/share/doc/rocetor/README.md",
                   "/usr/share/doc/rocetor/copyright",
                   "/usr/share/doc/rocetor/doc/user-guide.md",
-                  "/usr/share/doc/rocetor/doc/config.md"):
+                  "/usr/share/doc/rocetor/doc/config.md",
+                  "/usr/bin/rocetor-top", "/usr/bin/rocetor-exporter",
+                  "/usr/lib/python3/dist-packages/rtrpy/__init__.py",
+                  "/usr/lib/python3/dist-packages/rtrpy/telemetry.py"):
             t.check(f in files, "%s not in the package" % f)
         t.check(not any(f.startswith("/usr/local") for f in files), "files under /usr/local")
         t.check(re.search(r"^-rwxr-xr-x root/root .* \./usr/bin/rocetor$", listing, re.M)
@@ -153,6 +156,17 @@ def main():
             i = sh(["/usr/bin/rocetor-info", "modes"], timeout=30)
             t.check(i.returncode == 0 and "conweave" in i.stdout,
                     "rocetor-info modes: %s %s" % (i.stdout[-200:], i.stderr[-200:]))
+            # The live tools run on the installed rtrpy (Debian's python3
+            # finds /usr/lib/python3/dist-packages by itself).
+            e = sh(["/usr/bin/rocetor-exporter", "--once", "-s", "/nonexistent/sock"],
+                   timeout=60, cwd="/")
+            t.eq(e.returncode, 1, "(/usr/bin/rocetor-exporter without rocetor) " + e.stderr[-300:])
+            t.check("rocetor_up 0\n" in e.stdout and "Traceback" not in e.stderr,
+                    "installed exporter: %r %r" % (e.stdout, e.stderr[-300:]))
+            m = sh(["/usr/bin/python3", "-c", "import rtrpy.telemetry as m; print(m.__file__)"],
+                   timeout=60, cwd="/")
+            t.eq(m.stdout.strip(), "/usr/lib/python3/dist-packages/rtrpy/telemetry.py",
+                 "(the installed rtrpy) " + m.stderr[-300:])
             if shutil.which("systemd-analyze"):
                 v = sh(["systemd-analyze", "verify",
                         "/usr/lib/systemd/system/rocetor@tor1.service"], timeout=60)
@@ -178,7 +192,8 @@ def main():
             p = dpkg(["--purge", "rocetor"])
             t.eq(p.returncode, 0, "(dpkg --purge) " + p.stderr[-500:])
         for f in ("/usr/bin/rocetor", "/etc/rocetor", "/usr/lib/systemd/system/rocetor@.service",
-                  "/usr/share/doc/rocetor", "/usr/libexec/rocetor"):
+                  "/usr/share/doc/rocetor", "/usr/libexec/rocetor",
+                  "/usr/lib/python3/dist-packages/rtrpy"):
             t.check(not os.path.exists(f), "%s left after purge" % f)
         st = status()
         t.check(st == "" or "not-installed" in st, "dpkg status after purge %r" % st)

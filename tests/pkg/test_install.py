@@ -18,6 +18,9 @@ service"):
    SIGTERM stops it with exit 0 and "mempool in use after ports closed: 0".
 5. The hugepage helper on a copy of sysfs: reserves, never lowers, 0 does
    nothing, mounts hugetlbfs only when none is mounted, rejects bad counts.
+6. rtrpy is installed as a Python 3 package (every module of tools/rtrpy);
+   the installed rocetor-top and rocetor-exporter name its directory and
+   run on it (not on the source tree's) without a rocetor.
 Skips (exit 77, "skipped: ...") only what a missing tool prevents."""
 import glob
 import json
@@ -94,6 +97,61 @@ def check_file_list(t, dest, d):
             t.check(not f.startswith(("test_", "fuzz_", "bench_")) and f != "rocetor-sim",
                     "installed %s" % os.path.join(root, f))
     return unit, man, helper
+
+
+# Runs an installed Python tool with the installed rtrpy's directory first
+# on the path (the DESTDIR stands for the prefix), then names the rtrpy it
+# imported.
+WRAP = r"""
+import runpy, sys
+tool, site = sys.argv[1], sys.argv[2]
+sys.path.insert(0, site)
+sys.argv = [tool] + sys.argv[3:]
+try:
+    runpy.run_path(tool, run_name="__main__")
+    rc = 0
+except SystemExit as e:
+    rc = e.code if isinstance(e.code, int) else 1
+import rtrpy
+sys.stderr.write("\nrtrpy from %s\n" % rtrpy.__file__)
+sys.exit(rc)
+"""
+
+
+def check_python_tools(t, dest, d):
+    """rtrpy installed as a Python 3 package (every module of tools/rtrpy),
+    rocetor-top and rocetor-exporter beside rocetor, told where it is, and
+    both run on the installed rtrpy, not the source tree's."""
+    installed = json.loads(sh_out(["meson", "introspect", "--installed", BUILD]))
+    pydir = None
+    for src, to in installed.items():
+        if src.endswith(os.path.join("tools", "rtrpy", "__init__.py")):
+            pydir = os.path.dirname(os.path.dirname(to))
+    t.check(pydir is not None and "python3" in pydir, "rtrpy's install dir: %r" % pydir)
+    if pydir is None:
+        return
+    tree = sorted(os.path.basename(p) for p in glob.glob(os.path.join(SRC, "tools", "rtrpy",
+                                                                       "*.py")))
+    got = sorted(os.listdir(dest + os.path.join(pydir, "rtrpy")))
+    t.eq(got, tree, "installed rtrpy modules")
+    site = dest + pydir
+    for tool, args, want in (("rocetor-exporter", ["--once", "-s", "/nonexistent/sock"],
+                              "rocetor_up 0\n"),
+                             ("rocetor-top", ["--once", "-s", "/nonexistent/sock"], "")):
+        path = dest + os.path.join(d["bindir"], tool)
+        t.check(os.path.isfile(path) and os.access(path, os.X_OK), "%s installed" % path)
+        with open(path) as f:
+            text = f.read()
+        t.check('RTRPY_DIR = "%s"' % pydir in text.replace(pydir + "/", pydir),
+                "%s does not name %s" % (tool, pydir))
+        p = subprocess.run(["/usr/bin/python3", "-c", WRAP, path, site] + args, cwd="/",
+                           capture_output=True, text=True, timeout=60)
+        t.eq(p.returncode, 1, "%s without rocetor: %s" % (tool, p.stderr[-500:]))
+        t.check(want in p.stdout and "Traceback" not in p.stderr and
+                ("%s: /nonexistent/sock" % tool) in p.stderr, "%s: %r %r" % (tool, p.stdout,
+                                                                        p.stderr[-500:]))
+        t.check(("rtrpy from %s/rtrpy/__init__.py" % site) in p.stderr,
+                "%s did not use the installed rtrpy: %s" % (tool, p.stderr[-300:]))
 
 
 def check_unit_text(t, unit, d):
@@ -298,6 +356,7 @@ def main():
                             "--quiet"], capture_output=True, text=True, timeout=120)
         t.eq(p.returncode, 0, "(meson install) " + p.stderr[-500:])
         unit, man, helper = check_file_list(t, dest, d)
+        check_python_tools(t, dest, d)
         text = check_unit_text(t, unit, d)
 
         rc, hopts, modes = help_options()

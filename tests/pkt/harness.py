@@ -24,6 +24,12 @@ from rtrpy.env import HOGGED, SANITIZED, hogged, sanitized  # noqa: E402,F401
 from rtrpy.stats import accounted  # noqa: E402,F401
 from rtrpy.telemetry import Telemetry, telemetry_socket  # noqa: E402,F401
 
+# What the tests use, the helpers of tools/ among them (re-exported).
+__all__ = ["SRC_ROOT", "ROCETOR", "eal_prefix", "write_pcap", "read_pcap_ts", "read_pcap",
+           "Result", "run", "interrupt", "telemetry", "Checker", "dpdk", "pcap", "rocegen",
+           "shutil", "HOGGED", "SANITIZED", "hogged", "sanitized", "accounted", "Telemetry",
+           "telemetry_socket"]
+
 # meson test sets ROCETOR (and ROCETOR_BUILD) to the binary of the build
 # directory it runs in (build/, build-san/, ...); run by hand, a test takes
 # $ROCETOR_BUILD/app/rocetor, else build/ of this checkout.

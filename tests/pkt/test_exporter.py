@@ -10,8 +10,9 @@ and after a rocetor forwards without end (livesw.py):
   the mode, every counter of /rocetor/stats, /rocetor/ports and /rocetor/lb
   is there under its documented name, and its value lies between the
   values read from telemetry just before and just after the scrape
-  (counters only grow); counters' TYPE is counter, the gauges' gauge (the
-  LB gauges are the lib/lb headers' "(gauge" ones);
+  (counters only grow); every TYPE and HELP is what /rocetor/counters
+  serves, whose LB names, help and gauges are the lib/lb headers' (the
+  gauges the "(gauge" ones);
 - rocetor stopped: rocetor_up 0 again, the exporter still serving;
   it logged each of the two changes once; SIGTERM stops it (status 0).
 """
@@ -31,7 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import livesw  # noqa: E402
 from rtrpy import dpdk  # noqa: E402
-from test_top import header_gauges, load_tool  # noqa: E402
+from rtrpy.telemetry import counter_families  # noqa: E402
+from test_top import header_counters, header_gauges  # noqa: E402
 
 EXPORTER = os.path.join(harness.SRC_ROOT, "tools", "rocetor-exporter")
 
@@ -192,9 +194,32 @@ def check_down(t, url, when):
     t.eq(fams.get("rocetor_up", {}).get("type"), "gauge", "%s: rocetor_up is a gauge" % when)
 
 
-def check_up(t, url, prefix, exporter):
+def esc_help(text):
+    """A HELP text as the text format writes it."""
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+def served(tel):
+    """{metric: (type, help)} as the exporter must write them: rocetor's
+    /rocetor/counters under the documented names, and its own two."""
+    fam_help, fams = counter_families(tel)
+    out = {"rocetor_up": ("gauge", None), "rocetor_info": ("gauge", None)}
+    for k, v in fams["stats"].items():
+        out["rocetor_" + ("uptime_s" if k == "uptime_ms" else k)] = v
+    out["rocetor_drops"] = ("counter", fam_help["drops"])
+    for k, v in fams["ports"].items():
+        out["rocetor_port_" + k] = v
+    for k, v in fams["lb"].items():
+        out["rocetor_lb_" + k] = v
+    out["rocetor_path_tx_packets"] = fams["paths"]["path_tx"]
+    out["rocetor_path_live"] = fams["paths"]["live_mask"]
+    return fams, out
+
+
+def check_up(t, url, prefix):
     tel = harness.Telemetry(prefix)
     try:
+        described, want_meta = served(tel)
         before = read_all(tel)
         status, ctype, body = scrape(url)
         # A little later, so that the traffic shows between the two reads
@@ -207,11 +232,21 @@ def check_up(t, url, prefix, exporter):
     t.eq(status, 200, "scrape status")
     t.check(ctype.startswith("text/plain") and "version=0.0.4" in ctype, "Content-Type " + ctype)
     try:
-        fams = parse(body)
+        parse_result = parse(body)
     except FormatError as e:
         t.check(False, "exposition: %s" % e)
         return
     t.check(True)
+    # What rocetor serves is what lib/lb's lists say (the gauges are the
+    # "(gauge" ones), and the exporter's HELP is rocetor's.
+    t.eq({k for k, (kind, _) in described["lb"].items() if kind == "gauge"}, header_gauges(),
+         "/rocetor/counters' LB gauges vs lib/lb headers")
+    t.eq({k: text for k, (_, text) in described["lb"].items()}, header_counters(),
+         "/rocetor/counters' LB help vs lib/lb headers")
+    fams = parse_result
+    wrong_help = [n for n, f in fams.items() if want_meta.get(n, (0, None))[1] is not None
+                  and f.get("help") != esc_help(want_meta[n][1])]
+    t.check(not wrong_help, "HELP not rocetor's: %s" % wrong_help[:5])
     t.eq(fams["rocetor_up"]["samples"], {(): 1.0}, "rocetor_up 1")
     t.eq(fams["rocetor_info"]["samples"],
          {(("switch", "exp1"), ("lb_mode", "spray")): 1.0}, "rocetor_info")
@@ -229,12 +264,8 @@ def check_up(t, url, prefix, exporter):
     compared = 0
     for name, fam in fams.items():
         kind = fam["type"]
-        short = name[len("rocetor_"):]
-        expect_gauge = (short in exporter.STATS_GAUGES or short in ("up", "info", "uptime_s",
-                                                                      "path_live")
-                        or (short.startswith("port_") and short[5:] in exporter.PORT_GAUGES)
-                        or (short.startswith("lb_") and short[3:] in exporter.LB_GAUGES))
-        t.eq(kind, "gauge" if expect_gauge else "counter", "TYPE of " + name)
+        t.eq(kind, want_meta.get(name, ("a metric rocetor does not describe",))[0],
+             "TYPE of " + name)
         if not fam.get("help"):
             t.check(False, "no HELP for " + name)
         if kind != "counter":
@@ -264,8 +295,6 @@ def check_up(t, url, prefix, exporter):
 
 def main():
     t = harness.Checker("exporter")
-    exporter = load_tool(EXPORTER, "rocetor_exporter")
-    t.eq(exporter.LB_GAUGES, header_gauges(), "exporter's LB gauges vs lib/lb headers")
     t.check(os.access(EXPORTER, os.X_OK), "tools/rocetor-exporter is executable")
     # The parser itself refuses what it must (else the checks above prove
     # nothing).
@@ -300,7 +329,7 @@ def main():
         t.eq(status, 404, "/nothing")
         sw = livesw.Switch(work, "exp", lb="spray", name="exp1", prefix=prefix)
         if t.check(sw.wait_forwarding(), "rocetor forwarding:\n" + sw.output()):
-            check_up(t, base + "/metrics", prefix, exporter)
+            check_up(t, base + "/metrics", prefix)
         t.eq(sw.stop(), 0, "rocetor's exit status")
         check_down(t, base + "/metrics", "after rocetor stopped")
         t.check(ex.alive(), "exporter still serving")

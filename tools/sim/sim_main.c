@@ -29,6 +29,7 @@
 
 #include "rtr_drop.h"
 #include "rtr_egress.h"
+#include "rtr_json.h"
 #include "rtr_lb.h"
 #include "rtr_lb_counters.h"
 #include "rtr_lb_registry.h"
@@ -878,88 +879,25 @@ struct util_class {
 };
 
 /* summary.json: a top-level object of one-line objects, written member by
- * member (strings escaped: paths may hold anything). */
-struct jw {
-	FILE *f;
-	bool first_obj, first;
-};
-
+ * member with the JSON writer (strings escaped: paths may hold anything). */
 static void
-jw_obj(struct jw *w, const char *name)
+jw_obj(struct rtr_json *w, const char *name)
 {
-	fprintf(w->f, "%s\n  \"%s\": {", w->first_obj ? "{" : "},", name);
-	w->first_obj = false;
-	w->first = true;
+	if (w->depth == 0)
+		rtr_json_obj(w);
+	else
+		rtr_json_obj_end(w);
+	rtr_json_break(w, 2);
+	rtr_json_key(w, name);
+	rtr_json_obj(w);
 }
 
 static void
-jw_key(struct jw *w, const char *k)
+jw_end(struct rtr_json *w)
 {
-	fprintf(w->f, "%s\"%s\": ", w->first ? "" : ", ", k);
-	w->first = false;
-}
-
-static void
-jw_u64(struct jw *w, const char *k, uint64_t v)
-{
-	jw_key(w, k);
-	fprintf(w->f, "%llu", (unsigned long long)v);
-}
-
-static void
-jw_dbl(struct jw *w, const char *k, double v)
-{
-	jw_key(w, k);
-	fprintf(w->f, "%.6g", v);
-}
-
-static void
-jw_bool(struct jw *w, const char *k, bool v)
-{
-	jw_key(w, k);
-	fputs(v ? "true" : "false", w->f);
-}
-
-static void
-jw_str(struct jw *w, const char *k, const char *v)
-{
-	jw_key(w, k);
-	if (v == NULL) {
-		fputs("null", w->f);
-		return;
-	}
-	fputc('"', w->f);
-	for (const unsigned char *c = (const unsigned char *)v; *c != '\0'; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(w->f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(w->f, "\\u%04x", *c);
-		else
-			fputc(*c, w->f);
-	}
-	fputc('"', w->f);
-}
-
-/* An object inside the current one (the link classes, the egress classes). */
-static void
-jw_sub(struct jw *w, const char *k)
-{
-	jw_key(w, k);
-	fputc('{', w->f);
-	w->first = true;
-}
-
-static void
-jw_sub_end(struct jw *w)
-{
-	fputc('}', w->f);
-	w->first = false;
-}
-
-static void
-jw_end(struct jw *w)
-{
-	fputs("}\n}\n", w->f);
+	rtr_json_obj_end(w);
+	rtr_json_break(w, 0);
+	rtr_json_obj_end(w);
 }
 
 static void
@@ -974,7 +912,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	uint64_t host_sent = 0, eg[RTR_MAX_CLASSES][RTR_EGC_MAX];
 	uint64_t rx_pfc_sw = 0, rx_pfc_host = 0, tx_xoff = 0, tx_xon = 0;
 	double win_ns = (double)r->end_ns;
-	struct jw w = {.f = f, .first_obj = true};
+	struct rtr_json w;
 	struct rusage ru;
 
 	if (sum == NULL || sw == NULL) {
@@ -982,6 +920,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 		free(sw);
 		return;
 	}
+	rtr_json_init(&w, f);
 	sim_hosts_stats(r->hosts, &hs);
 	memset(eg, 0, sizeof(eg));
 	for (uint32_t i = 0; i < r->topo.n_switches; i++)
@@ -1041,17 +980,17 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	}
 
 	jw_obj(&w, "params");
-	jw_str(&w, "topo", o->topo);
-	jw_u64(&w, "tors", o->fattree ? 0 : o->tors);
-	jw_u64(&w, "spines", o->fattree ? 0 : o->spines);
-	jw_u64(&w, "hosts_per_tor", r->topo.hosts_per_tor);
-	jw_u64(&w, "hosts", r->topo.n_hosts);
-	jw_u64(&w, "switches", r->topo.n_switches);
-	jw_u64(&w, "k", o->fattree ? o->k : 0);
-	jw_dbl(&w, "link_gbps", o->link_gbps);
-	jw_dbl(&w, "uplink_gbps", o->uplink_gbps);
-	jw_u64(&w, "link_delay_ns", o->link_delay_ns);
-	jw_dbl(&w, "oversubscription", r->topo.oversub);
+	rtr_json_kv_str(&w, "topo", o->topo);
+	rtr_json_kv_u64(&w, "tors", o->fattree ? 0 : o->tors);
+	rtr_json_kv_u64(&w, "spines", o->fattree ? 0 : o->spines);
+	rtr_json_kv_u64(&w, "hosts_per_tor", r->topo.hosts_per_tor);
+	rtr_json_kv_u64(&w, "hosts", r->topo.n_hosts);
+	rtr_json_kv_u64(&w, "switches", r->topo.n_switches);
+	rtr_json_kv_u64(&w, "k", o->fattree ? o->k : 0);
+	rtr_json_kv_double(&w, "link_gbps", o->link_gbps, 6);
+	rtr_json_kv_double(&w, "uplink_gbps", o->uplink_gbps, 6);
+	rtr_json_kv_u64(&w, "link_delay_ns", o->link_delay_ns);
+	rtr_json_kv_double(&w, "oversubscription", r->topo.oversub, 6);
 	{
 		/* The artifact's BDP: the longest base RTT times the host
 		 * link rate (104,000 B for the 100G leaf-spine of 1 us links,
@@ -1060,71 +999,72 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 
 		for (size_t k = 0; k < (size_t)r->topo.n_hosts * r->topo.n_hosts; k++)
 			rtt = r->base_rtt_ns[k] > rtt ? r->base_rtt_ns[k] : rtt;
-		jw_dbl(&w, "base_rtt_ns", rtt);
-		jw_u64(&w, "bdp_bytes", (uint64_t)llround(rtt * o->link_gbps / 8));
+		rtr_json_kv_double(&w, "base_rtt_ns", rtt, 6);
+		rtr_json_kv_u64(&w, "bdp_bytes", (uint64_t)llround(rtt * o->link_gbps / 8));
 	}
-	jw_str(&w, "link_down", o->link_down ? o->link_down : "");
-	jw_str(&w, "slow_link", o->slow_link ? o->slow_link : "");
-	jw_str(&w, "workload", o->workload);
-	jw_dbl(&w, "cdf_mean_bytes", sim_cdf_mean(&r->cdf));
-	jw_dbl(&w, "load", o->load);
-	jw_dbl(&w, "host_load", r->wl.host_load);
-	jw_dbl(&w, "mean_interarrival_ns", r->wl.mean_iat_ns);
-	jw_dbl(&w, "duration_ms", o->duration_ms);
-	jw_u64(&w, "max_flows", o->max_flows);
-	jw_str(&w, "lb", o->lb);
-	jw_str(&w, "transport", o->transport == SIM_TR_GBN ? "lossless" : "irn");
-	jw_str(&w, "config", o->config);
-	jw_u64(&w, "seed", o->seed);
-	jw_u64(&w, "qps_per_flow", o->qps_per_flow);
-	jw_u64(&w, "reps", o->reps);
-	jw_u64(&w, "wire_overhead", o->wire_overhead);
-	jw_u64(&w, "mtu_payload", r->hcfg.mtu_payload);
-	jw_dbl(&w, "drain_ms", o->drain_ms);
-	jw_dbl(&w, "sample_us", o->sample_us);
+	rtr_json_kv_str(&w, "link_down", o->link_down ? o->link_down : "");
+	rtr_json_kv_str(&w, "slow_link", o->slow_link ? o->slow_link : "");
+	rtr_json_kv_str(&w, "workload", o->workload);
+	rtr_json_kv_double(&w, "cdf_mean_bytes", sim_cdf_mean(&r->cdf), 6);
+	rtr_json_kv_double(&w, "load", o->load, 6);
+	rtr_json_kv_double(&w, "host_load", r->wl.host_load, 6);
+	rtr_json_kv_double(&w, "mean_interarrival_ns", r->wl.mean_iat_ns, 6);
+	rtr_json_kv_double(&w, "duration_ms", o->duration_ms, 6);
+	rtr_json_kv_u64(&w, "max_flows", o->max_flows);
+	rtr_json_kv_str(&w, "lb", o->lb);
+	rtr_json_kv_str(&w, "transport", o->transport == SIM_TR_GBN ? "lossless" : "irn");
+	rtr_json_kv_str(&w, "config", o->config);
+	rtr_json_kv_u64(&w, "seed", o->seed);
+	rtr_json_kv_u64(&w, "qps_per_flow", o->qps_per_flow);
+	rtr_json_kv_u64(&w, "reps", o->reps);
+	rtr_json_kv_u64(&w, "wire_overhead", o->wire_overhead);
+	rtr_json_kv_u64(&w, "mtu_payload", r->hcfg.mtu_payload);
+	rtr_json_kv_double(&w, "drain_ms", o->drain_ms, 6);
+	rtr_json_kv_double(&w, "sample_us", o->sample_us, 6);
 
 	jw_obj(&w, "flows");
-	jw_u64(&w, "started", r->started);
-	jw_u64(&w, "finished", r->finished);
-	jw_u64(&w, "unfinished", r->started - r->finished);
-	jw_bool(&w, "drain_limit_hit", !drained);
-	jw_u64(&w, "sim_end_ns", r->net.sim.now_ns);
-	jw_u64(&w, "below_ideal", r->flows_below_ideal);
-	jw_dbl(&w, "min_fct_over_ideal", r->finished ? (double)r->min_slowdown_x1e6 / 1e6 : 0.0);
-	jw_u64(&w, "start_failed", r->start_failed);
+	rtr_json_kv_u64(&w, "started", r->started);
+	rtr_json_kv_u64(&w, "finished", r->finished);
+	rtr_json_kv_u64(&w, "unfinished", r->started - r->finished);
+	rtr_json_kv_bool(&w, "drain_limit_hit", !drained);
+	rtr_json_kv_u64(&w, "sim_end_ns", r->net.sim.now_ns);
+	rtr_json_kv_u64(&w, "below_ideal", r->flows_below_ideal);
+	rtr_json_kv_double(&w, "min_fct_over_ideal",
+			r->finished ? (double)r->min_slowdown_x1e6 / 1e6 : 0.0, 6);
+	rtr_json_kv_u64(&w, "start_failed", r->start_failed);
 
 	jw_obj(&w, "hosts");
-	jw_u64(&w, "data_sent", hs.data_sent);
-	jw_u64(&w, "data_retx", hs.data_retx);
-	jw_u64(&w, "data_rcvd", hs.data_rcvd);
-	jw_u64(&w, "data_ooo", hs.data_ooo);
-	jw_u64(&w, "acks_sent", hs.acks_sent);
-	jw_u64(&w, "nacks_sent", hs.nacks_sent);
-	jw_u64(&w, "cnps_sent", hs.cnps_sent);
-	jw_u64(&w, "cnps_rcvd", hs.cnps_rcvd);
-	jw_u64(&w, "timeouts", hs.timeouts);
-	jw_u64(&w, "ce_rcvd", hs.ce_rcvd);
-	jw_u64(&w, "bytes_acked", hs.bytes_acked);
+	rtr_json_kv_u64(&w, "data_sent", hs.data_sent);
+	rtr_json_kv_u64(&w, "data_retx", hs.data_retx);
+	rtr_json_kv_u64(&w, "data_rcvd", hs.data_rcvd);
+	rtr_json_kv_u64(&w, "data_ooo", hs.data_ooo);
+	rtr_json_kv_u64(&w, "acks_sent", hs.acks_sent);
+	rtr_json_kv_u64(&w, "nacks_sent", hs.nacks_sent);
+	rtr_json_kv_u64(&w, "cnps_sent", hs.cnps_sent);
+	rtr_json_kv_u64(&w, "cnps_rcvd", hs.cnps_rcvd);
+	rtr_json_kv_u64(&w, "timeouts", hs.timeouts);
+	rtr_json_kv_u64(&w, "ce_rcvd", hs.ce_rcvd);
+	rtr_json_kv_u64(&w, "bytes_acked", hs.bytes_acked);
 
 	jw_obj(&w, "frames");
-	jw_u64(&w, "host_sent", host_sent);
-	jw_u64(&w, "delivered_to_hosts", r->net.delivered);
-	jw_u64(&w, "switch_dropped", r->net.sw_dropped);
-	jw_u64(&w, "egress_dropped", r->net.eg_dropped);
-	jw_u64(&w, "in_flight_at_end", live_at_end);
-	jw_u64(&w, "tx_late", r->net.tx_late);
+	rtr_json_kv_u64(&w, "host_sent", host_sent);
+	rtr_json_kv_u64(&w, "delivered_to_hosts", r->net.delivered);
+	rtr_json_kv_u64(&w, "switch_dropped", r->net.sw_dropped);
+	rtr_json_kv_u64(&w, "egress_dropped", r->net.eg_dropped);
+	rtr_json_kv_u64(&w, "in_flight_at_end", live_at_end);
+	rtr_json_kv_u64(&w, "tx_late", r->net.tx_late);
 
 	jw_obj(&w, "drops");
 	for (unsigned int d = 1; d < RTR_DROP_MAX; d++)
 		if (sum->drops[d] != 0)
-			jw_u64(&w, rtr_drop_names[d], sum->drops[d]);
+			rtr_json_kv_u64(&w, rtr_drop_names[d], sum->drops[d]);
 
 	jw_obj(&w, "pfc");
-	jw_u64(&w, "frames_rx", r->net.pfc_frames);
-	jw_u64(&w, "rx_by_switches", rx_pfc_sw);
-	jw_u64(&w, "rx_by_hosts", rx_pfc_host);
-	jw_u64(&w, "tx_xoff", tx_xoff);
-	jw_u64(&w, "tx_xon", tx_xon);
+	rtr_json_kv_u64(&w, "frames_rx", r->net.pfc_frames);
+	rtr_json_kv_u64(&w, "rx_by_switches", rx_pfc_sw);
+	rtr_json_kv_u64(&w, "rx_by_hosts", rx_pfc_host);
+	rtr_json_kv_u64(&w, "tx_xoff", tx_xoff);
+	rtr_json_kv_u64(&w, "tx_xon", tx_xon);
 
 	jw_obj(&w, "egress_classes");
 	for (unsigned int cl = 0; cl < RTR_MAX_CLASSES; cl++) {
@@ -1133,23 +1073,24 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 		if (eg[cl][RTR_EGC_enqueued] == 0)
 			continue;
 		snprintf(name, sizeof(name), "%u", cl);
-		jw_sub(&w, name);
+		rtr_json_key(&w, name);
+		rtr_json_obj(&w);
 		for (unsigned int k = 0; k < RTR_EGC_MAX; k++)
-			jw_u64(&w, rtr_eg_counter_names[k], eg[cl][k]);
-		jw_sub_end(&w);
+			rtr_json_kv_u64(&w, rtr_eg_counter_names[k], eg[cl][k]);
+		rtr_json_obj_end(&w);
 	}
 
 	jw_obj(&w, "lb_counters");
 	for (unsigned int c = 0; c < RTR_LBC_MAX; c++)
 		if (sum->lb[c] != 0)
-			jw_u64(&w, rtr_lb_counter_names[c], sum->lb[c]);
+			rtr_json_kv_u64(&w, rtr_lb_counter_names[c], sum->lb[c]);
 
 	jw_obj(&w, "switch_packets");
-	jw_u64(&w, "forwarded", sum->forwarded);
-	jw_u64(&w, "consumed", sum->consumed);
-	jw_u64(&w, "originated", sum->originated);
-	jw_u64(&w, "originated_dropped", sum->originated_dropped);
-	jw_u64(&w, "lb_ticks", r->net.lb_ticks);
+	rtr_json_kv_u64(&w, "forwarded", sum->forwarded);
+	rtr_json_kv_u64(&w, "consumed", sum->consumed);
+	rtr_json_kv_u64(&w, "originated", sum->originated);
+	rtr_json_kv_u64(&w, "originated_dropped", sum->originated_dropped);
+	rtr_json_kv_u64(&w, "lb_ticks", r->net.lb_ticks);
 
 	jw_obj(&w, "reorder");
 	{
@@ -1161,34 +1102,37 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 		uint32_t hp = sample_pct(r, offsetof(struct sample, held_max), 0.999, &hmax);
 		uint32_t sp = sample_pct(r, offsetof(struct sample, held_sum), 0.999, &smax);
 
-		jw_u64(&w, "samples", r->n_smp);
-		jw_u64(&w, "period_ns", r->sample_ns);
-		jw_u64(&w, "queues_per_switch_max", qmax);
-		jw_u64(&w, "queues_per_switch_p999", qp);
-		jw_u64(&w, "held_pkts_per_switch_max", hmax);
-		jw_u64(&w, "held_pkts_per_switch_p999", hp);
-		jw_u64(&w, "held_pkts_total_max", smax);
-		jw_u64(&w, "held_pkts_total_p999", sp);
-		jw_u64(&w, "held_bytes_per_switch_max_est", hmax * frame);
-		jw_u64(&w, "held_bytes_per_switch_p999_est", hp * frame);
+		rtr_json_kv_u64(&w, "samples", r->n_smp);
+		rtr_json_kv_u64(&w, "period_ns", r->sample_ns);
+		rtr_json_kv_u64(&w, "queues_per_switch_max", qmax);
+		rtr_json_kv_u64(&w, "queues_per_switch_p999", qp);
+		rtr_json_kv_u64(&w, "held_pkts_per_switch_max", hmax);
+		rtr_json_kv_u64(&w, "held_pkts_per_switch_p999", hp);
+		rtr_json_kv_u64(&w, "held_pkts_total_max", smax);
+		rtr_json_kv_u64(&w, "held_pkts_total_p999", sp);
+		rtr_json_kv_u64(&w, "held_bytes_per_switch_max_est", hmax * frame);
+		rtr_json_kv_u64(&w, "held_bytes_per_switch_p999_est", hp * frame);
 	}
 
 	jw_obj(&w, "links");
-	jw_u64(&w, "window_ns", r->end_ns);
+	rtr_json_kv_u64(&w, "window_ns", r->end_ns);
 	for (unsigned int c = 0; c < n_uc; c++) {
-		jw_sub(&w, uc[c].name);
-		jw_u64(&w, "links", uc[c].links);
-		jw_dbl(&w, "util_mean", uc[c].links ? uc[c].sum / (double)uc[c].links : 0.0);
-		jw_dbl(&w, "util_max", uc[c].max);
-		jw_sub_end(&w);
+		rtr_json_key(&w, uc[c].name);
+		rtr_json_obj(&w);
+		rtr_json_kv_u64(&w, "links", uc[c].links);
+		rtr_json_kv_double(&w, "util_mean",
+				uc[c].links ? uc[c].sum / (double)uc[c].links : 0.0, 6);
+		rtr_json_kv_double(&w, "util_max", uc[c].max, 6);
+		rtr_json_obj_end(&w);
 	}
 
 	getrusage(RUSAGE_SELF, &ru);
 	jw_obj(&w, "speed");
-	jw_u64(&w, "events", r->net.sim.n_run);
-	jw_dbl(&w, "wall_s", wall_s);
-	jw_dbl(&w, "events_per_s", wall_s > 0 ? (double)r->net.sim.n_run / wall_s : 0.0);
-	jw_dbl(&w, "peak_rss_mb", (double)ru.ru_maxrss / 1024.0);
+	rtr_json_kv_u64(&w, "events", r->net.sim.n_run);
+	rtr_json_kv_double(&w, "wall_s", wall_s, 6);
+	rtr_json_kv_double(&w, "events_per_s", wall_s > 0 ? (double)r->net.sim.n_run / wall_s : 0.0,
+			6);
+	rtr_json_kv_double(&w, "peak_rss_mb", (double)ru.ru_maxrss / 1024.0, 6);
 	jw_end(&w);
 	free(sum);
 	free(sw);
