@@ -57,7 +57,7 @@ check_meta(const uint8_t *frame, uint32_t len, unsigned int flags, const struct 
 	FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN <= len);
 	if (m->flags & RTR_MF_LB_HDR) {
 		FZ_CHECK(flags != 0, "ConWeave header without a CW parse flag");
-		FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN + RTR_CW_HDR_LEN <= len);
+		FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN + RTR_LB_HDR_LEN <= len);
 	}
 	/* What the BTH fields say must be what the frame holds. */
 	FZ_CHECK(frame[rtr_meta_bth_off(m)] == m->bth_opcode);
@@ -107,7 +107,7 @@ check_reverse(const uint8_t *frame, uint32_t len, uint32_t seed, unsigned int fl
 static void
 check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_meta *m)
 {
-	static const uint8_t hdr[RTR_CW_HDR_LEN] = {0x12, 0x34, 0x56, 0x78};
+	static const uint8_t hdr[RTR_LB_HDR_LEN] = {0x12, 0x34, 0x56, 0x78};
 	enum rtr_drop_reason why;
 	struct rte_mbuf *c;
 	struct rtr_meta cm;
@@ -150,9 +150,9 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	/* A RTT_REPLY answering this frame, as a ConWeave DstToR builds it. */
 	c = fake_mbuf();
 	FZ_CHECK(rtr_lb_ctrl_build(c, frame, m, m->bth_b4,
-				 (uint8_t)(RTR_CW_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
+				 (uint8_t)(RTR_LB_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
 	FZ_CHECK(c->data_len == rtr_lb_ctrl_len(m));
-	why = rtr_parse(mdata(c), c->data_len, seed, RTR_PARSE_LB_HDR, &cm);
+	why = rtr_parse(mdata(c), c->data_len, seed, RTR_LB_PARSE_HDR, &cm);
 	FZ_CHECK(why == RTR_DROP_NONE, "control packet does not parse (%d)", why);
 	FZ_CHECK(rtr_meta_lb_control(&cm), "control packet not read as one (flags 0x%x)", cm.flags);
 	FZ_CHECK(rtr_flow_hash_reverse(mdata(c), &cm, seed) == m->flow_hash,
@@ -165,8 +165,8 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const unsigned int pflags[4] = {0, RTR_PARSE_LB_HDR, RTR_PARSE_LB_FOREIGN,
-			RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
+	static const unsigned int pflags[4] = {0, RTR_LB_PARSE_HDR, RTR_LB_PARSE_FOREIGN,
+			RTR_LB_PARSE_HDR | RTR_LB_PARSE_CTRL};
 	const uint8_t *frame;
 	struct rtr_meta m;
 	enum rtr_drop_reason why;
