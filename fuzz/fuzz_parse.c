@@ -5,9 +5,10 @@
 /*
  * Fuzz target "parse": rtr_parse on any frame, then what the data path runs
  * on what it accepts (rtr_meta_dqp, rtr_flow_hash_reverse, rtr_roce_icrc_ok,
- * rtr_bth_ext_len, the LB host checks rtr_lb_ctrl_host_check and
- * rtr_caver_host_check, CAVER's shim reader, rtr_lb_host_egress, and
- * rtr_lb_ctrl_build). Input: byte 0 = parser flags (bits 0..1) and the hash
+ * rtr_bth_ext_len, every registered mode's host_check, alone and through
+ * rtr_lb_host_check, and host_strip through rtr_lb_host_egress, and
+ * rtr_lb_ctrl_build). It names no mode: the modes' readers come through
+ * the registry. Input: byte 0 = parser flags (bits 0..1) and the hash
  * seed's low byte (bits 2..7), the rest is the frame, which libFuzzer keeps
  * in a buffer of exactly that size (ASan sees one byte too far).
  *
@@ -26,9 +27,9 @@
 #include <rte_mbuf.h>
 
 #include "fuzz.h"
-#include "caver/rtr_caver.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_lb_host.h"
+#include "rtr_lb_registry.h"
 #include "rtr_parse.h"
 #include "rtr_stats.h"
 #include "rtr_test_mbuf.h"
@@ -112,15 +113,18 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	struct rte_mbuf *c;
 	struct rtr_meta cm;
 
-	why = rtr_lb_ctrl_host_check(frame, len, m);
-	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
-	why = rtr_caver_host_check(frame, len, m);
-	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
-	if (rtr_caver_is_shimmed(frame, len, m)) {
-		struct rtr_caver_shim sh;
+	/* Every mode's host check, each on every frame (rtr_lb_host_check
+	 * stops at the first that claims it). */
+	for (unsigned int i = 0; i < rtr_lb_mode_count(); i++) {
+		const struct rtr_lb_desc *d = rtr_lb_mode_at(i);
 
-		rtr_caver_shim_read(frame, m, &sh);
+		if (d->host_check == NULL)
+			continue;
+		why = d->host_check(frame, len, m);
+		FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
 	}
+	why = rtr_lb_host_check(frame, len, m);
+	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
 	if (!(m->flags & RTR_MF_ROCE))
 		return;
 	/* Toward a host (every mode): what is left is the RoCE frame without
@@ -150,7 +154,8 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	/* A RTT_REPLY answering this frame, as a ConWeave DstToR builds it. */
 	c = fake_mbuf();
 	FZ_CHECK(rtr_lb_ctrl_build(c, frame, m, m->bth_b4,
-				 (uint8_t)(RTR_LB_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
+				 (uint8_t)(RTR_LB_OP_REPLY << RTR_LB_OP_SHIFT | (m->bth_b8 & 0x0c)),
+				 hdr) == c);
 	FZ_CHECK(c->data_len == rtr_lb_ctrl_len(m));
 	why = rtr_parse(mdata(c), c->data_len, seed, RTR_LB_PARSE_HDR, &cm);
 	FZ_CHECK(why == RTR_DROP_NONE, "control packet does not parse (%d)", why);

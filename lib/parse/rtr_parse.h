@@ -214,8 +214,8 @@ slow:
 
 /*
  * The flow hash the packet of the opposite direction (addresses swapped,
- * ports kept) gets from rtr_parse with the same seed: how a ConWeave
- * SrcToR finds the flow of a REPLY/NOTIFY. m must come from rtr_parse of
+ * ports kept) gets from rtr_parse with the same seed: how a SrcToR finds
+ * the flow an LB control packet answers. m must come from rtr_parse of
  * frame (IPv4 or IPv6).
  */
 uint32_t rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, uint32_t hash_seed);
@@ -224,7 +224,7 @@ uint32_t rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, u
  * Whether the ICRC at the end of the UDP datagram matches (ALGORITHMS.md 0).
  * For short packets only (IP + UDP up to about 300 bytes; longer ones
  * return false): the ingress policy uses it to tell a host's zero-payload
- * RoCE packet from a ConWeave control packet (which has no ICRC).
+ * RoCE packet from an LB control packet (which has no ICRC).
  */
 bool rtr_roce_icrc_ok(const uint8_t *frame, uint32_t len, const struct rtr_meta *m);
 
@@ -240,9 +240,8 @@ void rtr_parse_init(void);
 /* Length of the extended headers implied by a BTH opcode, or -1 if unknown. */
 int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
 
-/* An LB control packet (a control op of the port's parse flags, e.g. the
- * layout of lib/lb/core/rtr_lb_ctrl.h that ConWeave's REPLY/CLEAR/NOTIFY
- * and SeqBalance's Congestion Packet share) parsed with its header. */
+/* An LB control packet (a control op of the port's parse flags) parsed
+ * with its header: the egress's control class. */
 static inline bool
 rtr_meta_lb_control(const struct rtr_meta *m)
 {
