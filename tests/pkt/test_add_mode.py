@@ -19,8 +19,12 @@ frame is 4 bytes longer, marked in Resv7 and numbered in the header, IP/UDP
 lengths unchanged; the DstToR, fed those frames on the matching fabric
 ports, delivers to its host the frames the host sent, byte for byte but
 the MACs, TTL and IP checksum, with a valid ICRC (tools/rocecheck.py).
-ACKs go through untagged. Then the mode is given more counters than the
-LB counter slots hold: the build fails with a message naming the mode."""
+ACKs go through untagged.
+
+Limits: the mode's descriptor then points to a config section larger than
+RTR_LB_CFG_SIZE: rocetor exits 1 before main() with a line naming the mode;
+and given more counters than the LB counter slots hold, the build fails
+with a message naming the mode."""
 import os
 import re
 import shutil
@@ -184,6 +188,32 @@ def check_tag(t, rocetor):
         harness.ROCETOR = main_rocetor
 
 
+def check_config_size(t, tree, build):
+    """A mode whose config section is larger than a config holds: rocetor
+    exits 1 before main() with a line naming the mode (it used to abort
+    without a word)."""
+    path = os.path.join(tree, "lib", "lb", "tag", "rtr_tag.c")
+    text = open(path).read()
+    text = text.replace('#include "rtr_lb.h"\n',
+                        '#include "rtr_cfg_schema.h"\n#include "rtr_lb.h"\n', 1)
+    text = text.replace("const struct rtr_lb_desc rtr_lb_tag_desc = {",
+                        "static const struct rtr_cfg_section tag_big = "
+                        "{.size = RTR_LB_CFG_SIZE + 44};\n\n"
+                        "const struct rtr_lb_desc rtr_lb_tag_desc = {\n\t.config = &tag_big,", 1)
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run(["ninja", "-C", build, "app/rocetor"], capture_output=True, text=True,
+                       timeout=1200)
+    if not t.eq(p.returncode, 0, "build with a 300-byte section: " + (p.stdout + p.stderr)[-1500:]):
+        return
+    p = subprocess.run([os.path.join(build, "app", "rocetor"), "-h"], capture_output=True,
+                       text=True, timeout=60)
+    t.eq(p.returncode, 1, "a 300-byte section: exit status (stderr %r)" % p.stderr[-300:])
+    t.check(p.stderr.startswith("rocetor: LB mode tag: its config section is 300 bytes, more "
+                                "than RTR_LB_CFG_SIZE (256"),
+            "a 300-byte section: no line naming the mode: %r" % p.stderr[-600:])
+
+
 def check_counter_slots(t, tree, build):
     """A mode whose counters do not fit the slots: the build stops, naming it."""
     names = "".join("\tX(tag_c%d, \"example\")" % i + (" \\\n" if i < 95 else "\n")
@@ -266,6 +296,7 @@ def main():
         t.eq(outs, [0, 8], "ecmp: one flow on one uplink")
 
         check_tag(t, rocetor)
+        check_config_size(t, tree, build)
         check_counter_slots(t, tree, build)
     finally:
         shutil.rmtree(work, ignore_errors=True)
