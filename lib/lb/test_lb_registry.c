@@ -7,8 +7,7 @@
  * config section is larger than RTR_LB_CFG_SIZE, whose counters run past
  * RTR_STATS_LB_SLOTS, or whose parse flags describe a header the egress
  * would trim to another length is refused with a message naming the mode
- * and the limit (before, the first aborted before main() without a word
- * and the others went unnoticed). The modes of this build pass, and the
+ * and the limit. The modes of this build pass, and the
  * parse flags the shared LB layout composes agree with the trim length.
  */
 #include <errno.h>

@@ -190,8 +190,7 @@ def check_tag(t, rocetor):
 
 def check_config_size(t, tree, build):
     """A mode whose config section is larger than a config holds: rocetor
-    exits 1 before main() with a line naming the mode (it used to abort
-    without a word)."""
+    exits 1 before main() with a line naming the mode."""
     path = os.path.join(tree, "lib", "lb", "tag", "rtr_tag.c")
     text = open(path).read()
     text = text.replace('#include "rtr_lb.h"\n',
