@@ -239,7 +239,7 @@ io_control(void *arg, struct rte_mbuf *m)
 	/* As the pipeline's lb_control: parsed like any frame, then routed
 	 * (re-entering the LB stage) as a frame the switch built. */
 	*mark(m) = 0;
-	if (rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_LB_HDR, meta) != RTR_DROP_NONE) {
+	if (rtr_parse(mdata(m), m->data_len, SEED, RTR_LB_PARSE_HDR, meta) != RTR_DROP_NONE) {
 		fake_free(m);
 		return;
 	}
@@ -485,7 +485,7 @@ build_frame(struct fz *f, uint16_t *port)
 	l4 = l3 + (v6 ? 40 : 20);
 	bth = l4 + 8;
 	if (layout == 2)
-		ulen = 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN;
+		ulen = 8 + RTR_BTH_LEN + RTR_LB_HDR_LEN;
 	else
 		ulen = 8 + RTR_BTH_LEN + ext + (layout == 3 ? RTR_CAVER_SHIM_LEN : 0) + payload +
 		       RTR_ICRC_LEN;

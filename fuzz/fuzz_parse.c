@@ -5,9 +5,10 @@
 /*
  * Fuzz target "parse": rtr_parse on any frame, then what the data path runs
  * on what it accepts (rtr_meta_dqp, rtr_flow_hash_reverse, rtr_roce_icrc_ok,
- * rtr_bth_ext_len, the LB host checks rtr_lb_ctrl_host_check and
- * rtr_caver_host_check, CAVER's shim reader, rtr_lb_host_egress, and
- * rtr_lb_ctrl_build). Input: byte 0 = parser flags (bits 0..1) and the hash
+ * rtr_bth_ext_len, every registered mode's host_check, alone and through
+ * rtr_lb_host_check, and host_strip through rtr_lb_host_egress, and
+ * rtr_lb_ctrl_build). It names no mode: the modes' readers come through
+ * the registry. Input: byte 0 = parser flags (bits 0..1) and the hash
  * seed's low byte (bits 2..7), the rest is the frame, which libFuzzer keeps
  * in a buffer of exactly that size (ASan sees one byte too far).
  *
@@ -26,9 +27,9 @@
 #include <rte_mbuf.h>
 
 #include "fuzz.h"
-#include "caver/rtr_caver.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_lb_host.h"
+#include "rtr_lb_registry.h"
 #include "rtr_parse.h"
 #include "rtr_stats.h"
 #include "rtr_test_mbuf.h"
@@ -57,7 +58,7 @@ check_meta(const uint8_t *frame, uint32_t len, unsigned int flags, const struct 
 	FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN <= len);
 	if (m->flags & RTR_MF_LB_HDR) {
 		FZ_CHECK(flags != 0, "ConWeave header without a CW parse flag");
-		FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN + RTR_CW_HDR_LEN <= len);
+		FZ_CHECK(rtr_meta_bth_off(m) + RTR_BTH_LEN + RTR_LB_HDR_LEN <= len);
 	}
 	/* What the BTH fields say must be what the frame holds. */
 	FZ_CHECK(frame[rtr_meta_bth_off(m)] == m->bth_opcode);
@@ -107,20 +108,23 @@ check_reverse(const uint8_t *frame, uint32_t len, uint32_t seed, unsigned int fl
 static void
 check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_meta *m)
 {
-	static const uint8_t hdr[RTR_CW_HDR_LEN] = {0x12, 0x34, 0x56, 0x78};
+	static const uint8_t hdr[RTR_LB_HDR_LEN] = {0x12, 0x34, 0x56, 0x78};
 	enum rtr_drop_reason why;
 	struct rte_mbuf *c;
 	struct rtr_meta cm;
 
-	why = rtr_lb_ctrl_host_check(frame, len, m);
-	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
-	why = rtr_caver_host_check(frame, len, m);
-	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
-	if (rtr_caver_is_shimmed(frame, len, m)) {
-		struct rtr_caver_shim sh;
+	/* Every mode's host check, each on every frame (rtr_lb_host_check
+	 * stops at the first that claims it). */
+	for (unsigned int i = 0; i < rtr_lb_mode_count(); i++) {
+		const struct rtr_lb_desc *d = rtr_lb_mode_at(i);
 
-		rtr_caver_shim_read(frame, m, &sh);
+		if (d->host_check == NULL)
+			continue;
+		why = d->host_check(frame, len, m);
+		FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
 	}
+	why = rtr_lb_host_check(frame, len, m);
+	FZ_CHECK(why == RTR_DROP_NONE || why == RTR_DROP_HOST_LB_PACKET);
 	if (!(m->flags & RTR_MF_ROCE))
 		return;
 	/* Toward a host (every mode): what is left is the RoCE frame without
@@ -150,9 +154,10 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 	/* A RTT_REPLY answering this frame, as a ConWeave DstToR builds it. */
 	c = fake_mbuf();
 	FZ_CHECK(rtr_lb_ctrl_build(c, frame, m, m->bth_b4,
-				 (uint8_t)(RTR_CW_OP_REPLY << 5 | (m->bth_b8 & 0x0c)), hdr) == c);
+				 (uint8_t)(RTR_LB_OP_REPLY << RTR_LB_OP_SHIFT | (m->bth_b8 & 0x0c)),
+				 hdr) == c);
 	FZ_CHECK(c->data_len == rtr_lb_ctrl_len(m));
-	why = rtr_parse(mdata(c), c->data_len, seed, RTR_PARSE_LB_HDR, &cm);
+	why = rtr_parse(mdata(c), c->data_len, seed, RTR_LB_PARSE_HDR, &cm);
 	FZ_CHECK(why == RTR_DROP_NONE, "control packet does not parse (%d)", why);
 	FZ_CHECK(rtr_meta_lb_control(&cm), "control packet not read as one (flags 0x%x)", cm.flags);
 	FZ_CHECK(rtr_flow_hash_reverse(mdata(c), &cm, seed) == m->flow_hash,
@@ -165,8 +170,8 @@ check_lb(const uint8_t *frame, uint32_t len, uint32_t seed, const struct rtr_met
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const unsigned int pflags[4] = {0, RTR_PARSE_LB_HDR, RTR_PARSE_LB_FOREIGN,
-			RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
+	static const unsigned int pflags[4] = {0, RTR_LB_PARSE_HDR, RTR_LB_PARSE_FOREIGN,
+			RTR_LB_PARSE_HDR | RTR_LB_PARSE_CTRL};
 	const uint8_t *frame;
 	struct rtr_meta m;
 	enum rtr_drop_reason why;

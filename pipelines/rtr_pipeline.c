@@ -113,6 +113,7 @@ rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io)
 	io->depart = eg_depart;
 	/* Only host ports' packets carry fields this switch stamped. */
 	io->depart_flags = RTR_LB_DEPART_FLAGS;
+	io->trim_lb_hdr_len = RTR_LB_TRIM_HDR_LEN;
 	io->depart_ports = 0;
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
 		if (sw->ports[p].configured && sw->ports[p].role == RTR_PORT_HOST)
@@ -223,7 +224,7 @@ lb_control(void *arg, struct rte_mbuf *m)
 
 	/* Parsed like any frame, so routing and egress see its metadata. */
 	if (rtr_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
-			    w->sw->hash_seed, RTR_PARSE_LB_HDR, meta) != RTR_DROP_NONE) {
+			    w->sw->hash_seed, RTR_LB_PARSE_HDR, meta) != RTR_DROP_NONE) {
 		drop(w, m, RTR_PORT_NONE, RTR_DROP_MALFORMED);
 		return;
 	}
@@ -361,7 +362,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		drop(w, m, port, RTR_DROP_SOURCE_CHECK);
 		return ING_DONE;
 	}
-	if (unlikely(ip->l2_filter) && !(meta->flags & RTR_MF_L2_BCAST) &&
+	if (unlikely(ip->l2_filter) && !rtr_frame_l2_bcast(frame) &&
 			memcmp(frame, ip->mac, RTE_ETHER_ADDR_LEN) != 0) {
 		drop(w, m, port, RTR_DROP_L2_NOT_FOR_US);
 		return ING_DONE;

@@ -22,7 +22,9 @@ enum rtr_l3 {
 	RTR_L3_ARP,
 };
 
-/* m->flags */
+/* m->flags. What is cheap to derive is not kept: IP ECN = CE is
+ * rtr_meta_ce (from tos), a broadcast/multicast destination MAC is
+ * rtr_frame_l2_bcast (from the frame). Bit 0x80 is free. */
 #define RTR_MF_VLAN 0x01 /* one 802.1Q/802.1ad tag was present */
 #define RTR_MF_L4   0x02 /* UDP/TCP ports were read (not a later fragment) */
 #define RTR_MF_ROCE 0x04 /* UDP dport 4791 with a whole BTH */
@@ -30,11 +32,12 @@ enum rtr_l3 {
  * header) although the IP/UDP lengths say more (doc/egress.md) */
 #define RTR_MF_TRIMMED 0x08
 #define RTR_MF_FRAG    0x10 /* IPv4 fragment (ports only hashed on the first) */
-/* a 4-byte LB header (ConWeave layout: a ConWeave DATA header, or a
- * ConWeave or SeqBalance control packet's) follows the BTH */
-#define RTR_MF_LB_HDR   0x20
-#define RTR_MF_L2_BCAST 0x40 /* destination MAC is broadcast or multicast */
-#define RTR_MF_CE       0x80 /* IP ECN field is CE (11) */
+/* an LB header follows the BTH (the parse flags' layout: lib/lb's shared
+ * LB layout, lib/lb/core/rtr_lb_wire.h) */
+#define RTR_MF_LB_HDR 0x20
+/* with RTR_MF_LB_HDR: an LB control packet (cut after the header; the
+ * parse flags' control ops), which the egress sends in its control class */
+#define RTR_MF_LB_CTRL 0x40
 
 /* m->ext: extended transport headers present after the BTH, by opcode */
 #define RTR_EXT_RETH       0x01 /* 16 bytes */
@@ -88,6 +91,20 @@ static inline uint8_t
 rtr_meta_pcp(const uint8_t *frame, const struct rtr_meta *m)
 {
 	return (m->flags & RTR_MF_VLAN) ? frame[14] >> 5 : 0;
+}
+
+/* IP ECN field is CE (11): IPv4 TOS / IPv6 traffic class (0 when not IP). */
+static inline bool
+rtr_meta_ce(const struct rtr_meta *m)
+{
+	return (m->tos & 3) == 3;
+}
+
+/* Destination MAC is broadcast or multicast. */
+static inline bool
+rtr_frame_l2_bcast(const uint8_t *frame)
+{
+	return frame[0] & 1;
 }
 
 /* Offset of the BTH in the frame (valid when RTR_MF_ROCE). */

@@ -535,8 +535,8 @@ cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbu
 }
 
 /*
- * Cut a RoCE data packet to its headers: Ethernet .. BTH and the ConWeave
- * header when present. Only ICRC-masked fields change unless
+ * Cut a RoCE data packet to its headers: Ethernet .. BTH and the LB
+ * header when present (io.trim_lb_hdr_len bytes). Only ICRC-masked fields change unless
  * trim_update_lengths (then IP/UDP lengths and the IPv4 checksum follow the
  * new size). Returns false if the packet cannot be trimmed.
  */
@@ -550,7 +550,7 @@ trim_packet(struct rtr_egress *eg, struct rte_mbuf *m)
 	if (!rtr_meta_is_roce_data(meta))
 		return false;
 	keep = meta->l4_off + 8u + RTR_BTH_LEN +
-	       ((meta->flags & RTR_MF_LB_HDR) ? RTR_CW_HDR_LEN : 0);
+	       ((meta->flags & RTR_MF_LB_HDR) ? eg->io.trim_lb_hdr_len : 0u);
 	if (keep >= m->pkt_len || m->nb_segs != 1)
 		return false;
 	m->data_len = (uint16_t)keep;

@@ -167,6 +167,10 @@ struct rtr_egress_io {
 	void (*depart)(void *arg, struct rte_mbuf *m, uint64_t now_ns);
 	uint8_t depart_flags;  /* RTR_MF_*; 0: depart is never called */
 	uint32_t depart_ports; /* bit p: packets received on port p */
+	/* Bytes of the LB header after the BTH of a packet with
+	 * RTR_MF_LB_HDR, which a trim keeps (RTR_LB_TRIM_HDR_LEN of
+	 * rtr_lb_worker.h: the modes' wire part). */
+	uint8_t trim_lb_hdr_len;
 	void *arg;
 };
 
@@ -221,8 +225,8 @@ struct rtr_egress *rtr_egress_create(struct rtr_egress_shared *sh, unsigned int 
 		int socket);
 void rtr_egress_free(struct rtr_egress *eg);
 
-/* Class of a packet from its headers: control traffic (CNP, ConWeave
- * REPLY/NOTIFY, frames the switch built) -> top class; else PCP (trust pcp,
+/* Class of a packet from its headers: control traffic (CNP, LB control
+ * packets: RTR_MF_LB_CTRL, frames the switch built) -> top class; else PCP (trust pcp,
  * tagged) or DSCP map; default class 0. */
 static inline uint8_t
 rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
@@ -235,8 +239,8 @@ rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
 		/* CNPs, and headers trimmed by a switch before us. */
 		if (meta->bth_opcode == RTR_BTH_OP_CNP || (meta->flags & RTR_MF_TRIMMED))
 			return eg->top;
-		/* ConWeave REPLY (2) / NOTIFY (3) in transit (a spine, or a ToR
-		 * forwarding them between fabric ports). */
+		/* LB control packets in transit (a spine, or a ToR forwarding
+		 * them between fabric ports): the parse flags' control ops. */
 		if (rtr_meta_lb_control(meta))
 			return eg->top;
 	}

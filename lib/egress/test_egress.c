@@ -1146,6 +1146,62 @@ test_depart_hook(void)
 	done(eg);
 }
 
+/*
+ * The LB wire part as the egress sees it (doc/egress.md), without naming a
+ * mode: an LB control packet (RTR_MF_LB_CTRL) in transit goes to the
+ * control class, an LB data header does not; a trimmed packet with an LB
+ * header (RTR_MF_LB_HDR) keeps io.trim_lb_hdr_len bytes after the BTH.
+ */
+static void
+test_lb_wire(void)
+{
+	struct rtr_egress_io io = {
+			.tx = nic_tx, .drop = nic_drop, .alloc = nic_alloc, .trim_lb_hdr_len = 4};
+	struct rtr_egress *eg;
+	struct rte_mbuf *m;
+	unsigned int keep;
+
+	cfg_reset(2);
+	cfg.qos.cls[0].queue_kb = 10;
+	cfg.qos.trim = true;
+	memset(&st, 0, sizeof(st));
+	CHECK_EQ(rtr_egress_shared_init(&sh, &cfg, NULL), 0);
+	eg = rtr_egress_create(&sh, 0, &io, &st, 1u << 16, -1);
+	CHECK(eg != NULL);
+	if (eg == NULL)
+		return;
+	eg->direct = false;
+	nic_reset(true);
+
+	/* Classes, from a fabric port. */
+	m = pkt(200, false, 0, -1, 4, 1, 1);
+	CHECK_EQ(rtr_egress_classify(eg, m), 0);
+	rtr_meta(m)->flags |= RTR_MF_LB_HDR;
+	CHECK_EQ(rtr_egress_classify(eg, m), 0);
+	rtr_meta(m)->flags |= RTR_MF_LB_CTRL;
+	CHECK_EQ(rtr_egress_classify(eg, m), eg->top);
+	fake_free(m);
+
+	/* The trim keeps the header after the BTH. */
+	nic.accept = 0;
+	for (unsigned int i = 0; i < 10; i++)
+		rtr_egress_enqueue(eg, 1, pkt(1024, false, 0, -1, 4, i, 1), 0, 0);
+	m = pkt(1024, false, 0, -1, 4, 77, 1);
+	rtr_meta(m)->flags |= RTR_MF_LB_HDR;
+	keep = rtr_meta(m)->l4_off + 8u + 12u + 4u;
+	CHECK_EQ(rtr_egress_enqueue(eg, 1, m, 0, 0), 0);
+	CHECK_EQ(eg->port[1]->c[0][RTR_EGC_trimmed], 1);
+	CHECK_EQ(m->pkt_len, keep);
+	CHECK_EQ(m->data_len, keep);
+	CHECK(rtr_meta(m)->flags & RTR_MF_TRIMMED);
+	nic.accept = -1;
+	eg->port[1]->blocked = false;
+	rtr_egress_service(eg, 0);
+	CHECK_EQ(nic.n, 11);
+	CHECK(nic.got[0] == m); /* the control class first */
+	done(eg);
+}
+
 int
 main(void)
 {
@@ -1163,5 +1219,6 @@ main(void)
 	test_tail_trim();
 	test_accounting();
 	test_depart_hook();
+	test_lb_wire();
 	return rtr_test_done("egress");
 }

@@ -23,6 +23,7 @@
 #include "rtr_lb_counters.h"
 #include "rtr_lb_flow.h"
 #include "rtr_lb_modes.h"
+#include "rtr_lb_wire.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
 #include "rtr_stats.h"
@@ -83,7 +84,17 @@ struct rtr_lb_ops {
 	/* Keeps per-flow state: every packet of a flow must be processed by
 	 * the worker that owns its flow hash (DESIGN.md A). */
 	bool flow_affinity;
-	/* Parser flags for frames from fabric ports (RTR_PARSE_LB_* and RTR_PARSE_CW_DATA). */
+	/*
+	 * The mode's wire part, as data (the parser makes no per-packet
+	 * call): the parse flags of frames from fabric ports (rtr_parse.h),
+	 * composed from the shared LB layout (core/rtr_lb_wire.h:
+	 * RTR_LB_PARSE_HDR for a mode that owns a header in it,
+	 * RTR_LB_PARSE_FOREIGN for one without). They say how the parser
+	 * recognises the mode's header (its data ops: RTR_MF_LB_HDR), which
+	 * of its packets are control (its control ops: RTR_MF_LB_CTRL, the
+	 * egress's control class) and what a trim keeps (the header length,
+	 * which must be RTR_LB_TRIM_HDR_LEN: rtr_lb_registry_check).
+	 */
 	unsigned int fabric_parse_flags;
 	/* Meta flags (RTR_MF_*): a packet from a fabric port routed to a host
 	 * port with any of them goes through deliver(). */

@@ -26,7 +26,6 @@ enum rtr_lb_counter {
 #undef RTR_LB_CNT_ENUM
 			RTR_LBC_MAX
 };
-_Static_assert(RTR_LBC_MAX <= RTR_STATS_LB_SLOTS, "LB counters beyond RTR_STATS_LB_SLOTS");
 
 /* Each list's range in the enum: [RTR_LBC_<LIST>_FIRST, + RTR_LBC_<LIST>_N). */
 #define RTR_LB_CNT_ONE(n, d) +1
@@ -37,6 +36,8 @@ enum {
 };
 #undef RTR_LB_CNT_ONE
 _Static_assert(RTR_LB_MODE_COUNTERS_END == RTR_LBC_MAX, "a list out of the ranges");
+_Static_assert(RTR_LBC_CORE_N <= RTR_STATS_LB_SLOTS, "LB core counters beyond RTR_STATS_LB_SLOTS");
+RTR_LB_MODE_COUNTER_CHECKS
 
 extern const char *const rtr_lb_counter_names[RTR_LBC_MAX];
 extern const char *const rtr_lb_counter_help[RTR_LBC_MAX];

@@ -2,6 +2,7 @@
  * Copyright(c) 2026 The rocetor authors
  */
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +10,11 @@
 
 #include <rte_common.h>
 
+#include "rtr_cfg_schema.h"
 #include "rtr_lb.h"
 #include "rtr_lb_modes.h"
 #include "rtr_lb_registry.h"
+#include "rtr_lb_worker.h"
 #include "rtr_suggest.h"
 
 /* ------------------------------------------------------------ the registry */
@@ -45,9 +48,55 @@ _Static_assert(RTE_DIM(lb_modes) <= RTR_LB_MODES_MAX, "more modes than a config 
 extern const struct rtr_lb_ops rtr_lb_ecmp;
 static struct rtr_lb_ops lb_spine_ops[RTE_DIM(lb_modes)];
 
+int
+rtr_lb_registry_check(const struct rtr_lb_desc *const *modes, unsigned int n, char *err, size_t len)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rtr_lb_desc *d = modes[i];
+		unsigned int hl;
+
+		if (d->config != NULL && d->config->size > RTR_LB_CFG_SIZE) {
+			snprintf(err, len,
+					"LB mode %s: its config section is %zu bytes, more than "
+					"RTR_LB_CFG_SIZE (%u, lib/config/rtr_config.h)",
+					d->name, d->config->size, (unsigned int)RTR_LB_CFG_SIZE);
+			return -EINVAL;
+		}
+		if ((unsigned int)d->counter_first + d->n_counters > RTR_STATS_LB_SLOTS) {
+			snprintf(err, len,
+					"LB mode %s: its %u counters end at slot %u, beyond the %u "
+					"of RTR_STATS_LB_SLOTS (lib/stats/rtr_stats.h)",
+					d->name, d->n_counters,
+					(unsigned int)d->counter_first + d->n_counters,
+					(unsigned int)RTR_STATS_LB_SLOTS);
+			return -EINVAL;
+		}
+		if (d->ops == NULL || d->ops->fabric_parse_flags == 0)
+			continue;
+		hl = RTR_PARSE_HDR_LEN(d->ops->fabric_parse_flags);
+		if (hl != RTR_LB_TRIM_HDR_LEN) {
+			snprintf(err, len,
+					"LB mode %s: its parse flags describe a %u-byte header "
+					"after the BTH; the egress keeps %u when it trims "
+					"(RTR_LB_TRIM_HDR_LEN, the shared LB layout: "
+					"lib/lb/core/rtr_lb_wire.h)",
+					d->name, hl, (unsigned int)RTR_LB_TRIM_HDR_LEN);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 RTE_INIT(lb_modes_to_config)
 {
 	struct rtr_config_lb_mode m[RTE_DIM(lb_modes)];
+	char err[256];
+
+	/* Before main(): say which mode is wrong, rather than abort. */
+	if (rtr_lb_registry_check(lb_modes, RTE_DIM(lb_modes), err, sizeof(err)) != 0) {
+		fprintf(stderr, "rocetor: %s\n", err);
+		exit(1);
+	}
 
 	/* A ToR-only mode on a spine: ECMP under the mode's name. */
 	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++) {

@@ -39,4 +39,16 @@ const char *rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implem
  */
 const struct rtr_lb_ops *rtr_lb_mode_ops(unsigned int id, bool on_spine);
 
+/*
+ * The limits a mode's descriptor must stay within, checked for every mode
+ * of the registry before main() (the program exits with err on stderr):
+ * its config section at most RTR_LB_CFG_SIZE bytes, its counters within
+ * RTR_STATS_LB_SLOTS (also a compile-time error naming the mode:
+ * rtr_lb_counters.h), and the header its parse flags describe the one the
+ * egress keeps when trimming (RTR_LB_TRIM_HDR_LEN). Returns 0, or -EINVAL
+ * with err naming the mode and the limit.
+ */
+int rtr_lb_registry_check(
+		const struct rtr_lb_desc *const *modes, unsigned int n, char *err, size_t len);
+
 #endif /* RTR_LB_REGISTRY_H */

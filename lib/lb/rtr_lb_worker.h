@@ -62,6 +62,12 @@
  * stamped; on other ports the header is a transit packet's). */
 #define RTR_LB_DEPART_FLAGS RTR_MF_LB_HDR
 
+/* What a trim keeps after the BTH of a packet with RTR_MF_LB_HDR (the
+ * egress's io.trim_lb_hdr_len): the header of the shared LB layout, which
+ * every mode's parse flags describe (the registry refuses to start
+ * otherwise, rtr_lb_registry.c). */
+#define RTR_LB_TRIM_HDR_LEN RTR_LB_HDR_LEN
+
 /* The facts of one forwarding decision the hooks depend on. */
 struct rtr_lb_hop {
 	uint32_t fabric_ports; /* bit p: port p is a fabric port */

@@ -42,7 +42,6 @@ int rtr_meta_offset = -1;
 #define TCP_HLEN      20
 #define PROTO_TCP     6
 #define PROTO_UDP     17
-#define ECN_CE        3
 
 /* Extended transport header lengths (IBTA 1.4, chapter 9.3). */
 #define RDETH_LEN      4
@@ -206,18 +205,19 @@ rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags)
 }
 
 /*
- * The length signature of a ConWeave DATA packet (doc/wire-formats.md):
- * the frame holds 4 to 6 bytes more than its IP datagram (ip_end, a frame
- * offset), i.e. the 4-byte header the P4 leaves out of the IP/UDP lengths
+ * The length signature of a data op's header (rtr_parse.h, parse flags;
+ * doc/wire-formats.md): the frame holds hl to hl + 2 bytes more than its
+ * IP datagram (ip_end, a frame offset), i.e. the header the inserting
+ * switch leaves out of the IP/UDP lengths (as the ConWeave Tofino P4 does)
  * plus the Ethernet padding (0..2 bytes) the sender's frame may have had.
  * An RNIC's own frame is at most 2 bytes longer than its IP datagram: the
  * smallest RoCEv2 frame (Ethernet, IPv4, UDP, BTH, ICRC) is 58 bytes, padded
- * to 60. So an RNIC's Resv7 bits alone never read as a header.
+ * to 60. So an RNIC's Resv7 bits alone never read as a header (hl >= 3).
  */
 static inline bool
-cw_data_signature(uint32_t len, uint32_t ip_end)
+lb_data_signature(uint32_t len, uint32_t ip_end, uint32_t hl)
 {
-	return len >= ip_end + RTR_CW_HDR_LEN && len <= ip_end + RTR_CW_HDR_LEN + 2;
+	return len >= ip_end + hl && len <= ip_end + hl + 2;
 }
 
 /*
@@ -233,8 +233,10 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	const struct ext_info *e;
 	uint32_t hdr_end = bth_off + RTR_BTH_LEN;
 	uint32_t roce_end = udp_end;
-	unsigned int cw_op;
-	bool ctrl_len; /* UDP length of a control packet: UDP + BTH + 4 */
+	uint32_t hl = RTR_PARSE_HDR_LEN(parse_flags);
+	unsigned int op;
+	bool data, ctrl, ctrl_exact;
+	bool ctrl_len; /* UDP length of a control packet: UDP + BTH + header */
 
 	/* The BTH must lie inside the UDP datagram. */
 	if (unlikely(hdr_end > udp_end || hdr_end > len))
@@ -247,68 +249,55 @@ parse_roce(const uint8_t *frame, uint32_t len, uint32_t bth_off, uint32_t udp_en
 	m->flags |= RTR_MF_ROCE;
 
 	e = &rtr_ext_tab[m->bth_opcode];
-	cw_op = rtr_cw_op(m->bth_b8);
+	op = rtr_parse_op(parse_flags, m->bth_b8);
+	data = op != 0 && ((parse_flags >> op) & 1);
+	ctrl = op != 0 && ((parse_flags >> (op + 4)) & 1);
+	ctrl_exact = op != 0 && ((parse_flags >> (op + 8)) & 1);
 	/*
-	 * A control packet (cw_op 2/3, UDP length 24) has no ICRC: the 4 bytes
-	 * after its BTH are the ConWeave header. A host's own zero-payload
-	 * RoCE packet with those Resv7 bits has a valid one there, and must
-	 * reach its receiver (the SrcToR forwards it, lb_bypass_resv7):
-	 * parse it as plain RoCE. Costs a CRC of ~50 bytes, control packets
-	 * only.
+	 * A control packet has no ICRC: the bytes after its BTH are the LB
+	 * header. A host's own zero-payload RoCE packet with those Resv7
+	 * bits has a valid one there, and must reach its receiver (the
+	 * SrcToR forwards it, lb_bypass_resv7): parse it as plain RoCE.
+	 * Costs a CRC of ~50 bytes, control packets only.
 	 */
-	ctrl_len = udp_end - (bth_off - 8) == 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN;
-	if (unlikely(cw_op >= RTR_CW_OP_REPLY) &&
-			(parse_flags & (RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL)) && ctrl_len &&
-			rtr_roce_icrc_ok(frame, len, m))
-		cw_op = 0;
+	ctrl_len = udp_end - (bth_off - 8) == 8 + RTR_BTH_LEN + hl;
+	if (unlikely(ctrl || ctrl_exact) && ctrl_len && rtr_roce_icrc_ok(frame, len, m))
+		ctrl = ctrl_exact = false;
 	/*
-	 * Resv7 says ConWeave, the lengths must agree (real RNICs may set
-	 * Resv7 bits, ALGORITHMS.md 0): a REPLY/NOTIFY is cut right after the
-	 * header (UDP length 24; a longer packet is an RNIC's, or a CAVER
-	 * shimmed ACK, whose Resv7 0x7F reads as cw_op 3), and a DATA packet
-	 * has the length signature (a trimmed one keeps its header whatever
-	 * the frame length: the trimmer cut behind it).
+	 * Resv7 names an op, the lengths must agree (real RNICs may set
+	 * Resv7 bits, ALGORITHMS.md 0): a data op's header has the length
+	 * signature (a trimmed one keeps its header whatever the frame
+	 * length: the trimmer cut behind it); a control packet is cut right
+	 * after the header (a longer packet is an RNIC's, or a CAVER shimmed
+	 * ACK, whose Resv7 0x7F reads as op 3 of the shared LB layout).
 	 */
-	if (unlikely(cw_op != 0) && (parse_flags & (RTR_PARSE_LB_HDR | RTR_PARSE_CW_DATA))) {
-		if (cw_op >= RTR_CW_OP_REPLY) {
-			if (udp_end - (bth_off - 8) > 8 + RTR_BTH_LEN + RTR_CW_HDR_LEN)
-				cw_op = 0;
-		} else if (!(m->flags & RTR_MF_TRIMMED) && !cw_data_signature(len, ip_end)) {
-			cw_op = 0;
-		} else if (!(parse_flags & RTR_PARSE_LB_HDR)) {
-			/* RTR_PARSE_CW_DATA reads DATA as RTR_PARSE_LB_HDR
-			 * does (and nothing else of ConWeave's). */
+	if (unlikely(data)) {
+		if ((m->flags & RTR_MF_TRIMMED) || lb_data_signature(len, ip_end, hl)) {
+			/* IP and UDP lengths do not count the inserted bytes. */
 			m->flags |= RTR_MF_LB_HDR;
-			hdr_end += RTR_CW_HDR_LEN;
-			roce_end += RTR_CW_HDR_LEN;
-			cw_op = 0;
+			hdr_end += hl;
+			roce_end += hl;
 		}
-	}
-	if ((parse_flags & RTR_PARSE_LB_HDR) && cw_op != 0) {
-		m->flags |= RTR_MF_LB_HDR;
-		hdr_end += RTR_CW_HDR_LEN;
-		if (cw_op != RTR_CW_OP_DATA) {
-			/*
-			 * REPLY / NOTIFY: cut right after the ConWeave header,
-			 * lengths cover it, extended headers are not there.
-			 */
+	} else if (unlikely(ctrl)) {
+		if (udp_end - (bth_off - 8) <= 8 + RTR_BTH_LEN + hl) {
+			/* Cut right after the header, lengths cover it,
+			 * extended headers are not there. */
+			m->flags |= RTR_MF_LB_HDR | RTR_MF_LB_CTRL;
+			hdr_end += hl;
 			if (unlikely(hdr_end > udp_end || hdr_end > len ||
 					    (m->flags & RTR_MF_TRIMMED)))
 				return RTR_DROP_MALFORMED;
 			return RTR_DROP_NONE;
 		}
-		/* DATA: IP and UDP lengths do not count the 4 inserted bytes. */
-		roce_end += RTR_CW_HDR_LEN;
-	} else if ((parse_flags & RTR_PARSE_LB_CTRL) && cw_op >= RTR_CW_OP_REPLY && ctrl_len &&
-			!(m->flags & RTR_MF_TRIMMED)) {
+	} else if (unlikely(ctrl_exact) && ctrl_len && !(m->flags & RTR_MF_TRIMMED)) {
 		if (unlikely(udp_end > len))
 			return RTR_DROP_MALFORMED;
-		m->flags |= RTR_MF_LB_HDR;
+		m->flags |= RTR_MF_LB_HDR | RTR_MF_LB_CTRL;
 		return RTR_DROP_NONE;
 	}
 	if (unlikely(m->flags & RTR_MF_TRIMMED)) {
 		/* Headers only: the frame must still hold the whole BTH (and
-		 * ConWeave header); extended headers and payload are gone. */
+		 * LB header); extended headers and payload are gone. */
 		if (hdr_end <= len && len <= (hdr_end > MIN_FRAME ? hdr_end : MIN_FRAME))
 			return RTR_DROP_NONE;
 		/* Anything between: a frame cut in its payload, not trimmed. */
@@ -334,7 +323,6 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 	if (unlikely(len < ETH_HLEN))
 		return RTR_DROP_MALFORMED;
 
-	m->flags = (frame[0] & 1) ? RTR_MF_L2_BCAST : 0;
 	etype = ld_be16(frame + 12);
 	off = ETH_HLEN;
 	if (etype == ETYPE_VLAN || etype == ETYPE_QINQ) {
@@ -416,8 +404,6 @@ rtr_parse(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned int p
 	}
 
 	m->tos = tos;
-	if ((tos & 3) == ECN_CE)
-		m->flags |= RTR_MF_CE;
 	m->l4_proto = proto;
 	m->l4_off = (uint8_t)l4_off;
 

@@ -32,24 +32,11 @@
 #define RTR_BTH_OP_CNP           0x81
 #define RTR_BTH_B4_BECN          0x40 /* BTH byte 4: BECN, set in every CNP */
 #define RTR_BTH_LEN              12
-#define RTR_CW_HDR_LEN           4
 #define RTR_ICRC_LEN             4
 
-/* BTH byte 8 = AckReq(1) | Resv7(7); ConWeave fields inside Resv7 (ALGORITHMS.md 2.1). */
+/* BTH byte 8 = AckReq(1) | Resv7(7); LB modes keep fields inside Resv7. */
 #define RTR_BTH_ACKREQ     0x80
 #define RTR_BTH_RESV7_MASK 0x7f
-
-/* ConWeave cw_op: Resv7 bits 6..5. */
-#define RTR_CW_OP_NONE   0
-#define RTR_CW_OP_DATA   1
-#define RTR_CW_OP_REPLY  2 /* phase 0: RTT_REPLY, phase 1: CLEAR */
-#define RTR_CW_OP_NOTIFY 3
-
-static inline unsigned int
-rtr_cw_op(uint8_t bth_b8)
-{
-	return (bth_b8 >> 5) & 3;
-}
 
 /*
  * The flow hash finaliser (murmur3's fmix32). CRC32C is linear: under two
@@ -69,40 +56,42 @@ rtr_hash_mix(uint32_t h)
 }
 
 /*
- * Parser options (named LB_ where every mode that reads the ConWeave
- * layout uses them, CW_ where only ConWeave's DATA header is meant). Pass
- * RTR_PARSE_LB_HDR only for frames from fabric ports in ConWeave mode (and
- * for control packets the switch built): hosts never send the header. With the flag, the
- * ConWeave fields are read when Resv7 and the lengths agree (an RNIC may
- * set Resv7 bits of its own, ALGORITHMS.md 0): cw_op 1 (DATA) with the
- * length signature (the frame 4 to 6 bytes longer than its IP datagram: the
- * header the Tofino P4 leaves out of the IP/UDP lengths, plus padding), or
- * a trimmed header; cw_op 2/3 (REPLY/NOTIFY) with a UDP length of exactly
- * 24 (cut after the header, which the lengths count; no extended headers,
- * m->ext = 0) and no valid ICRC there. Anything else with those Resv7 bits
- * parses as plain RoCE. See doc/wire-formats.md.
+ * Parse flags: the LB fields a port's frames may carry, as data (a mode's
+ * descriptor provides them: rtr_lb_ops.fabric_parse_flags, composed by
+ * lib/lb/core/rtr_lb_wire.h; 0, hosts' ports: plain RoCE only). The parser
+ * knows their shape, not any mode:
+ * - an op field of 2 bits in BTH byte 8 (Resv7) at bit RTR_PARSE_OP_SHIFT;
+ * - a header of RTR_PARSE_HDR_LEN bytes right after the BTH;
+ * - data ops (RTR_PARSE_DATA_OPS, a bit per op value): a switch inserted
+ *   the header and the IP/UDP lengths leave it out (the Tofino P4's way);
+ *   read when the frame is HDR_LEN to HDR_LEN + 2 bytes longer than its IP
+ *   datagram (the length signature: an RNIC's own frame is at most 2 bytes
+ *   longer, its padding), or when the frame is a trimmed header;
+ * - control ops (RTR_PARSE_CTRL_OPS): a control packet cut after the
+ *   header, the lengths counting it, no ICRC, no extended headers: read
+ *   when its UDP length is at most 8 + BTH + HDR_LEN (shorter than that, or
+ *   trimmed: malformed), plain RoCE when longer;
+ * - control ops at their exact length only (RTR_PARSE_CTRL_EXACT_OPS): UDP
+ *   length exactly 8 + BTH + HDR_LEN and not trimmed, everything else plain.
+ * An op is a data op or a control op, not both. A control-length frame
+ * whose last 4 bytes are its valid ICRC is a host's own: plain RoCE. Read
+ * headers set RTR_MF_LB_HDR, control packets RTR_MF_LB_CTRL too.
+ * doc/wire-formats.md.
  */
-#define RTR_PARSE_LB_HDR 0x01 /* LB fields: ConWeave DATA header and control packets */
-/*
- * LB control packets only (SeqBalance fabric ports: its Congestion
- * Packets; every mode but ConWeave: ConWeave control packets to consume):
- * control packets in the ConWeave layout (cw_op 2/3, UDP length exactly
- * 8 + BTH + 4, the header counted) are read
- * as such (RTR_MF_LB_HDR set); every other RoCE packet parses as plain
- * RoCE, whatever its Resv7 bits (data packets carry no header there).
- */
-#define RTR_PARSE_LB_CTRL 0x02
-/*
- * ConWeave DATA headers read as RTR_PARSE_LB_HDR reads them (length
- * signature, or a trimmed header), control packets left to
- * RTR_PARSE_LB_CTRL: what a ToR that does not run ConWeave needs to
- * remove the header before a host.
- */
-#define RTR_PARSE_CW_DATA 0x04
-/* Fabric ports of every mode but ConWeave (doc/wire-formats.md "LB fields
- * toward a host"): ConWeave data headers and control packets recognised,
- * so that the ToR strips or consumes them. */
-#define RTR_PARSE_LB_FOREIGN (RTR_PARSE_LB_CTRL | RTR_PARSE_CW_DATA)
+#define RTR_PARSE_DATA_OPS(ops)       ((unsigned int)(ops)&0xfu)
+#define RTR_PARSE_CTRL_OPS(ops)       (((unsigned int)(ops)&0xfu) << 4)
+#define RTR_PARSE_CTRL_EXACT_OPS(ops) (((unsigned int)(ops)&0xfu) << 8)
+#define RTR_PARSE_LAYOUT(hdr_len, op_shift) \
+	((unsigned int)(hdr_len) << 16 | (unsigned int)(op_shift) << 24)
+#define RTR_PARSE_HDR_LEN(pf)  (((pf) >> 16) & 0xffu)
+#define RTR_PARSE_OP_SHIFT(pf) (((pf) >> 24) & 7u)
+
+/* The op of BTH byte 8 b8 under parse flags pf. */
+static inline unsigned int
+rtr_parse_op(unsigned int pf, uint8_t b8)
+{
+	return (b8 >> RTR_PARSE_OP_SHIFT(pf)) & 3u;
+}
 
 /*
  * Parse one frame of len bytes. Fills *m (in_port/out_port/tc are left 0).
@@ -134,9 +123,9 @@ extern const struct rtr_ext_info rtr_ext_tab[256];
  * rtr_parse for the data path: the same result and the same *m for every
  * frame, with the common case inline. An IPv4 frame without options or a
  * second VLAN tag, not a fragment, not cut short, UDP (RoCE without LB
- * fields or with a ConWeave DATA header, or any other port) is parsed here
- * in one pass and *m written with one store; anything else (ConWeave and
- * SeqBalance control packets among it) goes to rtr_parse. The unit test
+ * fields or with a data op's header, or any other port) is parsed here
+ * in one pass and *m written with one store; anything else (LB control
+ * packets among it) goes to rtr_parse. The unit test
  * and the parser's fuzz target compare the two on every frame they build.
  */
 static inline enum rtr_drop_reason
@@ -169,28 +158,28 @@ rtr_parse_fast(const uint8_t *frame, uint32_t len, uint32_t hash_seed, unsigned 
 	memcpy(&ports, l4, 4);
 	r.sport = (uint16_t)(l4[0] << 8 | l4[1]);
 	r.dport = (uint16_t)(l4[2] << 8 | l4[3]);
-	r.flags |= RTR_MF_L4 | ((frame[0] & 1) ? RTR_MF_L2_BCAST : 0) |
-		   ((l3[1] & 3) == 3 ? RTR_MF_CE : 0);
+	r.flags |= RTR_MF_L4;
 	if (r.dport == RTR_ROCE_UDP_PORT) {
 		const uint8_t *bth = l4 + 8;
 		const struct rtr_ext_info *e;
+		unsigned int op;
 
 		udp_end = off + 20 + ulen;
 		/* The BTH and its extended headers inside the datagram. */
 		if (unlikely(ulen < 8 + RTR_BTH_LEN))
 			goto slow;
-		if (rtr_cw_op(bth[8]) != 0 && (parse_flags & (RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL |
-									     RTR_PARSE_CW_DATA))) {
-			/* LB fields to read. A ConWeave DATA header (what a
-			 * DstToR receives) is known by the frame being 4 to 6
-			 * bytes longer than the IP datagram (cw_data_signature
-			 * in rtr_parse.c); without it the packet is plain RoCE.
-			 * Control packets take the full parser. */
-			if (rtr_cw_op(bth[8]) != RTR_CW_OP_DATA)
+		op = rtr_parse_op(parse_flags, bth[8]);
+		if (op != 0 && ((parse_flags >> op) & 0x111u)) {
+			/* LB fields to read. A data op's header (what a DstToR
+			 * receives) is known by its length signature
+			 * (rtr_parse.c, lb_data_signature); without it the
+			 * packet is plain RoCE. Control packets take the full
+			 * parser. */
+			uint32_t hl = RTR_PARSE_HDR_LEN(parse_flags);
+
+			if (!((parse_flags >> op) & 1))
 				goto slow;
-			if ((parse_flags & (RTR_PARSE_LB_HDR | RTR_PARSE_CW_DATA)) &&
-					len >= off + tot + RTR_CW_HDR_LEN &&
-					len <= off + tot + RTR_CW_HDR_LEN + 2)
+			if (len >= off + tot + hl && len <= off + tot + hl + 2)
 				r.flags |= RTR_MF_LB_HDR;
 		}
 		e = &rtr_ext_tab[bth[0]];
@@ -225,8 +214,8 @@ slow:
 
 /*
  * The flow hash the packet of the opposite direction (addresses swapped,
- * ports kept) gets from rtr_parse with the same seed: how a ConWeave
- * SrcToR finds the flow of a REPLY/NOTIFY. m must come from rtr_parse of
+ * ports kept) gets from rtr_parse with the same seed: how a SrcToR finds
+ * the flow an LB control packet answers. m must come from rtr_parse of
  * frame (IPv4 or IPv6).
  */
 uint32_t rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, uint32_t hash_seed);
@@ -235,7 +224,7 @@ uint32_t rtr_flow_hash_reverse(const uint8_t *frame, const struct rtr_meta *m, u
  * Whether the ICRC at the end of the UDP datagram matches (ALGORITHMS.md 0).
  * For short packets only (IP + UDP up to about 300 bytes; longer ones
  * return false): the ingress policy uses it to tell a host's zero-payload
- * RoCE packet from a ConWeave control packet (which has no ICRC).
+ * RoCE packet from an LB control packet (which has no ICRC).
  */
 bool rtr_roce_icrc_ok(const uint8_t *frame, uint32_t len, const struct rtr_meta *m);
 
@@ -251,13 +240,12 @@ void rtr_parse_init(void);
 /* Length of the extended headers implied by a BTH opcode, or -1 if unknown. */
 int rtr_bth_ext_len(uint8_t opcode, uint8_t *ext_flags);
 
-/* An LB control packet (the layout of lib/lb/core/rtr_lb_ctrl.h that
- * ConWeave's REPLY/CLEAR/NOTIFY and SeqBalance's Congestion Packet share:
- * cw_op 2 or 3) parsed with its header (fabric ports). */
+/* An LB control packet (a control op of the port's parse flags) parsed
+ * with its header: the egress's control class. */
 static inline bool
 rtr_meta_lb_control(const struct rtr_meta *m)
 {
-	return (m->flags & RTR_MF_LB_HDR) && rtr_cw_op(m->bth_b8) >= RTR_CW_OP_REPLY;
+	return m->flags & RTR_MF_LB_CTRL;
 }
 
 /* RoCE data packet: an RC/UC/UD request or READ response, not ACK/NAK/CNP. */

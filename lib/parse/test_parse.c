@@ -18,6 +18,7 @@
 
 #include "rtr_common.h"
 #include "rtr_cksum.h"
+#include "rtr_lb_wire.h"
 #include "rtr_parse.h"
 #include "rtr_test.h"
 
@@ -319,9 +320,9 @@ check_truncations(const uint8_t *buf, uint32_t full, unsigned int flags, const c
 	 * Every other cut is malformed. */
 	if (parse_copy(buf, full, SEED, flags, &m) == RTR_DROP_NONE && (m.flags & RTR_MF_ROCE)) {
 		hdr_end = m.l4_off + 8u + RTR_BTH_LEN +
-			  ((m.flags & RTR_MF_LB_HDR) ? RTR_CW_HDR_LEN : 0);
-		if ((m.flags & RTR_MF_LB_HDR) && ((m.bth_b8 >> 5) & 3) == RTR_CW_OP_DATA)
-			plain_from = full - RTR_CW_HDR_LEN;
+			  ((m.flags & RTR_MF_LB_HDR) ? RTR_LB_HDR_LEN : 0);
+		if ((m.flags & RTR_MF_LB_HDR) && ((m.bth_b8 >> 5) & 3) == RTR_LB_OP_DATA)
+			plain_from = full - RTR_LB_HDR_LEN;
 	}
 	for (n = 0; n < full; n++) {
 		enum rtr_drop_reason r = parse_copy(buf, n, SEED, flags, &m);
@@ -415,7 +416,7 @@ test_combinations(void)
 					CHECK_TRUE(!rtr_meta_is_roce_data(&m));
 				}
 				check_truncations(buf, len, 0, what);
-				check_truncations(buf, len, RTR_PARSE_LB_HDR, what);
+				check_truncations(buf, len, RTR_LB_PARSE_HDR, what);
 			}
 		}
 	}
@@ -763,7 +764,7 @@ test_conweave(void)
 			s.b4 = 7; /* path_id */
 			s.cw_data = 1;
 			len = build(&s, buf, &e);
-			CHECK(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m) == RTR_DROP_NONE,
+			CHECK(parse_copy(buf, len, SEED, RTR_LB_PARSE_HDR, &m) == RTR_DROP_NONE,
 					"%s", what);
 			CHECK(m.flags & RTR_MF_LB_HDR, "%s", what);
 			CHECK(m.flags & RTR_MF_ROCE, "%s", what);
@@ -772,18 +773,18 @@ test_conweave(void)
 			CHECK_EQ(m.ext, e.ext);
 			CHECK_EQ(m.psn, 0xabcdef);
 			/* every cut, including inside the 4 uncounted bytes */
-			check_truncations(buf, len, RTR_PARSE_LB_HDR, what);
+			check_truncations(buf, len, RTR_LB_PARSE_HDR, what);
 			/* Without the option the 4 bytes are simply payload. */
 			CHECK_EQ(parse_copy(buf, len, SEED, 0, &m), RTR_DROP_NONE);
 			CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR));
 			CHECK_EQ(m.ext, e.ext);
 
 			/* The same from its signature alone (a ToR in another mode). */
-			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_FOREIGN, &m),
+			CHECK_EQ(parse_copy(buf, len, SEED, RTR_LB_PARSE_FOREIGN, &m),
 					RTR_DROP_NONE);
 			CHECK(m.flags & RTR_MF_LB_HDR, "%s, foreign", what);
 			CHECK_EQ(m.ext, e.ext);
-			check_truncations(buf, len, RTR_PARSE_LB_FOREIGN, what);
+			check_truncations(buf, len, RTR_LB_PARSE_FOREIGN, what);
 			/* Ethernet padding the sender's frame had moves along
 			 * behind the header: up to 2 bytes still read as one. */
 			for (unsigned int pad = 1; pad <= 3; pad++) {
@@ -791,7 +792,7 @@ test_conweave(void)
 
 				memcpy(padded, buf, len);
 				memset(padded + len, 0, pad);
-				CHECK_EQ(parse_copy(padded, len + pad, SEED, RTR_PARSE_LB_HDR, &m),
+				CHECK_EQ(parse_copy(padded, len + pad, SEED, RTR_LB_PARSE_HDR, &m),
 						RTR_DROP_NONE);
 				CHECK(!!(m.flags & RTR_MF_LB_HDR) == (pad <= 2), "%s pad %u", what,
 						pad);
@@ -812,7 +813,7 @@ test_conweave(void)
 
 				memcpy(padded, buf, len);
 				memset(padded + len, 0, 2);
-				CHECK_EQ(parse_copy(padded, len + 2, SEED, RTR_PARSE_LB_HDR, &m),
+				CHECK_EQ(parse_copy(padded, len + 2, SEED, RTR_LB_PARSE_HDR, &m),
 						RTR_DROP_NONE);
 				CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR));
 			}
@@ -823,17 +824,17 @@ test_conweave(void)
 			s.b8 = (2 << 5) | (1 << 4);
 			s.cw_ctrl = 1;
 			len = build(&s, buf, &e);
-			CHECK(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m) == RTR_DROP_NONE,
+			CHECK(parse_copy(buf, len, SEED, RTR_LB_PARSE_HDR, &m) == RTR_DROP_NONE,
 					"%s", what);
 			CHECK_EQ(m.flags & (RTR_MF_LB_HDR | RTR_MF_ROCE),
 					RTR_MF_LB_HDR | RTR_MF_ROCE);
 			CHECK_EQ(m.ext, 0);
 			CHECK_EQ(m.bth_b8, s.b8);
-			check_truncations(buf, len, RTR_PARSE_LB_HDR, what);
+			check_truncations(buf, len, RTR_LB_PARSE_HDR, what);
 			/* NOTIFY on an opcode with a RETH: only parses with the option. */
 			s.b8 = 3 << 5;
 			len = build(&s, buf, &e);
-			CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m), RTR_DROP_NONE);
+			CHECK_EQ(parse_copy(buf, len, SEED, RTR_LB_PARSE_HDR, &m), RTR_DROP_NONE);
 			CHECK_EQ(parse_copy(buf, len, SEED, 0, &m),
 					e.ext_len > 4 ? RTR_DROP_MALFORMED : RTR_DROP_NONE);
 		}
@@ -844,14 +845,14 @@ test_conweave(void)
 	s.cw_ctrl = 1;
 	len = build(&s, buf, &e);
 	put16(buf + e.l4_off + 4, 8 + 12 + 3);
-	CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m), RTR_DROP_MALFORMED);
+	CHECK_EQ(parse_copy(buf, len, SEED, RTR_LB_PARSE_HDR, &m), RTR_DROP_MALFORMED);
 	/* Resv7 of a REPLY/NOTIFY on a longer packet: an RNIC's Resv7 bits,
 	 * or a CAVER-shimmed RC ACK (Resv7 0x7F = cw_op 3, UDP length 40):
 	 * plain RoCE with its extended headers, whatever the flags (control
 	 * packets are cut after the header: UDP length 24). */
 	{
-		static const unsigned int fls[4] = {RTR_PARSE_LB_HDR, RTR_PARSE_LB_CTRL,
-				RTR_PARSE_LB_FOREIGN, RTR_PARSE_LB_HDR | RTR_PARSE_LB_CTRL};
+		static const unsigned int fls[4] = {RTR_LB_PARSE_HDR, RTR_LB_PARSE_CTRL,
+				RTR_LB_PARSE_FOREIGN, RTR_LB_PARSE_HDR | RTR_LB_PARSE_CTRL};
 
 		for (unsigned int i = 0; i < 4; i++) {
 			spec_init(&s, L2_UNTAGGED, L3_V4, L4_ACK);
@@ -872,7 +873,7 @@ test_conweave(void)
 	spec_init(&s, L2_UNTAGGED, L3_V4, L4_SEND);
 	s.b8 = RTR_BTH_ACKREQ | 0x1f;
 	len = build(&s, buf, &e);
-	CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m), RTR_DROP_NONE);
+	CHECK_EQ(parse_copy(buf, len, SEED, RTR_LB_PARSE_HDR, &m), RTR_DROP_NONE);
 	CHECK_TRUE(!(m.flags & RTR_MF_LB_HDR));
 	CHECK_EQ(m.bth_b8, RTR_BTH_ACKREQ | 0x1f);
 }
@@ -894,7 +895,7 @@ test_ecn(void)
 			len = build(&s, buf, &e);
 			CHECK_EQ(parse_copy(buf, len, SEED, 0, &m), RTR_DROP_NONE);
 			CHECK_EQ(m.tos, s.tos);
-			CHECK_EQ(!!(m.flags & RTR_MF_CE), ecn == 3);
+			CHECK_EQ(!!rtr_meta_ce(&m), ecn == 3);
 		}
 	}
 }
@@ -953,7 +954,7 @@ test_hash(void)
 		s.b8 = 1 << 5;
 		s.cw_data = 1;
 		len = build(&s, buf, &e);
-		CHECK_EQ(parse_copy(buf, len, SEED, RTR_PARSE_LB_HDR, &m), RTR_DROP_NONE);
+		CHECK_EQ(parse_copy(buf, len, SEED, RTR_LB_PARSE_HDR, &m), RTR_DROP_NONE);
 		CHECK_EQ(m.flow_hash, h[0]);
 	}
 }
@@ -973,16 +974,16 @@ test_l2(void)
 	len = build(&s, buf, &e);
 	memset(buf, 0xff, 6);
 	CHECK_EQ(parse_copy(buf, len, SEED, 0, &m), RTR_DROP_NONE);
-	CHECK_TRUE(m.flags & RTR_MF_L2_BCAST);
+	CHECK_TRUE(rtr_frame_l2_bcast(buf));
 	memcpy(buf, "\x01\x00\x5e\x00\x00\x01", 6);
 	CHECK_EQ(parse_copy(buf, len, SEED, 0, &m), RTR_DROP_NONE);
-	CHECK_TRUE(m.flags & RTR_MF_L2_BCAST);
+	CHECK_TRUE(rtr_frame_l2_bcast(buf));
 	memcpy(buf, "\x33\x33\x00\x00\x00\x01", 6);
 	CHECK_EQ(parse_copy(buf, len, SEED, 0, &m), RTR_DROP_NONE);
-	CHECK_TRUE(m.flags & RTR_MF_L2_BCAST);
+	CHECK_TRUE(rtr_frame_l2_bcast(buf));
 	buf[0] = 0x02;
 	CHECK_EQ(parse_copy(buf, len, SEED, 0, &m), RTR_DROP_NONE);
-	CHECK_TRUE(!(m.flags & RTR_MF_L2_BCAST));
+	CHECK_TRUE(!rtr_frame_l2_bcast(buf));
 
 	for (l2 = 0; l2 < L2_N; l2++) {
 		uint32_t off;
@@ -1093,7 +1094,7 @@ test_fuzz(void)
 			buf[rnd() % (e.bth_off ? e.bth_off + 12 : len)] = (uint8_t)rnd();
 		if (rnd() % 2)
 			len = rnd() % (len + 1);
-		r = parse_copy(buf, len, (uint32_t)rnd(), rnd() % 2, &m);
+		r = parse_copy(buf, len, (uint32_t)rnd(), (rnd() % 2) ? RTR_LB_PARSE_HDR : 0, &m);
 		counts[r]++;
 		if (r == RTR_DROP_NONE)
 			CHECK(m.l4_off <= len || m.l3 == RTR_L3_ARP, "l4_off %u len %u", m.l4_off,

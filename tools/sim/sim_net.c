@@ -586,6 +586,7 @@ egress_init(struct sim_net *net, struct sim_node *n, struct sim_lb_io *io)
 			.alloc = io_alloc,
 			.depart = eg_depart,
 			.depart_flags = RTR_LB_DEPART_FLAGS,
+			.trim_lb_hdr_len = RTR_LB_TRIM_HDR_LEN,
 			.depart_ports = ~n->fabric_ports & (uint32_t)((1ull << n->n_ports) - 1),
 			.arg = io,
 	};

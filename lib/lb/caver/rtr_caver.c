@@ -1118,7 +1118,7 @@ const struct rtr_lb_ops rtr_lb_caver = {
 		.mode = RTR_LB_CAVER,
 		.flow_affinity = true,
 		/* ConWeave fields read, so that a host never gets them. */
-		.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
+		.fabric_parse_flags = RTR_LB_PARSE_FOREIGN,
 		.deliver_flags = 0,
 		.shared_create = cv_shared_create,
 		.shared_free = rtr_caver_shared_free,

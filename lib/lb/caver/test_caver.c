@@ -1852,13 +1852,13 @@ test_dre_tail_drop(void)
 /* ------------------------------------------------------------ toward a host, every mode */
 
 /* A frame as it arrives on a fabric port of a ToR in another mode: parsed
- * with RTR_PARSE_LB_FOREIGN. */
+ * with RTR_LB_PARSE_FOREIGN. */
 static struct rte_mbuf *
 foreign_frame(const uint8_t *buf, unsigned int n)
 {
 	struct rte_mbuf *m = fake_frame(buf, n);
 
-	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_LB_FOREIGN, rtr_meta(m)),
+	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_LB_PARSE_FOREIGN, rtr_meta(m)),
 			RTR_DROP_NONE);
 	rtr_meta(m)->in_port = 2;
 	return m;
@@ -2029,7 +2029,7 @@ test_ops(void)
 	cfg.routes = routes;
 	CHECK_STR(ops->name, "caver");
 	CHECK(ops->mode == RTR_LB_CAVER && ops->flow_affinity &&
-			ops->fabric_parse_flags == RTR_PARSE_LB_FOREIGN &&
+			ops->fabric_parse_flags == RTR_LB_PARSE_FOREIGN &&
 			ops->deliver_flags == 0 && ops->post_route && ops->queued && ops->table &&
 			ops->tick && ops->next_deadline && ops->flows && ops->pick &&
 			!ops->deliver && !ops->control_rx);

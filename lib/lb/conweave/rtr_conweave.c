@@ -444,7 +444,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	}
 	if (live == 0)
 		return -1;
-	if (unlikely(rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN) && rtr_lb_make_headroom(m) != 0)
+	if (unlikely(rte_pktmbuf_headroom(m) < RTR_LB_HDR_LEN) && rtr_lb_make_headroom(m) != 0)
 		return unstamped(cw, g, g_idx, m, meta, live, now, c);
 	frame = rte_pktmbuf_mtod(m, uint8_t *);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
@@ -543,7 +543,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	bth = bth_of(frame, meta);
 	bth[4] = (uint8_t)path;
 	bth[8] = (uint8_t)((bth[8] & RTR_BTH_ACKREQ) |
-			   RTR_CW_B8(RTR_CW_OP_DATA, phase, f->epoch, ask, tail));
+			   RTR_CW_B8(RTR_LB_OP_DATA, phase, f->epoch, ask, tail));
 	{
 		uint16_t ts_tx = rtr_cw_ts(now), ts_tail = rtr_cw_ts(f->tail_ns);
 		uint8_t *h = bth + RTR_BTH_LEN;
@@ -598,7 +598,7 @@ rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t n
 	struct cw_src *f;
 
 	(void)stats;
-	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA ||
+	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_lb_op(b8) != RTR_LB_OP_DATA ||
 			meta->in_port >= RTR_MAX_PORTS ||
 			!(cw->p.host_port_mask >> meta->in_port & 1))
 		return; /* not stamped here */
@@ -646,16 +646,16 @@ rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 	struct rtr_cw *cw = state;
 	uint64_t *c = stats->lb;
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
-	unsigned int op = rtr_cw_op(meta->bth_b8), phase = rtr_cw_phase(meta->bth_b8);
+	unsigned int op = rtr_lb_op(meta->bth_b8), phase = rtr_cw_phase(meta->bth_b8);
 	unsigned int epoch = rtr_cw_epoch(meta->bth_b8);
 	struct rtr_ft_entry *e;
 	enum rtr_ft_status st;
 	struct rtr_ft_key k;
 	struct cw_src *f;
 
-	if (op == RTR_CW_OP_REPLY)
+	if (op == RTR_LB_OP_REPLY)
 		c[phase ? RTR_LBC_clears_rx : RTR_LBC_rtt_replies_rx]++;
-	else if (op == RTR_CW_OP_NOTIFY)
+	else if (op == RTR_LB_OP_NOTIFY)
 		c[RTR_LBC_notifies_rx]++;
 	else
 		return;
@@ -667,7 +667,7 @@ rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 		return;
 	}
 	f = src_of(e);
-	if (op == RTR_CW_OP_NOTIFY) {
+	if (op == RTR_LB_OP_NOTIFY) {
 		struct rtr_pm *busy = cw->p.shared;
 		unsigned int path = meta->bth_b4;
 		struct rtr_pm_ref r;
@@ -712,7 +712,7 @@ static void
 send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *meta, unsigned int op,
 		unsigned int phase, uint16_t ts_tx, uint16_t ts_tail, uint64_t *c)
 {
-	const uint8_t hdr[RTR_CW_HDR_LEN] = {
+	const uint8_t hdr[RTR_LB_HDR_LEN] = {
 			(uint8_t)(ts_tx >> 8),
 			(uint8_t)ts_tx,
 			(uint8_t)(ts_tail >> 8),
@@ -731,7 +731,7 @@ send_control(struct rtr_cw *cw, const uint8_t *frame, const struct rtr_meta *met
 		c[RTR_LBC_ctrl_alloc_failed]++;
 		return;
 	}
-	if (op == RTR_CW_OP_NOTIFY)
+	if (op == RTR_LB_OP_NOTIFY)
 		c[RTR_LBC_notifies]++;
 	else if (phase)
 		c[RTR_LBC_clears]++;
@@ -758,9 +758,9 @@ emit_held(void *arg, struct rte_mbuf *m)
 
 		cw->clear_for = NULL;
 		tm.bth_b4 = d->path_id;
-		tm.bth_b8 = RTR_CW_B8(RTR_CW_OP_DATA, 1, d->epoch, 0, 0);
+		tm.bth_b8 = RTR_CW_B8(RTR_LB_OP_DATA, 1, d->epoch, 0, 0);
 		d->clear_sent = 1;
-		send_control(cw, rte_pktmbuf_mtod(m, const uint8_t *), &tm, RTR_CW_OP_REPLY, 1,
+		send_control(cw, rte_pktmbuf_mtod(m, const uint8_t *), &tm, RTR_LB_OP_REPLY, 1,
 				d->ts_tx1, d->ts_tail, cw->cur_c);
 	}
 	cw->io.deliver(cw->io.arg, m, cw->cur_port, true);
@@ -902,7 +902,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	uint16_t ts_tx, ts_tail;
 	bool fresh;
 
-	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_cw_op(b8) != RTR_CW_OP_DATA) {
+	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_lb_op(b8) != RTR_LB_OP_DATA) {
 		rtr_lb_hdr_strip(m, meta);
 		return RTR_CW_FORWARD;
 	}
@@ -919,11 +919,11 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		/* No state: still answer what needs no state, never hold. */
 		c[RTR_LBC_flow_table_full]++;
 		if (ask && !tail)
-			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 0, ts_tx, ts_tail, c);
-		if (meta->flags & RTR_MF_CE)
-			send_control(cw, frame, meta, RTR_CW_OP_NOTIFY, 0, ts_tx, ts_tail, c);
+			send_control(cw, frame, meta, RTR_LB_OP_REPLY, 0, ts_tx, ts_tail, c);
+		if (rtr_meta_ce(meta))
+			send_control(cw, frame, meta, RTR_LB_OP_NOTIFY, 0, ts_tx, ts_tail, c);
 		if (tail) {
-			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 1, ts_tx, ts_tail, c);
+			send_control(cw, frame, meta, RTR_LB_OP_REPLY, 1, ts_tx, ts_tail, c);
 		}
 		rtr_lb_hdr_strip(m, meta);
 		return RTR_CW_FORWARD;
@@ -1004,17 +1004,17 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	}
 	/* D3 */
 	if (ask && !tail)
-		send_control(cw, frame, meta, RTR_CW_OP_REPLY, 0, ts_tx, ts_tail, c);
+		send_control(cw, frame, meta, RTR_LB_OP_REPLY, 0, ts_tx, ts_tail, c);
 	/* D4 (late packets returned above) */
-	if (meta->flags & RTR_MF_CE)
-		send_control(cw, frame, meta, RTR_CW_OP_NOTIFY, 0, ts_tx, ts_tail, c);
+	if (rtr_meta_ce(meta))
+		send_control(cw, frame, meta, RTR_LB_OP_NOTIFY, 0, ts_tx, ts_tail, c);
 	if (tail) {
 		/* D5: the TAIL first, then what overtook it, then CLEAR. */
 		d->tail_seen = 1;
 		d->rx_phase = 1;
 		if (!d->clear_sent) {
 			d->clear_sent = 1;
-			send_control(cw, frame, meta, RTR_CW_OP_REPLY, 1, ts_tx, ts_tail, c);
+			send_control(cw, frame, meta, RTR_LB_OP_REPLY, 1, ts_tx, ts_tail, c);
 		}
 		rtr_lb_hdr_strip(m, meta);
 		if (d->ring != NO_RING) {
@@ -1255,7 +1255,7 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 		.name = "conweave",
 		.mode = RTR_LB_CONWEAVE,
 		.flow_affinity = true,
-		.fabric_parse_flags = RTR_PARSE_LB_HDR,
+		.fabric_parse_flags = RTR_LB_PARSE_HDR,
 		.table = rtr_lb_fs_table,
 		.deliver_flags = RTR_MF_LB_HDR,
 		.shared_create = rtr_cw_shared_create,
@@ -1277,7 +1277,7 @@ const struct rtr_lb_ops rtr_lb_conweave = {
 bool
 rtr_cw_host_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
 {
-	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_cw_op(meta->bth_b8) != RTR_CW_OP_DATA)
+	if (!(meta->flags & RTR_MF_LB_HDR) || rtr_lb_op(meta->bth_b8) != RTR_LB_OP_DATA)
 		return false;
 	/* Header, byte 4 and Resv7: the sender's frame again. */
 	rtr_lb_hdr_strip(m, meta);

@@ -260,13 +260,13 @@ mk_cw(const struct flow *f, uint32_t psn, uint8_t path, unsigned int phase, unsi
 	memcpy(out, buf, b + 12);
 	out[b + 4] = path;
 	out[b + 8] = (uint8_t)((ackreq ? RTR_BTH_ACKREQ : 0) |
-			       RTR_CW_B8(RTR_CW_OP_DATA, phase, epoch, ask, tail));
+			       RTR_CW_B8(RTR_LB_OP_DATA, phase, epoch, ask, tail));
 	out[b + 12] = (uint8_t)(ts_tx >> 8);
 	out[b + 13] = (uint8_t)ts_tx;
 	out[b + 14] = (uint8_t)(ts_tail >> 8);
 	out[b + 15] = (uint8_t)ts_tail;
 	memcpy(out + b + 16, buf + b + 12, n - b - 12);
-	return frame_mbuf(out, n + 4, RTR_PARSE_LB_HDR);
+	return frame_mbuf(out, n + 4, RTR_LB_PARSE_HDR);
 }
 
 static uint32_t
@@ -401,7 +401,7 @@ dst_rx(struct rtr_cw *cw, struct sink *s, struct rte_mbuf *m, uint16_t port, uin
 static void
 to_fabric(struct rte_mbuf *m)
 {
-	CHECK_EQ(reparse(m, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(m, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
 	CHECK(rtr_meta(m)->flags & RTR_MF_LB_HDR);
 }
 
@@ -410,7 +410,7 @@ to_fabric(struct rte_mbuf *m)
 static void
 ctrl_to_src(struct rtr_cw *src, struct rte_mbuf *m, uint64_t now, uint64_t *c)
 {
-	CHECK_EQ(reparse(m, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(m, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
 	rtr_cw_control_rx(src, m, rtr_meta(m), now, LB_ST(c));
 }
 
@@ -424,11 +424,11 @@ ctrl_copy(struct rte_mbuf *m, uint8_t b4, uint8_t b8)
 	memcpy(mdata(n), mdata(m), m->data_len);
 	n->data_len = m->data_len;
 	n->pkt_len = m->pkt_len;
-	CHECK_EQ(reparse(n, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(n, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
 	b = mdata(n) + rtr_meta_bth_off(rtr_meta(n));
 	b[4] = b4;
 	b[8] = b8;
-	CHECK_EQ(reparse(n, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(n, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
 	return n;
 }
 
@@ -470,8 +470,8 @@ test_src_new_flow(void)
 		d = mdata(m);
 		CHECK(s.path >= 0 && s.path < 4);
 		CHECK(s.cw);
-		CHECK(is_b8(s.b8, RTR_CW_OP_DATA, 0, 1, 1, 0), "b8 %#x", s.b8);
-		CHECK_EQ(rtr_cw_op(s.b8), 1);
+		CHECK(is_b8(s.b8, RTR_LB_OP_DATA, 0, 1, 1, 0), "b8 %#x", s.b8);
+		CHECK_EQ(rtr_lb_op(s.b8), 1);
 		CHECK_EQ(rtr_cw_epoch(s.b8), 1);
 		CHECK_EQ(rtr_cw_phase(s.b8), 0);
 		CHECK_EQ(rtr_cw_ask(s.b8), 1);
@@ -503,7 +503,7 @@ test_src_new_flow(void)
 		/* Second packet: same epoch and path, no ask. */
 		s = src_send(cw, &f, 101, now + 1000, cs, NULL);
 		CHECK(s.cw);
-		CHECK(is_b8(s.b8, RTR_CW_OP_DATA, 0, 1, 0, 0), "b8 %#x", s.b8);
+		CHECK(is_b8(s.b8, RTR_LB_OP_DATA, 0, 1, 0, 0), "b8 %#x", s.b8);
 		CHECK_EQ(s.ts_tx, ((now + 1000) >> 10) & 0xffff);
 		CHECK_EQ(s.ts_tail, 0);
 	}
@@ -705,7 +705,7 @@ mark_ce(struct rte_mbuf *m, unsigned int parse_flags)
 		l3[1] |= 3 << 4;
 	}
 	CHECK_EQ(reparse(m, parse_flags), RTR_DROP_NONE);
-	CHECK(rtr_meta(m)->flags & RTR_MF_CE);
+	CHECK(rtr_meta_ce(rtr_meta(m)));
 }
 
 static void
@@ -736,8 +736,8 @@ test_src_clear_inactive(void)
 	CHECK_EQ(dst_sink.nc, 1);
 	clear = dst_sink.cm[0];
 	dst_sink.nc = 0;
-	CHECK_EQ(reparse(clear, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
-	CHECK(is_b8(rtr_meta(clear)->bth_b8, RTR_CW_OP_REPLY, 1, 1, 0, 0));
+	CHECK_EQ(reparse(clear, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
+	CHECK(is_b8(rtr_meta(clear)->bth_b8, RTR_LB_OP_REPLY, 1, 1, 0, 0));
 	CHECK_EQ(rtr_meta(clear)->bth_b4, tl.path);
 	CHECK_EQ(cd[RTR_LBC_clears], 1);
 	CHECK_EQ(cd[RTR_LBC_tails_rx], 1);
@@ -745,14 +745,14 @@ test_src_clear_inactive(void)
 	CHECK(is_b8(r.b8, 1, 1, 1, 0, 0));
 
 	/* A CLEAR of another epoch: ignored. */
-	x = ctrl_copy(clear, tl.path, RTR_CW_B8(RTR_CW_OP_REPLY, 1, 2, 0, 0));
+	x = ctrl_copy(clear, tl.path, RTR_CW_B8(RTR_LB_OP_REPLY, 1, 2, 0, 0));
 	rtr_cw_control_rx(src, x, rtr_meta(x), t0 + 9200, LB_ST(cs));
 	fake_free(x);
 	CHECK_EQ(cs[RTR_LBC_clears_rx], 1);
 	r = src_send(src, &f, 3, t0 + 9300, cs, NULL);
 	CHECK(is_b8(r.b8, 1, 1, 1, 0, 0), "b8 %#x", r.b8);
 	/* An RTT_REPLY of the right epoch while in phase 1: ignored (late). */
-	x = ctrl_copy(clear, tl.path, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
+	x = ctrl_copy(clear, tl.path, RTR_CW_B8(RTR_LB_OP_REPLY, 0, 1, 0, 0));
 	rtr_cw_control_rx(src, x, rtr_meta(x), t0 + 9400, LB_ST(cs));
 	fake_free(x);
 	CHECK_EQ(cs[RTR_LBC_rtt_replies_rx], 1);
@@ -1035,7 +1035,7 @@ static void
 mark_busy(struct rtr_cw *src, struct rte_mbuf *notify, unsigned int path, uint64_t now)
 {
 	struct rte_mbuf *x =
-			ctrl_copy(notify, (uint8_t)path, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+			ctrl_copy(notify, (uint8_t)path, RTR_CW_B8(RTR_LB_OP_NOTIFY, 0, 1, 0, 0));
 
 	rtr_cw_control_rx(src, x, rtr_meta(x), now, LB_ST(cs));
 	fake_free(x);
@@ -1065,7 +1065,7 @@ test_src_busy(void)
 	/* A real NOTIFY: a packet of flow fn CE-marked in the fabric. */
 	src_send(src, &fn, 0, T, cs, &m);
 	to_fabric(m);
-	mark_ce(m, RTR_PARSE_LB_HDR);
+	mark_ce(m, RTR_LB_PARSE_HDR);
 	CHECK_EQ(dst_rx(dst, &dst_sink, m, 1, T + 50, cd), RTR_CW_FORWARD);
 	CHECK_EQ(dst_sink.nc, 2); /* RTT_REPLY, NOTIFY */
 	CHECK_EQ(cd[RTR_LBC_notifies], 1);
@@ -1073,8 +1073,8 @@ test_src_busy(void)
 	notify = dst_sink.cm[1];
 	fake_free(dst_sink.cm[0]);
 	dst_sink.nc = 0;
-	CHECK_EQ(reparse(notify, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
-	CHECK(is_b8(rtr_meta(notify)->bth_b8, RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+	CHECK_EQ(reparse(notify, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
+	CHECK(is_b8(rtr_meta(notify)->bth_b8, RTR_LB_OP_NOTIFY, 0, 1, 0, 0));
 	sink_clear(&dst_sink);
 
 	/* Batch A: paths 0, 1, 2 busy from T + 100 to T + 16100, 3 free. */
@@ -1153,12 +1153,12 @@ test_src_busy(void)
 
 	/* NOTIFY for an unknown flow: counted, no mark. */
 	{
-		struct rte_mbuf *x = ctrl_copy(notify, 2, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+		struct rte_mbuf *x = ctrl_copy(notify, 2, RTR_CW_B8(RTR_LB_OP_NOTIFY, 0, 1, 0, 0));
 		uint8_t *l3 = mdata(x) + rtr_meta(x)->l3_off;
 
 		memset(cs, 0, sizeof(cs_st.lb));
 		l3[12 + 3] ^= 0x55; /* another host: the NOTIFY's source = flow's dst */
-		CHECK_EQ(reparse(x, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
+		CHECK_EQ(reparse(x, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
 		rtr_cw_control_rx(src, x, rtr_meta(x), T + 100000, LB_ST(cs));
 		CHECK_EQ(cs[RTR_LBC_ctrl_no_flow], 1);
 		CHECK_EQ(cs[RTR_LBC_busy_paths], 0);
@@ -1247,11 +1247,11 @@ agg_run(const struct rtr_config *cfg, bool notify, struct agg_paths *out)
 
 		CHECK(path >= 0 && (rtr_meta(m)->flags & RTR_MF_LB_HDR));
 		to_fabric(m);
-		mark_ce(m, RTR_PARSE_LB_HDR);
+		mark_ce(m, RTR_LB_PARSE_HDR);
 		CHECK_EQ(dst_rx(dst, &dst_sink, m, 0, T + 10, cd), RTR_CW_FORWARD);
 		for (unsigned int i = 0; i < dst_sink.nc; i++) {
-			CHECK_EQ(reparse(dst_sink.cm[i], RTR_PARSE_LB_HDR), RTR_DROP_NONE);
-			if (rtr_cw_op(rtr_meta(dst_sink.cm[i])->bth_b8) == RTR_CW_OP_NOTIFY)
+			CHECK_EQ(reparse(dst_sink.cm[i], RTR_LB_PARSE_HDR), RTR_DROP_NONE);
+			if (rtr_lb_op(rtr_meta(dst_sink.cm[i])->bth_b8) == RTR_LB_OP_NOTIFY)
 				nt = dst_sink.cm[i];
 		}
 		CHECK(nt != NULL);
@@ -1487,7 +1487,7 @@ expect_ctrl(struct sink *s, unsigned int i, const struct flow *f, unsigned int o
 		return;
 	}
 	m = s->cm[i];
-	CHECK_EQ(reparse(m, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
+	CHECK_EQ(reparse(m, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
 	mt = rtr_meta(m);
 	d = mdata(m);
 	l3 = d + mt->l3_off;
@@ -1495,7 +1495,7 @@ expect_ctrl(struct sink *s, unsigned int i, const struct flow *f, unsigned int o
 	len = m->data_len;
 	CHECK(mt->flags & RTR_MF_ROCE, "line %d", line);
 	CHECK(mt->flags & RTR_MF_LB_HDR, "line %d", line);
-	CHECK(!(mt->flags & RTR_MF_CE), "line %d", line);
+	CHECK(!rtr_meta_ce(mt), "line %d", line);
 	CHECK(is_b8(mt->bth_b8, op, phase, epoch, 0, 0), "line %d: b8 %#x", line, mt->bth_b8);
 	CHECK((mt->bth_b8 & RTR_BTH_ACKREQ) == 0, "line %d", line);
 	CHECK(mt->bth_b4 == path, "line %d: path %u", line, mt->bth_b4);
@@ -1579,7 +1579,7 @@ test_dst_epochs(void)
 	{
 		struct rte_mbuf *m = dpkt(&f, 4, 1, 0, 0, 1, 0, 14, 0);
 
-		mark_ce(m, RTR_PARSE_LB_HDR);
+		mark_ce(m, RTR_LB_PARSE_HDR);
 		CHECK_EQ(RX(cw, m, 1, R + 40), RTR_CW_FORWARD);
 		CHECK_EQ(frame_psn(s->dm[2], &f), 4);
 		fake_free(s->dm[2]);
@@ -1612,7 +1612,7 @@ test_dst_epochs(void)
 	 * later phase-1 packets are not held. */
 	CHECK_EQ(RX(cw, dpkt(&f, 10, 1, 0, 1, 1, 1, 20, 20), 1, R + 100), RTR_CW_FORWARD);
 	CHECK_EQ(s->nc, 1);
-	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 1, __LINE__);
+	expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 1, 1, 1, __LINE__);
 	CHECK_EQ(RX(cw, dpkt(&f, 11, 3, 1, 1, 0, 0, 21, 20), 1, R + 110), RTR_CW_FORWARD);
 	EXPECT(s, &f, 1, 7, 8, 9, 10, 11);
 	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 5);
@@ -1640,7 +1640,7 @@ test_dst_control(void)
 		CHECK_EQ(RX(cw, m, 1, T0), RTR_CW_FORWARD);
 		EXPECT(s, &f, 1, 0);
 		CHECK_EQ(s->nc, 1);
-		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 1, 2, __LINE__);
+		expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 0, 1, 2, __LINE__);
 		CHECK_EQ(ctrl_ts(s->cm[0], 0), 0x1234);
 		CHECK_EQ(ctrl_ts(s->cm[0], 1), 0x0042);
 		CHECK_EQ(cd[RTR_LBC_rtt_replies], 1);
@@ -1658,10 +1658,10 @@ test_dst_control(void)
 		CHECK_EQ(s->nc, 0);
 		/* CE-marked: NOTIFY with its path. */
 		m = dpkt(&f, 2, 3, 0, 1, 0, 0, 0x1236, 0);
-		mark_ce(m, RTR_PARSE_LB_HDR);
+		mark_ce(m, RTR_LB_PARSE_HDR);
 		CHECK_EQ(RX(cw, m, 1, T0 + 20), RTR_CW_FORWARD);
 		CHECK_EQ(s->nc, 1);
-		expect_ctrl(s, 0, &f, RTR_CW_OP_NOTIFY, 0, 1, 3, __LINE__);
+		expect_ctrl(s, 0, &f, RTR_LB_OP_NOTIFY, 0, 1, 3, __LINE__);
 		CHECK_EQ(cd[RTR_LBC_notifies], 1);
 		ctrl_clear(s);
 		/* The delivered CE packet keeps its CE mark for the host. */
@@ -1670,7 +1670,7 @@ test_dst_control(void)
 			struct rte_mbuf *x = s->dm[1];
 
 			CHECK_EQ(reparse(x, 0), RTR_DROP_NONE);
-			CHECK(rtr_meta(x)->flags & RTR_MF_CE);
+			CHECK(rtr_meta_ce(rtr_meta(x)));
 			CHECK_EQ(rtr_meta(x)->bth_b8 & RTR_BTH_RESV7_MASK, 0);
 			CHECK_EQ(rtr_meta(x)->bth_b4, 0);
 			CHECK_EQ(x->data_len, bth_off_of(&f) + 12 + PAYLOAD + 4);
@@ -1678,11 +1678,11 @@ test_dst_control(void)
 		sink_clear(s);
 		/* CE-marked RTT_REQUEST of a new epoch: REPLY and NOTIFY. */
 		m = dpkt(&f, 3, 0, 0, 2, 1, 0, 0x2000, 0);
-		mark_ce(m, RTR_PARSE_LB_HDR);
+		mark_ce(m, RTR_LB_PARSE_HDR);
 		CHECK_EQ(RX(cw, m, 1, T0 + 30), RTR_CW_FORWARD);
 		CHECK_EQ(s->nc, 2);
-		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 2, 0, __LINE__);
-		expect_ctrl(s, 1, &f, RTR_CW_OP_NOTIFY, 0, 2, 0, __LINE__);
+		expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 0, 2, 0, __LINE__);
+		expect_ctrl(s, 1, &f, RTR_LB_OP_NOTIFY, 0, 2, 0, __LINE__);
 		ctrl_clear(s);
 		dst_done(cw);
 	}
@@ -1721,7 +1721,7 @@ test_dst_hold_tail(void)
 		expect_delivered(s, &f, want, 4, held, 1, __LINE__);
 	}
 	CHECK_EQ(s->nc, 1);
-	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 1, __LINE__);
+	expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 1, 1, 1, __LINE__);
 	CHECK_EQ(ctrl_ts(s->cm[0], 0), P + 10);
 	CHECK_EQ(ctrl_ts(s->cm[0], 1), P + 10);
 	ctrl_clear(s);
@@ -1778,7 +1778,7 @@ hold_deadline_case(uint16_t p0, uint16_t tt, uint64_t want_gap, const char *what
 	}
 	CHECK_EQ(s->nc, 1);
 	/* The CLEAR answers the first held packet: its path, ts_tx, ts_tail. */
-	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 3, __LINE__);
+	expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 1, 1, 3, __LINE__);
 	CHECK_EQ(ctrl_ts(s->cm[0], 0), (uint16_t)(tt + 1));
 	CHECK_EQ(ctrl_ts(s->cm[0], 1), tt);
 	ctrl_clear(s);
@@ -1866,7 +1866,7 @@ test_dst_deadlines(void)
 		rtr_cw_tick(cw, dl, LB_ST(cd));
 		EXPECT(s, &f, 0, 5, 6);
 		CHECK_EQ(s->nc, 1);
-		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 2, __LINE__);
+		expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 1, 1, 2, __LINE__);
 		ctrl_clear(s);
 		dst_done(cw);
 	}
@@ -1981,7 +1981,7 @@ test_dst_overflow(void)
 		CHECK_EQ(RX(cw, dpkt(&f, 1, 1, 0, 1, 1, 1, 110, 110), 1, R + 400), RTR_CW_FORWARD);
 		EXPECT(s, &f, 1, 15, 1);
 		CHECK_EQ(s->nc, 1);
-		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 1, 1, __LINE__);
+		expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 1, 1, 1, __LINE__);
 		ctrl_clear(s);
 		CHECK_EQ(cd[RTR_LBC_reorder_overflow], 1);
 		dst_done(cw);
@@ -2073,7 +2073,7 @@ test_dst_stale_epochs(void)
 	CHECK_EQ(cd[RTR_LBC_late_epoch_packets], 1);
 	/* Epoch 0 (d = 1), a CE-marked TAIL sent at ts 105. */
 	m = dpkt(&f, 1, 1, 0, 0, 1, 1, 105, 105);
-	mark_ce(m, RTR_PARSE_LB_HDR);
+	mark_ce(m, RTR_LB_PARSE_HDR);
 	CHECK_EQ(RX(cw, m, 1, R + 308000), RTR_CW_FORWARD);
 	/* Epoch 1 (d = 2), a phase-1 packet sent at ts 212. */
 	CHECK_EQ(RX(cw, dpkt(&f, 12, 3, 1, 1, 0, 0, 212, 210), 1, R + 309000), RTR_CW_FORWARD);
@@ -2107,7 +2107,7 @@ test_dst_stale_epochs(void)
 	rtr_cw_tick(cw, dl + 300000, LB_ST(cd));
 	EXPECT(s, &f, 1, 33, 34);
 	CHECK_EQ(s->nc, 1);
-	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 1, 3, 2, __LINE__);
+	expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 1, 3, 2, __LINE__);
 	if (s->nc > 0)
 		printf("  CLEAR after the deadline: epoch %u (3 expected)\n",
 				rtr_cw_epoch(rtr_meta(s->cm[0])->bth_b8));
@@ -2117,7 +2117,7 @@ test_dst_stale_epochs(void)
 	CHECK_EQ(RX(cw, dpkt(&f, 40, 1, 0, 0, 1, 0, 500, 0), 1, R + 700000), RTR_CW_FORWARD);
 	EXPECT(s, &f, 1, 40);
 	CHECK_EQ(s->nc, 1);
-	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 0, 1, __LINE__);
+	expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 0, 0, 1, __LINE__);
 	ctrl_clear(s);
 	CHECK_EQ(cd[RTR_LBC_stale_epoch_packets], 2);
 	dst_done(cw);
@@ -2151,9 +2151,9 @@ test_dst_stale_wrap(void)
 			RTR_CW_FORWARD);
 	EXPECT(s, &f, 1, 0, 1, 2, 3);
 	CHECK_EQ(s->nc, 3);
-	expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 1, 1, __LINE__);
-	expect_ctrl(s, 1, &f, RTR_CW_OP_REPLY, 0, 2, 1, __LINE__);
-	expect_ctrl(s, 2, &f, RTR_CW_OP_REPLY, 0, 3, 1, __LINE__);
+	expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 0, 1, 1, __LINE__);
+	expect_ctrl(s, 1, &f, RTR_LB_OP_REPLY, 0, 2, 1, __LINE__);
+	expect_ctrl(s, 2, &f, RTR_LB_OP_REPLY, 0, 3, 1, __LINE__);
 	ctrl_clear(s);
 	CHECK_EQ(cd[RTR_LBC_stale_epoch_packets], 1);
 	dst_done(cw);
@@ -2361,8 +2361,8 @@ test_full_telemetry_aging(void)
 		CHECK_EQ(RX(dst, dpkt(&f, 1, 1, 0, 1, 1, 1, 11, 11), 1, R + 30), RTR_CW_FORWARD);
 		EXPECT(s, &f, 1, 0, 2, 1);
 		CHECK_EQ(s->nc, 2);
-		expect_ctrl(s, 0, &f, RTR_CW_OP_REPLY, 0, 1, 1, __LINE__);
-		expect_ctrl(s, 1, &f, RTR_CW_OP_REPLY, 1, 1, 1, __LINE__);
+		expect_ctrl(s, 0, &f, RTR_LB_OP_REPLY, 0, 1, 1, __LINE__);
+		expect_ctrl(s, 1, &f, RTR_LB_OP_REPLY, 1, 1, 1, __LINE__);
 		ctrl_clear(s);
 		CHECK_EQ(cd[RTR_LBC_flow_table_full], 3);
 		CHECK_EQ(rtr_cw_held(dst), 0);
@@ -2600,7 +2600,7 @@ e2e_run(bool lose_tails)
 				continue;
 			}
 			if (kind == 1 && mt->psn % 10 == 0) {
-				mark_ce(m, RTR_PARSE_LB_HDR);
+				mark_ce(m, RTR_LB_PARSE_HDR);
 				E.ce++;
 			}
 			if (rtr_cw_deliver(dst, m, rtr_meta(m), 1, E.now, LB_ST(cd)) ==
@@ -3264,6 +3264,7 @@ dep_egress(void)
 			.drop = dep_drop,
 			.depart = dep_depart,
 			.depart_flags = RTR_MF_LB_HDR,
+			.trim_lb_hdr_len = RTR_LB_HDR_LEN,
 			.depart_ports = 0x3,
 	};
 	struct rtr_egress *eg;
@@ -3327,8 +3328,8 @@ dep_drive(struct rtr_cw *src, struct rtr_egress *eg, const struct flow *f, unsig
 				CHECK_EQ(dst_rx(dst, &aux_sink, c, 0, pt, cd), RTR_CW_FORWARD);
 				CHECK(aux_sink.nc > 0);
 				clear = aux_sink.cm[--aux_sink.nc];
-				CHECK_EQ(reparse(clear, RTR_PARSE_LB_HDR), RTR_DROP_NONE);
-				CHECK(is_b8(rtr_meta(clear)->bth_b8, RTR_CW_OP_REPLY, 1,
+				CHECK_EQ(reparse(clear, RTR_LB_PARSE_HDR), RTR_DROP_NONE);
+				CHECK(is_b8(rtr_meta(clear)->bth_b8, RTR_LB_OP_REPLY, 1,
 						rtr_cw_epoch(rtr_meta(m)->bth_b8), 0, 0));
 			}
 			rtr_meta(m)->out_port = (uint8_t)(2 + path);

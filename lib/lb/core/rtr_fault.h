@@ -19,6 +19,7 @@
 
 #include "rtr_config.h"
 #include "rtr_drop.h"
+#include "rtr_lb_wire.h"
 #include "rtr_parse.h"
 
 enum rtr_fault_kind {
@@ -74,12 +75,12 @@ rtr_fault_kind(const struct rtr_meta *m)
 	if (!(m->flags & RTR_MF_ROCE))
 		return RTR_FAULT_NONE;
 	if (m->flags & RTR_MF_LB_HDR) {
-		switch (rtr_cw_op(m->bth_b8)) {
-		case RTR_CW_OP_REPLY:
+		switch (rtr_lb_op(m->bth_b8)) {
+		case RTR_LB_OP_REPLY:
 			return (b8 >> 4) & 1 ? RTR_FAULT_CLEAR : RTR_FAULT_RTT_REPLY;
-		case RTR_CW_OP_NOTIFY:
+		case RTR_LB_OP_NOTIFY:
 			return RTR_FAULT_NOTIFY;
-		case RTR_CW_OP_DATA:
+		case RTR_LB_OP_DATA:
 			return (b8 & 1) ? RTR_FAULT_TAIL : RTR_FAULT_NONE;
 		default:
 			return RTR_FAULT_NONE;

@@ -59,17 +59,17 @@ rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame, const struct rtr_met
 	bth = f + bth_off;
 	bth[4] = b4;
 	bth[8] = b8;
-	memcpy(bth + RTR_BTH_LEN, hdr, RTR_CW_HDR_LEN);
+	memcpy(bth + RTR_BTH_LEN, hdr, RTR_LB_HDR_LEN);
 	return m;
 }
 
 enum rtr_drop_reason
 rtr_lb_ctrl_host_check(const uint8_t *frame, uint32_t len, const struct rtr_meta *meta)
 {
-	if (likely(!(meta->flags & RTR_MF_ROCE) || rtr_cw_op(meta->bth_b8) < RTR_CW_OP_REPLY))
+	if (likely(!(meta->flags & RTR_MF_ROCE) || rtr_lb_op(meta->bth_b8) < RTR_LB_OP_REPLY))
 		return RTR_DROP_NONE;
 	if ((frame[meta->l4_off + 4] << 8 | frame[meta->l4_off + 5]) !=
-					8 + RTR_BTH_LEN + RTR_CW_HDR_LEN ||
+					8 + RTR_BTH_LEN + RTR_LB_HDR_LEN ||
 			rtr_roce_icrc_ok(frame, len, meta))
 		return RTR_DROP_NONE;
 	return RTR_DROP_HOST_LB_PACKET;

@@ -21,6 +21,7 @@
 #include "rtr_common.h"
 #include "rtr_drop.h"
 #include "rtr_lb_counters.h"
+#include "rtr_lb_wire.h"
 #include "rtr_parse.h"
 
 struct rte_mbuf;
@@ -31,7 +32,7 @@ struct rte_mbuf;
 static inline unsigned int
 rtr_lb_ctrl_len(const struct rtr_meta *meta)
 {
-	return rtr_meta_bth_off(meta) + RTR_BTH_LEN + RTR_CW_HDR_LEN;
+	return rtr_meta_bth_off(meta) + RTR_BTH_LEN + RTR_LB_HDR_LEN;
 }
 
 /*
@@ -74,10 +75,10 @@ rtr_lb_hdr_strip(struct rte_mbuf *m, struct rtr_meta *meta)
 
 	if (meta->flags & RTR_MF_LB_HDR) {
 		if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX))
-			rtr_move_head(f + RTR_CW_HDR_LEN, f, n);
+			rtr_move_head(f + RTR_LB_HDR_LEN, f, n);
 		else
-			memmove(f + RTR_CW_HDR_LEN, f, n);
-		rte_pktmbuf_adj(m, RTR_CW_HDR_LEN);
+			memmove(f + RTR_LB_HDR_LEN, f, n);
+		rte_pktmbuf_adj(m, RTR_LB_HDR_LEN);
 		f = rte_pktmbuf_mtod(m, uint8_t *);
 		meta->flags &= (uint8_t)~RTR_MF_LB_HDR;
 	}
@@ -114,14 +115,14 @@ rtr_lb_hdr_insert(struct rte_mbuf *m, const struct rtr_meta *meta)
 	 */
 	if (unlikely(m->data_len > ip_end))
 		rte_pktmbuf_trim(m, (uint16_t)(m->data_len - ip_end));
-	f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_CW_HDR_LEN);
+	f = (uint8_t *)rte_pktmbuf_prepend(m, RTR_LB_HDR_LEN);
 
 	if (f == NULL)
 		return NULL;
-	if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX + RTR_CW_HDR_LEN))
-		rtr_move_head(f, f + RTR_CW_HDR_LEN, n);
+	if (likely(n <= RTR_HEAD_MAX && m->buf_len - m->data_off >= RTR_HEAD_MAX + RTR_LB_HDR_LEN))
+		rtr_move_head(f, f + RTR_LB_HDR_LEN, n);
 	else
-		memmove(f, f + RTR_CW_HDR_LEN, n);
+		memmove(f, f + RTR_LB_HDR_LEN, n);
 	return f;
 }
 
@@ -134,7 +135,7 @@ rtr_lb_hdr_insert(struct rte_mbuf *m, const struct rtr_meta *meta)
 static inline int
 rtr_lb_make_headroom(struct rte_mbuf *m)
 {
-	uint16_t need = (uint16_t)(RTR_CW_HDR_LEN - rte_pktmbuf_headroom(m));
+	uint16_t need = (uint16_t)(RTR_LB_HDR_LEN - rte_pktmbuf_headroom(m));
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 
 	if (m->nb_segs != 1 || rte_pktmbuf_tailroom(m) < need)

@@ -33,21 +33,21 @@ test_kinds(void)
 	const uint8_t cw = RTR_MF_ROCE | RTR_MF_LB_HDR;
 	struct rtr_meta m;
 
-	m = meta(cw, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
+	m = meta(cw, 4, RTR_CW_B8(RTR_LB_OP_REPLY, 0, 1, 0, 0));
 	CHECK_EQ(rtr_fault_kind(&m), RTR_FAULT_RTT_REPLY);
-	m = meta(cw, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 1, 1, 0, 0));
+	m = meta(cw, 4, RTR_CW_B8(RTR_LB_OP_REPLY, 1, 1, 0, 0));
 	CHECK_EQ(rtr_fault_kind(&m), RTR_FAULT_CLEAR);
-	m = meta(cw, 4, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 2, 0, 0));
+	m = meta(cw, 4, RTR_CW_B8(RTR_LB_OP_NOTIFY, 0, 2, 0, 0));
 	CHECK_EQ(rtr_fault_kind(&m), RTR_FAULT_NOTIFY);
-	m = meta(cw, 4, RTR_CW_B8(RTR_CW_OP_DATA, 0, 1, 1, 1));
+	m = meta(cw, 4, RTR_CW_B8(RTR_LB_OP_DATA, 0, 1, 1, 1));
 	CHECK_EQ(rtr_fault_kind(&m), RTR_FAULT_TAIL);
 	/* An RTT_REQUEST (ask without tail) and plain data are not control. */
-	m = meta(cw, 4, RTR_CW_B8(RTR_CW_OP_DATA, 0, 1, 1, 0));
+	m = meta(cw, 4, RTR_CW_B8(RTR_LB_OP_DATA, 0, 1, 1, 0));
 	CHECK_EQ(rtr_fault_kind(&m), RTR_FAULT_NONE);
-	m = meta(cw, 4, RTR_CW_B8(RTR_CW_OP_DATA, 1, 1, 0, 0));
+	m = meta(cw, 4, RTR_CW_B8(RTR_LB_OP_DATA, 1, 1, 0, 0));
 	CHECK_EQ(rtr_fault_kind(&m), RTR_FAULT_NONE);
 	/* Resv7 bits without the ConWeave header (host packet, ECMP mode). */
-	m = meta(RTR_MF_ROCE, 4, RTR_CW_B8(RTR_CW_OP_DATA, 0, 1, 1, 1));
+	m = meta(RTR_MF_ROCE, 4, RTR_CW_B8(RTR_LB_OP_DATA, 0, 1, 1, 1));
 	CHECK_EQ(rtr_fault_kind(&m), RTR_FAULT_NONE);
 	/* CAVER: a shimmed ACK (Resv7 0x7F, AckReq either way); a plain ACK. */
 	m = meta(RTR_MF_ROCE, RTR_BTH_OP_RC_ACK, 0x7f);
@@ -66,11 +66,11 @@ test_rates(void)
 	struct rtr_faults_cfg fc;
 	struct rtr_fault f, g;
 	struct rtr_meta reply = meta(
-			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 0, 1, 0, 0));
+			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_LB_OP_REPLY, 0, 1, 0, 0));
 	struct rtr_meta clear = meta(
-			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_CW_OP_REPLY, 1, 1, 0, 0));
+			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_LB_OP_REPLY, 1, 1, 0, 0));
 	struct rtr_meta notify = meta(
-			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_CW_OP_NOTIFY, 0, 1, 0, 0));
+			RTR_MF_ROCE | RTR_MF_LB_HDR, 4, RTR_CW_B8(RTR_LB_OP_NOTIFY, 0, 1, 0, 0));
 	unsigned int lost = 0, same = 0, wrong = 0, n = 100000, i;
 
 	memset(&fc, 0, sizeof(fc));

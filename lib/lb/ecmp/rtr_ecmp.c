@@ -36,7 +36,7 @@ const struct rtr_lb_ops rtr_lb_ecmp = {
 		.flow_affinity = false,
 		/* ConWeave fields read, so that a host never gets them (the shared
 	 * rule of rtr_lb_host_egress, rtr_cw_host_strip; doc/wire-formats.md). */
-		.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
+		.fabric_parse_flags = RTR_LB_PARSE_FOREIGN,
 		.init = ecmp_init,
 		.fini = ecmp_fini,
 		.pick = NULL, /* the pipeline hashes inline (rtr_lb_ops.pick) */

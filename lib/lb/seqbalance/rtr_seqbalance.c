@@ -333,7 +333,7 @@ rtr_sb_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 	struct rtr_ft_key k;
 	struct sb_flow *f;
 
-	if (rtr_cw_op(meta->bth_b8) != RTR_CW_OP_NOTIFY) {
+	if (rtr_lb_op(meta->bth_b8) != RTR_LB_OP_NOTIFY) {
 		/* A ConWeave REPLY (a ConWeave DstToR talking to us, or a
 		 * mode change in flight): nothing here answers it. */
 		c[RTR_LBC_ctrl_no_flow]++;
@@ -375,7 +375,7 @@ rtr_sb_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 static void
 send_congestion(struct rtr_sb *sb, const uint8_t *frame, const struct rtr_meta *meta, uint64_t *c)
 {
-	static const uint8_t hdr[RTR_CW_HDR_LEN];
+	static const uint8_t hdr[RTR_LB_HDR_LEN];
 	struct rte_mbuf *m = sb->io.alloc(sb->io.arg);
 
 	if (m == NULL) {
@@ -406,7 +406,7 @@ rtr_sb_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	/* Only data packets: ACK/NAK/CNP say nothing about the data path,
 	 * and a control packet (consumed before this, by the pipeline) never
 	 * answers another. */
-	if ((meta->flags & RTR_MF_CE) && rtr_meta_is_roce_data(meta) && !rtr_meta_lb_control(meta))
+	if (rtr_meta_ce(meta) && rtr_meta_is_roce_data(meta) && !rtr_meta_lb_control(meta))
 		send_congestion(sb, frame, meta, c);
 	/* Byte 4 is ICRC-masked: zeroing it is the only change, and the
 	 * host's RNIC gets a valid packet. */
@@ -479,7 +479,7 @@ const struct rtr_lb_ops rtr_lb_seqbalance = {
 		/* Data packets carry no header (only byte 4): on fabric ports the
 	 * Congestion Packets are read with theirs, and a ConWeave DATA
 	 * header by its length signature, to be removed before a host. */
-		.fabric_parse_flags = RTR_PARSE_LB_FOREIGN,
+		.fabric_parse_flags = RTR_LB_PARSE_FOREIGN,
 		.table = rtr_lb_fs_table,
 		/* Every RoCE packet toward a host: byte 4 must be zeroed. */
 		.deliver_flags = RTR_MF_ROCE,

@@ -48,7 +48,7 @@ struct rte_mbuf;
 #define RTR_SB_H2_SALT 0x9e3779b9u
 
 /* BTH byte 8 of a Congestion Packet: cw_op 3 (NOTIFY), everything else 0. */
-#define RTR_SB_CP_B8 ((uint8_t)(RTR_CW_OP_NOTIFY << 5))
+#define RTR_SB_CP_B8 ((uint8_t)(RTR_LB_OP_NOTIFY << 5))
 
 /*
  * Per switch (rtr_lb_ops.shared_create): until when each path of each uplink

@@ -326,7 +326,7 @@ mk_cp(const struct flow *f, uint8_t tag, uint8_t b8)
 	unsigned int n = expect_cp(buf, f, 1, 4, 0, 0, tag);
 
 	buf[bth_off_of(f) + 8] = b8;
-	return frame_mbuf(buf, n, RTR_PARSE_LB_CTRL, FABRIC);
+	return frame_mbuf(buf, n, RTR_LB_PARSE_CTRL, FABRIC);
 }
 
 /* ------------------------------------------------------------ the specification's choice */
@@ -1154,7 +1154,7 @@ test_control_rx(void)
 	}
 	CHECK(!rtr_sb_path_inactive(sh, 0, 1, T0 + 20));
 	/* cw_op 2 (a ConWeave REPLY): ignored. */
-	m = mk_cp(&f, 1, RTR_CW_OP_REPLY << 5);
+	m = mk_cp(&f, 1, RTR_LB_OP_REPLY << 5);
 	CHECK(rtr_meta_lb_control(rtr_meta(m)));
 	rtr_sb_control_rx(sb, m, rtr_meta(m), T0 + 30, LB_ST(cs));
 	fake_free(m);
@@ -1384,11 +1384,11 @@ test_dst(void)
 					0x80 | 0x25, 0x1b, 4791);
 			unsigned int en = expect_cp(
 					exp, &f, 500 + tag, 4, 0x80 | 0x25, 0x1b, (uint8_t)tag);
-			struct rte_mbuf *m = frame_mbuf(orig, n, RTR_PARSE_LB_CTRL, FABRIC);
+			struct rte_mbuf *m = frame_mbuf(orig, n, RTR_LB_PARSE_CTRL, FABRIC);
 			struct rte_mbuf *cp;
 			struct rtr_meta cm;
 
-			CHECK(rtr_meta(m)->flags & RTR_MF_CE);
+			CHECK(rtr_meta_ce(rtr_meta(m)));
 			CHECK(!(rtr_meta(m)->flags & RTR_MF_LB_HDR));
 			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)),
 					RTR_SB_FORWARD);
@@ -1410,19 +1410,19 @@ test_dst(void)
 			CHECK(cp->data_len == en && memcmp(mdata(cp), exp, en) == 0,
 					"v%d tag %u: Congestion Packet bytes", v, tag);
 			/* As a fabric port parses it: a control packet, cw_op 3. */
-			CHECK_EQ(rtr_parse(mdata(cp), cp->data_len, SEED, RTR_PARSE_LB_CTRL, &cm),
+			CHECK_EQ(rtr_parse(mdata(cp), cp->data_len, SEED, RTR_LB_PARSE_CTRL, &cm),
 					RTR_DROP_NONE);
 			CHECK(cm.flags & RTR_MF_LB_HDR);
 			CHECK(cm.flags & RTR_MF_ROCE);
-			CHECK(!(cm.flags & RTR_MF_CE));
+			CHECK(!rtr_meta_ce(&cm));
 			CHECK(rtr_meta_lb_control(&cm));
-			CHECK_EQ(rtr_cw_op(cm.bth_b8), 3);
+			CHECK_EQ(rtr_lb_op(cm.bth_b8), 3);
 			CHECK_EQ(cm.bth_b8, 3 << 5);
 			CHECK_EQ(cm.bth_b4, tag);
 			CHECK_EQ(cm.sport, 50000);
 			CHECK_EQ(cm.dport, 4791);
 			/* And as the pipeline's lb_control parses it. */
-			CHECK_EQ(rtr_parse(mdata(cp), cp->data_len, SEED, RTR_PARSE_LB_HDR, &cm),
+			CHECK_EQ(rtr_parse(mdata(cp), cp->data_len, SEED, RTR_LB_PARSE_HDR, &cm),
 					RTR_DROP_NONE);
 			CHECK(rtr_meta_lb_control(&cm));
 			if (!f.v6)
@@ -1433,9 +1433,9 @@ test_dst(void)
 		for (uint8_t ecn = 0; ecn < 3; ecn++) {
 			uint8_t orig[512];
 			unsigned int n = host_frame(orig, &f, 600, 4, 7, 0, 0x18 | ecn, 4791);
-			struct rte_mbuf *m = frame_mbuf(orig, n, RTR_PARSE_LB_CTRL, FABRIC);
+			struct rte_mbuf *m = frame_mbuf(orig, n, RTR_LB_PARSE_CTRL, FABRIC);
 
-			CHECK(!(rtr_meta(m)->flags & RTR_MF_CE));
+			CHECK(!rtr_meta_ce(rtr_meta(m)));
 			CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)),
 					RTR_SB_FORWARD);
 			CHECK_EQ(s->nc, 0);
@@ -1459,10 +1459,10 @@ test_dst(void)
 				if (ops[o] == RTR_BTH_OP_RC_ATOMIC_ACK)
 					n = host_frame(orig, &f, 601, RTR_BTH_OP_RC_ACK, 9, 0, 0x03,
 							4791);
-				m = frame_mbuf(orig, n, RTR_PARSE_LB_CTRL, FABRIC);
+				m = frame_mbuf(orig, n, RTR_LB_PARSE_CTRL, FABRIC);
 				if (ops[o] == RTR_BTH_OP_RC_ATOMIC_ACK)
 					rtr_meta(m)->bth_opcode = RTR_BTH_OP_RC_ATOMIC_ACK;
-				CHECK(rtr_meta(m)->flags & RTR_MF_CE);
+				CHECK(rtr_meta_ce(rtr_meta(m)));
 				CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)),
 						RTR_SB_FORWARD);
 				CHECK_EQ(s->nc, 0);
@@ -1476,7 +1476,7 @@ test_dst(void)
 	/* No mbuf: counted, nothing sent, the packet still forwarded. */
 	{
 		struct flow f = flow4(1, 2, 50000);
-		struct rte_mbuf *m = mk_pkt(&f, 1, 4, 5, 0, 0x03, FABRIC, RTR_PARSE_LB_CTRL);
+		struct rte_mbuf *m = mk_pkt(&f, 1, 4, 5, 0, 0x03, FABRIC, RTR_LB_PARSE_CTRL);
 
 		s->no_alloc = true;
 		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
@@ -1494,7 +1494,7 @@ test_dst(void)
 		struct flow f = flow4(1, 2, 50000);
 		struct rte_mbuf *m = mk_cp(&f, 2, RTR_SB_CP_B8);
 
-		rtr_meta(m)->flags |= RTR_MF_CE;
+		rtr_meta(m)->tos |= 3; /* CE */
 		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
 		CHECK_EQ(s->nc, 0);
 		fake_free(m);
@@ -1504,7 +1504,7 @@ test_dst(void)
 		struct flow f = flow4(1, 2, 50000);
 		uint8_t orig[512];
 		unsigned int n = host_frame(orig, &f, 1, 4, 5, 0, 0x03, 4000);
-		struct rte_mbuf *m = frame_mbuf(orig, n, RTR_PARSE_LB_CTRL, FABRIC);
+		struct rte_mbuf *m = frame_mbuf(orig, n, RTR_LB_PARSE_CTRL, FABRIC);
 
 		CHECK_EQ(rtr_sb_deliver(sb, m, rtr_meta(m), 1, T0, LB_ST(cd)), RTR_SB_FORWARD);
 		CHECK(memcmp(mdata(m), orig, n) == 0);
@@ -1718,8 +1718,8 @@ fabric(struct rte_mbuf *m, const struct flow *f, bool ce)
 			l3[1] |= 0x30;
 		}
 	}
-	CHECK_EQ(reparse(m, RTR_PARSE_LB_CTRL), RTR_DROP_NONE);
-	CHECK_EQ(!!(rtr_meta(m)->flags & RTR_MF_CE), ce);
+	CHECK_EQ(reparse(m, RTR_LB_PARSE_CTRL), RTR_DROP_NONE);
+	CHECK_EQ(!!rtr_meta_ce(rtr_meta(m)), ce);
 	rtr_meta(m)->in_port = FABRIC;
 }
 
@@ -1739,7 +1739,7 @@ arrive(struct in_flight *q, struct rtr_sb *src, uint64_t now, uint64_t *last)
 	while (q->head < q->n && q->at[q->head] <= now) {
 		struct rte_mbuf *cp = q->m[q->head];
 
-		CHECK_EQ(reparse(cp, RTR_PARSE_LB_CTRL), RTR_DROP_NONE);
+		CHECK_EQ(reparse(cp, RTR_LB_PARSE_CTRL), RTR_DROP_NONE);
 		CHECK(rtr_meta_lb_control(rtr_meta(cp)));
 		CHECK_EQ(rtr_meta(cp)->bth_b4, 1);
 		rtr_sb_control_rx(src, cp, rtr_meta(cp), q->at[q->head], LB_ST(cs));

@@ -489,7 +489,7 @@ rtr_sp_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
 	if (live == 0)
 		return -1;
-	if (unlikely(rte_pktmbuf_headroom(m) < RTR_CW_HDR_LEN) && rtr_lb_make_headroom(m) != 0) {
+	if (unlikely(rte_pktmbuf_headroom(m) < RTR_LB_HDR_LEN) && rtr_lb_make_headroom(m) != 0) {
 		c[RTR_LBC_spray_unstamped]++;
 		goto ecmp;
 	}
@@ -558,7 +558,7 @@ rtr_sp_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 	struct rtr_pm_ref r;
 	int ret;
 
-	if (rtr_cw_op(meta->bth_b8) != RTR_CW_OP_NOTIFY) {
+	if (rtr_lb_op(meta->bth_b8) != RTR_LB_OP_NOTIFY) {
 		c[RTR_LBC_foreign_ctrl]++;
 		return;
 	}
@@ -615,14 +615,14 @@ rtr_sp_shared_free(void *shared)
 static void
 send_notify(struct rtr_sp *sp, const uint8_t *frame, const struct rtr_meta *meta, uint64_t *c)
 {
-	static const uint8_t hdr[RTR_CW_HDR_LEN];
+	static const uint8_t hdr[RTR_LB_HDR_LEN];
 	struct rte_mbuf *n = sp->io.alloc(sp->io.arg);
 
 	if (n == NULL) {
 		c[RTR_LBC_ctrl_alloc_failed]++;
 		return;
 	}
-	if (rtr_lb_ctrl_build(n, frame, meta, meta->bth_b4, (uint8_t)(RTR_CW_OP_NOTIFY << 5),
+	if (rtr_lb_ctrl_build(n, frame, meta, meta->bth_b4, (uint8_t)(RTR_LB_OP_NOTIFY << 5),
 			    hdr) == NULL) {
 		rte_pktmbuf_free(n);
 		c[RTR_LBC_ctrl_alloc_failed]++;
@@ -834,7 +834,7 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		return RTR_LB_FORWARD;
 	seq = rtr_spray_seq(frame + rtr_meta_bth_off(meta) + RTR_BTH_LEN);
 	c[RTR_LBC_spray_rx]++;
-	if ((meta->flags & RTR_MF_CE) && sp->p.busy_ns != 0)
+	if (rtr_meta_ce(meta) && sp->p.busy_ns != 0)
 		send_notify(sp, frame, meta, c);
 	rtr_ft_key_from_frame(&k, frame, meta, KIND_DST, false);
 	/* The host gets its peer's frame (and ICRC) whatever happens next. */
@@ -1089,7 +1089,7 @@ const struct rtr_lb_ops rtr_lb_spray = {
 		.name = "spray",
 		.mode = RTR_LB_SPRAY,
 		.flow_affinity = true,
-		.fabric_parse_flags = RTR_PARSE_LB_HDR,
+		.fabric_parse_flags = RTR_LB_PARSE_HDR,
 		.table = rtr_lb_fs_table,
 		.deliver_flags = RTR_MF_LB_HDR,
 		.shared_create = rtr_sp_shared_create,

@@ -35,7 +35,7 @@ struct rtr_ft_limit;
  * DATA layout) with phase 1 and tail 1, a combination ConWeave never sends
  * (its TAIL is a phase-0 packet): a spray DstToR tells the two apart.
  */
-#define RTR_SPRAY_B8 ((uint8_t)(RTR_CW_OP_DATA << 5 | 1 << 4 | 1))
+#define RTR_SPRAY_B8 ((uint8_t)(RTR_LB_OP_DATA << 5 | 1 << 4 | 1))
 
 /* The sequence number in the header (big-endian, 32 bits). */
 static inline uint32_t

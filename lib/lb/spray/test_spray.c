@@ -192,7 +192,7 @@ mk_sp(const struct flow *f, uint32_t psn, uint32_t seq, uint8_t path, uint8_t re
 	out[BTH_OFF + 14] = (uint8_t)(seq >> 8);
 	out[BTH_OFF + 15] = (uint8_t)seq;
 	memcpy(out + BTH_OFF + 16, buf + BTH_OFF + 12, n - BTH_OFF - 12);
-	return frame_mbuf(out, n + 4, RTR_PARSE_LB_HDR);
+	return frame_mbuf(out, n + 4, RTR_LB_PARSE_HDR);
 }
 
 /* The spray marker in Resv7, as doc/spray.md gives it: cw_op 1 (DATA),
@@ -870,7 +870,7 @@ test_src_spread(void)
 		CHECK_EQ(stamped_seq(m), i);
 		/* What the fabric sees: the length signature, the header. */
 		CHECK_EQ(m->data_len, host_frame((uint8_t[512]){0}, &f, i, 4, 0) + 4);
-		CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_LB_HDR, rtr_meta(m)),
+		CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_LB_PARSE_HDR, rtr_meta(m)),
 				RTR_DROP_NONE);
 		CHECK(rtr_meta(m)->flags & RTR_MF_LB_HDR);
 		fake_free(m);
@@ -1042,9 +1042,9 @@ test_notify(void)
 
 		memcpy(ip + 10, &ck, 2);
 	}
-	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_LB_HDR, rtr_meta(m)),
+	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_LB_PARSE_HDR, rtr_meta(m)),
 			RTR_DROP_NONE);
-	CHECK(rtr_meta(m)->flags & RTR_MF_CE);
+	CHECK(rtr_meta_ce(rtr_meta(m)));
 	CHECK_EQ(dst_rx(dst, m, 0, t0, cd), RTR_LB_FORWARD);
 	CHECK_EQ(cd[RTR_LBC_notifies], 1);
 	CHECK_EQ(snk.nc, 1);
@@ -1054,10 +1054,10 @@ test_notify(void)
 	n = snk.cm[0];
 	snk.nc = 0;
 	/* As the SrcToR's fabric port parses it: a NOTIFY for path 2. */
-	CHECK_EQ(rtr_parse(mdata(n), n->data_len, SEED, RTR_PARSE_LB_HDR, rtr_meta(n)),
+	CHECK_EQ(rtr_parse(mdata(n), n->data_len, SEED, RTR_LB_PARSE_HDR, rtr_meta(n)),
 			RTR_DROP_NONE);
 	CHECK(rtr_meta_lb_control(rtr_meta(n)));
-	CHECK_EQ(rtr_cw_op(rtr_meta(n)->bth_b8), RTR_CW_OP_NOTIFY);
+	CHECK_EQ(rtr_lb_op(rtr_meta(n)->bth_b8), RTR_LB_OP_NOTIFY);
 	CHECK_EQ(rtr_meta(n)->bth_b4, 2);
 	sink_clear(&snk);
 	rtr_sp_free(dst);
@@ -1198,7 +1198,7 @@ test_e2e(void)
 		CHECK(path >= 0);
 		arr[i].t = t + (1 + 3 * (uint64_t)path) * US;
 		/* The DstToR's fabric port parses it. */
-		CHECK_EQ(rtr_parse(mdata(arr[i].m), arr[i].m->data_len, SEED, RTR_PARSE_LB_HDR,
+		CHECK_EQ(rtr_parse(mdata(arr[i].m), arr[i].m->data_len, SEED, RTR_LB_PARSE_HDR,
 					 rtr_meta(arr[i].m)),
 				RTR_DROP_NONE);
 		want[i] = i;
