@@ -421,7 +421,8 @@ test_lb_exits(void)
 	struct rte_mbuf *m, *data;
 	struct rtr_meta *meta;
 
-	/* A NOTIFY (cw_op 3 in Resv7: byte 8 0x60, doc/wire-formats.md)
+	/* A NOTIFY (op 3 of the LB layout in Resv7: byte 8 0x60,
+	 * doc/wire-formats.md)
 	 * answering a data packet 10.1.0.1 -> 10.2.0.5: back to 10.1.0.1, a
 	 * host route, whose link is down. */
 	data = roce4(0x0a020005, 64);
@@ -430,7 +431,7 @@ test_lb_exits(void)
 	fake_free(data);
 	CHECK(m != NULL, "control packet built");
 	meta = rtr_meta(m);
-	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_PARSE_LB_HDR, meta), RTR_DROP_NONE);
+	CHECK_EQ(rtr_parse(mdata(m), m->data_len, SEED, RTR_LB_PARSE_HDR, meta), RTR_DROP_NONE);
 	meta->in_port = 2;
 	CHECK(rtr_meta_lb_control(meta), "the test packet reads as LB control");
 	atomic_store(&ports[0].link_up, 0);
