@@ -78,6 +78,28 @@ struct rtr_lb_init {
 #define RTR_LB_FORWARD 0 /* deliver: the caller sends the packet */
 #define RTR_LB_TAKEN   1 /* deliver: the LB stage took it (held or sent) */
 
+/*
+ * A mode's hooks. Who calls them, and when, is written once, in
+ * rtr_lb_worker.h (the only caller of the fast-path hooks: the forwarding
+ * step of lib/fwd, the worker loop and the egress go through it):
+ *   - per packet, in this order: prefetch (at parse, before routing),
+ *     pick (a group route), control_rx (an LB control packet routed to a
+ *     host: consumed before the link check), deliver (from a fabric port
+ *     to a host with deliver_flags) or post_route (every other packet
+ *     about to be queued), queued (the class queue took it), depart (it
+ *     leaves its class queue, RTR_LB_DEPART_FLAGS, host-port packets);
+ *   - per loop pass: tick once next_deadline() (on the worker's horizon)
+ *     has passed, every pass without next_deadline; every control poll,
+ *     tick whatever the deadline (aging);
+ *   - flush(port) once when a port is first seen down, flush(-1) at a
+ *     runtime switch, both skipped when held() says 0 (without held,
+ *     always called); flush(-1) at exit whatever held() says;
+ *   - re-entry: a hook may send a frame it built through io.control,
+ *     which runs the forwarding step on it (in_port RTR_PORT_NONE) before
+ *     the hook returns; io.deliver queues on a host port without it.
+ * Hooks that come together: deliver with deliver_flags, next_deadline
+ * with tick, held with flush where the mode can hold.
+ */
 struct rtr_lb_ops {
 	const char *name;
 	enum rtr_lb_mode mode;
