@@ -64,7 +64,6 @@
 #include <rte_net_crc.h>
 
 #include "fuzz.h"
-#include "caver/rtr_caver.h"
 #include "rtr_config.h"
 #include "rtr_fwd.h"
 #include "rtr_lb.h"
@@ -428,10 +427,29 @@ icrc_of(const uint8_t *frame, unsigned int l3, unsigned int l4, bool v6, unsigne
 	return rte_net_crc_calc(buf, 8 + n, RTE_NET_CRC32_ETH);
 }
 
+/* The ACK shim of the first registered mode that has one (CAVER's), or
+ * NULL: read from the registry, so the harness names no mode. */
+static const struct rtr_lb_ack_shim *
+ack_shim(void)
+{
+	static const struct rtr_lb_ack_shim *as;
+	static bool looked;
+
+	for (unsigned int i = 0; !looked && i < rtr_lb_mode_count(); i++)
+		if (rtr_lb_mode_at(i)->ack_shim != NULL) {
+			as = rtr_lb_mode_at(i)->ack_shim;
+			FZ_CHECK(as->len > 0 && as->len <= 256 && as->fill != NULL);
+			break;
+		}
+	looked = true;
+	return as;
+}
+
 /*
- * A RoCE frame from fuzz-chosen fields. layout: 0 plain, 1 ConWeave DATA
- * (4 bytes after the BTH that the lengths do not count), 2 ConWeave
- * control (BTH + 4, counted, nothing after), 3 CAVER shim after the AETH.
+ * A RoCE frame from fuzz-chosen fields. layout: 0 plain, 1 a DATA header of
+ * the shared LB layout (4 bytes after the BTH that the lengths do not
+ * count), 2 its control packet (BTH + 4, counted, nothing after), 3 an ACK
+ * shim after the AETH (a registered mode's: CAVER's).
  */
 static struct rte_mbuf *
 build_frame(struct fz *f, uint16_t *port)
@@ -443,7 +461,8 @@ build_frame(struct fz *f, uint16_t *port)
 	uint8_t opcode = f2 < 0xc0 ? opcodes[f2 & 15] : f2;
 	uint8_t b4 = fz_u8(f), b8 = fz_u8(f);
 	uint32_t psn = fz_u16(f);
-	uint8_t hdr[4], shim[RTR_CAVER_SHIM_LEN];
+	const struct rtr_lb_ack_shim *as = ack_shim();
+	uint8_t hdr[4], shim[256], addr[4], rnd[RTR_LB_ACK_SHIM_RND];
 	unsigned int payload = payloads[f1 >> 6], l3, l4, bth, n, ulen, ext = 0;
 	struct rte_mbuf *m;
 	uint8_t *p;
@@ -452,16 +471,15 @@ build_frame(struct fz *f, uint16_t *port)
 	*port = (f0 >> 5) & 3;
 	for (unsigned int i = 0; i < 4; i++)
 		hdr[i] = fz_u8(f);
-	memset(shim, 0, sizeof(shim));
+	if (layout == 3 && as == NULL)
+		layout = 0; /* no registered mode has an ACK shim */
 	if (layout == 3) {
-		put_addr(shim, false, fz_u8(f) & 3);
-		shim[4] = fz_u8(f);
-		shim[5] = fz_u8(f);
-		shim[8] = fz_u8(f);
-		shim[9] = fz_u8(f) & 7;
-		shim[11] = fz_u8(f);
+		put_addr(addr, false, fz_u8(f) & 3);
+		for (unsigned int i = 0; i < RTR_LB_ACK_SHIM_RND; i++)
+			rnd[i] = fz_u8(f);
+		as->fill(shim, addr, rnd);
 		opcode = RTR_BTH_OP_RC_ACK;
-		b8 = (b8 & RTR_BTH_ACKREQ) | RTR_CAVER_RESV7;
+		b8 = (uint8_t)((b8 & RTR_BTH_ACKREQ) | as->resv7);
 	}
 	el = rtr_bth_ext_len(opcode, NULL);
 	if (el > 0)
@@ -487,8 +505,7 @@ build_frame(struct fz *f, uint16_t *port)
 	if (layout == 2)
 		ulen = 8 + RTR_BTH_LEN + RTR_LB_HDR_LEN;
 	else
-		ulen = 8 + RTR_BTH_LEN + ext + (layout == 3 ? RTR_CAVER_SHIM_LEN : 0) + payload +
-		       RTR_ICRC_LEN;
+		ulen = 8 + RTR_BTH_LEN + ext + (layout == 3 ? as->len : 0) + payload + RTR_ICRC_LEN;
 	if (!v6) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(p + l3);
 
@@ -534,8 +551,8 @@ build_frame(struct fz *f, uint16_t *port)
 	} else {
 		n += ext;
 		if (layout == 3) {
-			memcpy(p + n, shim, sizeof(shim));
-			n += sizeof(shim);
+			memcpy(p + n, shim, as->len);
+			n += as->len;
 		}
 		for (unsigned int i = 0; i < payload; i++)
 			p[n + i] = (uint8_t)(psn + i);

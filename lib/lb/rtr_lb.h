@@ -226,6 +226,17 @@ struct rtr_lb_kv {
 	void *arg;
 };
 
+/* An ACK shim's wire format (rtr_lb_desc.ack_shim). */
+struct rtr_lb_ack_shim {
+	uint8_t len;   /* bytes after the AETH, counted by the IP and UDP lengths */
+	uint8_t resv7; /* BTH Resv7 of a shimmed ACK */
+	/* A plausible shim into shim[len]: addr, an IPv4 address of a host
+	 * (network order) where the shim names one; the rest from the
+	 * arbitrary bytes rnd[RTR_LB_ACK_SHIM_RND]. */
+	void (*fill)(uint8_t *shim, const uint8_t addr[4], const uint8_t *rnd);
+};
+#define RTR_LB_ACK_SHIM_RND 5
+
 /*
  * One LB mode as the rest of the switch sees it: everything above lib/lb
  * (app, pipelines, telemetry, config, the bench) learns about modes from
@@ -275,6 +286,11 @@ struct rtr_lb_desc {
 	 * true when the frame is then its sender's, byte 4 included, so that
 	 * no later mode's strip nor the byte 4 rule applies. */
 	bool (*host_strip)(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c);
+	/* A shim the mode appends to RC ACKs after the AETH, or NULL: what
+	 * a frame carrying one looks like, so that the LB fuzzer builds them
+	 * (as every switch's host rules must handle them) without naming the
+	 * mode. */
+	const struct rtr_lb_ack_shim *ack_shim;
 };
 
 /* The registry's API (the modes, by id or name) is rtr_lb_registry.h: a

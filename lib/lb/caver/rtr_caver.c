@@ -1134,6 +1134,26 @@ const struct rtr_lb_ops rtr_lb_caver = {
 		.flows = rtr_lb_fs_flows,
 };
 
+/* The ACK shim (doc/caver.md): the destination host's address, then the
+ * path vector's fields, as the fuzzer builds them. */
+static void
+cv_shim_fill(uint8_t *shim, const uint8_t addr[4], const uint8_t *rnd)
+{
+	memset(shim, 0, RTR_CAVER_SHIM_LEN);
+	memcpy(shim, addr, 4);
+	shim[4] = rnd[0];
+	shim[5] = rnd[1];
+	shim[8] = rnd[2];
+	shim[9] = rnd[3] & 7;
+	shim[11] = rnd[4];
+}
+
+static const struct rtr_lb_ack_shim cv_ack_shim = {
+		.len = RTR_CAVER_SHIM_LEN,
+		.resv7 = RTR_CAVER_RESV7,
+		.fill = cv_shim_fill,
+};
+
 const struct rtr_lb_desc rtr_lb_caver_desc = {
 		.name = "caver",
 		.summary = "CAVER: DRE and path vectors on ACKs",
@@ -1145,4 +1165,5 @@ const struct rtr_lb_desc rtr_lb_caver_desc = {
 		.n_counters = RTR_LBC_CAVER_N,
 		.host_check = rtr_caver_host_check,
 		.host_strip = rtr_caver_host_strip,
+		.ack_shim = &cv_ack_shim,
 };
