@@ -133,6 +133,14 @@ hold_budget(unsigned int workers, struct rtr_budget *out)
 	out->hold_cut = total < out->hold;
 }
 
+unsigned int
+rtr_data_room(unsigned int mtu)
+{
+	unsigned int buf = RTE_MAX(2048u, mtu + RTE_ETHER_HDR_LEN + 2 * 4 + RTE_ETHER_CRC_LEN + 4);
+
+	return RTE_PKTMBUF_HEADROOM + RTE_ALIGN_CEIL(buf, RTR_RX_BUF_ALIGN);
+}
+
 int
 rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 		struct rtr_budget *out)
@@ -162,10 +170,6 @@ rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 	out->mbufs_set = cfg->sw.mbufs != 0;
 	out->mbufs = out->mbufs_set ? cfg->sw.mbufs : round_pow2_minus1(out->need);
 	hold_budget(in->workers, out);
-	/* Room for the largest frame: MTU, Ethernet header, two VLAN tags,
-	 * CRC and slack. */
-	out->data_room =
-			RTE_PKTMBUF_HEADROOM +
-			RTE_MAX(2048u, max_mtu + RTE_ETHER_HDR_LEN + 2 * 4 + RTE_ETHER_CRC_LEN + 4);
+	out->data_room = rtr_data_room(max_mtu);
 	return 0;
 }

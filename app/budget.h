@@ -65,6 +65,20 @@ struct rtr_budget {
 void rtr_budget_queues(
 		const struct rtr_config *cfg, unsigned int workers, struct rtr_budget_in *in);
 
+/*
+ * The mbufs' data room for frames up to mtu: headroom, then the largest
+ * frame (MTU, Ethernet header, two VLAN tags, CRC, 4 bytes of slack),
+ * at least 2048, rounded up to RTR_RX_BUF_ALIGN. ice and i40e (DPDK 22.11,
+ * drivers/net/ice/ice_rxtx.c ice_program_hw_rx_queue, i40e_rxtx.c
+ * i40e_rx_queue_config) program the RX buffer as the data room minus the
+ * headroom rounded *down* to 128 bytes, but turn on scattered RX only when
+ * the frame exceeds the unrounded size: an unaligned room let a frame up to
+ * 127 bytes longer than the programmed buffer arrive without scatter, cut
+ * (doc/user-guide.md "On real NICs").
+ */
+#define RTR_RX_BUF_ALIGN 128
+unsigned int rtr_data_room(unsigned int mtu);
+
 /* Fill out from cfg and in. Returns 0, or -EINVAL when in has no worker or
  * a port without queues. */
 int rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,

@@ -137,7 +137,7 @@ test_ecmp(void)
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.egress, 8192 + 1220);
 	CHECK_EQ(b.need, 19936 + 1220);
-	CHECK_EQ(b.data_room, 128 + 9000 + 14 + 8 + 4 + 4);
+	CHECK_EQ(b.data_room, 128 + 9088); /* 9000 + 30, rounded up to 128 */
 	rtr_config_free(&cfg);
 
 	/* Queue counts: rx_queues as given, TX one per worker or more. */
@@ -352,14 +352,45 @@ test_rw(void)
 	CHECK_EQ(b.hold, 0);
 	CHECK_STR(mode_name(&b), "conweave");
 	CHECK_EQ(b.hold_per_worker, 1);
-	CHECK_EQ(b.data_room, 128 + 9000 + 30);
+	CHECK_EQ(b.data_room, 128 + 9088);
 	CHECK_EQ(b.need, 4096 + 5600 + 8192 + 2048);
 	rtr_config_free(&cfg);
+}
+
+/*
+ * Every MTU 68..9600: the buffer ice and i40e program (the room minus the
+ * headroom rounded down to 128, their RX_MAX_DATA_BUF_SIZE at most) holds
+ * the largest frame the device accepts at that MTU (their ETH_OVERHEAD:
+ * header, CRC, two VLAN tags) and rocetor's own bound (4 bytes more), so
+ * no frame is cut without scattered RX; the room is no larger than needed.
+ */
+static void
+test_data_room(void)
+{
+	const unsigned int overhead = 14 + 4 + 2 * 4, max_buf = 16 * 1024 - 128;
+	unsigned int bad = 0, big = 0;
+
+	for (unsigned int mtu = 68; mtu <= 9600; mtu++) {
+		unsigned int room = rtr_data_room(mtu);
+		unsigned int buf = room - RTE_PKTMBUF_HEADROOM;
+		unsigned int programmed = RTE_MIN(RTE_ALIGN_FLOOR(buf, 128u), max_buf);
+
+		if (programmed < mtu + overhead + 4 || programmed != buf)
+			bad++;
+		if (buf >= 128 + RTE_MAX(2048u, mtu + overhead + 4))
+			big++;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(big, 0);
+	CHECK_EQ(rtr_data_room(1500), RTE_PKTMBUF_HEADROOM + 2048);
+	CHECK_EQ(rtr_data_room(9000), RTE_PKTMBUF_HEADROOM + 9088);
+	CHECK_EQ(rtr_data_room(4200), RTE_PKTMBUF_HEADROOM + 4352);
 }
 
 int
 main(void)
 {
+	test_data_room();
 	test_ecmp();
 	test_conweave();
 	test_cut();
