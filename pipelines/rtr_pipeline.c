@@ -309,10 +309,12 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 	enum rtr_drop_reason why;
 
 	/* The parser needs the whole frame in one segment; a multi-segment
-	 * mbuf (jumbo without scatter support here) is linearised first. */
+	 * mbuf is linearised first, which fits only a frame the data room
+	 * holds: anything larger is bigger than the MTU the pool was sized
+	 * for (ports[].mtu), not a malformed frame. */
 	if (unlikely(m->nb_segs > 1) && rte_pktmbuf_linearize(m) != 0) {
 		memset(meta, 0, sizeof(*meta));
-		drop(w, m, port, RTR_DROP_MALFORMED);
+		drop(w, m, port, RTR_DROP_OVERSIZE);
 		return ING_DONE;
 	}
 	frame = rte_pktmbuf_mtod(m, const uint8_t *);

@@ -43,7 +43,10 @@
 			"CAVER-shimmed RC ACK lost by faults.ctrl_loss (lab impairment)")          \
 	X(PUNT_RATE_LIMITED, "punt_rate_limited",                                                  \
 			"frame for the control plane over the worker's punt rate (ARP/ND/echo "    \
-			"flood)")
+			"flood)")                                                                  \
+	X(OVERSIZE, "oversize",                                                                    \
+			"frame larger than the mbuf data room (the port MTU): it arrived in "      \
+			"segments")
 
 enum rtr_drop_reason {
 #define RTR_DROP_ENUM(e, s, d) RTR_DROP_##e,
