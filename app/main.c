@@ -40,6 +40,33 @@ on_signal(int sig)
 	rtr_signal = sig;
 }
 
+/*
+ * RoCE's usual path MTU is 4096 bytes: an RDMA WRITE's IPv4 datagram is
+ * then 4096 + 20 (IP) + 8 (UDP) + 12 (BTH) + 16 (RETH) + 4 (ICRC) = 4156
+ * bytes (IPv6: 4176), and a fabric port carries the running mode's LB
+ * header too where it inserts one (its DstToR takes packets with it). A
+ * port below that gets a line saying which path MTU it does carry.
+ */
+#define RTR_ROCE_OVERHEAD4 (20 + 8 + 12 + 16 + 4)
+
+static void
+roce_mtu_warning(const struct rtr_app *app, const struct rtr_fwd_port *pr, unsigned int mtu)
+{
+	const struct rtr_lb_ops *lb = app->sw.lb;
+	unsigned int hdr = 0, pmtu = 4096;
+
+	if (pr->role == RTR_PORT_FABRIC && (lb->deliver_flags & RTR_MF_LB_HDR))
+		hdr = RTR_PARSE_HDR_LEN(lb->fabric_parse_flags);
+	if (mtu >= 4096 + RTR_ROCE_OVERHEAD4 + hdr)
+		return;
+	while (pmtu > 256 && mtu < pmtu + RTR_ROCE_OVERHEAD4 + hdr)
+		pmtu /= 2;
+	printf("rocetor: port %u: warning: mtu %u carries RoCE over IPv4 up to a %u-byte path "
+	       "MTU; 4096 needs mtu %u%s (ports[].mtu)\n",
+			pr->port_id, mtu, mtu >= pmtu + RTR_ROCE_OVERHEAD4 + hdr ? pmtu : 0,
+			4096 + RTR_ROCE_OVERHEAD4 + hdr, hdr ? " with the LB header" : "");
+}
+
 static void
 print_summary(const struct rtr_app *app)
 {
@@ -57,12 +84,20 @@ print_summary(const struct rtr_app *app)
 		const struct rtr_fwd_port *pr = &sw->ports[app->port_ids[i]];
 		struct rte_eth_dev_info info;
 
-		rte_eth_dev_info_get(pr->port_id, &info);
-		printf("rocetor: port %u %-6s %02x:%02x:%02x:%02x:%02x:%02x %s rxq %u txq %u %s\n",
+		const struct rtr_port_cfg *pc = &app->cfg.ports[i];
+
+		if (rte_eth_dev_info_get(pr->port_id, &info) != 0)
+			info.driver_name = "?";
+		printf("rocetor: port %u %-6s %02x:%02x:%02x:%02x:%02x:%02x %s rxq %u txq %u %s "
+		       "socket %d mtu %u (%s) desc %u/%u\n",
 				pr->port_id, pr->role == RTR_PORT_HOST ? "host" : "fabric",
 				pr->mac[0], pr->mac[1], pr->mac[2], pr->mac[3], pr->mac[4],
 				pr->mac[5], info.driver_name, app->rxq[i], app->txq[i],
-				atomic_load(&pr->link_up) ? "up" : "down");
+				atomic_load(&pr->link_up) ? "up" : "down",
+				rte_eth_dev_socket_id(pr->port_id), pc->mtu,
+				app->mtu_from_device[i] ? "device" : "config", app->nb_rxd[i],
+				app->nb_txd[i]);
+		roce_mtu_warning(app, pr, pc->mtu);
 	}
 	fflush(stdout);
 }

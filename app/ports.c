@@ -107,7 +107,7 @@ nic_pfc(const struct rtr_config *cfg, uint16_t port)
 static int
 queue_counts(struct rtr_app *app, struct rtr_budget_in *in)
 {
-	const struct rtr_config *cfg = &app->cfg;
+	struct rtr_config *cfg = &app->cfg;
 	unsigned int n_workers = app->sw.n_workers;
 
 	rtr_budget_queues(cfg, n_workers, in);
@@ -122,6 +122,24 @@ queue_counts(struct rtr_app *app, struct rtr_budget_in *in)
 			fprintf(stderr, "port %u: cannot read device info: %s\n", pc->port,
 					strerror(-rc));
 			return rc;
+		}
+		if (pc->mtu == 0) {
+			/* Unset: the device's MTU as it is (mlx5 reads the kernel
+			 * netdev's at probe, mlx5_os.c; configuring with MTU 0
+			 * would set 1500 and push it down to the netdev). */
+			uint16_t mtu = RTE_ETHER_MTU;
+
+			rc = rte_eth_dev_get_mtu(pc->port, &mtu);
+			if (rc != 0 || mtu < RTE_ETHER_MIN_MTU) {
+				fprintf(stderr,
+						"rocetor: port %u (%s): cannot read its MTU (%s): "
+						"set ports[].mtu\n",
+						pc->port, info.driver_name,
+						rc != 0 ? strerror(-rc) : "below 68");
+				return rc != 0 ? rc : -EINVAL;
+			}
+			app->cfg.ports[i].mtu = mtu;
+			app->mtu_from_device[i] = true;
 		}
 		if (in->rxq[i] > info.max_rx_queues)
 			in->rxq[i] = info.max_rx_queues;
@@ -199,7 +217,11 @@ port_configure(struct rtr_app *app, unsigned int i)
 	int rc;
 
 	memset(&conf, 0, sizeof(conf));
-	rte_eth_dev_info_get(pc->port, &info);
+	rc = rte_eth_dev_info_get(pc->port, &info);
+	if (rc != 0) {
+		fprintf(stderr, "port %u: cannot read device info: %s\n", pc->port, strerror(-rc));
+		return rc;
+	}
 	if (app->rxq[i] > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
@@ -208,8 +230,7 @@ port_configure(struct rtr_app *app, unsigned int i)
 	}
 	if (*info.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		conf.intr_conf.lsc = 1;
-	if (pc->mtu)
-		conf.rxmode.mtu = pc->mtu;
+	conf.rxmode.mtu = pc->mtu; /* the config's, or the device's (queue_counts) */
 	rc = rte_eth_dev_configure(pc->port, app->rxq[i], app->txq[i], &conf);
 	if (rc != 0) {
 		fprintf(stderr, "port %u (%s): configure %u rx / %u tx queues failed: %s\n",
@@ -217,7 +238,14 @@ port_configure(struct rtr_app *app, unsigned int i)
 				strerror(-rc));
 		return rc;
 	}
-	rte_eth_dev_adjust_nb_rx_tx_desc(pc->port, &nb_rxd, &nb_txd);
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pc->port, &nb_rxd, &nb_txd);
+	if (rc != 0) {
+		fprintf(stderr, "port %u (%s): descriptor counts %u rx / %u tx refused: %s\n",
+				pc->port, info.driver_name, nb_rxd, nb_txd, strerror(-rc));
+		return rc;
+	}
+	app->nb_rxd[i] = nb_rxd;
+	app->nb_txd[i] = nb_txd;
 	for (q = 0; q < app->rxq[i]; q++) {
 		struct rtr_worker *w = sw->workers[(q + i) % sw->n_workers];
 
@@ -247,7 +275,11 @@ port_configure(struct rtr_app *app, unsigned int i)
 	 * L2 filtering is done in software (ports[].l2_filter). */
 	if (pc->mac_set) {
 		memcpy(mac.addr_bytes, pc->mac, 6);
-		rte_eth_dev_default_mac_addr_set(pc->port, &mac);
+		rc = rte_eth_dev_default_mac_addr_set(pc->port, &mac);
+		if (rc != 0)
+			printf("rocetor: port %u (%s): the device keeps its own MAC (%s); "
+			       "promiscuous mode receives for the configured one\n",
+					pc->port, info.driver_name, strerror(-rc));
 	} else if (rte_eth_macaddr_get(pc->port, &mac) == 0) {
 		memcpy(pc->mac, mac.addr_bytes, 6);
 	}
@@ -258,8 +290,13 @@ port_configure(struct rtr_app *app, unsigned int i)
 	pr->l2_filter = pc->l2_filter;
 	pr->source_check = pc->source_check;
 	pr->admin_down = pc->admin_down;
-	if (conf.intr_conf.lsc)
-		rte_eth_dev_callback_register(pc->port, RTE_ETH_EVENT_INTR_LSC, lsc_event, sw);
+	if (conf.intr_conf.lsc) {
+		rc = rte_eth_dev_callback_register(pc->port, RTE_ETH_EVENT_INTR_LSC, lsc_event, sw);
+		if (rc != 0)
+			printf("rocetor: port %u (%s): no link-change callback (%s): link "
+			       "changes are seen by polling\n",
+					pc->port, info.driver_name, strerror(-rc));
+	}
 	app->port_ids[i] = pc->port;
 	return 0;
 }
@@ -273,8 +310,18 @@ port_start(const struct rtr_config *cfg, uint16_t port)
 		fprintf(stderr, "port %u: start failed: %s\n", port, strerror(-rc));
 		return rc;
 	}
-	rte_eth_promiscuous_enable(port);
-	rte_eth_allmulticast_enable(port);
+	/* L2 filtering is rocetor's (ports[].l2_filter): the device must
+	 * pass every frame. */
+	rc = rte_eth_promiscuous_enable(port);
+	if (rc != 0)
+		printf("rocetor: port %u: promiscuous mode refused (%s): only frames for "
+		       "its MAC, broadcast and multicast arrive\n",
+				port, strerror(-rc));
+	rc = rte_eth_allmulticast_enable(port);
+	if (rc != 0 && rte_eth_promiscuous_get(port) != 1)
+		printf("rocetor: port %u: all-multicast refused (%s): IPv6 neighbour "
+		       "discovery may not arrive\n",
+				port, strerror(-rc));
 	if (cfg->qos.pfc.mode == RTR_PFC_NIC)
 		return nic_pfc(cfg, port);
 	return 0;

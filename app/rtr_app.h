@@ -34,6 +34,11 @@ struct rtr_app {
 	unsigned int n_cfg_ports;
 	uint16_t port_ids[RTR_MAX_PORTS];
 	uint16_t rxq[RTR_MAX_PORTS], txq[RTR_MAX_PORTS];
+	/* Per configured port: ports[].mtu was unset and the device's own MTU
+	 * (what the kernel netdev has on mlx5) was kept; the descriptors the
+	 * device took (rte_eth_dev_adjust_nb_rx_tx_desc). */
+	bool mtu_from_device[RTR_MAX_PORTS];
+	uint16_t nb_rxd[RTR_MAX_PORTS], nb_txd[RTR_MAX_PORTS];
 	uint32_t n_mbufs;
 	uint32_t hold_budget; /* mbufs each worker's LB state may hold (app/budget.c) */
 	uint32_t mbuf_data_room;

@@ -5,8 +5,10 @@
 4096-byte path MTU: an IP datagram of 4156 bytes) arrives from net_pcap in
 segments. With ports[].mtu unset (1500) it is dropped as `oversize`, not
 `malformed`, and accounted; with mtu 4200 the same frame is forwarded
-whole, its ICRC intact (issue 30, doc/counters.md)."""
+whole, its ICRC intact (issue 30, doc/counters.md). The start-up lines say
+each port's MTU and where it came from, and warn below RoCE's 4096."""
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -48,6 +50,12 @@ def main():
         ok, why = harness.accounted(r.stats)
         t.check(ok, "mtu unset: accounting: " + why)
     t.eq([len(f) for f in r.outputs[1]], [len(small)], "mtu unset: only the small frame out")
+    # The start-up lines: the device's MTU kept and said so, and what it
+    # carries of RoCE (net_pcap reports 1500: a 1024-byte path MTU).
+    t.check(re.search(r"rocetor: port 0 host .* mtu 1500 \(device\)", r.stdout),
+            "mtu unset: port 0's start-up line: " + r.stdout[-600:])
+    t.check("rocetor: port 0: warning: mtu 1500 carries RoCE over IPv4 up to a 1024-byte "
+            "path MTU; 4096 needs mtu 4156" in r.stdout, "mtu unset: the RoCE 4096 warning")
 
     r = harness.run(CONFIG % (", mtu: 4200", ", mtu: 4200"), [[big, small], []], tag="mtu")
     t.eq(r.rc, 0, "mtu 4200: exit " + r.stderr[-400:])
@@ -55,11 +63,24 @@ def main():
         t.eq(r.stats["drops"].get("oversize", 0), 0, "mtu 4200: nothing oversize")
         ok, why = harness.accounted(r.stats)
         t.check(ok, "mtu 4200: accounting: " + why)
+    t.check(re.search(r"rocetor: port 1 fabric .* mtu 4200 \(config\)", r.stdout),
+            "mtu 4200: port 1's start-up line: " + r.stdout[-600:])
+    t.check("warning: mtu" not in r.stdout, "mtu 4200: no MTU warning")
     out = r.outputs[1]
     t.eq([len(f) for f in out], [len(big), len(small)], "mtu 4200: both frames out, whole")
     if out:
         t.check(rocecheck.icrc_ok(Ether(out[0])), "mtu 4200: the 4 KB frame's ICRC")
         t.eq(Ether(out[0])[IP].ttl, 63, "mtu 4200: routed (TTL)")
+
+    # A mode that inserts its LB header (ConWeave): a fabric port needs 4
+    # bytes more; the host port at 4156 is enough.
+    cfg = (CONFIG % (", mtu: 4156", ", mtu: 4156")).replace("lb: ecmp", "lb: conweave")
+    r = harness.run(cfg, [[small], []], tag="mtu")
+    t.eq(r.rc, 0, "conweave: exit " + r.stderr[-400:])
+    t.check("rocetor: port 1: warning: mtu 4156 carries RoCE over IPv4 up to a 2048-byte "
+            "path MTU; 4096 needs mtu 4160 with the LB header" in r.stdout,
+            "conweave: the fabric port's warning counts the LB header: " + r.stdout[-800:])
+    t.check("rocetor: port 0: warning" not in r.stdout, "conweave: no warning for the host port")
     return t.done()
 
 
