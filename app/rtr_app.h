@@ -49,6 +49,7 @@ struct rtr_app {
 	 * port, kept when the ports close so the exit document has them. */
 	bool nic_closed;
 	uint64_t nic_rx_nombuf[RTR_MAX_PORTS], nic_imissed[RTR_MAX_PORTS];
+	uint64_t nic_ierrors[RTR_MAX_PORTS];
 	uint64_t start_tsc;
 	uint64_t last_stats_tsc;
 	bool pdump_ready;

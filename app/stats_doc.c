@@ -57,6 +57,7 @@ rtr_app_nic_snapshot(struct rtr_app *app)
 		if (rte_eth_stats_get(app->port_ids[i], &es) == 0) {
 			app->nic_rx_nombuf[i] = es.rx_nombuf;
 			app->nic_imissed[i] = es.imissed;
+			app->nic_ierrors[i] = es.ierrors;
 		}
 	}
 }
@@ -112,6 +113,7 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 		rtr_app_nic_snapshot(app);
 	doc.port_rx_nombuf = app->nic_rx_nombuf;
 	doc.port_imissed = app->nic_imissed;
+	doc.port_ierrors = app->nic_ierrors;
 	doc.port_extra = port_egress_json;
 	doc.port_extra_arg = app;
 	doc.n_groups = RTE_MIN(sw->route->n_groups, (unsigned int)RTR_STATS_GROUPS);

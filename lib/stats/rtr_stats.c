@@ -90,6 +90,8 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 		if (doc->port_rx_nombuf != NULL && doc->port_imissed != NULL) {
 			rtr_json_kv_u64(&w, "rx_nombuf", doc->port_rx_nombuf[i]);
 			rtr_json_kv_u64(&w, "imissed", doc->port_imissed[i]);
+			if (doc->port_ierrors != NULL)
+				rtr_json_kv_u64(&w, "ierrors", doc->port_ierrors[i]);
 		}
 		if (doc->port_extra != NULL) {
 			rtr_json_break(&w, 3);

@@ -146,6 +146,7 @@ struct rtr_stats_doc {
 	void *port_extra_arg;
 	const uint64_t *port_rx_nombuf; /* NIC: RX lost for want of an mbuf, or NULL */
 	const uint64_t *port_imissed;   /* NIC: RX lost for want of a descriptor, or NULL */
+	const uint64_t *port_ierrors;   /* NIC: frames it received in error, or NULL */
 	unsigned int n_groups;          /* path counters shown for these */
 	const char *const *group_names; /* prefix strings */
 	const uint16_t *group_paths;    /* n_paths of each group */

@@ -49,6 +49,10 @@ def main():
         t.eq(drops.get("malformed", 0), 0, "mtu unset: nothing malformed")
         ok, why = harness.accounted(r.stats)
         t.check(ok, "mtu unset: accounting: " + why)
+        # The NIC's own counters beside rocetor's (net_pcap: none lost).
+        p0 = r.stats["ports"][0]
+        t.eq([p0.get(k) for k in ("rx_nombuf", "imissed", "ierrors")], [0, 0, 0],
+             "mtu unset: port 0's NIC counters")
     t.eq([len(f) for f in r.outputs[1]], [len(small)], "mtu unset: only the small frame out")
     # The start-up lines: the device's MTU kept and said so, and what it
     # carries of RoCE (net_pcap reports 1500: a 1024-byte path MTU).
