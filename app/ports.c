@@ -201,6 +201,29 @@ mempool_create(struct rtr_app *app, const struct rtr_budget_in *in)
 	return 0;
 }
 
+/* RoCE flows differ by their UDP source port only (the RNIC picks it per
+ * QP): a device that does not hash UDP ports puts every flow between two
+ * hosts on one queue. What it took is read back (ice in safe mode, a device
+ * with a narrower set than it advertises). */
+static void
+rss_check(uint16_t port, const char *driver, uint64_t asked)
+{
+	struct rte_eth_rss_conf rc = {0};
+	const uint64_t udp = RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP;
+	int err = rte_eth_dev_rss_hash_conf_get(port, &rc);
+
+	if (err != 0) {
+		printf("rocetor: port %u (%s): the RSS hash in effect cannot be read (%s); asked "
+		       "for 0x%" PRIx64 "\n",
+				port, driver, strerror(-err), asked);
+		return;
+	}
+	if ((rc.rss_hf & udp) == 0)
+		printf("rocetor: port %u (%s): warning: RSS hashes 0x%" PRIx64 " (no UDP ports): "
+		       "the RoCE flows between two hosts share one queue\n",
+				port, driver, rc.rss_hf);
+}
+
 /* Configure port cfg->ports[i]: RSS, link interrupts, MTU, its queues
  * (RX queues dealt over the workers), its MAC; then its run-time view. */
 static int
@@ -227,6 +250,10 @@ port_configure(struct rtr_app *app, unsigned int i)
 		conf.rx_adv_conf.rss_conf.rss_hf =
 				(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
 				info.flow_type_rss_offloads;
+	} else if (app->rxq[i] > 1) {
+		printf("rocetor: port %u (%s): warning: no RSS: every packet arrives on RX queue "
+		       "0, the other %u stay idle and one worker receives the whole port\n",
+				pc->port, info.driver_name, app->rxq[i] - 1);
 	}
 	if (*info.dev_flags & RTE_ETH_DEV_INTR_LSC)
 		conf.intr_conf.lsc = 1;
@@ -238,6 +265,8 @@ port_configure(struct rtr_app *app, unsigned int i)
 				strerror(-rc));
 		return rc;
 	}
+	if (conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
+		rss_check(pc->port, info.driver_name, conf.rx_adv_conf.rss_conf.rss_hf);
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pc->port, &nb_rxd, &nb_txd);
 	if (rc != 0) {
 		fprintf(stderr, "port %u (%s): descriptor counts %u rx / %u tx refused: %s\n",

@@ -6,7 +6,8 @@
 segments. With ports[].mtu unset (1500) it is dropped as `oversize`, not
 `malformed`, and accounted; with mtu 4200 the same frame is forwarded
 whole, its ICRC intact (issue 30, doc/counters.md). The start-up lines say
-each port's MTU and where it came from, and warn below RoCE's 4096."""
+each port's MTU and where it came from, and warn below RoCE's 4096 and
+when a port with several RX queues has no RSS."""
 import os
 import re
 import sys
@@ -85,6 +86,14 @@ def main():
             "path MTU; 4096 needs mtu 4160 with the LB header" in r.stdout,
             "conweave: the fabric port's warning counts the LB header: " + r.stdout[-800:])
     t.check("rocetor: port 0: warning" not in r.stdout, "conweave: no warning for the host port")
+
+    # Two RX queues on a device without RSS (net_pcap): said at start, as
+    # everything will arrive on queue 0.
+    r = harness.run(CONFIG % ("", ""), [[small], []], tag="mtu", lcores="0@0,1@1,2@1", queues=2)
+    t.eq(r.rc, 0, "two queues: exit " + r.stderr[-400:])
+    t.check("rocetor: port 0 (net_pcap): warning: no RSS: every packet arrives on RX queue 0, "
+            "the other 1 stay idle" in r.stdout, "two queues: the no-RSS warning: "
+            + r.stdout[-800:])
     return t.done()
 
 
