@@ -119,6 +119,9 @@ def run_rocetor(t, work, cfg):
         doc = parse(t, "--stats-json", f.read())
     if doc is not None:
         check_stats(t, doc, "--stats-json")
+        # The exit document: every packet net_null gave accounted.
+        ok, why = harness.accounted(doc)
+        t.check(ok, "--stats-json: accounting: " + why)
     # --stats-interval: the documents on stdout, as tools/bench reads them.
     out = proc.text()
     starts = [m.start() for m in re.finditer(r'^\{"switch"', out, re.M)]

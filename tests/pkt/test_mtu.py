@@ -82,6 +82,9 @@ def main():
     cfg = (CONFIG % (", mtu: 4156", ", mtu: 4156")).replace("lb: ecmp", "lb: conweave")
     r = harness.run(cfg, [[small], []], tag="mtu")
     t.eq(r.rc, 0, "conweave: exit " + r.stderr[-400:])
+    if t.check(r.stats is not None, "conweave: stats document"):
+        ok, why = harness.accounted(r.stats)
+        t.check(ok, "conweave: accounting: " + why)
     t.check("rocetor: port 1: warning: mtu 4156 carries RoCE over IPv4 up to a 2048-byte "
             "path MTU; 4096 needs mtu 4160 with the LB header" in r.stdout,
             "conweave: the fabric port's warning counts the LB header: " + r.stdout[-800:])
@@ -91,6 +94,9 @@ def main():
     # everything will arrive on queue 0.
     r = harness.run(CONFIG % ("", ""), [[small], []], tag="mtu", lcores="0@0,1@1,2@1", queues=2)
     t.eq(r.rc, 0, "two queues: exit " + r.stderr[-400:])
+    if t.check(r.stats is not None, "two queues: stats document"):
+        ok, why = harness.accounted(r.stats)
+        t.check(ok, "two queues: accounting: " + why)
     t.check("rocetor: port 0 (net_pcap): warning: no RSS: every packet arrives on RX queue 0, "
             "the other 1 stay idle" in r.stdout, "two queues: the no-RSS warning: "
             + r.stdout[-800:])
