@@ -103,14 +103,36 @@ rtr_egress_shared_init(struct rtr_egress_shared *sh, const struct rtr_config *cf
 
 /* ------------------------------------------------------------ create */
 
-static int
-cq_init(struct rtr_cq *q, const struct rtr_class_cfg *cc, uint32_t max_pkts, int socket)
+/* Slots of a class queue: as many 60-byte frames as its limit holds, no
+ * more than the mempool has mbufs, a burst at least. */
+static uint32_t
+cq_slots(const struct rtr_class_cfg *cc, uint32_t max_pkts)
 {
 	uint64_t limit = (uint64_t)cc->queue_kb * 1024;
 	uint32_t slots = pow2_at_least(RTE_MIN(limit / 60 + 1, (uint64_t)max_pkts));
 
-	if (slots < RTR_BURST)
-		slots = RTR_BURST;
+	return slots < RTR_BURST ? RTR_BURST : slots;
+}
+
+/* Slots of a port's wire: what is in flight on its delay line at the
+ * port's rate in minimum-size frames, plus room for one burst and PFC
+ * frames, no more than the mempool allows. */
+static uint64_t
+wire_slots(const struct rtr_port_cfg *pc, uint32_t max_pkts)
+{
+	uint64_t wire = (uint64_t)((double)pc->delay_us * 1000 * port_gbps(pc, 0) / (84 * 8)) +
+			4 * RTR_BURST + RTR_EG_WIRE_RESERVE;
+
+	return pow2_at_least(
+			RTE_MIN(wire, (uint64_t)max_pkts + 4 * RTR_BURST + RTR_EG_WIRE_RESERVE));
+}
+
+static int
+cq_init(struct rtr_cq *q, const struct rtr_class_cfg *cc, uint32_t max_pkts, int socket)
+{
+	uint64_t limit = (uint64_t)cc->queue_kb * 1024;
+	uint32_t slots = cq_slots(cc, max_pkts);
+
 	q->slot = eg_zalloc(sizeof(*q->slot) * slots, socket);
 	if (q->slot == NULL)
 		return -ENOMEM;
@@ -182,7 +204,6 @@ eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_
 	const struct rtr_qos_cfg *q = &eg->sh->cfg->qos;
 	struct rtr_eport *ep = eg_zalloc(sizeof(*ep), socket);
 	uint64_t wire;
-	double gbps;
 
 	if (ep == NULL)
 		return NULL;
@@ -194,14 +215,8 @@ eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_
 		if (cq_init(&ep->cq[c], &q->cls[c], max_pkts, socket) != 0)
 			goto fail;
 	eport_levels(ep, q);
-	/* The wire holds what is in flight on the delay line: at the port's
-	 * rate in minimum-size frames, plus room for one burst and PFC frames. */
-	gbps = port_gbps(pc, 0);
 	ep->delay_ns = (uint64_t)pc->delay_us * 1000;
-	wire = (uint64_t)((double)ep->delay_ns * gbps / (84 * 8)) + 4 * RTR_BURST +
-	       RTR_EG_WIRE_RESERVE;
-	wire = pow2_at_least(
-			RTE_MIN(wire, (uint64_t)max_pkts + 4 * RTR_BURST + RTR_EG_WIRE_RESERVE));
+	wire = wire_slots(pc, max_pkts);
 	ep->wire = eg_zalloc(sizeof(*ep->wire) * wire, socket);
 	ep->wire_due = eg_zalloc(sizeof(*ep->wire_due) * wire, socket);
 	if (ep->wire == NULL || ep->wire_due == NULL)
@@ -218,6 +233,23 @@ eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_
 fail:
 	eport_free(ep, socket >= 0);
 	return NULL;
+}
+
+size_t
+rtr_egress_memsize(const struct rtr_config *cfg, uint32_t max_pkts)
+{
+	const struct rtr_qos_cfg *q = &cfg->qos;
+	size_t n = sizeof(struct rtr_egress);
+
+	for (unsigned int i = 0; i < cfg->n_ports; i++) {
+		const struct rtr_port_cfg *pc = &cfg->ports[i];
+
+		n += sizeof(struct rtr_eport);
+		for (unsigned int c = 0; c < q->classes && c < RTR_MAX_CLASSES; c++)
+			n += sizeof(struct rte_mbuf *) * cq_slots(&q->cls[c], max_pkts);
+		n += (sizeof(struct rte_mbuf *) + sizeof(uint64_t)) * wire_slots(pc, max_pkts);
+	}
+	return n;
 }
 
 struct rtr_egress *

@@ -30,6 +30,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
@@ -224,6 +225,11 @@ struct rtr_egress *rtr_egress_create(struct rtr_egress_shared *sh, unsigned int 
 		const struct rtr_egress_io *io, struct rtr_lcore_stats *stats, uint32_t max_pkts,
 		int socket);
 void rtr_egress_free(struct rtr_egress *eg);
+
+/* Bytes rtr_egress_create() allocates for one worker with cfg and
+ * max_pkts (the class queues and the wires of every port; memory
+ * planning, app/budget.c). */
+size_t rtr_egress_memsize(const struct rtr_config *cfg, uint32_t max_pkts);
 
 /* Class of a packet from its headers: control traffic (CNP, LB control
  * packets: RTR_MF_LB_CTRL, frames the switch built) -> top class; else PCP (trust pcp,

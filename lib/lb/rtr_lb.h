@@ -256,6 +256,15 @@ struct rtr_lb_desc {
 	 * budget split among the workers. *key: the config key that set it
 	 * explicitly, or NULL when derived. NULL: holds nothing. */
 	uint64_t (*mbuf_budget)(const struct rtr_config *cfg, const char **key);
+	/* Bytes of DPDK heap (hugepage) memory the mode's state takes on a
+	 * switch with config cfg and n_workers workers, as its init and
+	 * shared_create allocate them (flow table, reorder rings, windows,
+	 * the shared tables): *per_worker for each worker (on the worker's
+	 * socket), *shared once (on the main lcore's). Memory planning:
+	 * rocetor's start-up line per socket, rocetor-info budget. NULL:
+	 * nothing (ECMP). */
+	void (*state_bytes)(const struct rtr_config *cfg, unsigned int n_workers,
+			uint64_t *per_worker, uint64_t *shared);
 	/* Telemetry /rocetor/lb/flows: the mode's members of one flow (the
 	 * caller adds role, src, dst, sport, worker and idle_us). */
 	void (*flow_view)(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv);

@@ -275,26 +275,52 @@ host_slot(struct rtr_caver_shared *s, uint32_t addr, bool insert)
 	return -1;
 }
 
-struct rtr_caver_shared *
-rtr_caver_shared_create(uint32_t max_hosts, uint64_t aging_ns, bool use_rte_malloc, int socket)
+/* Slots of the shared table for max_hosts hosts: a power of two. */
+static uint32_t
+shared_cap(uint32_t max_hosts)
 {
 	uint32_t cap = 8;
-	size_t off_keys, off_ent, sz;
-	struct rtr_caver_shared *s;
-	unsigned int shift = 0;
-	void *mem;
 
 	if (max_hosts == 0)
 		max_hosts = RTR_CAVER_HOSTS;
 	while (cap < max_hosts && cap < (1u << 24))
 		cap <<= 1;
+	return cap;
+}
+
+/* Offsets of the keys and the entries in the shared block. */
+static size_t
+shared_off_ent(uint32_t cap)
+{
+	size_t off_keys = RTE_ALIGN_CEIL(sizeof(struct rtr_caver_shared), 64);
+
+	return RTE_ALIGN_CEIL(off_keys + (size_t)cap * sizeof(uint32_t), 64);
+}
+
+size_t
+rtr_caver_shared_memsize(uint32_t max_hosts)
+{
+	uint32_t cap = shared_cap(max_hosts);
+
+	return shared_off_ent(cap) + (size_t)cap * RTR_MAX_PORTS * sizeof(uint64_t);
+}
+
+struct rtr_caver_shared *
+rtr_caver_shared_create(uint32_t max_hosts, uint64_t aging_ns, bool use_rte_malloc, int socket)
+{
+	uint32_t cap = shared_cap(max_hosts);
+	size_t off_keys, off_ent, sz;
+	struct rtr_caver_shared *s;
+	unsigned int shift = 0;
+	void *mem;
+
 	/* Exact nanoseconds while aging fits 2^27 ns (134 ms); coarser units
 	 * beyond, so the 29-bit stamp never wraps within two agings. */
 	while (((aging_ns + (1ULL << shift) - 1) >> shift) > AGING_MAX_U)
 		shift++;
 	off_keys = RTE_ALIGN_CEIL(sizeof(*s), 64);
-	off_ent = RTE_ALIGN_CEIL(off_keys + (size_t)cap * sizeof(uint32_t), 64);
-	sz = off_ent + (size_t)cap * RTR_MAX_PORTS * sizeof(uint64_t);
+	off_ent = shared_off_ent(cap);
+	sz = rtr_caver_shared_memsize(max_hosts);
 	mem = rtr_lb_zalloc("caver_shared", sz, use_rte_malloc, socket);
 	if (mem == NULL)
 		return NULL;
@@ -1154,12 +1180,24 @@ static const struct rtr_lb_ack_shim cv_ack_shim = {
 		.fill = cv_shim_fill,
 };
 
+/* What rtr_caver_create and rtr_caver_shared_create allocate from the
+ * DPDK heap: a worker's flow table; the hosts' path table once. */
+static void
+cv_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *per_worker,
+		uint64_t *shared)
+{
+	*per_worker = rtr_lb_ft_bytes(
+			rtr_caver_config(cfg)->flow_table_size, n_workers, sizeof(struct cv_flow));
+	*shared = rtr_caver_shared_memsize(RTR_CAVER_HOSTS);
+}
+
 const struct rtr_lb_desc rtr_lb_caver_desc = {
 		.name = "caver",
 		.summary = "CAVER: DRE and path vectors on ACKs",
 		.ops = &rtr_lb_caver,
 		.config = &rtr_caver_section,
 		.spine = RTR_LB_SPINE_RUN,
+		.state_bytes = cv_state_bytes,
 		.flow_view = cv_flow_view,
 		.counter_first = RTR_LBC_CAVER_FIRST,
 		.n_counters = RTR_LBC_CAVER_N,

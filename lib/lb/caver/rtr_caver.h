@@ -94,6 +94,8 @@ struct rtr_caver_shared;
 /* max_hosts: path-table capacity (rounded up to a power of two, 0 =
  * RTR_CAVER_HOSTS); aging_ns sets the unit of the stored times (exactly 1 ns
  * for aging up to 134 ms). */
+/* Bytes rtr_caver_shared_create(max_hosts, ...) allocates (no EAL). */
+size_t rtr_caver_shared_memsize(uint32_t max_hosts);
 struct rtr_caver_shared *rtr_caver_shared_create(
 		uint32_t max_hosts, uint64_t aging_ns, bool use_rte_malloc, int socket);
 void rtr_caver_shared_free(void *shared);

@@ -1285,6 +1285,33 @@ rtr_cw_host_strip(struct rte_mbuf *m, struct rtr_meta *meta, uint64_t *c)
 	return true;
 }
 
+/* What rtr_cw_create and rtr_cw_shared_create allocate from the DPDK heap:
+ * a worker's flow table and the reorder rings of every host port; the
+ * busy-path table once. */
+static void
+cw_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *per_worker,
+		uint64_t *shared)
+{
+	const struct rtr_conweave_cfg *cc = rtr_conweave_config(cfg);
+	struct rtr_pm_group groups[RTR_MAX_GROUPS];
+	struct rtr_pm_params pm = {
+			.groups = groups,
+			.dst_prefix_len = cc->dst_prefix_len,
+			.dst_prefix_len6 = cc->dst_prefix_len6,
+	};
+	uint32_t hosts = rtr_lb_host_ports(cfg);
+
+	*per_worker = rtr_lb_ft_bytes(cc->flow_table_size, n_workers,
+			RTE_MAX(sizeof(struct cw_src), sizeof(struct cw_dst)));
+	if (cc->reorder_queues_per_port > 0)
+		*per_worker += (uint64_t)__builtin_popcount(hosts) *
+			       rtr_pring_pool_memsize(cc->reorder_queues_per_port,
+					       cc->reorder_queue_depth);
+	pm.n_groups = RTE_MIN(rtr_pm_groups_of(cfg, groups, RTR_MAX_GROUPS),
+			(unsigned int)RTR_MAX_GROUPS);
+	*shared = rtr_pm_memsize(&pm);
+}
+
 const struct rtr_lb_desc rtr_lb_conweave_desc = {
 		.name = "conweave",
 		.summary = "ConWeave: reroute every RTT, reorder at the DstToR",
@@ -1292,6 +1319,7 @@ const struct rtr_lb_desc rtr_lb_conweave_desc = {
 		.config = &rtr_conweave_section,
 		.spine = RTR_LB_SPINE_ECMP,
 		.mbuf_budget = cw_mbuf_budget,
+		.state_bytes = cw_state_bytes,
 		.flow_view = cw_flow_view,
 		.counter_first = RTR_LBC_CW_FIRST,
 		.n_counters = RTR_LBC_CW_N,

@@ -66,3 +66,26 @@ rtr_lb_ft_limits(const struct rtr_lb_init *in, uint32_t entries, struct rtr_ft_l
 		}
 	}
 }
+
+uint64_t
+rtr_lb_ft_bytes(uint32_t table_size, unsigned int n_workers, uint32_t value_size)
+{
+	unsigned int nw = n_workers ? n_workers : 1;
+	struct rtr_ft_params fp = {
+			.entries = (table_size + nw - 1) / nw,
+			.value_size = value_size,
+	};
+
+	return rtr_ft_memsize(&fp);
+}
+
+uint32_t
+rtr_lb_host_ports(const struct rtr_config *cfg)
+{
+	uint32_t mask = 0;
+
+	for (unsigned int i = 0; i < cfg->n_ports; i++)
+		if (cfg->ports[i].role == RTR_PORT_HOST && cfg->ports[i].port < 32)
+			mask |= 1u << cfg->ports[i].port;
+	return mask;
+}

@@ -86,4 +86,12 @@ rtr_lb_fs_age(struct rtr_lb_fs *fs, uint64_t now_ns)
  */
 void rtr_lb_ft_limits(const struct rtr_lb_init *in, uint32_t entries, struct rtr_ft_limit *lim);
 
+/* Bytes of one worker's flow table when the switch's table_size entries
+ * are split between n_workers, value_size bytes of state each (what the
+ * modes' init give rtr_ft_create). */
+uint64_t rtr_lb_ft_bytes(uint32_t table_size, unsigned int n_workers, uint32_t value_size);
+
+/* The configured host ports (DPDK port ids below 32) as a mask. */
+uint32_t rtr_lb_host_ports(const struct rtr_config *cfg);
+
 #endif /* RTR_LB_FS_H */

@@ -124,6 +124,27 @@ group_init(struct pm_group *pg, const struct rtr_pm_group *spec, const struct rt
 	return (size_t)pg->n_slots * pg->stride;
 }
 
+/* Offset of the mark words in the block of a table of ng groups. */
+static size_t
+pm_words_off(size_t ng)
+{
+	size_t off_grp = RTE_ALIGN_CEIL(sizeof(struct rtr_pm), 64);
+	size_t off_seen = RTE_ALIGN_CEIL(off_grp + ng * sizeof(struct pm_group), 64);
+
+	return RTE_ALIGN_CEIL(off_seen + ng * sizeof(struct pm_seen), 64);
+}
+
+size_t
+rtr_pm_memsize(const struct rtr_pm_params *p)
+{
+	size_t ng = p->n_groups ? p->n_groups : 1, words = 0;
+	struct pm_group g;
+
+	for (unsigned int i = 0; i < p->n_groups; i++)
+		words += group_init(&g, p->groups != NULL ? &p->groups[i] : NULL, p);
+	return pm_words_off(ng) + (words ? words : 1) * sizeof(uint64_t);
+}
+
 struct rtr_pm *
 rtr_pm_create(const struct rtr_pm_params *p)
 {
@@ -133,7 +154,7 @@ rtr_pm_create(const struct rtr_pm_params *p)
 
 	off_grp = RTE_ALIGN_CEIL(sizeof(struct rtr_pm), 64);
 	off_seen = RTE_ALIGN_CEIL(off_grp + ng * sizeof(struct pm_group), 64);
-	off_w = RTE_ALIGN_CEIL(off_seen + ng * sizeof(struct pm_seen), 64);
+	off_w = pm_words_off(ng);
 	grp = calloc(ng, sizeof(*grp));
 	if (grp == NULL)
 		return NULL;

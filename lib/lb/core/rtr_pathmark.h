@@ -43,6 +43,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rtr_config.h"
@@ -77,6 +78,8 @@ struct rtr_pm_ref {
 struct rtr_pm;
 
 struct rtr_pm *rtr_pm_create(const struct rtr_pm_params *p);
+/* Bytes rtr_pm_create(p) allocates (memory planning; no EAL). */
+size_t rtr_pm_memsize(const struct rtr_pm_params *p);
 void rtr_pm_free(struct rtr_pm *t);
 
 /* The uplink groups of cfg's routes, in the route table's order (one per

@@ -82,6 +82,24 @@ rtr_pring_memsize(unsigned int n_rings, unsigned int depth)
 	return total;
 }
 
+/* The pool's header: itself, the ring handles, the free stack. */
+static size_t
+pool_head(unsigned int n_rings)
+{
+	size_t head = sizeof(struct rtr_pring_pool) + (size_t)n_rings * sizeof(struct rtr_pring) +
+		      (size_t)n_rings * sizeof(uint32_t);
+
+	return RTE_ALIGN_CEIL(head, RTE_CACHE_LINE_SIZE);
+}
+
+size_t
+rtr_pring_pool_memsize(unsigned int n_rings, unsigned int depth)
+{
+	size_t rings = rtr_pring_memsize(n_rings, depth);
+
+	return rings == 0 ? 0 : pool_head(n_rings) + rings;
+}
+
 static void *
 fail(int err)
 {
@@ -119,9 +137,7 @@ rtr_pring_pool_create(const struct rtr_pring_params *p)
 		return fail(EINVAL);
 	name = p->name != NULL ? p->name : "pring";
 	rsz = ring_memsize(p->depth);
-	head = sizeof(*pool) + (size_t)p->n_rings * sizeof(struct rtr_pring) +
-	       (size_t)p->n_rings * sizeof(uint32_t);
-	head = RTE_ALIGN_CEIL(head, RTE_CACHE_LINE_SIZE);
+	head = pool_head(p->n_rings);
 	if (rsz == 0 || __builtin_mul_overflow((size_t)p->n_rings, rsz, &rings_sz) ||
 			__builtin_add_overflow(head, rings_sz, &total))
 		return fail(ENOMEM);

@@ -89,6 +89,11 @@ struct rtr_pring_stats {
  */
 size_t rtr_pring_memsize(unsigned int n_rings, unsigned int depth);
 
+/* Bytes rtr_pring_pool_create() allocates for n_rings x depth: the block
+ * above and the pool's header (ring handles, free stack); 0 outside the
+ * limits. Needs no EAL (memory planning). */
+size_t rtr_pring_pool_memsize(unsigned int n_rings, unsigned int depth);
+
 /*
  * Create a pool: all n_rings rings free, each empty. Returns NULL with
  * rte_errno and errno set on failure: EINVAL (NULL p, n_rings or depth 0 or

@@ -496,12 +496,33 @@ const struct rtr_lb_ops rtr_lb_seqbalance = {
 		.flows = rtr_lb_fs_flows,
 };
 
+/* What rtr_sb_create and rtr_sb_shared_create allocate from the DPDK
+ * heap: a worker's flow table; the inactive-path table once. */
+static void
+sb_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *per_worker,
+		uint64_t *shared)
+{
+	const struct rtr_seqbalance_cfg *sc = rtr_seqbalance_config(cfg);
+	struct rtr_pm_group groups[RTR_MAX_GROUPS];
+	struct rtr_pm_params pm = {
+			.groups = groups,
+			.dst_prefix_len = sc->dst_prefix_len,
+			.dst_prefix_len6 = sc->dst_prefix_len6,
+	};
+
+	*per_worker = rtr_lb_ft_bytes(sc->flow_table_size, n_workers, sizeof(struct sb_flow));
+	pm.n_groups = RTE_MIN(rtr_pm_groups_of(cfg, groups, RTR_MAX_GROUPS),
+			(unsigned int)RTR_MAX_GROUPS);
+	*shared = rtr_pm_memsize(&pm);
+}
+
 const struct rtr_lb_desc rtr_lb_seqbalance_desc = {
 		.name = "seqbalance",
 		.summary = "SeqBalance: congestion table and PathTag",
 		.ops = &rtr_lb_seqbalance,
 		.config = &rtr_seqbalance_section,
 		.spine = RTR_LB_SPINE_ECMP,
+		.state_bytes = sb_state_bytes,
 		.flow_view = sb_flow_view,
 		.counter_first = RTR_LBC_SB_FIRST,
 		.n_counters = RTR_LBC_SB_N,

@@ -1109,6 +1109,38 @@ const struct rtr_lb_ops rtr_lb_spray = {
 		.flows = rtr_lb_fs_flows,
 };
 
+/* What rtr_sp_create and rtr_sp_shared_create allocate from the DPDK
+ * heap: a worker's flow table and reorder windows (sp_alloc: at least 64
+ * bytes each); the busy-path table once, when spray.busy_us is set. */
+static void
+sp_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *per_worker,
+		uint64_t *shared)
+{
+	const struct rtr_spray_cfg *sc = rtr_spray_config(cfg);
+	struct rtr_sp *sp = NULL;
+	struct rtr_pm_group groups[RTR_MAX_GROUPS];
+	struct rtr_pm_params pm = {
+			.groups = groups,
+			.dst_prefix_len = sc->dst_prefix_len,
+			.dst_prefix_len6 = sc->dst_prefix_len6,
+	};
+	size_t nwin = sc->windows_per_worker;
+	size_t stride = sc->window_slots + RTE_CACHE_LINE_SIZE / sizeof(*sp->slot);
+
+	*per_worker = rtr_lb_ft_bytes(sc->flow_table_size, n_workers,
+			RTE_MAX(sizeof(struct sp_src), sizeof(struct sp_dst)));
+	*per_worker += RTE_MAX(sizeof(*sp->win) * nwin, (size_t)64) +
+		       RTE_MAX(sizeof(*sp->slot) * nwin * stride, (size_t)64) +
+		       RTE_MAX(sizeof(*sp->free_win) * nwin, (size_t)64) +
+		       RTE_MAX(sizeof(*sp->heap) * nwin, (size_t)64);
+	*shared = 0;
+	if (sc->busy_us == 0)
+		return;
+	pm.n_groups = RTE_MIN(rtr_pm_groups_of(cfg, groups, RTR_MAX_GROUPS),
+			(unsigned int)RTR_MAX_GROUPS);
+	*shared = rtr_pm_memsize(&pm);
+}
+
 const struct rtr_lb_desc rtr_lb_spray_desc = {
 		.name = "spray",
 		.summary = "per-packet spraying with in-network reordering at the DstToR",
@@ -1116,6 +1148,7 @@ const struct rtr_lb_desc rtr_lb_spray_desc = {
 		.config = &rtr_spray_section,
 		.spine = RTR_LB_SPINE_ECMP,
 		.mbuf_budget = sp_mbuf_budget,
+		.state_bytes = sp_state_bytes,
 		.flow_view = sp_flow_view,
 		.counter_first = RTR_LBC_SP_FIRST,
 		.n_counters = RTR_LBC_SP_N,
