@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_config.h>
+
 #include "rtr_config.h"
 #include "rtr_lb.h"
 
@@ -83,5 +85,75 @@ unsigned int rtr_data_room(unsigned int mtu);
  * a port without queues. */
 int rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 		struct rtr_budget *out);
+
+/* ----------------------------------------------------------- per socket */
+
+/* Sockets the per-socket budget knows (DPDK's). */
+#define RTR_BUDGET_MAX_SOCKETS RTE_MAX_NUMA_NODES
+/* Bytes of an mbuf besides its data room and private area: struct
+ * rte_mbuf (two cache lines) and the mempool's object header (one). */
+#define RTR_MBUF_OVERHEAD 192
+
+/* Where things are: the sockets of the ports and the workers. */
+struct rtr_budget_where {
+	int main_socket; /* the main lcore's: control plane, shared state */
+	/* cfg->ports[i]'s; -1 (SOCKET_ID_ANY, a virtual device): the main
+	 * lcore's, whose pool its RX queues take */
+	int port_socket[RTR_MAX_PORTS];
+	int worker_socket[RTR_MAX_LCORES]; /* -1: the main lcore's */
+	uint16_t priv_size;                /* mbuf private area (bytes) */
+};
+
+/* One socket's share. */
+struct rtr_budget_socket {
+	bool used;              /* a port, a worker or the main lcore is on it */
+	bool pool;              /* it has ports: one mempool */
+	unsigned int n_ports;   /* configured ports on it */
+	unsigned int n_workers; /* workers on it */
+	/* Its pool's mbufs by the formula's parts (0 without a pool). */
+	uint64_t rx_desc, tx_desc, workers, egress, hold, control, need;
+	uint32_t mbufs; /* the pool's size */
+	/* Bytes of hugepage memory on the socket: the pool's mbufs, the LB
+	 * state of its workers (and the shared state on the main socket),
+	 * its workers' egress queues, its rings (hand-off, inject, control). */
+	uint64_t mbuf_bytes, lb_bytes, egress_bytes, ring_bytes, total_bytes;
+};
+
+struct rtr_budget_sockets {
+	/* The socket of the main pool (the switch's sw->pool): the main
+	 * lcore's when it has ports, else the lowest socket with ports. What
+	 * lives on a socket without ports is counted in its pool. */
+	int main_pool;
+	unsigned int n_pools;
+	uint64_t pools_mbufs; /* the pools' sizes summed */
+	/* The LB mode whose state is counted (the running one, or with
+	 * telemetry_rw the implemented one that takes the most), its
+	 * state_bytes; NULL mode: nothing counted. */
+	const struct rtr_lb_desc *lb_mode;
+	uint64_t lb_per_worker, lb_shared;
+	uint64_t egress_per_worker; /* rtr_egress_memsize(pools_mbufs) */
+	struct rtr_budget_socket s[RTR_BUDGET_MAX_SOCKETS];
+};
+
+/*
+ * The budget split by socket, one mempool per socket that has ports
+ * (doc/user-guide.md "Hugepages per socket"). An mbuf comes from the pool
+ * of the port it was received on; each part of the formula is counted in
+ * the pool of where it lives:
+ *   - RX and TX descriptors, the egress share: the port's socket;
+ *   - a worker's share (bursts, cache, rings): the worker's socket;
+ *   - the LB hold: split evenly by workers, each on its worker's socket
+ *     (the remainder on the main pool's);
+ *   - the control share: the main lcore's socket;
+ * a part on a socket without ports goes to the main pool's socket. Each
+ * pool is its need rounded to 2^k - 1; switch.mbufs is split in
+ * proportion to the needs. With every port and worker on one socket the
+ * single pool is b's (b->mbufs). Memory: b must be rtr_mbuf_budget's for
+ * cfg and in. Returns 0, or -EINVAL for a socket id out of range or no
+ * port.
+ */
+int rtr_budget_sockets(const struct rtr_config *cfg, const struct rtr_budget_in *in,
+		const struct rtr_budget *b, const struct rtr_budget_where *where,
+		struct rtr_budget_sockets *out);
 
 #endif /* RTR_APP_BUDGET_H */

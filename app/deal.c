@@ -23,8 +23,8 @@ same_socket(int a, int b)
 }
 
 static void
-warn(struct rtr_deal_out *out, enum rtr_deal_warn_code code, unsigned int port,
-		unsigned int queue, unsigned int worker, int port_socket, int worker_socket)
+warn(struct rtr_deal_out *out, enum rtr_deal_warn_code code, unsigned int port, unsigned int queue,
+		unsigned int worker, int port_socket, int worker_socket)
 {
 	struct rtr_deal_warn *w;
 

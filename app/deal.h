@@ -54,8 +54,8 @@ enum rtr_deal_warn_code {
 
 struct rtr_deal_warn {
 	enum rtr_deal_warn_code code;
-	unsigned int port;  /* index in the config's ports */
-	unsigned int queue; /* OWNER_REMOTE: the queue; else 0 */
+	unsigned int port;   /* index in the config's ports */
+	unsigned int queue;  /* OWNER_REMOTE: the queue; else 0 */
 	unsigned int worker; /* OWNER_REMOTE: the worker; else 0 */
 	int port_socket;
 	int worker_socket; /* OWNER_REMOTE: the worker's; else -1 */

@@ -117,12 +117,12 @@ shutdown_all(struct rtr_app *app, int status)
 	/* Everything held was released: the pool is back to what the ports
 	 * held when forwarding started, unless something leaked. */
 	if (sw->pool != NULL && app->start_tsc != 0)
-		app->mempool_stopped = rte_mempool_in_use_count(sw->pool);
+		app->mempool_stopped = rtr_switch_pool_in_use(sw);
 	rtr_app_nic_snapshot(app);
 	app->nic_closed = true;
 	rtr_ports_close(app);
 	if (sw->pool != NULL) {
-		unsigned int in_use = rte_mempool_in_use_count(sw->pool);
+		unsigned int in_use = rtr_switch_pool_in_use(sw);
 
 		printf("rocetor: mempool in use after ports closed: %u of %u%s\n", in_use,
 				app->n_mbufs, in_use ? " (LEAK)" : "");
@@ -212,7 +212,7 @@ main(int argc, char **argv)
 		rtr_ports_wait_links(app, app->wait_links_ms);
 	if (rtr_app_switch_setup(app) < 0)
 		return shutdown_all(app, RTR_EXIT_FAILURE);
-	app->mempool_baseline = rte_mempool_in_use_count(sw->pool);
+	app->mempool_baseline = rtr_switch_pool_in_use(sw);
 	/* dpdk-dumpcap attaches as a secondary process (needs hugepages). */
 	if (rte_pdump_init() == 0)
 		app->pdump_ready = true;

@@ -24,6 +24,7 @@
 #include <rte_mempool.h>
 
 #include "budget.h"
+#include "numa.h"
 #include "ports.h"
 
 int
@@ -162,10 +163,12 @@ queue_counts(struct rtr_app *app, struct rtr_budget_in *in)
 		app->rxq[i] = in->rxq[i];
 		app->txq[i] = in->txq[i];
 	}
-	return 0;
+	/* RX queues to the workers of each port's socket (app/numa.c). */
+	return rtr_numa_deal(app);
 }
 
-/* The mempool, sized by the budget (app/budget.c); prints the budget. */
+/* The mempools, one per socket with ports, sized by the budget
+ * (app/budget.c) split by socket (app/numa.c); prints the budget. */
 static int
 mempool_create(struct rtr_app *app, const struct rtr_budget_in *in)
 {
@@ -184,13 +187,10 @@ mempool_create(struct rtr_app *app, const struct rtr_budget_in *in)
 				b.hold_per_worker,
 				b.hold_key != NULL ? b.hold_key : "derived from the mempool",
 				b.hold_cut ? ", cut: switch.mbufs is below the formula" : "");
-	sw->pool = rte_pktmbuf_pool_create("rtr_pool", app->n_mbufs, RTR_POOL_CACHE,
-			app->mbuf_priv_size, (uint16_t)app->mbuf_data_room, (int)rte_socket_id());
-	if (sw->pool == NULL) {
-		fprintf(stderr, "cannot create the mempool of %u mbufs: %s\n", app->n_mbufs,
-				rte_strerror(rte_errno));
+	if (rtr_numa_pools_create(app, in, &b) != 0 || sw->pool == NULL)
 		return -ENOMEM;
-	}
+	/* app->n_mbufs: the pools summed (b.mbufs with every port on one
+	 * socket). */
 	printf("rocetor: mempool %u mbufs x %u B (%.1f MiB) = rx %" PRIu64 " + tx %" PRIu64
 	       " descriptors + %u workers x %" PRIu64 " + egress %" PRIu64 " + reorder %" PRIu64
 	       " + %" PRIu64 " control%s\n",
@@ -198,6 +198,7 @@ mempool_create(struct rtr_app *app, const struct rtr_budget_in *in)
 			(double)app->n_mbufs * (app->mbuf_data_room + 128 + 64) / (1 << 20),
 			b.rx_desc, b.tx_desc, in->workers, b.per_worker, b.egress, b.hold,
 			b.control, b.mbufs_set ? " (switch.mbufs overrides)" : "");
+	rtr_numa_print();
 	return 0;
 }
 
@@ -276,10 +277,11 @@ port_configure(struct rtr_app *app, unsigned int i)
 	app->nb_rxd[i] = nb_rxd;
 	app->nb_txd[i] = nb_txd;
 	for (q = 0; q < app->rxq[i]; q++) {
-		struct rtr_worker *w = sw->workers[(q + i) % sw->n_workers];
+		/* Dealt by socket (app/deal.h); mbufs from the port's socket. */
+		struct rtr_worker *w = sw->workers[rtr_numa_rx_worker(i, q)];
 
 		rc = rte_eth_rx_queue_setup(pc->port, (uint16_t)q, nb_rxd,
-				rte_eth_dev_socket_id(pc->port), NULL, sw->pool);
+				rte_eth_dev_socket_id(pc->port), NULL, rtr_numa_rx_pool(app, i));
 		if (rc != 0) {
 			fprintf(stderr, "port %u: rx queue %u setup failed: %s\n", pc->port, q,
 					strerror(-rc));

@@ -39,6 +39,10 @@ struct rtr_app {
 	 * device took (rte_eth_dev_adjust_nb_rx_tx_desc). */
 	bool mtu_from_device[RTR_MAX_PORTS];
 	uint16_t nb_rxd[RTR_MAX_PORTS], nb_txd[RTR_MAX_PORTS];
+	/* Per configured port: RSS programs the device's RETA so that RX
+	 * queue q receives the flows worker q owns (rxq == workers); the
+	 * dealing then gives queue q to worker q (app/deal.h). Default false. */
+	bool rss_owner[RTR_MAX_PORTS];
 	uint32_t n_mbufs;
 	uint32_t hold_budget; /* mbufs each worker's LB state may hold (app/budget.c) */
 	uint32_t mbuf_data_room;

@@ -197,5 +197,9 @@ rtr_app_switch_free(struct rtr_app *app)
 	rtr_route_free(sw->route);
 	rtr_neigh_free(sw->neigh);
 	rte_free(sw->ctrl_stats);
-	rte_mempool_free(sw->pool);
+	/* One pool per socket with ports; sw->pool is one of them. */
+	for (unsigned int k = 0; k < sw->n_pools; k++)
+		rte_mempool_free(sw->pools[k]);
+	if (sw->n_pools == 0)
+		rte_mempool_free(sw->pool);
 }

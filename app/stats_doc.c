@@ -130,7 +130,7 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	doc.neigh_names = neigh_names;
 	doc.neigh_values = neigh_values;
 	doc.held_packets = rtr_pipeline_held(sw);
-	doc.mempool_in_use = rte_mempool_in_use_count(sw->pool);
+	doc.mempool_in_use = rtr_switch_pool_in_use(sw);
 	doc.mempool_baseline = app->mempool_baseline;
 	doc.mempool_in_use_stopped = app->mempool_stopped;
 	doc.lb_switches = atomic_load(&sw->lb_switches);

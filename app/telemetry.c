@@ -85,7 +85,7 @@ add_u64(struct rte_tel_data *d, const char *k, uint64_t v)
 	X(handoff_rx, COUNTER, "packets received from another worker", s->handoff_rx)              \
 	X(held_packets, GAUGE, "packets held now in reorder rings, egress queues and delay lines", \
 			rtr_pipeline_held(sw))                                                     \
-	X(mempool_in_use, GAUGE, "mbufs not in the pool now", rte_mempool_in_use_count(sw->pool))  \
+	X(mempool_in_use, GAUGE, "mbufs not in the pool now", rtr_switch_pool_in_use(sw))          \
 	X(lb_switches, COUNTER, "runtime LB mode switches completed",                              \
 			atomic_load(&sw->lb_switches))                                             \
 	X(lb_switch_released, COUNTER, "held packets released in order at runtime LB switches",    \

@@ -46,8 +46,8 @@ n_warn(const struct rtr_deal_out *out, enum rtr_deal_warn_code c, unsigned int p
 static void
 test_one_socket(void)
 {
-	static const int maps[][2] = {{0, 0}, {RTR_DEAL_ANY, RTR_DEAL_ANY}, {1, RTR_DEAL_ANY},
-			{RTR_DEAL_ANY, 1}};
+	static const int maps[][2] = {
+			{0, 0}, {RTR_DEAL_ANY, RTR_DEAL_ANY}, {1, RTR_DEAL_ANY}, {RTR_DEAL_ANY, 1}};
 	struct rtr_deal_in in;
 	static struct rtr_deal_out out;
 	unsigned int bad = 0, warned = 0, cases = 0;

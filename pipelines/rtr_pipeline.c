@@ -88,7 +88,7 @@ eg_alloc(void *arg)
 {
 	struct rtr_worker *w = arg;
 
-	return rte_pktmbuf_alloc(w->sw->pool);
+	return rte_pktmbuf_alloc(rtr_worker_pool(w));
 }
 
 /* A packet stamped by the LB stage on its way from a host leaves its class
@@ -237,7 +237,7 @@ lb_alloc(void *arg)
 {
 	struct rtr_worker *w = arg;
 
-	return rte_pktmbuf_alloc(w->sw->pool);
+	return rte_pktmbuf_alloc(rtr_worker_pool(w));
 }
 
 void

@@ -110,9 +110,13 @@ struct rtr_worker {
 	uint64_t last_rx_tsc;              /* read by the main lcore for --exit-on-idle */
 	_Atomic int stopped;               /* acknowledged RTR_STOP_RX */
 	struct rtr_egress *eg;             /* class queues, scheduler and TX of every port */
-	struct rtr_fault *fault;           /* faults.ctrl_loss generator; NULL when off */
-	uint32_t down_seen;                /* ports this worker has seen down (queues flushed) */
-	uint64_t now_ns;                   /* the clock of the loop pass in progress */
+	/* The pool this worker allocates from (frames the LB stage and the
+	 * egress build): its socket's, or the switch's main pool when its
+	 * socket has no ports (app/numa.c). NULL: sw->pool. */
+	struct rte_mempool *pool;
+	struct rtr_fault *fault; /* faults.ctrl_loss generator; NULL when off */
+	uint32_t down_seen;      /* ports this worker has seen down (queues flushed) */
+	uint64_t now_ns;         /* the clock of the loop pass in progress */
 	/* Time as the LB stage may judge it (rtr_lb_clock.h): the horizon
 	 * of each RX queue and of the hand-off ring's packets from host and
 	 * from fabric ports (RTR_LB_IN_*); clock (the LB state's
@@ -142,7 +146,11 @@ struct rtr_switch {
 	_Atomic uint64_t lb_switches; /* runtime LB switches completed */
 	struct rtr_route *route;
 	struct rtr_neigh *neigh;
-	struct rte_mempool *pool;
+	struct rte_mempool *pool; /* the main pool: the control plane's */
+	/* Every mempool, one per socket that has ports (sw->pool among
+	 * them): what the in-use count sums (rtr_switch_pool_in_use). */
+	unsigned int n_pools;
+	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 	struct rte_ring *ctrl_ring; /* MP/SC: punted frames for the control plane */
 	struct rtr_fwd_port ports[RTR_MAX_PORTS];
 	/* Bit p: port p's link is down (ports[p].link_up as one word, for
@@ -184,6 +192,26 @@ rtr_workers_cpu_s(const struct rtr_switch *sw)
 		total += (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 	}
 	return total;
+}
+
+/* mbufs out of the switch's pools now (all sockets). */
+static inline unsigned int
+rtr_switch_pool_in_use(const struct rtr_switch *sw)
+{
+	unsigned int n = 0;
+
+	if (sw->n_pools == 0)
+		return sw->pool != NULL ? rte_mempool_in_use_count(sw->pool) : 0;
+	for (unsigned int k = 0; k < sw->n_pools; k++)
+		n += rte_mempool_in_use_count(sw->pools[k]);
+	return n;
+}
+
+/* The pool a worker allocates from. */
+static inline struct rte_mempool *
+rtr_worker_pool(const struct rtr_worker *w)
+{
+	return w->pool != NULL ? w->pool : w->sw->pool;
 }
 
 /* The data path's clock: TSC to nanoseconds. */
