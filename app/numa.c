@@ -57,8 +57,8 @@ rtr_numa_deal(struct rtr_app *app)
 	wh->priv_size = app->mbuf_priv_size;
 	in.n_workers = sw->n_workers;
 	for (unsigned int w = 0; w < sw->n_workers; w++)
-		wh->worker_socket[w] = in.worker_socket[w] =
-				socket_or_any((int)rte_lcore_to_socket_id(sw->workers[w]->lcore_id));
+		wh->worker_socket[w] = in.worker_socket[w] = socket_or_any(
+				(int)rte_lcore_to_socket_id(sw->workers[w]->lcore_id));
 	in.n_ports = cfg->n_ports;
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		/* SOCKET_ID_ANY for virtual devices: as near to every worker. */
@@ -69,7 +69,8 @@ rtr_numa_deal(struct rtr_app *app)
 	}
 	rc = rtr_deal_rxq(&in, &numa.deal);
 	if (rc != 0) {
-		fprintf(stderr, "rocetor: cannot deal the RX queues to %u workers (a port with "
+		fprintf(stderr,
+				"rocetor: cannot deal the RX queues to %u workers (a port with "
 				"more than %u queues, or RSS owner queues not one per worker)\n",
 				sw->n_workers, RTR_DEAL_MAX_RXQ);
 		return rc;
@@ -110,13 +111,14 @@ print_socket(int k, const struct rtr_budget_socket *s, const char *pool)
 	printf("rocetor: socket %d: %u port%s, %u worker%s; %s; memory %.1f MiB: mbufs %.1f, "
 	       "LB state %.1f, egress %.1f, rings %.1f\n",
 			k, s->n_ports, s->n_ports == 1 ? "" : "s", s->n_workers,
-			s->n_workers == 1 ? "" : "s", parts, mib(s->total_bytes), mib(s->mbuf_bytes),
-			mib(s->lb_bytes), mib(s->egress_bytes), mib(s->ring_bytes));
+			s->n_workers == 1 ? "" : "s", parts, mib(s->total_bytes),
+			mib(s->mbuf_bytes), mib(s->lb_bytes), mib(s->egress_bytes),
+			mib(s->ring_bytes));
 }
 
 int
-rtr_numa_pools_create(struct rtr_app *app, const struct rtr_budget_in *in,
-		const struct rtr_budget *b)
+rtr_numa_pools_create(
+		struct rtr_app *app, const struct rtr_budget_in *in, const struct rtr_budget *b)
 {
 	struct rtr_switch *sw = &app->sw;
 	struct rtr_budget_sockets *bs = &numa.sockets;
@@ -146,7 +148,8 @@ rtr_numa_pools_create(struct rtr_app *app, const struct rtr_budget_in *in,
 					app->mbuf_priv_size, (uint16_t)app->mbuf_data_room, k);
 			if (mp == NULL) {
 				fprintf(stderr,
-						"cannot create the mempool of %u mbufs on socket %d "
+						"cannot create the mempool of %u mbufs on socket "
+						"%d "
 						"(%.1f MiB): %s (hugepages on that socket: "
 						"doc/user-guide.md)\n",
 						s->mbufs, k, mib(s->mbuf_bytes),

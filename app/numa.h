@@ -27,8 +27,8 @@ unsigned int rtr_numa_rx_worker(unsigned int i, unsigned int q);
 /* Create the pools (sw->pools, sw->pool the main one, each worker's
  * pool), set app->n_mbufs to their sum.
  * in and b: the budget (app/budget.h). Returns 0 or -ENOMEM/-EINVAL. */
-int rtr_numa_pools_create(struct rtr_app *app, const struct rtr_budget_in *in,
-		const struct rtr_budget *b);
+int rtr_numa_pools_create(
+		struct rtr_app *app, const struct rtr_budget_in *in, const struct rtr_budget *b);
 
 /* One line per socket in use (ports, workers, pool parts, memory in MiB)
  * and the LB state's size, after rtr_numa_pools_create. */
