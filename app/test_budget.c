@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "budget.h"
+#include "rtr_lb_registry.h"
+#include "rtr_pring.h"
 #include "rtr_test.h"
 
 /* A ToR with one host and one fabric port: lb, more switch keys, more
@@ -387,6 +389,299 @@ test_data_room(void)
 	CHECK_EQ(rtr_data_room(4200), RTE_PKTMBUF_HEADROOM + 4352);
 }
 
+/* A socket map: workers' sockets, ports' sockets, main socket. */
+static void
+where_set(struct rtr_budget_where *wh, int main_socket, const int *ws, unsigned int nw,
+		const int *ps, unsigned int np)
+{
+	memset(wh, 0, sizeof(*wh));
+	wh->main_socket = main_socket;
+	for (unsigned int w = 0; w < nw; w++)
+		wh->worker_socket[w] = ws[w];
+	for (unsigned int i = 0; i < np; i++)
+		wh->port_socket[i] = ps[i];
+}
+
+static int
+sockets(const struct rtr_config *cfg, unsigned int workers, bool rw,
+		const struct rtr_budget_where *wh, struct rtr_budget *b,
+		struct rtr_budget_sockets *bs)
+{
+	struct rtr_budget_in in;
+
+	memset(&in, 0, sizeof(in));
+	rtr_budget_queues(cfg, workers, &in);
+	in.telemetry_rw = rw;
+	if (rtr_mbuf_budget(cfg, &in, b) != 0)
+		return -1;
+	memset(bs, 0xa5, sizeof(*bs));
+	return rtr_budget_sockets(cfg, &in, b, wh, bs);
+}
+
+/* The parts summed over the sockets are the single pool's parts. */
+static void
+check_sums(const struct rtr_budget *b, const struct rtr_budget_sockets *bs, const char *what)
+{
+	uint64_t rx = 0, tx = 0, wk = 0, eg = 0, hold = 0, ctl = 0, need = 0, mbufs = 0;
+
+	for (int k = 0; k < RTR_BUDGET_MAX_SOCKETS; k++) {
+		const struct rtr_budget_socket *s = &bs->s[k];
+
+		rx += s->rx_desc;
+		tx += s->tx_desc;
+		wk += s->workers;
+		eg += s->egress;
+		hold += s->hold;
+		ctl += s->control;
+		need += s->need;
+		mbufs += s->mbufs;
+		CHECK(s->pool || s->need == 0, "%s: socket %d has a need without a pool", what, k);
+		CHECK_EQ(s->total_bytes,
+				s->mbuf_bytes + s->lb_bytes + s->egress_bytes + s->ring_bytes);
+	}
+	CHECK(rx == b->rx_desc && tx == b->tx_desc && wk == b->workers && eg == b->egress &&
+					hold == b->hold && ctl == b->control && need == b->need,
+			"%s: parts summed over the sockets differ from the budget's", what);
+	CHECK_EQ(mbufs, bs->pools_mbufs);
+}
+
+/* The budget split by socket (app/budget.c rtr_budget_sockets). */
+static void
+test_sockets(void)
+{
+	static const int zero[4] = {0, 0, 0, 0};
+	struct rtr_budget_where wh;
+	struct rtr_budget_sockets bs;
+	struct rtr_config cfg;
+	struct rtr_budget b;
+
+	printf("5. the budget per socket\n");
+	/* Everything on socket 0: one pool, the single pool's figures. */
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", "", ""), 0);
+	where_set(&wh, 0, zero, 2, zero, 2);
+	CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
+	CHECK_EQ(bs.n_pools, 1);
+	CHECK_EQ(bs.main_pool, 0);
+	CHECK(bs.s[0].used && bs.s[0].pool);
+	CHECK(!bs.s[1].used && !bs.s[1].pool);
+	CHECK_EQ(bs.s[0].mbufs, b.mbufs);
+	CHECK_EQ(bs.s[0].need, b.need);
+	CHECK_EQ(bs.pools_mbufs, 32767);
+	CHECK_EQ(bs.s[0].n_ports, 2);
+	CHECK_EQ(bs.s[0].n_workers, 2);
+	CHECK_EQ(bs.s[0].mbuf_bytes, 32767ull * (128 + 2048 + 192));
+	CHECK(bs.lb_mode == NULL);
+	CHECK_EQ(bs.s[0].lb_bytes, 0);
+	CHECK(bs.egress_per_worker > 0);
+	CHECK_EQ(bs.s[0].egress_bytes, 2 * bs.egress_per_worker);
+	/* Two hand-off rings of 4096 exact (8192 slots), two inject rings of
+	 * 1024 and the control ring of 1024, 8 bytes a slot and a header. */
+	CHECK(bs.s[0].ring_bytes >= (2 * 8192 + 3 * 1024) * 8ull &&
+					bs.s[0].ring_bytes <
+							(2 * 8192 + 3 * 1024) * 8ull + 5 * 4096,
+			"rings %llu", (unsigned long long)bs.s[0].ring_bytes);
+	check_sums(&b, &bs, "one socket");
+	/* Virtual devices (any) and workers on any: the main socket's. */
+	{
+		static const int any[2] = {-1, -1};
+
+		where_set(&wh, 0, any, 2, any, 2);
+		CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
+		CHECK_EQ(bs.n_pools, 1);
+		CHECK_EQ(bs.s[0].mbufs, b.mbufs);
+		CHECK_EQ(bs.s[0].n_ports, 2);
+	}
+
+	/* Port 0 and worker 0 on socket 0, port 1 and worker 1 on socket 1:
+	 * rx 2048 + tx 2048 + worker 5600 + egress 4096 each, control 2048 on
+	 * the main socket: 15840 -> 16383 and 13792 -> 16383. */
+	{
+		static const int ws[2] = {0, 1}, ps[2] = {0, 1};
+
+		where_set(&wh, 0, ws, 2, ps, 2);
+		CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
+		CHECK_EQ(bs.n_pools, 2);
+		CHECK_EQ(bs.s[0].rx_desc, 2048);
+		CHECK_EQ(bs.s[1].tx_desc, 2048);
+		CHECK_EQ(bs.s[0].workers, 5600);
+		CHECK_EQ(bs.s[1].workers, 5600);
+		CHECK_EQ(bs.s[1].egress, 4096);
+		CHECK_EQ(bs.s[0].control, 2048);
+		CHECK_EQ(bs.s[1].control, 0);
+		CHECK_EQ(bs.s[0].need, 15840);
+		CHECK_EQ(bs.s[1].need, 13792);
+		CHECK_EQ(bs.s[0].mbufs, 16383);
+		CHECK_EQ(bs.s[1].mbufs, 16383);
+		CHECK_EQ(bs.pools_mbufs, 32766);
+		CHECK_EQ(bs.s[1].egress_bytes, bs.egress_per_worker);
+		check_sums(&b, &bs, "one port and one worker per socket");
+	}
+
+	/* Workers on socket 0 only, port 1 on socket 1: socket 1's pool has
+	 * its descriptors and egress (8192 -> 16383), no worker share. */
+	{
+		static const int ps[2] = {0, 1};
+
+		where_set(&wh, 0, zero, 2, ps, 2);
+		CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
+		CHECK_EQ(bs.s[1].n_workers, 0);
+		CHECK_EQ(bs.s[1].workers, 0);
+		CHECK_EQ(bs.s[1].need, 2048 + 2048 + 4096);
+		CHECK_EQ(bs.s[1].mbufs, 16383);
+		CHECK_EQ(bs.s[0].workers, 2 * 5600);
+		CHECK_EQ(bs.s[1].egress_bytes, 0);
+		CHECK_EQ(bs.s[1].ring_bytes, 0);
+		check_sums(&b, &bs, "workers on one socket");
+	}
+
+	/* The main lcore on socket 0, every port and worker on socket 1: the
+	 * main pool is socket 1's, which takes the control share; socket 0
+	 * has no pool but the control ring. */
+	{
+		static const int ones[2] = {1, 1};
+
+		where_set(&wh, 0, ones, 2, ones, 2);
+		CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
+		CHECK_EQ(bs.main_pool, 1);
+		CHECK_EQ(bs.n_pools, 1);
+		CHECK(bs.s[0].used && !bs.s[0].pool);
+		CHECK_EQ(bs.s[0].mbufs, 0);
+		CHECK_EQ(bs.s[1].control, 2048);
+		CHECK_EQ(bs.s[1].mbufs, b.mbufs);
+		CHECK(bs.s[0].ring_bytes > 1024 * 8 && bs.s[0].ring_bytes < 1024 * 8 + 4096,
+				"control ring %llu", (unsigned long long)bs.s[0].ring_bytes);
+		check_sums(&b, &bs, "main lcore away from the ports");
+	}
+
+	/* A socket out of range. */
+	{
+		static const int bad[2] = {0, RTR_BUDGET_MAX_SOCKETS};
+
+		where_set(&wh, 0, zero, 2, bad, 2);
+		CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), -EINVAL);
+	}
+	rtr_config_free(&cfg);
+
+	/* switch.mbufs 20000 split by the needs 15840 : 13792 of 29632
+	 * (rounded up): 10692 + 9309. */
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", ", mbufs: 20000", "", ""), 0);
+	{
+		static const int ws[2] = {0, 1}, ps[2] = {0, 1};
+
+		where_set(&wh, 0, ws, 2, ps, 2);
+		CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
+		CHECK_EQ(bs.s[0].mbufs, 10692);
+		CHECK_EQ(bs.s[1].mbufs, 9309);
+		check_sums(&b, &bs, "switch.mbufs");
+	}
+	rtr_config_free(&cfg);
+
+	/* ConWeave's hold (4096) split by the workers' sockets: 2048 each. */
+	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "", ""), 0);
+	{
+		static const int ws[2] = {0, 1}, ps[2] = {0, 1};
+
+		where_set(&wh, 0, ws, 2, ps, 2);
+		CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
+		CHECK_EQ(bs.s[0].hold, 2048);
+		CHECK_EQ(bs.s[1].hold, 2048);
+		check_sums(&b, &bs, "conweave hold");
+	}
+	rtr_config_free(&cfg);
+}
+
+/* The LB state (desc->state_bytes) per worker and shared, per socket. */
+static void
+test_lb_state(void)
+{
+	static const int zero[4] = {0, 0, 0, 0}, ws[3] = {0, 1, 1};
+	struct rtr_budget_where wh;
+	struct rtr_budget_sockets bs;
+	struct rtr_config cfg;
+	struct rtr_budget b;
+	uint64_t one_host, four_hosts, pool, ft1, ft2;
+	char text[2048];
+
+	printf("6. the LB state's memory\n");
+	/* ConWeave, 4 rings of 100 per host port: the rings of one pool are
+	 * at least 4 x 128 slots of 8 bytes; a worker's flow table of the
+	 * default 65536 entries at least 64 bytes an entry. */
+	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "",
+				 "conweave: {reorder_queues_per_port: 4, reorder_queue_depth: "
+				 "100, flow_table_size: 65536}\n"),
+			0);
+	where_set(&wh, 0, zero, 1, zero, 2);
+	CHECK_EQ(sockets(&cfg, 1, false, &wh, &b, &bs), 0);
+	CHECK(bs.lb_mode != NULL);
+	CHECK_STR(bs.lb_mode != NULL ? bs.lb_mode->name : NULL, "conweave");
+	pool = rtr_pring_pool_memsize(4, 100);
+	CHECK(pool >= 4 * 128 * 8 && pool < 4 * 128 * 8 + 4 * 4096, "pool %llu",
+			(unsigned long long)pool);
+	one_host = bs.lb_per_worker;
+	ft1 = one_host - pool;
+	CHECK(ft1 >= 65536ull * 64 && ft1 <= 65536ull * 256, "flow table %llu",
+			(unsigned long long)ft1);
+	CHECK(bs.lb_shared > 0); /* the busy-path table */
+	CHECK_EQ(bs.s[0].lb_bytes, one_host + bs.lb_shared);
+	/* Two workers: each half the table (buckets and entries; the 64
+	 * bytes of alignment slack stay). */
+	where_set(&wh, 0, zero, 2, zero, 2);
+	CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
+	ft2 = bs.lb_per_worker - pool;
+	CHECK_EQ(ft2 * 2, ft1 + 64);
+	rtr_config_free(&cfg);
+
+	/* Four host ports: three ring pools more per worker. */
+	snprintf(text, sizeof(text), cfg_4h1f,
+			"}\nconweave: {reorder_queues_per_port: 4, reorder_queue_depth: 100, "
+			"flow_table_size: 65536");
+	CHECK_EQ(load(&cfg, text), 0);
+	where_set(&wh, 0, zero, 1, zero, 5);
+	CHECK_EQ(sockets(&cfg, 1, false, &wh, &b, &bs), 0);
+	four_hosts = bs.lb_per_worker;
+	CHECK_EQ(four_hosts - one_host, 3 * pool);
+	/* Workers 0 on socket 0, 1 and 2 on socket 1: per-worker state where
+	 * the workers are, the shared state on the main socket. */
+	where_set(&wh, 0, ws, 3, zero, 5);
+	CHECK_EQ(sockets(&cfg, 3, false, &wh, &b, &bs), 0);
+	CHECK_EQ(bs.s[0].lb_bytes, bs.lb_per_worker + bs.lb_shared);
+	CHECK_EQ(bs.s[1].lb_bytes, 2 * bs.lb_per_worker);
+	CHECK_EQ(bs.s[1].egress_bytes, 2 * bs.egress_per_worker);
+	/* Hold 4 x 400 split by workers: 533 each, the remainder (1) on the
+	 * main pool's socket; socket 1 has no port, so its workers' shares
+	 * are counted in the main pool too. */
+	CHECK_EQ(bs.n_pools, 1);
+	CHECK_EQ(bs.s[0].hold, 1600);
+	CHECK_EQ(bs.s[1].hold, 0);
+	check_sums(&b, &bs, "conweave, workers on two sockets");
+	rtr_config_free(&cfg);
+
+	/* ECMP holds and keeps nothing; with --telemetry-rw the largest
+	 * implemented mode's state is counted. */
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", "", ""), 0);
+	where_set(&wh, 0, zero, 1, zero, 2);
+	CHECK_EQ(sockets(&cfg, 1, false, &wh, &b, &bs), 0);
+	CHECK(bs.lb_mode == NULL);
+	CHECK_EQ(bs.lb_per_worker + bs.lb_shared, 0);
+	CHECK_EQ(sockets(&cfg, 1, true, &wh, &b, &bs), 0);
+	CHECK(bs.lb_mode != NULL && bs.lb_per_worker > 0);
+	/* Every implemented stateful mode reports a flow table. */
+	for (unsigned int id = 0; id < rtr_lb_mode_count(); id++) {
+		const struct rtr_lb_desc *d = rtr_lb_mode_at(id);
+		uint64_t pw = 0, sh = 0;
+
+		if (d->ops == NULL || d->ops->table == NULL)
+			continue;
+		CHECK(d->state_bytes != NULL, "%s has no state_bytes", d->name);
+		if (d->state_bytes == NULL)
+			continue;
+		d->state_bytes(&cfg, 1, &pw, &sh);
+		CHECK(pw >= 1024ull * 64, "%s: %llu bytes per worker", d->name,
+				(unsigned long long)pw);
+	}
+	rtr_config_free(&cfg);
+}
+
 int
 main(void)
 {
@@ -395,5 +690,7 @@ main(void)
 	test_conweave();
 	test_cut();
 	test_rw();
+	test_sockets();
+	test_lb_state();
 	return rtr_test_done("budget");
 }
