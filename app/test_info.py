@@ -105,7 +105,7 @@ def test_budget_vs_rocetor():
         check(rc == 0, "%s: rocetor-info exits 0 (%d, %s)" % (what, rc, err))
         b = json.loads(out)
         check(set(b) == {"mbufs", "need", "parts", "hold_budget_per_worker", "hold_key",
-                         "data_room"}, "%s: keys %r" % (what, sorted(b)))
+                         "data_room"} | NUMA_KEYS, "%s: keys %r" % (what, sorted(b)))
         p = b["parts"]
         check(set(p) == {"rx_desc", "tx_desc", "workers", "egress", "hold", "control"},
               "%s: parts %r" % (what, sorted(p)))
@@ -137,6 +137,107 @@ def test_budget_vs_rocetor():
                                                       h.group(2)))
             key = None if h.group(3) == "derived from the mempool" else h.group(3)
             check(b["hold_key"] == key, "%s: hold_key %r, rocetor %r" % (what, b["hold_key"], key))
+
+
+NUMA_KEYS = {"pools_mbufs", "main_pool_socket", "lb_state", "egress_per_worker_bytes",
+             "sockets", "rx_queues", "warnings"}
+PARTS = ("rx_desc", "tx_desc", "workers", "egress", "hold", "control")
+
+
+def test_sockets():
+    """The budget per socket and the RX queue dealing (issue 30, NUMA)."""
+    print("5. rocetor-info budget per socket")
+    cfg = os.path.join(SRC, "conf", "tor-100g.yaml")
+    # The default map: everything on socket 0, the single pool's figures.
+    rc, out, err = info("budget", "--config", cfg, "--workers", "4")
+    check(rc == 0, "default map exits 0 (%d, %s)" % (rc, err))
+    b = json.loads(out)
+    check(len(b["sockets"]) == 1, "one socket: %r" % b["sockets"])
+    s0 = b["sockets"][0]
+    check(set(s0) == {"socket", "ports", "workers", "pool", "mbufs", "need", "parts",
+                      "memory_bytes", "memory_mib"}, "socket keys %r" % sorted(s0))
+    check(s0["socket"] == 0 and s0["pool"] == "rtr_pool" and s0["ports"] == 6
+          and s0["workers"] == 4, "socket 0: 6 ports, 4 workers, rtr_pool")
+    check(s0["mbufs"] == b["mbufs"] == b["pools_mbufs"] and s0["parts"] == b["parts"],
+          "one socket: the single pool's mbufs and parts")
+    mem = s0["memory_bytes"]
+    check(set(mem) == {"mbufs", "lb_state", "egress", "rings", "total"}, "memory keys")
+    check(mem["total"] == mem["mbufs"] + mem["lb_state"] + mem["egress"] + mem["rings"],
+          "memory total is the sum of its parts")
+    check(mem["mbufs"] == b["mbufs"] * (b["data_room"] + 192), "mbuf memory: mbufs x (room + 192)")
+    lb = b["lb_state"]
+    check(lb["mode"] == "conweave" and lb["per_worker_bytes"] > 0,
+          "conweave's state counted: %r" % lb)
+    check(mem["lb_state"] == 4 * lb["per_worker_bytes"] + lb["shared_bytes"],
+          "socket 0 holds 4 workers' LB state and the shared state")
+    check(mem["egress"] == 4 * b["egress_per_worker_bytes"], "4 workers' egress queues")
+    # tor-100g: 4096 reorder rings of 2048 per host port per worker: the LB
+    # state is most of the memory (a quarter of a 2^20-entry flow table
+    # plus 2 host ports x 4096 x 4096 slots x 8 bytes per worker).
+    check(lb["per_worker_bytes"] >= 2 * 4096 * 4096 * 8 + (1 << 20) // 4 * 64,
+          "tor-100g's ConWeave state per worker: %d" % lb["per_worker_bytes"])
+    check(b["warnings"] == [], "no warning on one socket")
+    check([q["workers"] for q in b["rx_queues"]] ==
+          [[(q + i) % 4 for q in range(4)] for i in range(6)], "(q + i) % 4 on one socket")
+    total_one = mem["total"]
+
+    # Two sockets, three ports and two workers each: two pools, the parts
+    # where they live, the queues on their port's socket, no warning.
+    rc, out, err = info("budget", "--config", cfg, "--workers", "4",
+                        "--port-sockets", "0,0,0,1,1,1", "--worker-sockets", "0,0,1,1")
+    check(rc == 0, "two sockets exit 0 (%d, %s)" % (rc, err))
+    b2 = json.loads(out)
+    socks = {s["socket"]: s for s in b2["sockets"]}
+    check(sorted(socks) == [0, 1], "sockets 0 and 1")
+    check(socks[0]["pool"] == "rtr_pool" and socks.get(1, {}).get("pool") == "rtr_pool_s1",
+          "pools rtr_pool and rtr_pool_s1")
+    for k in PARTS:
+        check(sum(s["parts"][k] for s in b2["sockets"]) == b2["parts"][k],
+              "%s summed over the sockets" % k)
+    check(socks[0]["parts"]["control"] == b2["parts"]["control"]
+          and socks[1]["parts"]["control"] == 0, "control on the main socket")
+    for s in b2["sockets"]:
+        check(s["mbufs"] >= s["need"] and (s["mbufs"] + 1) & s["mbufs"] == 0,
+              "socket %d: 2^k - 1 >= need" % s["socket"])
+        check(s["ports"] == 3 and s["workers"] == 2, "socket %d: 3 ports, 2 workers" % s["socket"])
+    check(b2["pools_mbufs"] == sum(s["mbufs"] for s in b2["sockets"]), "pools_mbufs")
+    check(max(s["memory_bytes"]["total"] for s in b2["sockets"]) < 0.6 * total_one,
+          "each socket needs less than 60% of the one-socket total")
+    for q in b2["rx_queues"]:
+        side = {0, 1} if q["socket"] == 0 else {2, 3}
+        check(set(q["workers"]) == side, "port %d's queues on its socket's workers %r"
+              % (q["port"], q["workers"]))
+    check(b2["warnings"] == [], "no warning with workers on both sockets")
+
+    # Workers on socket 0 only: the socket-1 ports are warned and dealt to
+    # every worker; socket 1's pool has no worker share.
+    rc, out, err = info("budget", "--config", cfg, "--workers", "2",
+                        "--port-sockets", "0,0,0,1,1,1", "--worker-sockets", "0,0")
+    b3 = json.loads(out) if rc == 0 else {"warnings": [], "sockets": [], "rx_queues": []}
+    check(rc == 0, "workers on one socket exit 0 (%d, %s)" % (rc, err))
+    check(len(b3["warnings"]) == 3 and all("socket 1, which has no worker" in w
+                                           for w in b3["warnings"]),
+          "one warning per socket-1 port: %r" % b3["warnings"])
+    socks = {s["socket"]: s for s in b3["sockets"]}
+    check(1 in socks and socks[1]["workers"] == 0 and socks[1]["parts"]["workers"] == 0
+          and socks[1]["memory_bytes"]["lb_state"] == 0, "socket 1: ports only")
+    check([q["workers"] for q in b3["rx_queues"]] ==
+          [[(q + i) % 2 for q in range(2)] for i in range(6)], "fallback: (q + i) % 2")
+
+    # Virtual devices: -1 / any are the main socket's.
+    rc, out, err = info("budget", "--config", cfg, "--port-sockets", "any,-1,0,0,0,0")
+    check(rc == 0 and len(json.loads(out)["sockets"]) == 1, "any is the main socket")
+    # ECMP keeps no LB state.
+    rc, out, err = info("budget", "--config", cfg, "--lb", "ecmp")
+    e = json.loads(out)["lb_state"]
+    check(e["mode"] is None and e["per_worker_bytes"] == 0 and e["shared_bytes"] == 0,
+          "ECMP: no LB state %r" % e)
+    # Bad maps exit 2.
+    for args in (["--port-sockets", "0,1"], ["--worker-sockets", "0,1", "--workers", "1"],
+                 ["--port-sockets", "0,0,0,x,0,0"], ["--main-socket", "99"],
+                 ["--worker-sockets", "0,,1", "--workers", "3"]):
+        rc, out, err = info("budget", "--config", cfg, *args)
+        check(rc == 2 and err and out == "", "%r exits 2 with a message (%d)" % (args, rc))
 
 
 def test_errors():
@@ -188,6 +289,7 @@ def main():
     test_docs_table()
     test_budget_vs_rocetor()
     test_errors()
+    test_sockets()
     return checks.summary("info")
 
 
