@@ -22,6 +22,7 @@
 #include "budget.h"
 #include "rtr_egress.h"
 #include "rtr_pipeline.h"
+#include "rtr_route.h"
 #include "rtr_lb_registry.h"
 
 /* Per port: the "shared buffer" its egress queues may fill. */
@@ -305,10 +306,11 @@ rtr_budget_sockets(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 	}
 	s[ms].lb_bytes += out->lb_shared;
 	s[ms].ring_bytes += ring_bytes(RTR_CTRL_RING_SIZE);
+	s[ms].route_bytes = rtr_route_memsize();
 	for (int k = 0; k < RTR_BUDGET_MAX_SOCKETS; k++) {
 		s[k].mbuf_bytes = (uint64_t)s[k].mbufs * elt;
 		s[k].total_bytes = s[k].mbuf_bytes + s[k].lb_bytes + s[k].egress_bytes +
-				   s[k].ring_bytes;
+				   s[k].ring_bytes + s[k].route_bytes;
 	}
 	return 0;
 }

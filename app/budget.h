@@ -115,8 +115,9 @@ struct rtr_budget_socket {
 	uint32_t mbufs; /* the pool's size */
 	/* Bytes of hugepage memory on the socket: the pool's mbufs, the LB
 	 * state of its workers (and the shared state on the main socket),
-	 * its workers' egress queues, its rings (hand-off, inject, control). */
-	uint64_t mbuf_bytes, lb_bytes, egress_bytes, ring_bytes, total_bytes;
+	 * its workers' egress queues, its rings (hand-off, inject, control),
+	 * the route tables (the main socket's). */
+	uint64_t mbuf_bytes, lb_bytes, egress_bytes, ring_bytes, route_bytes, total_bytes;
 };
 
 struct rtr_budget_sockets {

@@ -178,6 +178,7 @@ json_sockets(struct rtr_json *w, const struct rtr_budget_sockets *bs)
 		rtr_json_kv_u64(w, "lb_state", s->lb_bytes);
 		rtr_json_kv_u64(w, "egress", s->egress_bytes);
 		rtr_json_kv_u64(w, "rings", s->ring_bytes);
+		rtr_json_kv_u64(w, "routes", s->route_bytes);
 		rtr_json_kv_u64(w, "total", s->total_bytes);
 		rtr_json_obj_end(w);
 		rtr_json_kv_fixed(w, "memory_mib", mib(s->total_bytes), 1);

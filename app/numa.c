@@ -109,11 +109,11 @@ print_socket(int k, const struct rtr_budget_socket *s, const char *pool)
 				pool, s->mbufs, s->rx_desc, s->tx_desc, s->workers, s->egress,
 				s->hold, s->control);
 	printf("rocetor: socket %d: %u port%s, %u worker%s; %s; memory %.1f MiB: mbufs %.1f, "
-	       "LB state %.1f, egress %.1f, rings %.1f\n",
+	       "LB state %.1f, egress %.1f, rings %.1f, routes %.1f\n",
 			k, s->n_ports, s->n_ports == 1 ? "" : "s", s->n_workers,
 			s->n_workers == 1 ? "" : "s", parts, mib(s->total_bytes),
 			mib(s->mbuf_bytes), mib(s->lb_bytes), mib(s->egress_bytes),
-			mib(s->ring_bytes));
+			mib(s->ring_bytes), mib(s->route_bytes));
 }
 
 int

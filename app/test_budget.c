@@ -436,8 +436,10 @@ check_sums(const struct rtr_budget *b, const struct rtr_budget_sockets *bs, cons
 		need += s->need;
 		mbufs += s->mbufs;
 		CHECK(s->pool || s->need == 0, "%s: socket %d has a need without a pool", what, k);
-		CHECK_EQ(s->total_bytes,
-				s->mbuf_bytes + s->lb_bytes + s->egress_bytes + s->ring_bytes);
+		CHECK_EQ(s->total_bytes, s->mbuf_bytes + s->lb_bytes + s->egress_bytes +
+							 s->ring_bytes + s->route_bytes);
+		CHECK(s->route_bytes == 0 || k == bs->main_pool || !s->pool,
+				"socket %d: route tables off the main socket", k);
 	}
 	CHECK(rx == b->rx_desc && tx == b->tx_desc && wk == b->workers && eg == b->egress &&
 					hold == b->hold && ctl == b->control && need == b->need,
@@ -473,6 +475,9 @@ test_sockets(void)
 	CHECK(bs.lb_mode == NULL);
 	CHECK_EQ(bs.s[0].lb_bytes, 0);
 	CHECK(bs.egress_per_worker > 0);
+	/* The two LPM tables' tbl24s (64 MiB each) and more, on socket 0. */
+	CHECK(bs.s[0].route_bytes > 128ull << 20 && bs.s[0].route_bytes < 140ull << 20,
+			"routes %llu", (unsigned long long)bs.s[0].route_bytes);
 	CHECK_EQ(bs.s[0].egress_bytes, 2 * bs.egress_per_worker);
 	/* Two hand-off rings of 4096 exact (8192 slots), two inject rings of
 	 * 1024 and the control ring of 1024, 8 bytes a slot and a header. */

@@ -161,9 +161,10 @@ def test_sockets():
     check(s0["mbufs"] == b["mbufs"] == b["pools_mbufs"] and s0["parts"] == b["parts"],
           "one socket: the single pool's mbufs and parts")
     mem = s0["memory_bytes"]
-    check(set(mem) == {"mbufs", "lb_state", "egress", "rings", "total"}, "memory keys")
-    check(mem["total"] == mem["mbufs"] + mem["lb_state"] + mem["egress"] + mem["rings"],
-          "memory total is the sum of its parts")
+    check(set(mem) == {"mbufs", "lb_state", "egress", "rings", "routes", "total"},
+          "memory keys")
+    check(mem["total"] == mem["mbufs"] + mem["lb_state"] + mem["egress"] + mem["rings"]
+          + mem["routes"], "memory total is the sum of its parts")
     check(mem["mbufs"] == b["mbufs"] * (b["data_room"] + 192), "mbuf memory: mbufs x (room + 192)")
     lb = b["lb_state"]
     check(lb["mode"] == "conweave" and lb["per_worker_bytes"] > 0,

@@ -53,12 +53,12 @@ rtr_route_create(const char *name, const struct rtr_config *cfg, int socket, rtr
 		void *nh_arg, char *err, size_t errlen)
 {
 	struct rte_lpm_config c4 = {
-			.max_rules = RTR_MAX_ROUTES + RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS,
-			.number_tbl8s = 1 << 10,
+			.max_rules = RTR_ROUTE_MAX_RULES,
+			.number_tbl8s = RTR_ROUTE_TBL8S4,
 	};
 	struct rte_lpm6_config c6 = {
-			.max_rules = RTR_MAX_ROUTES + RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS,
-			.number_tbl8s = 1 << 12,
+			.max_rules = RTR_ROUTE_MAX_RULES,
+			.number_tbl8s = RTR_ROUTE_TBL8S6,
 	};
 	char lname[RTE_LPM_NAMESIZE];
 	struct rtr_route *r;

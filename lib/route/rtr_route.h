@@ -79,6 +79,27 @@ struct rtr_route {
 typedef int (*rtr_route_nh_fn)(
 		void *arg, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac);
 
+/* The LPM tables' sizes: rules (routes and the ports' addresses) and
+ * tbl8 groups (prefixes longer than /24 and /24 of IPv6). */
+#define RTR_ROUTE_MAX_RULES (RTR_MAX_ROUTES + RTR_MAX_PORTS * RTR_MAX_PORT_ADDRS)
+#define RTR_ROUTE_TBL8S4    (1u << 10)
+#define RTR_ROUTE_TBL8S6    (1u << 12)
+
+/*
+ * Bytes of DPDK heap the route tables take on their socket, for memory
+ * planning (no EAL): DPDK 22.11's rte_lpm and rte_lpm6 each hold a tbl24
+ * of 2^24 4-byte entries (64 MiB) and 256 4-byte entries per tbl8 group;
+ * rules of 8 (IPv4) and about 64 (IPv6: a hash entry) bytes.
+ */
+static inline uint64_t
+rtr_route_memsize(void)
+{
+	const uint64_t tbl24 = (uint64_t)RTE_LPM_TBL24_NUM_ENTRIES * 4;
+
+	return 2 * tbl24 + (uint64_t)(RTR_ROUTE_TBL8S4 + RTR_ROUTE_TBL8S6) * 256 * 4 +
+	       (uint64_t)RTR_ROUTE_MAX_RULES * (8 + 64);
+}
+
 /*
  * Build the tables from cfg. name must be unique per process (LPM names are
  * global in DPDK). Local addresses of every port become LOCAL routes.
