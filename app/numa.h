@@ -18,7 +18,8 @@
 
 /* After the queue counts (app->rxq): read the sockets of the ports, the
  * workers and the main lcore, deal every port's RX queues, print the
- * dealing's warnings. Returns 0 or -EINVAL. */
+ * dealing's warnings. Returns 0 or -EINVAL. app->rss_owner[] must be set
+ * by then (app/ports.c queue_counts() calls this last). */
 int rtr_numa_deal(struct rtr_app *app);
 
 /* The worker that polls RX queue q of configured port i. */

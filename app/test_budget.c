@@ -474,7 +474,13 @@ test_sockets(void)
 	CHECK_EQ(bs.s[0].mbuf_bytes, 32767ull * (128 + 2048 + 192));
 	CHECK(bs.lb_mode == NULL);
 	CHECK_EQ(bs.s[0].lb_bytes, 0);
-	CHECK(bs.egress_per_worker > 0);
+	/* A worker's egress for 2 ports, pools of 32767: 8 class queues of
+	 * 32768 slots (min(2 MiB / 60 + 1, mbufs), a power of two) and a wire
+	 * of 256 slots (4 bursts and 32, rounded up) of 16 bytes per port,
+	 * plus the structures (a few KiB). */
+	CHECK(bs.egress_per_worker >= 2 * (8 * 32768 * 8 + 256 * 16) &&
+					bs.egress_per_worker < 2 * (8 * 32768 * 8 + 256 * 16) + 65536,
+			"egress %llu", (unsigned long long)bs.egress_per_worker);
 	/* The two LPM tables' tbl24s (64 MiB each) and more, on socket 0. */
 	CHECK(bs.s[0].route_bytes > 128ull << 20 && bs.s[0].route_bytes < 140ull << 20,
 			"routes %llu", (unsigned long long)bs.s[0].route_bytes);
