@@ -479,7 +479,8 @@ test_sockets(void)
 	 * of 256 slots (4 bursts and 32, rounded up) of 16 bytes per port,
 	 * plus the structures (a few KiB). */
 	CHECK(bs.egress_per_worker >= 2 * (8 * 32768 * 8 + 256 * 16) &&
-					bs.egress_per_worker < 2 * (8 * 32768 * 8 + 256 * 16) + 65536,
+					bs.egress_per_worker <
+							2 * (8 * 32768 * 8 + 256 * 16) + 65536,
 			"egress %llu", (unsigned long long)bs.egress_per_worker);
 	/* The two LPM tables' tbl24s (64 MiB each) and more, on socket 0. */
 	CHECK(bs.s[0].route_bytes > 128ull << 20 && bs.s[0].route_bytes < 140ull << 20,
