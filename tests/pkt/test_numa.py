@@ -14,6 +14,9 @@ baseline when the workers stop, 0 after the ports close).
    line and rocetor-info; 2000 RoCE frames forwarded, accounted.
 2. net_null, one worker, ECMP (the whole run's null traffic): the socket
    line, the pool back to its baseline, no LB state line.
+3. ConWeave, spray, CAVER and SeqBalance on net_null: the DPDK heap rocetor allocated
+   outside the memory zones (telemetry /eal/heap_info, /eal/memzone_list)
+   is the estimated LB state + egress + route tables, within 2 MiB.
 """
 import json
 import os
@@ -165,10 +168,84 @@ def test_null(t):
     shutil.rmtree(work, ignore_errors=True)
 
 
+def heap_outside_memzones(prefix):
+    """DPDK heap allocated on socket 0 outside the memory zones (mempools
+    and rings are zones; rte_malloc'd state is not), in bytes, or None."""
+    cmds = ["/eal/heap_info,0", "/eal/memzone_list"]
+    r = harness.telemetry(prefix, cmds)
+    if "/eal/heap_info" not in r or "/eal/memzone_list" not in r:
+        return None
+    alloc = r["/eal/heap_info"]["Alloc_size"]
+    ids = r["/eal/memzone_list"]
+    zones = 0
+    # One reply per command: ask the zones one connection at a time.
+    for chunk in range(0, len(ids), 16):
+        q = subprocess.run(["/usr/bin/dpdk-telemetry.py", "-f", prefix],
+                           input="".join("/eal/memzone_info,%d\n" % i
+                                         for i in ids[chunk:chunk + 16]),
+                           capture_output=True, text=True, timeout=30)
+        for line in q.stdout.splitlines():
+            line = line.strip()
+            if line.startswith("{") and line.endswith("}"):
+                z = json.loads(line).get("/eal/memzone_info") or {}
+                zones += z.get("Length", 0)
+    return alloc - zones
+
+
+def test_heap(t):
+    """The estimate against what rocetor allocates: LB state, egress and
+    route tables come from rte_malloc (not zones), so the heap outside the
+    zones is their sum, give or take the small structures (workers,
+    counters: under 2 MiB)."""
+    print("3. the estimate against the DPDK heap (net_null, 2 workers)")
+    for lb, section in (("conweave", "conweave: {reorder_queues_per_port: 256, "
+                                     "reorder_queue_depth: 512}\n"),
+                        ("spray", "spray: {windows_per_worker: 512}\n"),
+                        ("caver", ""), ("seqbalance", "")):
+        cfg_text = F.CONFIG.replace("switch: {name: fwd, id: 7, lb: ecmp}",
+                                    "switch: {name: heap, id: 7, lb: %s, idle_sleep_us: 100, "
+                                    "idle_threshold: 64}" % lb) + section
+        work = tempfile.mkdtemp(prefix="rocetor-numa-heap-")
+        cfg = os.path.join(work, "heap.yaml")
+        with open(cfg, "w") as f:
+            f.write(cfg_text)
+        prefix = harness.eal_prefix("numaheap")
+        cmd = [harness.ROCETOR, "--lcores", "0@0,1@1,2@1", "--no-pci", "--no-huge", "-m", "1024",
+               "--file-prefix", prefix, "--log-level", "lib.eal:error"]
+        for i in range(5):
+            cmd += ["--vdev", "net_null%d" % i]
+        cmd += ["--", "--config", cfg, "--duration", "4"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Start-up is over once the summary is out (flushed): the state is
+        # allocated by then.
+        head = []
+        for line in proc.stdout:
+            head.append(line)
+            if line.startswith("rocetor: switch "):
+                break
+        measured = heap_outside_memzones(prefix) if proc.poll() is None else None
+        out, err = proc.communicate(timeout=60)
+        out = "".join(head) + out
+        shutil.rmtree(work, ignore_errors=True)
+        t.eq(proc.returncode, 0, "%s: exit %s" % (lb, err[-500:]))
+        s = socket_lines(t, out, lb)
+        if not t.check(measured is not None and s is not None,
+                       "%s: heap measured (%r)" % (lb, measured)):
+            continue
+        lb_mib, eg_mib, routes_mib = float(s[13]), float(s[14]), float(s[16])
+        est = (lb_mib + eg_mib + routes_mib) * (1 << 20)
+        print("  %s: outside the zones %.1f MiB, estimated LB %.1f + egress %.1f + routes %.1f"
+              % (lb, measured / float(1 << 20), lb_mib, eg_mib, routes_mib))
+        t.check(lb_mib > 1.0, "%s: LB state counted (%.1f MiB)" % (lb, lb_mib))
+        t.check(0 <= measured - est < (2 << 20),
+                "%s: heap outside the zones %d vs estimate %d" % (lb, measured, est))
+
+
 def main():
     t = harness.Checker("pkt-numa")
     test_pcap(t)
     test_null(t)
+    test_heap(t)
     return t.done()
 
 
