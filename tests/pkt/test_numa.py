@@ -17,6 +17,9 @@ baseline when the workers stop, 0 after the ports close).
 3. ConWeave, spray, CAVER and SeqBalance on net_null: the DPDK heap rocetor allocated
    outside the memory zones (telemetry /eal/heap_info, /eal/memzone_list)
    is the estimated LB state + egress + route tables, within 2 MiB.
+4. A net_ring port created on socket 1, the worker on socket 0: the
+   warning, and the pool of socket 1 refused (--no-huge has memory on
+   socket 0 only), exit 1, its size as rocetor-info gives it.
 """
 import json
 import os
@@ -241,11 +244,59 @@ def test_heap(t):
                 "%s: heap outside the zones %d vs estimate %d" % (lb, measured, est))
 
 
+RING_CONFIG = """
+switch: {name: ring, id: 3, lb: ecmp}
+ports:
+  - {port: 0, role: host, mac: "02:00:00:00:03:00"}
+  - {port: 1, role: fabric, mac: "02:00:00:00:03:01"}
+routes:
+  - {prefix: "10.2.0.0/16", port: 1, nexthop_mac: "02:00:00:00:bb:01"}
+"""
+
+
+def test_other_socket(t):
+    """A port on socket 1 (net_ring created there: nodeaction=NAME:1:CREATE)
+    with the one worker on socket 0: the dealing warns, and the pool of
+    socket 1, which --no-huge has no memory for, is refused by the EAL
+    (it does not fall back to socket 0): exit 1 naming the socket and the
+    size rocetor-info gives for the same map."""
+    print("4. a port on socket 1, no memory there")
+    work = tempfile.mkdtemp(prefix="rocetor-numa-ring-")
+    cfg = os.path.join(work, "ring.yaml")
+    with open(cfg, "w") as f:
+        f.write(RING_CONFIG)
+    cmd = [harness.ROCETOR, "-l", "0", "--no-pci", "--no-huge", "-m", "1024",
+           "--file-prefix", harness.eal_prefix("numaring"), "--log-level", "lib.eal:error",
+           "--vdev", "net_null0", "--vdev", "net_ring0,nodeaction=numa_r0:1:CREATE",
+           "--", "--config", cfg, "--duration", "0.2"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    q = subprocess.run([INFO, "budget", "--config", cfg, "--port-sockets", "0,1"],
+                       capture_output=True, text=True, timeout=60)
+    shutil.rmtree(work, ignore_errors=True)
+    t.eq(p.returncode, 1, "exit 1: " + p.stderr[-500:])
+    t.check(re.search(r"^rocetor: warning: port 1 is on socket 1, which has no worker: its RX "
+                      r"queues go to the workers of other sockets", p.stdout, re.M) is not None,
+            "the port without a worker on its socket is warned: " + p.stdout[-800:])
+    m = re.search(r"^cannot create the mempool of (\d+) mbufs on socket 1 \(([\d.]+) MiB\)",
+                  p.stderr, re.M)
+    if not t.check(m is not None, "socket 1's pool refused, named: " + p.stderr[-500:]):
+        return
+    if t.check(q.returncode == 0, "rocetor-info: " + q.stderr):
+        b = json.loads(q.stdout)
+        s1 = [s for s in b["sockets"] if s["socket"] == 1]
+        t.check(len(s1) == 1 and s1[0]["pool"] == "rtr_pool_s1", "rocetor-info: socket 1's pool")
+        if s1:
+            t.eq(int(m.group(1)), s1[0]["mbufs"], "(socket 1's pool size, rocetor-info's)")
+            t.eq(m.group(2), mib(s1[0]["memory_bytes"]["mbufs"]), "(its MiB)")
+        t.eq(len(b["warnings"]), 1, "(rocetor-info warns the same port)")
+
+
 def main():
     t = harness.Checker("pkt-numa")
     test_pcap(t)
     test_null(t)
     test_heap(t)
+    test_other_socket(t)
     return t.done()
 
 
