@@ -57,8 +57,9 @@ usage(FILE *f)
 		   "order,\n"
 		   "                        comma-separated (-1 or any: a virtual device; "
 		   "default 0)\n"
-		   "    --worker-sockets LIST  socket of each worker (as many as --workers; "
-		   "default 0)\n"
+		   "    --worker-sockets LIST  socket of each worker, as many as --workers "
+		   "(without\n"
+		   "                        --workers: their count; default all 0)\n"
 		   "    --main-socket N     the main lcore's socket (default 0)\n"
 		   "Exit status: 0 success, 2 bad arguments or config.\n");
 }
@@ -243,6 +244,7 @@ cmd_budget(int argc, char **argv)
 	struct rtr_budget b;
 	struct rtr_json w;
 	unsigned long workers = 1;
+	bool workers_set = false;
 	long main_socket = 0;
 	int where_ports[RTR_MAX_PORTS] = {0}, where_workers[RTR_MAX_LCORES] = {0};
 	bool rw = false;
@@ -267,6 +269,7 @@ cmd_budget(int argc, char **argv)
 						RTR_MAX_LCORES, optarg);
 				return RTR_EXIT_USAGE;
 			}
+			workers_set = true;
 			break;
 		case 'l':
 			lb = optarg;
@@ -339,6 +342,9 @@ cmd_budget(int argc, char **argv)
 		}
 		cfg.sw.lb = (enum rtr_lb_mode)mode;
 	}
+	/* --worker-sockets alone: one worker per socket given. */
+	if (!workers_set && n_wsock > 0)
+		workers = (unsigned long)n_wsock;
 	memset(&in, 0, sizeof(in));
 	rtr_budget_queues(&cfg, (unsigned int)workers, &in);
 	in.telemetry_rw = rw;

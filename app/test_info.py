@@ -225,6 +225,10 @@ def test_sockets():
     check([q["workers"] for q in b3["rx_queues"]] ==
           [[(q + i) % 2 for q in range(2)] for i in range(6)], "fallback: (q + i) % 2")
 
+    # --worker-sockets alone gives the worker count.
+    rc, out, err = info("budget", "--config", cfg, "--worker-sockets", "0,0,1")
+    check(rc == 0 and sum(s["workers"] for s in json.loads(out)["sockets"]) == 3,
+          "--worker-sockets 0,0,1 alone: 3 workers (%d, %s)" % (rc, err))
     # Virtual devices: -1 / any are the main socket's.
     rc, out, err = info("budget", "--config", cfg, "--port-sockets", "any,-1,0,0,0,0")
     check(rc == 0 and len(json.loads(out)["sockets"]) == 1, "any is the main socket")
