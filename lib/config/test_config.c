@@ -36,8 +36,10 @@ normalize(struct rtr_config *c)
 	unsigned int i, j;
 
 	memset(c->path, 0, sizeof(c->path));
-	for (i = 0; i < c->n_ports; i++)
+	for (i = 0; i < c->n_ports; i++) {
 		c->ports[i].line = 0;
+		c->ports[i].mtu_line = 0;
+	}
 	for (i = 0; i < RTR_MAX_CLASSES; i++)
 		c->qos.cls[i].line = 0;
 	for (i = 0; i < c->n_routes; i++) {
