@@ -144,7 +144,8 @@ mtu_check_devices(const struct rtr_app *app)
 		if (hp != NULL && (unsigned int)fp->mtu < hp->mtu + hdr)
 			printf("rocetor: port %u: warning: mtu %u (the device's) cannot carry host "
 			       "port %u's largest frame (mtu %u, the device's) plus the %u-byte LB "
-			       "header %s: set ports[].mtu, %u or more on this port (doc/config.md)\n",
+			       "header %s: set ports[].mtu, %u or more on this port "
+			       "(doc/config.md)\n",
 					fp->port, fp->mtu, hp->port, hp->mtu, hdr, who,
 					hp->mtu + hdr);
 	}
