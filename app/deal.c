@@ -22,21 +22,22 @@ same_socket(int a, int b)
 	return a == RTR_DEAL_ANY || b == RTR_DEAL_ANY || a == b;
 }
 
-static void
-warn(struct rtr_deal_out *out, enum rtr_deal_warn_code code, unsigned int port, unsigned int queue,
-		unsigned int worker, int port_socket, int worker_socket)
+static struct rtr_deal_warn *
+warn(struct rtr_deal_out *out, enum rtr_deal_warn_code code, unsigned int port, int port_socket,
+		unsigned int n_queues)
 {
 	struct rtr_deal_warn *w;
 
 	if (out->n_warn >= RTR_DEAL_MAX_WARN)
-		return;
+		return NULL;
 	w = &out->warn[out->n_warn++];
+	memset(w, 0, sizeof(*w));
 	w->code = code;
 	w->port = port;
-	w->queue = queue;
-	w->worker = worker;
 	w->port_socket = port_socket;
-	w->worker_socket = worker_socket;
+	w->worker_socket = RTR_DEAL_ANY;
+	w->n_queues = n_queues;
+	return w;
 }
 
 static int
@@ -66,11 +67,21 @@ rtr_deal_rxq(const struct rtr_deal_in *in, struct rtr_deal_out *out)
 		unsigned int n_local = 0;
 
 		if (in->rss_owner[i]) {
+			struct rtr_deal_warn *w = NULL;
+
 			for (unsigned int q = 0; q < in->rxq[i]; q++) {
 				out->worker[i][q] = (uint16_t)q;
-				if (!same_socket(ps, in->worker_socket[q]))
-					warn(out, RTR_DEAL_W_OWNER_REMOTE, i, q, q, ps,
-							in->worker_socket[q]);
+				if (same_socket(ps, in->worker_socket[q]))
+					continue;
+				if (w == NULL) {
+					w = warn(out, RTR_DEAL_W_OWNER_REMOTE, i, ps, in->rxq[i]);
+					if (w == NULL)
+						continue;
+					w->queue = q;
+					w->worker = q;
+					w->worker_socket = in->worker_socket[q];
+				}
+				w->n_remote++;
 			}
 			continue;
 		}
@@ -78,7 +89,7 @@ rtr_deal_rxq(const struct rtr_deal_in *in, struct rtr_deal_out *out)
 			if (same_socket(ps, in->worker_socket[w]))
 				local[n_local++] = (uint16_t)w;
 		if (n_local == 0) {
-			warn(out, RTR_DEAL_W_NO_LOCAL_WORKER, i, 0, 0, ps, RTR_DEAL_ANY);
+			warn(out, RTR_DEAL_W_NO_LOCAL_WORKER, i, ps, in->rxq[i]);
 			for (unsigned int w = 0; w < in->n_workers; w++)
 				local[n_local++] = (uint16_t)w;
 		}
@@ -101,9 +112,11 @@ rtr_deal_warn_str(const struct rtr_deal_warn *w, unsigned int port_id, char *buf
 		break;
 	case RTR_DEAL_W_OWNER_REMOTE:
 		snprintf(buf, len,
-				"port %u (socket %d): RX queue %u goes to worker %u, the "
-				"owner of its flows, on socket %d",
-				port_id, w->port_socket, w->queue, w->worker, w->worker_socket);
+				"port %u (socket %d): %u of its %u RX queues go to the workers "
+				"that own their flows on another socket (RSS owner; the first: "
+				"queue %u to worker %u on socket %d)",
+				port_id, w->port_socket, w->n_remote, w->n_queues, w->queue,
+				w->worker, w->worker_socket);
 		break;
 	default:
 		snprintf(buf, len, "port %u: dealing warning %d", port_id, (int)w->code);

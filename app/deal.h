@@ -11,8 +11,8 @@
  * The rule, per configured port i on socket s:
  *   - rss_owner[i] (the NIC's RETA makes queue q the owner of the flows
  *     it receives, pipelines/ and app/rss.*): queue q goes to worker q,
- *     whatever socket it is on; a worker on another socket than the port
- *     is a warning (RTR_DEAL_W_OWNER_REMOTE);
+ *     whatever socket it is on; queues whose worker is on another socket
+ *     than the port are a warning (RTR_DEAL_W_OWNER_REMOTE, one per port);
  *   - otherwise queue q goes to L[(q + i) % |L|], L the workers on s in
  *     index order: rotated by the port's index, so one-queue ports spread
  *     over the workers. A port or a worker on SOCKET_ID_ANY (-1: virtual
@@ -48,21 +48,27 @@ enum rtr_deal_warn_code {
 	/* The port's socket has no worker: its queues go to all workers
 	 * (every packet crosses the socket interconnect). */
 	RTR_DEAL_W_NO_LOCAL_WORKER = 1,
-	/* rss_owner: queue q goes to worker q, which is on another socket. */
+	/* rss_owner: some queues q go to workers q on another socket (one
+	 * warning per port: how many, and the first of them). */
 	RTR_DEAL_W_OWNER_REMOTE,
 };
 
 struct rtr_deal_warn {
 	enum rtr_deal_warn_code code;
-	unsigned int port;   /* index in the config's ports */
-	unsigned int queue;  /* OWNER_REMOTE: the queue; else 0 */
-	unsigned int worker; /* OWNER_REMOTE: the worker; else 0 */
+	unsigned int port; /* index in the config's ports */
+	/* OWNER_REMOTE: the first remote queue, its worker and the worker's
+	 * socket, and how many of the port's queues are remote; else 0, 0,
+	 * -1, 0. */
+	unsigned int queue;
+	unsigned int worker;
 	int port_socket;
-	int worker_socket; /* OWNER_REMOTE: the worker's; else -1 */
+	int worker_socket;
+	unsigned int n_remote;
+	unsigned int n_queues; /* the port's RX queues */
 };
 
-/* At most one warning per port, plus one per queue of an rss_owner port. */
-#define RTR_DEAL_MAX_WARN (RTR_MAX_PORTS * (RTR_DEAL_MAX_RXQ + 1))
+/* At most one warning per port. */
+#define RTR_DEAL_MAX_WARN RTR_MAX_PORTS
 
 struct rtr_deal_out {
 	/* worker[i][q]: the worker that polls RX queue q of port i. */

@@ -9,7 +9,7 @@
  *   rocetor-info modes
  *   rocetor-info budget --config FILE [--workers N] [--lb MODE] [--telemetry-rw]
  *                       [--port-sockets LIST] [--worker-sockets LIST]
- *                       [--main-socket N]
+ *                       [--main-socket N] [--no-rss-owner]
  *
  * `modes` lists the LB mode registry; `budget` prints the mempool budget
  * rocetor computes for a config (app/budget.c), taking the queue counts
@@ -45,6 +45,7 @@ usage(FILE *f)
 		   "[--telemetry-rw]\n"
 		   "                           [--port-sockets LIST] [--worker-sockets LIST] "
 		   "[--main-socket N]\n"
+		   "                           [--no-rss-owner]\n"
 		   "  modes                 the LB modes of this build, as JSON\n"
 		   "  budget                the mempool budget rocetor computes for FILE, as "
 		   "JSON:\n"
@@ -61,6 +62,10 @@ usage(FILE *f)
 		   "(without\n"
 		   "                        --workers: their count; default all 0)\n"
 		   "    --main-socket N     the main lcore's socket (default 0)\n"
+		   "    --no-rss-owner      the devices have no RSS: queues are dealt by "
+		   "socket even\n"
+		   "                        with one per worker (default: queue q is worker "
+		   "q's then)\n"
 		   "Exit status: 0 success, 2 bad arguments or config.\n");
 }
 
@@ -203,6 +208,7 @@ json_deal(struct rtr_json *w, const struct rtr_config *cfg, const struct rtr_dea
 		rtr_json_obj(w);
 		rtr_json_kv_u64(w, "port", cfg->ports[i].port);
 		rtr_json_kv_i64(w, "socket", in->port_socket[i]);
+		rtr_json_kv_bool(w, "rss_owner", in->rss_owner[i]);
 		rtr_json_key(w, "workers");
 		rtr_json_arr(w);
 		for (unsigned int q = 0; q < in->rxq[i]; q++)
@@ -231,6 +237,7 @@ cmd_budget(int argc, char **argv)
 			{"port-sockets", required_argument, NULL, 'p'},
 			{"worker-sockets", required_argument, NULL, 's'},
 			{"main-socket", required_argument, NULL, 'm'},
+			{"no-rss-owner", no_argument, NULL, 'n'},
 			{NULL, 0, NULL, 0},
 	};
 	static struct rtr_deal_out deal;
@@ -244,7 +251,7 @@ cmd_budget(int argc, char **argv)
 	struct rtr_budget b;
 	struct rtr_json w;
 	unsigned long workers = 1;
-	bool workers_set = false;
+	bool workers_set = false, rss_owner = true;
 	long main_socket = 0;
 	int where_ports[RTR_MAX_PORTS] = {0}, where_workers[RTR_MAX_LCORES] = {0};
 	bool rw = false;
@@ -296,6 +303,9 @@ cmd_budget(int argc, char **argv)
 						RTR_MAX_LCORES, RTR_BUDGET_MAX_SOCKETS - 1, optarg);
 				return RTR_EXIT_USAGE;
 			}
+			break;
+		case 'n':
+			rss_owner = false;
 			break;
 		case 'm':
 			errno = 0;
@@ -371,6 +381,9 @@ cmd_budget(int argc, char **argv)
 	for (unsigned int i = 0; i < cfg.n_ports; i++) {
 		where.port_socket[i] = din.port_socket[i] = where_ports[i];
 		din.rxq[i] = in.rxq[i];
+		/* As app/ports.c on a device with RSS: one RX queue per worker
+		 * (several) makes queue q worker q's. */
+		din.rss_owner[i] = rss_owner && in.rxq[i] > 1 && in.rxq[i] == workers;
 	}
 	for (unsigned int k = 0; k < workers; k++)
 		where.worker_socket[k] = din.worker_socket[k] = where_workers[k];

@@ -28,7 +28,9 @@
 /* One process, one switch: the dealing and the sockets it was made with. */
 static struct {
 	struct rtr_budget_where where;
+	struct rtr_deal_in in;
 	struct rtr_deal_out deal;
+	bool no_local[RTR_MAX_PORTS]; /* the port's socket has no worker */
 	struct rtr_budget_sockets sockets;
 	struct rte_mempool *pool_of[RTR_BUDGET_MAX_SOCKETS];
 } numa;
@@ -40,46 +42,75 @@ socket_or_any(int s)
 }
 
 int
-rtr_numa_deal(struct rtr_app *app)
+rtr_numa_sockets(struct rtr_app *app)
 {
 	const struct rtr_config *cfg = &app->cfg;
 	const struct rtr_switch *sw = &app->sw;
 	struct rtr_budget_where *wh = &numa.where;
-	struct rtr_deal_in in;
-	char msg[256];
-	int rc;
+	struct rtr_deal_in *in = &numa.in;
+	char msg[320];
 
-	memset(&in, 0, sizeof(in));
+	memset(in, 0, sizeof(*in));
+	memset(numa.no_local, 0, sizeof(numa.no_local));
 	memset(wh, 0, sizeof(*wh));
 	wh->main_socket = socket_or_any((int)rte_lcore_to_socket_id(rte_get_main_lcore()));
 	if (wh->main_socket < 0)
 		wh->main_socket = 0;
 	wh->priv_size = app->mbuf_priv_size;
-	in.n_workers = sw->n_workers;
+	in->n_workers = sw->n_workers;
 	for (unsigned int w = 0; w < sw->n_workers; w++)
-		wh->worker_socket[w] = in.worker_socket[w] = socket_or_any(
+		wh->worker_socket[w] = in->worker_socket[w] = socket_or_any(
 				(int)rte_lcore_to_socket_id(sw->workers[w]->lcore_id));
-	in.n_ports = cfg->n_ports;
+	in->n_ports = cfg->n_ports;
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		/* SOCKET_ID_ANY for virtual devices: as near to every worker. */
-		wh->port_socket[i] = in.port_socket[i] =
+		wh->port_socket[i] = in->port_socket[i] =
 				socket_or_any(rte_eth_dev_socket_id(cfg->ports[i].port));
-		in.rxq[i] = app->rxq[i];
-		in.rss_owner[i] = app->rss_owner[i];
+		in->rxq[i] = app->rxq[i];
 	}
-	rc = rtr_deal_rxq(&in, &numa.deal);
-	if (rc != 0) {
+	/* Checked now, before the pools (RSS owner flags come with each
+	 * port's configuration): a port on a socket without workers is said
+	 * before a pool on that socket may fail. */
+	if (rtr_deal_rxq(in, &numa.deal) != 0) {
 		fprintf(stderr,
 				"rocetor: cannot deal the RX queues to %u workers (a port with "
-				"more than %u queues, or RSS owner queues not one per worker)\n",
+				"more than %u queues)\n",
 				sw->n_workers, RTR_DEAL_MAX_RXQ);
-		return rc;
+		return -EINVAL;
 	}
 	for (unsigned int k = 0; k < numa.deal.n_warn; k++) {
 		const struct rtr_deal_warn *w = &numa.deal.warn[k];
 
+		if (w->code != RTR_DEAL_W_NO_LOCAL_WORKER)
+			continue;
+		numa.no_local[w->port] = true;
 		printf("rocetor: warning: %s\n",
 				rtr_deal_warn_str(w, cfg->ports[w->port].port, msg, sizeof(msg)));
+	}
+	return 0;
+}
+
+int
+rtr_numa_deal_port(struct rtr_app *app, unsigned int i)
+{
+	const struct rtr_config *cfg = &app->cfg;
+	char msg[320];
+
+	numa.in.rss_owner[i] = app->rss_owner[i];
+	if (rtr_deal_rxq(&numa.in, &numa.deal) != 0) {
+		fprintf(stderr,
+				"rocetor: port %u: cannot deal its %u RX queues to %u workers (RSS "
+				"owner queues must be one per worker)\n",
+				cfg->ports[i].port, app->rxq[i], numa.in.n_workers);
+		return -EINVAL;
+	}
+	for (unsigned int k = 0; k < numa.deal.n_warn; k++) {
+		const struct rtr_deal_warn *w = &numa.deal.warn[k];
+
+		/* A port on a socket without workers was said already. */
+		if (w->port == i && !numa.no_local[i])
+			printf("rocetor: warning: %s\n",
+					rtr_deal_warn_str(w, cfg->ports[i].port, msg, sizeof(msg)));
 	}
 	return 0;
 }

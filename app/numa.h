@@ -17,12 +17,18 @@
 #include "rtr_app.h"
 
 /* After the queue counts (app->rxq): read the sockets of the ports, the
- * workers and the main lcore, deal every port's RX queues, print the
- * dealing's warnings. Returns 0 or -EINVAL. app->rss_owner[] must be set
- * by then (app/ports.c queue_counts() calls this last). */
-int rtr_numa_deal(struct rtr_app *app);
+ * workers and the main lcore (for the pools and the dealing); warn of each
+ * port on a socket without workers. Returns 0 or -EINVAL (a port with more
+ * queues than the dealing takes). */
+int rtr_numa_sockets(struct rtr_app *app);
 
-/* The worker that polls RX queue q of configured port i. */
+/* Before port i's RX queues are set up, once app->rss_owner[i] is known:
+ * deal them (app/deal.h) and warn of RSS owner queues on another socket.
+ * Returns 0 or -EINVAL. */
+int rtr_numa_deal_port(struct rtr_app *app, unsigned int i);
+
+/* The worker that polls RX queue q of configured port i (after
+ * rtr_numa_deal_port(app, i)). */
 unsigned int rtr_numa_rx_worker(unsigned int i, unsigned int q);
 
 /* Create the pools (sw->pools, sw->pool the main one, each worker's

@@ -228,8 +228,8 @@ test_any(void)
 	CHECK_EQ(out.worker[0][1], 1);
 }
 
-/* rss_owner: queue q to worker q whatever the sockets; a queue whose
- * owner is on another socket than the port is warned, one per queue. */
+/* rss_owner: queue q to worker q whatever the sockets; a port with queues
+ * whose owners are on another socket is warned once, with their count. */
 static void
 test_rss_owner(void)
 {
@@ -249,17 +249,22 @@ test_rss_owner(void)
 	for (unsigned int i = 0; i < 3; i++)
 		for (unsigned int q = 0; q < 4; q++)
 			CHECK_EQ(out.worker[i][q], q);
-	CHECK_EQ(out.n_warn, 4);
-	CHECK_EQ(n_warn(&out, RTR_DEAL_W_OWNER_REMOTE, 0), 2);
-	CHECK_EQ(n_warn(&out, RTR_DEAL_W_OWNER_REMOTE, 1), 2);
+	CHECK_EQ(out.n_warn, 2);
+	CHECK_EQ(n_warn(&out, RTR_DEAL_W_OWNER_REMOTE, 0), 1);
+	CHECK_EQ(n_warn(&out, RTR_DEAL_W_OWNER_REMOTE, 1), 1);
 	CHECK_EQ(n_warn(&out, RTR_DEAL_W_OWNER_REMOTE, 2), 0);
 	CHECK_EQ(out.warn[0].queue, 2);
 	CHECK_EQ(out.warn[0].worker, 2);
 	CHECK_EQ(out.warn[0].worker_socket, 1);
-	CHECK_EQ(out.warn[2].queue, 0);
-	CHECK_EQ(out.warn[2].worker_socket, 0);
+	CHECK_EQ(out.warn[0].n_remote, 2);
+	CHECK_EQ(out.warn[0].n_queues, 4);
+	CHECK_EQ(out.warn[1].queue, 0);
+	CHECK_EQ(out.warn[1].worker_socket, 0);
+	CHECK_EQ(out.warn[1].n_remote, 2);
 	rtr_deal_warn_str(&out.warn[0], 0, buf, sizeof(buf));
-	CHECK(strstr(buf, "RX queue 2 goes to worker 2") != NULL, "%s", buf);
+	CHECK(strstr(buf, "2 of its 4 RX queues go to the workers that own their flows") != NULL,
+			"%s", buf);
+	CHECK(strstr(buf, "queue 2 to worker 2 on socket 1") != NULL, "%s", buf);
 
 	/* Port 1 an owner port, port 0 not: port 0 keeps the rotation. */
 	in_init(&in, 2, 2, 2);

@@ -178,13 +178,19 @@ def test_sockets():
     check(lb["per_worker_bytes"] >= 2 * 4096 * 4096 * 8 + (1 << 20) // 4 * 64,
           "tor-100g's ConWeave state per worker: %d" % lb["per_worker_bytes"])
     check(b["warnings"] == [], "no warning on one socket")
-    check([q["workers"] for q in b["rx_queues"]] ==
-          [[(q + i) % 4 for q in range(4)] for i in range(6)], "(q + i) % 4 on one socket")
+    # One RX queue per worker on devices with RSS: queue q is worker q's.
+    check([q["workers"] for q in b["rx_queues"]] == [[0, 1, 2, 3]] * 6
+          and all(q["rss_owner"] for q in b["rx_queues"]), "RSS owner: queue q to worker q")
+    rc, out, err = info("budget", "--config", cfg, "--workers", "4", "--no-rss-owner")
+    check(rc == 0 and [q["workers"] for q in json.loads(out)["rx_queues"]] ==
+          [[(q + i) % 4 for q in range(4)] for i in range(6)],
+          "--no-rss-owner, one socket: (q + i) % 4")
     total_one = mem["total"]
 
     # Two sockets, three ports and two workers each: two pools, the parts
-    # where they live, the queues on their port's socket, no warning.
-    rc, out, err = info("budget", "--config", cfg, "--workers", "4",
+    # where they live, the queues on their port's socket, no warning
+    # (devices without RSS owner queues).
+    rc, out, err = info("budget", "--config", cfg, "--workers", "4", "--no-rss-owner",
                         "--port-sockets", "0,0,0,1,1,1", "--worker-sockets", "0,0,1,1")
     check(rc == 0, "two sockets exit 0 (%d, %s)" % (rc, err))
     b2 = json.loads(out)
@@ -209,10 +215,21 @@ def test_sockets():
         check(set(q["workers"]) == side, "port %d's queues on its socket's workers %r"
               % (q["port"], q["workers"]))
     check(b2["warnings"] == [], "no warning with workers on both sockets")
+    # With RSS owner queues every port's queue q is worker q's, half of
+    # them on the other socket: one warning per port.
+    rc, out, err = info("budget", "--config", cfg, "--workers", "4",
+                        "--port-sockets", "0,0,0,1,1,1", "--worker-sockets", "0,0,1,1")
+    bo = json.loads(out) if rc == 0 else {"warnings": [], "rx_queues": []}
+    check([q["workers"] for q in bo["rx_queues"]] == [[0, 1, 2, 3]] * 6,
+          "RSS owner on two sockets: queue q to worker q")
+    check(len(bo["warnings"]) == 6 and all("2 of its 4 RX queues go to the workers that own "
+                                           "their flows on another socket" in w
+                                           for w in bo["warnings"]),
+          "one RSS owner warning per port: %r" % bo["warnings"][:2])
 
     # Workers on socket 0 only: the socket-1 ports are warned and dealt to
     # every worker; socket 1's pool has no worker share.
-    rc, out, err = info("budget", "--config", cfg, "--workers", "2",
+    rc, out, err = info("budget", "--config", cfg, "--workers", "2", "--no-rss-owner",
                         "--port-sockets", "0,0,0,1,1,1", "--worker-sockets", "0,0")
     b3 = json.loads(out) if rc == 0 else {"warnings": [], "sockets": [], "rx_queues": []}
     check(rc == 0, "workers on one socket exit 0 (%d, %s)" % (rc, err))
