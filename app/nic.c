@@ -65,8 +65,7 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 		printf("rocetor: port %u (%s): warning: the RX buffer is programmed as %u bytes "
 		       "(rounded down to %u) while frames up to %u bytes arrive unscattered: "
 		       "longer ones are cut\n",
-				pc->port, drv,
-				rtr_nic_rx_buf(caps, in.data_room, in.headroom),
+				pc->port, drv, rtr_nic_rx_buf(caps, in.data_room, in.headroom),
 				caps->rx_buf_align, in.data_room - in.headroom);
 	if (w & RTR_NICW_MAX_MTU)
 		printf("rocetor: port %u (%s): warning: the device's largest MTU is %u: RoCE's "
@@ -171,8 +170,10 @@ rtr_nic_port_line(const struct rtr_app *app, unsigned int i, char *buf, size_t l
 		lsc = (*info.dev_flags & RTE_ETH_DEV_INTR_LSC) != 0;
 	snprintf(buf, len, " speed %s rss %s fc %s pfc %s lsc %s caps %s",
 			speed_str(link.link_speed, speed, sizeof(speed)), rss, fcs,
-			caps == NULL ? "?" : caps->pfc ? "yes" : "no", lsc ? "yes" : "no",
-			caps == NULL ? "none" : caps->driver);
+			caps == NULL ? "?"
+			: caps->pfc  ? "yes"
+				     : "no",
+			lsc ? "yes" : "no", caps == NULL ? "none" : caps->driver);
 	return buf;
 }
 
@@ -190,8 +191,8 @@ rtr_nic_snapshot(struct rtr_app *app)
 
 			if (np->n_ids[c] == 0)
 				continue;
-			if (rte_eth_xstats_get_by_id(app->port_ids[i], np->ids[c], v, np->n_ids[c]) !=
-					np->n_ids[c])
+			if (rte_eth_xstats_get_by_id(app->port_ids[i], np->ids[c], v,
+					    np->n_ids[c]) != np->n_ids[c])
 				continue; /* keeps the last value */
 			for (unsigned int k = 0; k < np->n_ids[c]; k++)
 				sum += v[k];

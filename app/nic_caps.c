@@ -25,26 +25,26 @@ const char *const rtr_nic_ctr_names[RTR_NIC_CTR_MAX] = {
 };
 
 /* mlx5_defs.h:92 MLX5_RSS_HF_MASK; mlx5_ethdev.c:385 offers its complement. */
-#define MLX5_RSS                                                                  \
-	(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_ESP |   \
-			RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY |       \
+#define MLX5_RSS                                                                \
+	(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_ESP | \
+			RTE_ETH_RSS_L3_SRC_ONLY | RTE_ETH_RSS_L3_DST_ONLY |     \
 			RTE_ETH_RSS_L4_SRC_ONLY | RTE_ETH_RSS_L4_DST_ONLY)
 /* ice_ethdev.h:120 ICE_RSS_OFFLOAD_ALL. */
-#define ICE_RSS                                                                            \
-	(RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |         \
-			RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV4_SCTP |     \
-			RTE_ETH_RSS_NONFRAG_IPV4_OTHER | RTE_ETH_RSS_IPV6 |                \
-			RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_TCP |             \
-			RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_NONFRAG_IPV6_SCTP |     \
+#define ICE_RSS                                                                        \
+	(RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |     \
+			RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV4_SCTP | \
+			RTE_ETH_RSS_NONFRAG_IPV4_OTHER | RTE_ETH_RSS_IPV6 |            \
+			RTE_ETH_RSS_FRAG_IPV6 | RTE_ETH_RSS_NONFRAG_IPV6_TCP |         \
+			RTE_ETH_RSS_NONFRAG_IPV6_UDP | RTE_ETH_RSS_NONFRAG_IPV6_SCTP | \
 			RTE_ETH_RSS_NONFRAG_IPV6_OTHER | RTE_ETH_RSS_L2_PAYLOAD)
 /* i40e_rxtx.c:3583-3629 (i40e_set_default_pctype_table): the flow types
  * with a packet classifier type; i40e_ethdev.c:3738 offers them. */
-#define I40E_RSS                                                                           \
-	(RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |         \
-			RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV4_SCTP |     \
-			RTE_ETH_RSS_NONFRAG_IPV4_OTHER | RTE_ETH_RSS_FRAG_IPV6 |           \
-			RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_NONFRAG_IPV6_UDP |      \
-			RTE_ETH_RSS_NONFRAG_IPV6_SCTP | RTE_ETH_RSS_NONFRAG_IPV6_OTHER |   \
+#define I40E_RSS                                                                         \
+	(RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_FRAG_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |       \
+			RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV4_SCTP |   \
+			RTE_ETH_RSS_NONFRAG_IPV4_OTHER | RTE_ETH_RSS_FRAG_IPV6 |         \
+			RTE_ETH_RSS_NONFRAG_IPV6_TCP | RTE_ETH_RSS_NONFRAG_IPV6_UDP |    \
+			RTE_ETH_RSS_NONFRAG_IPV6_SCTP | RTE_ETH_RSS_NONFRAG_IPV6_OTHER | \
 			RTE_ETH_RSS_L2_PAYLOAD)
 
 static const struct rtr_nic_caps nic_table[] = {
@@ -65,7 +65,7 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * need RTE_ETH_RX_OFFLOAD_SCATTER (mlx5_rxq.c:1879). */
 				.rx_buf_align = 0,
 				.mtu_unset = RTR_NIC_MTU_KERNEL, /* linux/mlx5_os.c:1522-1527 */
-				.mtu_to_kernel = true,           /* linux/mlx5_ethdev_os.c:309-313 */
+				.mtu_to_kernel = true, /* linux/mlx5_ethdev_os.c:309-313 */
 				/* ethtool pause parameters of the netdev:
 				 * linux/mlx5_ethdev_os.c:692 and 733; mlx5.c:2244. */
 				.fc = RTR_NIC_FC_LINK,
@@ -76,12 +76,15 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * the kernel's ethtool strings have them (:1686-1697). */
 				.xstats =
 						{
-								[RTR_NIC_RX_DISCARDS] =
-										{"rx_phy_discard_packets",
-												"rx_prio%u_buf_discard_"
-												"packets",
-												"rx_prio%u_cong_discard_"
-												"packets"},
+								[RTR_NIC_RX_DISCARDS] = {"rx_phy_"
+											 "discard_"
+											 "packets",
+										"rx_prio%u_buf_"
+										"discard_"
+										"packets",
+										"rx_prio%u_cong_"
+										"discard_"
+										"packets"},
 						},
 				.pfc_hint = "mlx5 sets PFC in the kernel: mlnx_qos -i NETDEV --pfc "
 					    "0,0,0,1,0,0,0,0 (doc/user-guide.md \"On real NICs\")",
@@ -107,9 +110,13 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * (rx_dropped_packets is in imissed too, :5619). */
 				.xstats =
 						{
-								[RTR_NIC_RX_PAUSE] = {"rx_xoff_packets"},
-								[RTR_NIC_TX_PAUSE] = {"tx_xoff_packets"},
-								[RTR_NIC_RX_DISCARDS] = {"rx_dropped_packets"},
+								[RTR_NIC_RX_PAUSE] =
+										{"rx_xoff_packets"},
+								[RTR_NIC_TX_PAUSE] =
+										{"tx_xoff_packets"},
+								[RTR_NIC_RX_DISCARDS] =
+										{"rx_dropped_"
+										 "packets"},
 						},
 				.no_rss_hint = "ice is in safe mode: its DDP package did not load "
 					       "(ice_ethdev.c:2335-2343); install "
@@ -137,11 +144,17 @@ static const struct rtr_nic_caps nic_table[] = {
 				/* i40e_ethdev.c:527-630, :3541-3558 (per priority). */
 				.xstats =
 						{
-								[RTR_NIC_RX_PAUSE] = {"rx_xoff_packets",
-										"rx_priority%u_xoff_packets"},
-								[RTR_NIC_TX_PAUSE] = {"tx_xoff_packets",
-										"tx_priority%u_xoff_packets"},
-								[RTR_NIC_RX_DISCARDS] = {"rx_dropped_packets"},
+								[RTR_NIC_RX_PAUSE] = {"rx_xoff_"
+										      "packets",
+										"rx_priority%u_"
+										"xoff_packets"},
+								[RTR_NIC_TX_PAUSE] = {"tx_xoff_"
+										      "packets",
+										"tx_priority%u_"
+										"xoff_packets"},
+								[RTR_NIC_RX_DISCARDS] =
+										{"rx_dropped_"
+										 "packets"},
 						},
 				.pfc_hint = "i40e's priority_flow_ctrl_set returns -ENOSYS in DPDK "
 					    "22.11 (i40e_ethdev.c:4278)",
@@ -175,7 +188,8 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * refused above framesz (default 2048, :40) less the
 				 * TPACKET2 header. */
 				.mtu_to_kernel = true,
-				.note = "MTU above framesz (default 2048) is refused: set the vdev's "
+				.note = "MTU above framesz (default 2048) is refused: set the "
+					"vdev's "
 					"framesz for jumbo frames",
 		},
 		{
@@ -215,8 +229,8 @@ rtr_nic_rx_buf(const struct rtr_nic_caps *caps, unsigned int data_room, unsigned
 }
 
 bool
-rtr_nic_frame_whole(const struct rtr_nic_caps *caps, unsigned int data_room,
-		unsigned int headroom, unsigned int frame_len)
+rtr_nic_frame_whole(const struct rtr_nic_caps *caps, unsigned int data_room, unsigned int headroom,
+		unsigned int frame_len)
 {
 	unsigned int unrounded = data_room > headroom ? data_room - headroom : 0;
 
@@ -292,8 +306,8 @@ rtr_nic_rss_str(uint64_t hf, char *buf, size_t len)
 			continue;
 		rest &= ~rss_names[i].bit;
 		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
-					rss_names[i].name);
+			n += (size_t)snprintf(
+					buf + n, len - n, "%s%s", n ? "," : "", rss_names[i].name);
 	}
 	if (rest != 0 && n < len)
 		snprintf(buf + n, len - n, "%s+0x%" PRIx64, n ? "," : "", rest);

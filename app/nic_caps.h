@@ -47,18 +47,18 @@ extern const char *const rtr_nic_ctr_names[RTR_NIC_CTR_MAX];
 #define RTR_NIC_MAX_IDS 24
 
 struct rtr_nic_caps {
-	const char *driver;   /* rte_eth_dev_info.driver_name */
-	const char *family;   /* the hardware or kind of port it drives */
-	uint16_t reta_size;   /* reta_size it reports; 0: read from the device at probe */
-	uint16_t key_size;    /* hash_key_size it reports; 0: none reported */
-	uint64_t rss_hf;      /* flow_type_rss_offloads it offers (0: no RSS) */
-	bool rss_hash_mbuf;   /* offers RTE_ETH_RX_OFFLOAD_RSS_HASH (hash in the mbuf) */
+	const char *driver;    /* rte_eth_dev_info.driver_name */
+	const char *family;    /* the hardware or kind of port it drives */
+	uint16_t reta_size;    /* reta_size it reports; 0: read from the device at probe */
+	uint16_t key_size;     /* hash_key_size it reports; 0: none reported */
+	uint64_t rss_hf;       /* flow_type_rss_offloads it offers (0: no RSS) */
+	bool rss_hash_mbuf;    /* offers RTE_ETH_RX_OFFLOAD_RSS_HASH (hash in the mbuf) */
 	uint16_t rx_buf_align; /* RX buffer rounded down to this, 0: not rounded */
 	enum rtr_nic_mtu mtu_unset;
-	bool mtu_to_kernel;  /* setting the MTU sets the kernel netdev's too */
-	enum rtr_nic_fc fc;  /* link-level pause */
-	bool pfc;            /* rte_eth_dev_priority_flow_ctrl_set does something */
-	bool lsc;            /* link-status interrupts */
+	bool mtu_to_kernel; /* setting the MTU sets the kernel netdev's too */
+	enum rtr_nic_fc fc; /* link-level pause */
+	bool pfc;           /* rte_eth_dev_priority_flow_ctrl_set does something */
+	bool lsc;           /* link-status interrupts */
 	const char *xstats[RTR_NIC_CTR_MAX][RTR_NIC_PATTERNS]; /* NULL-ended */
 	const char *no_rss_hint; /* said when it reports less RSS than here */
 	const char *pfc_hint;    /* said when qos.pfc.mode nic meets pfc = false */
@@ -85,12 +85,12 @@ struct rtr_nic_in {
 
 /* Start-up warnings the table decides, one bit each. */
 enum rtr_nic_warn {
-	RTR_NICW_NO_ENTRY = 1u << 0,  /* no capability entry for the driver */
-	RTR_NICW_LESS_RSS = 1u << 1,  /* reports less RSS than its entry (ice safe mode) */
+	RTR_NICW_NO_ENTRY = 1u << 0,   /* no capability entry for the driver */
+	RTR_NICW_LESS_RSS = 1u << 1,   /* reports less RSS than its entry (ice safe mode) */
 	RTR_NICW_NO_UDP_RSS = 1u << 2, /* several RX queues, no UDP hashing in its entry */
-	RTR_NICW_NO_PFC = 1u << 3,    /* qos.pfc.mode nic on a driver without PFC */
-	RTR_NICW_RX_BUF = 1u << 4,    /* frames longer than the programmed buffer, unscattered */
-	RTR_NICW_MAX_MTU = 1u << 5,   /* its max MTU cannot carry RoCE's 4096 path MTU */
+	RTR_NICW_NO_PFC = 1u << 3,     /* qos.pfc.mode nic on a driver without PFC */
+	RTR_NICW_RX_BUF = 1u << 4,     /* frames longer than the programmed buffer, unscattered */
+	RTR_NICW_MAX_MTU = 1u << 5,    /* its max MTU cannot carry RoCE's 4096 path MTU */
 };
 
 /* The largest frame rocetor sizes for at a given MTU: Ethernet header, two
@@ -106,8 +106,8 @@ unsigned int rtr_nic_decide(const struct rtr_nic_caps *caps, const struct rtr_ni
  * included), and whether a frame of frame_len bytes arrives whole: either
  * it fits that buffer or the driver turns on scattered RX for it (ice and
  * i40e decide that with the unrounded size). */
-unsigned int rtr_nic_rx_buf(const struct rtr_nic_caps *caps, unsigned int data_room,
-		unsigned int headroom);
+unsigned int rtr_nic_rx_buf(
+		const struct rtr_nic_caps *caps, unsigned int data_room, unsigned int headroom);
 bool rtr_nic_frame_whole(const struct rtr_nic_caps *caps, unsigned int data_room,
 		unsigned int headroom, unsigned int frame_len);
 
