@@ -69,7 +69,7 @@ static const struct rtr_nic_caps nic_table[] = {
 				/* ethtool pause parameters of the netdev:
 				 * linux/mlx5_ethdev_os.c:692 and 733; mlx5.c:2244. */
 				.fc = RTR_NIC_FC_LINK,
-				.pfc = false, /* no priority_flow_ctrl_set in mlx5.c:2210-2260 */
+				.pfc = false, /* no priority_flow_ctrl_set in mlx5.c:2209-2277 */
 				.lsc = true,  /* mlx5.c:3195, linux/mlx5_os.c:2548 */
 				/* linux/mlx5_ethdev_os.c:1470-1650 (mlx5_counters_init):
 				 * no pause counter among them; names exist only when
@@ -103,7 +103,7 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * (7); :441 decides scatter on the unrounded size. */
 				.rx_buf_align = 128,
 				.mtu_unset = RTR_NIC_MTU_ETHDEV, /* ice_ethdev.c:4164 keeps none */
-				.fc = RTR_NIC_FC_NONE, /* no flow_ctrl_* in ice_ethdev.c:226-280 */
+				.fc = RTR_NIC_FC_NONE, /* no flow_ctrl_* in ice_ethdev.c:214-280 */
 				.pfc = false,
 				.lsc = true, /* ice_ethdev.c:6092 RTE_PCI_DRV_INTR_LSC */
 				/* ice_ethdev.c:288-356: link XON/XOFF, VSI discards
