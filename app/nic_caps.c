@@ -24,6 +24,15 @@ const char *const rtr_nic_ctr_names[RTR_NIC_CTR_MAX] = {
 		[RTR_NIC_RX_DISCARDS] = "nic_rx_discards",
 };
 
+const char *const rtr_nic_ctr_help[RTR_NIC_CTR_MAX] = {
+		[RTR_NIC_RX_PAUSE] = "pause / PFC XOFF frames the NIC received (driver xstats; "
+				     "absent where the driver has none)",
+		[RTR_NIC_TX_PAUSE] = "pause / PFC XOFF frames the NIC sent (driver xstats; absent "
+				     "where the driver has none)",
+		[RTR_NIC_RX_DISCARDS] = "frames the NIC discarded, its own discard xstats (absent "
+					"where the driver has none)",
+};
+
 /* mlx5_defs.h:92 MLX5_RSS_HF_MASK; mlx5_ethdev.c:385 offers its complement. */
 #define MLX5_RSS                                                                \
 	(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_ESP | \

@@ -39,6 +39,8 @@ enum rtr_nic_ctr {
 
 /* The stats document's and telemetry's names of enum rtr_nic_ctr. */
 extern const char *const rtr_nic_ctr_names[RTR_NIC_CTR_MAX];
+/* Their help (telemetry /rocetor/counters,nic; doc/counters.md). */
+extern const char *const rtr_nic_ctr_help[RTR_NIC_CTR_MAX];
 
 /* At most this many xstats name patterns per counter; a pattern with "%u"
  * stands for the eight priorities 0..7. */

@@ -604,6 +604,19 @@ fam_egress(struct rte_tel_data *help, struct rte_tel_data *type)
 			"nanoseconds the class was paused by received PFC");
 }
 
+static void
+fam_nic(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+	tel_counter(help, type, "rx_nombuf", RTR_COUNTER,
+			"frames the NIC lost for want of an mbuf (rte_eth_stats)");
+	tel_counter(help, type, "imissed", RTR_COUNTER,
+			"frames the NIC lost for want of an RX descriptor (rte_eth_stats)");
+	tel_counter(help, type, "ierrors", RTR_COUNTER,
+			"frames the NIC received in error (rte_eth_stats)");
+	for (unsigned int c = 0; c < RTR_NIC_CTR_MAX; c++)
+		tel_counter(help, type, rtr_nic_ctr_names[c], RTR_COUNTER, rtr_nic_ctr_help[c]);
+}
+
 static const struct tel_family {
 	const char *name;
 	const char *help;
@@ -623,6 +636,10 @@ static const struct tel_family {
 				"per port and class (/rocetor/egress classN, the stats document's "
 				"ports[].classes[])",
 				fam_egress},
+		{"nic",
+				"per port, counted by the NIC (/rocetor/nic, the stats document's "
+				"ports[])",
+				fam_nic},
 };
 
 static int

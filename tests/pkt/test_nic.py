@@ -88,7 +88,7 @@ def main():
     # Two workers on two net_null ports: two RX queues each, RSS on.
     rc, out, err, stats, tel = rocetor(
         work, ["net_null0,size=64", "net_null1,size=64"], "0@0,1@1,2@1",
-        tel=("/rocetor/nic", "/rocetor/counters"))
+        tel=("/rocetor/nic", "/rocetor/counters,nic"))
     t.eq(rc, 0, "net_null: exit status: " + err[-400:])
     lines = port_lines(out)
     t.eq(sorted(lines), [0, 1], "net_null: a start-up line per port: " + out[-1500:])
@@ -126,6 +126,12 @@ def main():
             t.check(all(isinstance(e.get(k), int) for k in ("rx_nombuf", "imissed", "ierrors")),
                     "/rocetor/nic %s: the NIC counters: %r" % (p, e))
             t.eq([k for k in NIC_KEYS if k in e], [], "/rocetor/nic %s: no xstats counter" % p)
+
+    # What each of them is: the "nic" family of /rocetor/counters.
+    fam = tel.get("/rocetor/counters,nic") or {}
+    t.eq(sorted((fam.get("type") or {}).items()),
+         sorted((k, "counter") for k in ("rx_nombuf", "imissed", "ierrors") + NIC_KEYS),
+         "/rocetor/counters,nic: every NIC counter, a counter: %r" % (fam,))
 
     # A driver with no entry: net_ring.
     rc, out, err, stats, _ = rocetor(work, ["net_null0,size=64", "net_ring0"], "0")
