@@ -35,6 +35,7 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 			.data_room = app->mbuf_data_room,
 			.headroom = RTE_PKTMBUF_HEADROOM,
 			.pfc_nic = app->cfg.qos.pfc.mode == RTR_PFC_NIC,
+			.mtu_from_config = !app->mtu_from_device[i],
 	};
 	unsigned int w = rtr_nic_decide(caps, &in);
 	char a[256], b[256];
@@ -71,6 +72,10 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 		printf("rocetor: port %u (%s): warning: the device's largest MTU is %u: RoCE's "
 		       "4096-byte path MTU needs %u\n",
 				pc->port, drv, in.max_mtu, RTR_NIC_ROCE4096_MTU);
+	if (w & RTR_NICW_MTU_KERNEL)
+		printf("rocetor: port %u (%s): note: ports[].mtu %u is set on the kernel netdev "
+		       "too\n",
+				pc->port, drv, in.mtu);
 	if (caps != NULL && caps->note != NULL)
 		printf("rocetor: port %u (%s): note: %s\n", pc->port, drv, caps->note);
 }

@@ -74,7 +74,8 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * need RTE_ETH_RX_OFFLOAD_SCATTER (mlx5_rxq.c:1879). */
 				.rx_buf_align = 0,
 				.mtu_unset = RTR_NIC_MTU_KERNEL, /* linux/mlx5_os.c:1522-1527 */
-				.mtu_to_kernel = true, /* linux/mlx5_ethdev_os.c:309-313 */
+				.mtu_to_kernel =
+						true, /* mlx5_ethdev.c:149, linux/mlx5_ethdev_os.c:309-313 */
 				/* ethtool pause parameters of the netdev:
 				 * linux/mlx5_ethdev_os.c:692 and 733; mlx5.c:2244. */
 				.fc = RTR_NIC_FC_LINK,
@@ -269,6 +270,9 @@ rtr_nic_decide(const struct rtr_nic_caps *caps, const struct rtr_nic_in *in)
 				    in->mtu + RTR_NIC_FRAME_OVERHEAD))
 			w |= RTR_NICW_RX_BUF;
 	}
+	/* Not a fault: the lab should know rocetor changes the netdev. */
+	if (caps != NULL && caps->mtu_to_kernel && in->mtu_from_config)
+		w |= RTR_NICW_MTU_KERNEL;
 	if (in->max_mtu != 0 && in->max_mtu < RTR_NIC_ROCE4096_MTU)
 		w |= RTR_NICW_MAX_MTU;
 	return w;

@@ -83,6 +83,7 @@ struct rtr_nic_in {
 	unsigned int data_room; /* mbuf data room, headroom included */
 	unsigned int headroom;  /* RTE_PKTMBUF_HEADROOM */
 	bool pfc_nic;           /* qos.pfc.mode is nic */
+	bool mtu_from_config;   /* ports[].mtu was set (else the device's is kept) */
 };
 
 /* Start-up warnings the table decides, one bit each. */
@@ -93,6 +94,7 @@ enum rtr_nic_warn {
 	RTR_NICW_NO_PFC = 1u << 3,     /* qos.pfc.mode nic on a driver without PFC */
 	RTR_NICW_RX_BUF = 1u << 4,     /* frames longer than the programmed buffer, unscattered */
 	RTR_NICW_MAX_MTU = 1u << 5,    /* its max MTU cannot carry RoCE's 4096 path MTU */
+	RTR_NICW_MTU_KERNEL = 1u << 6, /* ports[].mtu is set on the kernel netdev too (mlx5) */
 };
 
 /* The largest frame rocetor sizes for at a given MTU: Ethernet header, two

@@ -159,6 +159,17 @@ test_decide(void)
 	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_xdp"), &in), RTR_NICW_MAX_MTU);
 	in.max_mtu = RTR_NIC_ROCE4096_MTU;
 	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_xdp"), &in), 0);
+	/* mlx5 and af_packet set a configured MTU on the kernel netdev; a
+	 * kept one (mtu unset) changes nothing. */
+	in = healthy(mlx5, 4200);
+	in.mtu_from_config = true;
+	CHECK_EQ(rtr_nic_decide(mlx5, &in), RTR_NICW_MTU_KERNEL);
+	in = healthy(rtr_nic_caps_find("net_af_packet"), 1500);
+	in.mtu_from_config = true;
+	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_packet"), &in), RTR_NICW_MTU_KERNEL);
+	in = healthy(ice, 4200);
+	in.mtu_from_config = true;
+	CHECK_EQ(rtr_nic_decide(ice, &in), 0);
 	in = healthy(NULL, 1500);
 	in.max_mtu = 2000;
 	CHECK_EQ(rtr_nic_decide(NULL, &in), RTR_NICW_NO_ENTRY | RTR_NICW_MAX_MTU);
