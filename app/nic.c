@@ -102,6 +102,10 @@ rtr_nic_port_xstats(struct rtr_app *app, unsigned int i)
 				if (np->n_ids[c] < RTR_NIC_MAX_IDS &&
 						rtr_nic_xstat_match(np->caps, c, names[x].name))
 					np->ids[c][np->n_ids[c]++] = (uint64_t)x;
+	} else if (n != 0) {
+		printf("rocetor: port %u (%s): its xstats names cannot be read (%s): the NIC "
+		       "counters of its driver are left out\n",
+				port, drv, n < 0 ? strerror(-n) : "out of memory or changed");
 	}
 	free(names);
 	printf("rocetor: port %u (%s): NIC xstats summed: %s %u, %s %u, %s %u (0: the driver "
