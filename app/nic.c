@@ -36,6 +36,9 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 			.headroom = RTE_PKTMBUF_HEADROOM,
 			.pfc_nic = app->cfg.qos.pfc.mode == RTR_PFC_NIC,
 			.mtu_from_config = !app->mtu_from_device[i],
+			.reta_size = info->reta_size,
+			.key_size = info->hash_key_size,
+			.lsc = (*info->dev_flags & RTE_ETH_DEV_INTR_LSC) != 0,
 	};
 	unsigned int w = rtr_nic_decide(caps, &in);
 	char a[256], b[256];
@@ -76,6 +79,10 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 		printf("rocetor: port %u (%s): note: ports[].mtu %u is set on the kernel netdev "
 		       "too\n",
 				pc->port, drv, in.mtu);
+	if (rtr_nic_table_diff(caps, &in, a, sizeof(a)) > 0)
+		printf("rocetor: port %u (%s): the device differs from its capability entry: %s "
+		       "(doc/nic-facts.md: worth reporting)\n",
+				pc->port, drv, a);
 	if (caps != NULL && caps->note != NULL)
 		printf("rocetor: port %u (%s): note: %s\n", pc->port, drv, caps->note);
 }

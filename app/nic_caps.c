@@ -364,3 +364,34 @@ rtr_nic_fc_support(const struct rtr_nic_caps *caps)
 		return "pfc";
 	return caps->fc == RTR_NIC_FC_LINK ? "pause" : "none";
 }
+
+unsigned int
+rtr_nic_table_diff(
+		const struct rtr_nic_caps *caps, const struct rtr_nic_in *in, char *buf, size_t len)
+{
+	unsigned int n = 0;
+	size_t at = 0;
+
+#define DIFF(...)                                                                        \
+	do {                                                                             \
+		if (at < len)                                                            \
+			at += (size_t)snprintf(buf + at, len - at, "%s", n ? ", " : ""); \
+		if (at < len)                                                            \
+			at += (size_t)snprintf(buf + at, len - at, __VA_ARGS__);         \
+		n++;                                                                     \
+	} while (0)
+	if (len > 0)
+		buf[0] = '\0';
+	if (caps == NULL)
+		return 0;
+	if (caps->reta_size != 0 && in->reta_size != caps->reta_size)
+		DIFF("reta_size %u (table %u)", in->reta_size, caps->reta_size);
+	if (caps->key_size != 0 && in->key_size != caps->key_size)
+		DIFF("hash_key_size %u (table %u)", in->key_size, caps->key_size);
+	if ((in->rss_offered & ~caps->rss_hf) != 0)
+		DIFF("rss types 0x%" PRIx64 " beyond the table's", in->rss_offered & ~caps->rss_hf);
+	if (in->lsc != caps->lsc)
+		DIFF("lsc %s (table %s)", in->lsc ? "yes" : "no", caps->lsc ? "yes" : "no");
+#undef DIFF
+	return n;
+}

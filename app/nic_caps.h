@@ -84,6 +84,9 @@ struct rtr_nic_in {
 	unsigned int headroom;  /* RTE_PKTMBUF_HEADROOM */
 	bool pfc_nic;           /* qos.pfc.mode is nic */
 	bool mtu_from_config;   /* ports[].mtu was set (else the device's is kept) */
+	uint16_t reta_size;     /* reta_size, as reported */
+	uint16_t key_size;      /* hash_key_size, as reported */
+	bool lsc;               /* RTE_ETH_DEV_INTR_LSC in dev_flags */
 };
 
 /* Start-up warnings the table decides, one bit each. */
@@ -126,6 +129,14 @@ bool rtr_nic_xstat_match(const struct rtr_nic_caps *caps, enum rtr_nic_ctr c, co
 /* "pfc", "pause" or "none": what the entry says the driver can do; "?" for
  * no entry. */
 const char *rtr_nic_fc_support(const struct rtr_nic_caps *caps);
+
+/* Where the device reports other facts than its entry holds (RETA size
+ * and key size where the entry has one, RSS types beyond the entry's,
+ * link-status interrupts): "reta_size 256 (table 512), ..." into buf.
+ * Returns how many differ; 0 for no entry. Each one is a fact of
+ * doc/nic-facts.md a lab should report. */
+unsigned int rtr_nic_table_diff(const struct rtr_nic_caps *caps, const struct rtr_nic_in *in,
+		char *buf, size_t len);
 
 /* The NIC counters of one configured port: the xstats ids found by name
  * (rte_eth_xstats_get_names) for each counter and their last sums. */

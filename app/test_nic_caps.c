@@ -37,6 +37,9 @@ healthy(const struct rtr_nic_caps *caps, unsigned int mtu)
 			.data_room = rtr_data_room(mtu),
 			.headroom = RTE_PKTMBUF_HEADROOM,
 			.pfc_nic = false,
+			.reta_size = caps != NULL ? caps->reta_size : 0,
+			.key_size = caps != NULL ? caps->key_size : 0,
+			.lsc = caps != NULL && caps->lsc,
 	};
 	return in;
 }
@@ -227,6 +230,54 @@ test_rx_buf(void)
 	CHECK_EQ(first_bad, 2023);
 }
 
+/* A device that reports other facts than its entry: said, fact by fact,
+ * so that a lab run confirms or corrects doc/nic-facts.md. */
+static void
+test_table_diff(void)
+{
+	const struct rtr_nic_caps *ice = rtr_nic_caps_find("net_ice");
+	const struct rtr_nic_caps *mlx5 = rtr_nic_caps_find("mlx5_pci");
+	const struct rtr_nic_caps *null = rtr_nic_caps_find("net_null");
+	struct rtr_nic_in in;
+	char buf[256];
+
+	if (ice == NULL || mlx5 == NULL || null == NULL)
+		return;
+	for (unsigned int i = 0; rtr_nic_caps_at(i) != NULL; i++) {
+		in = healthy(rtr_nic_caps_at(i), 1500);
+		CHECK_EQ(rtr_nic_table_diff(rtr_nic_caps_at(i), &in, buf, sizeof(buf)), 0);
+		CHECK_STR(buf, "");
+	}
+	in = healthy(NULL, 1500);
+	CHECK_EQ(rtr_nic_table_diff(NULL, &in, buf, sizeof(buf)), 0);
+	/* ice with a 2048-entry RETA and no LSC. */
+	in = healthy(ice, 1500);
+	in.reta_size = 2048;
+	in.lsc = false;
+	CHECK_EQ(rtr_nic_table_diff(ice, &in, buf, sizeof(buf)), 2);
+	CHECK_STR(buf, "reta_size 2048 (table 512), lsc no (table yes)");
+	/* mlx5's RETA is the device's (table 0): any size is no news; its
+	 * key is 40. */
+	in = healthy(mlx5, 1500);
+	in.reta_size = 512;
+	CHECK_EQ(rtr_nic_table_diff(mlx5, &in, buf, sizeof(buf)), 0);
+	in.key_size = 52;
+	CHECK_EQ(rtr_nic_table_diff(mlx5, &in, buf, sizeof(buf)), 1);
+	CHECK_STR(buf, "hash_key_size 52 (table 40)");
+	/* RSS types beyond the entry's. */
+	in = healthy(ice, 1500);
+	in.rss_offered |= RTE_ETH_RSS_ESP;
+	CHECK_EQ(rtr_nic_table_diff(ice, &in, buf, sizeof(buf)), 1);
+	CHECK(strstr(buf, "beyond the table's") != NULL, "%s", buf);
+	/* A short buffer is cut, the count is whole. */
+	in = healthy(ice, 1500);
+	in.reta_size = 128;
+	in.key_size = 40;
+	in.lsc = false;
+	CHECK_EQ(rtr_nic_table_diff(ice, &in, buf, 10), 3);
+	CHECK_EQ(strlen(buf), 9);
+}
+
 static void
 test_rss_str(void)
 {
@@ -300,6 +351,7 @@ main(void)
 	test_table_facts();
 	test_decide();
 	test_rx_buf();
+	test_table_diff();
 	test_rss_str();
 	test_xstats();
 	return rtr_test_done("nic-caps");

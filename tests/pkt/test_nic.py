@@ -107,6 +107,8 @@ def main():
                  "nic_tx_pause 0, nic_rx_discards 0" % p) in out,
                 "port %d: the xstats found by name (none on net_null)" % p)
     t.check("no capability entry" not in out, "net_null has an entry")
+    t.check("differs from its capability entry" not in out,
+            "net_null reports what its entry says: " + out[-1500:])
     t.check("warning: qos.pfc.mode nic" not in out, "no PFC warning without qos.pfc.mode nic")
     if t.check(stats is not None, "net_null: stats document"):
         for e in stats["ports"]:
@@ -166,6 +168,8 @@ def main():
     if t.check(sorted(lines) == [0, 1], "net_pcap: start-up lines: " + r.stdout[-1500:]):
         t.eq((lines[0].group(3), lines[0].group(13), lines[0].group(14), lines[0].group(17)),
              ("net_pcap", "off", "n/a", "net_pcap"), "net_pcap: driver, RSS, fc, entry")
+    t.check("differs from its capability entry" not in r.stdout,
+            "net_pcap reports what its entry says")
     if t.check(r.stats is not None, "net_pcap: stats document"):
         for e in r.stats["ports"]:
             t.check(all(k in e for k in ("rx_nombuf", "imissed", "ierrors")),
