@@ -80,7 +80,10 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * linux/mlx5_ethdev_os.c:692 and 733; mlx5.c:2244. */
 				.fc = RTR_NIC_FC_LINK,
 				.pfc = false, /* no priority_flow_ctrl_set in mlx5.c:2209-2277 */
-				.lsc = true,  /* mlx5.c:3195, linux/mlx5_os.c:2548 */
+				/* mlx5.c:3195 -> common/mlx5/mlx5_common_pci.c:200-201,
+				 * then linux/mlx5_os.c:2369 -> lib/ethdev/ethdev_pci.h:44
+				 * (an SF: linux/mlx5_os.c:2548). */
+				.lsc = true,
 				/* linux/mlx5_ethdev_os.c:1470-1650 (mlx5_counters_init):
 				 * no pause counter among them; names exist only when
 				 * the kernel's ethtool strings have them (:1686-1697). */
