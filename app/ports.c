@@ -26,6 +26,7 @@
 #include "budget.h"
 #include "nic.h"
 #include "ports.h"
+#include "rtr_rss.h"
 
 int
 rtr_ports_check(struct rtr_app *app)
@@ -237,6 +238,7 @@ port_configure(struct rtr_app *app, unsigned int i)
 	struct rte_eth_dev_info info;
 	struct rte_ether_addr mac;
 	uint16_t nb_rxd = RTR_RX_DESC, nb_txd = RTR_TX_DESC;
+	uint8_t rss_key[RTR_RSS_KEY_MAX];
 	unsigned int q;
 	int rc;
 
@@ -253,6 +255,21 @@ port_configure(struct rtr_app *app, unsigned int i)
 		conf.rx_adv_conf.rss_conf.rss_hf =
 				(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP) &
 				info.flow_type_rss_offloads;
+		/* rocetor's key from the start: i40e loads the configured key
+		 * at every start and its default otherwise (i40e_ethdev.c
+		 * i40e_pf_reset_rss_key), mlx5 wants exactly its key size
+		 * (mlx5_ethdev.c mlx5_dev_configure). A device that reports no
+		 * key size (net_null) gets it by rss_hash_update after start. */
+		if (info.hash_key_size != 0 && info.hash_key_size <= RTR_RSS_KEY_MAX) {
+			rtr_rss_key(rss_key, info.hash_key_size);
+			conf.rx_adv_conf.rss_conf.rss_key = rss_key;
+			conf.rx_adv_conf.rss_conf.rss_key_len = info.hash_key_size;
+		}
+		if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_RSS_HASH)
+			conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_RSS_HASH;
+		/* One RX queue per worker: queue q is worker q's and the RETA
+		 * sends each flow to its owner's queue. */
+		app->rss_owner[i] = app->rxq[i] == sw->n_workers;
 	} else if (app->rxq[i] > 1) {
 		printf("rocetor: port %u (%s): warning: no RSS: every packet arrives on RX queue "
 		       "0, the other %u stay idle and one worker receives the whole port\n",
@@ -279,7 +296,7 @@ port_configure(struct rtr_app *app, unsigned int i)
 	app->nb_rxd[i] = nb_rxd;
 	app->nb_txd[i] = nb_txd;
 	for (q = 0; q < app->rxq[i]; q++) {
-		struct rtr_worker *w = sw->workers[(q + i) % sw->n_workers];
+		struct rtr_worker *w = sw->workers[app->rss_owner[i] ? q : (q + i) % sw->n_workers];
 
 		rc = rte_eth_rx_queue_setup(pc->port, (uint16_t)q, nb_rxd,
 				rte_eth_dev_socket_id(pc->port), NULL, sw->pool);
@@ -333,6 +350,125 @@ port_configure(struct rtr_app *app, unsigned int i)
 	return 0;
 }
 
+/*
+ * RSS that sends each flow to its owner (lib/rss/rtr_rss.h), once the port
+ * runs (i40e loads its RSS state at start, mlx5 restarts its traffic on a
+ * RETA update): rocetor's key, checked and set again where the device did
+ * not take it; a RETA whose entry i is owner slot i; both read back. What
+ * fails is said and the port's flows are handed over in software.
+ */
+static const char *
+rss_owner_program(struct rtr_app *app, unsigned int i, const struct rte_eth_dev_info *info)
+{
+	static char why[160];
+	uint16_t port = app->cfg.ports[i].port;
+	struct rtr_switch *sw = &app->sw;
+	unsigned int key_len = info->hash_key_size != 0 ? info->hash_key_size : 40;
+	uint8_t key[RTR_RSS_KEY_MAX], got[RTR_RSS_KEY_MAX];
+	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
+	static uint16_t want[RTE_ETH_RSS_RETA_SIZE_512];
+	const uint64_t udp = RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP;
+	unsigned int size = info->reta_size, g;
+	struct rte_eth_rss_conf rc;
+	int err;
+
+	if (key_len > RTR_RSS_KEY_MAX) {
+		snprintf(why, sizeof(why), "its key of %u bytes is longer than %u", key_len,
+				RTR_RSS_KEY_MAX);
+		return why;
+	}
+	rtr_rss_key(key, key_len);
+	for (int attempt = 0;; attempt++) {
+		memset(&rc, 0, sizeof(rc));
+		memset(got, 0, sizeof(got));
+		rc.rss_key = got;
+		rc.rss_key_len = (uint8_t)key_len;
+		err = rte_eth_dev_rss_hash_conf_get(port, &rc);
+		if (err != 0) {
+			snprintf(why, sizeof(why), "its RSS key cannot be read (%s)",
+					strerror(-err));
+			return why;
+		}
+		if ((rc.rss_hf & udp) != udp) {
+			snprintf(why, sizeof(why), "it hashes 0x%" PRIx64 ", not the UDP ports",
+					rc.rss_hf);
+			return why;
+		}
+		if (memcmp(got, key, key_len) == 0)
+			break;
+		if (attempt == 1) {
+			snprintf(why, sizeof(why), "it does not keep rocetor's key");
+			return why;
+		}
+		rc.rss_key = key;
+		err = rte_eth_dev_rss_hash_update(port, &rc);
+		if (err != 0) {
+			snprintf(why, sizeof(why), "it refuses rocetor's key (%s)", strerror(-err));
+			return why;
+		}
+	}
+	if (size > RTE_DIM(want) || !rtr_rss_reta(&sw->rss, want, size)) {
+		snprintf(why, sizeof(why), "its RETA of %u entries cannot name every flow's owner",
+				size);
+		return why;
+	}
+	memset(reta, 0, sizeof(reta));
+	for (unsigned int e = 0; e < size; e++) {
+		g = e / RTE_ETH_RETA_GROUP_SIZE;
+		reta[g].mask |= 1ULL << (e % RTE_ETH_RETA_GROUP_SIZE);
+		reta[g].reta[e % RTE_ETH_RETA_GROUP_SIZE] = want[e];
+	}
+	err = rte_eth_dev_rss_reta_update(port, reta, (uint16_t)size);
+	if (err != 0) {
+		snprintf(why, sizeof(why), "it refuses a RETA of %u entries (%s)", size,
+				strerror(-err));
+		return why;
+	}
+	for (g = 0; g < (size + RTE_ETH_RETA_GROUP_SIZE - 1) / RTE_ETH_RETA_GROUP_SIZE; g++)
+		memset(reta[g].reta, 0xff, sizeof(reta[g].reta));
+	err = rte_eth_dev_rss_reta_query(port, reta, (uint16_t)size);
+	for (unsigned int e = 0; err == 0 && e < size; e++)
+		if (reta[e / RTE_ETH_RETA_GROUP_SIZE].reta[e % RTE_ETH_RETA_GROUP_SIZE] != want[e])
+			err = -EIO;
+	if (err != 0) {
+		snprintf(why, sizeof(why), "its RETA reads back otherwise (%s)", strerror(-err));
+		return why;
+	}
+	app->rss_owner_ok[i] = true;
+	return NULL;
+}
+
+/* After start: program a port's owner RSS and say what it does. */
+static void
+rss_owner_start(struct rtr_app *app, unsigned int i)
+{
+	uint16_t port = app->cfg.ports[i].port;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	const char *why;
+
+	if (!app->rss_owner[i])
+		return;
+	if (rte_eth_dev_info_get(port, &info) != 0)
+		memset(&info, 0, sizeof(info));
+	why = rss_owner_program(app, i, &info);
+	if (why != NULL) {
+		printf("rocetor: port %u (%s): warning: RSS cannot send each flow to its owner "
+		       "worker (%s): stateful modes hand its packets over in software\n",
+				port, info.driver_name, why);
+		return;
+	}
+	/* The NIC's hash in the mbuf saves the software one (the same). */
+	if (rte_eth_dev_conf_get(port, &conf) == 0 &&
+			(conf.rxmode.offloads & RTE_ETH_RX_OFFLOAD_RSS_HASH))
+		app->sw.rss_nic_hash |= 1u << port;
+	printf("rocetor: port %u (%s): RSS owner: queue q is worker q's, key 0x%04x x %u B, "
+	       "RETA %u entries read back, %s hash\n",
+			port, info.driver_name, RTR_RSS_KEY_WORD,
+			info.hash_key_size != 0 ? info.hash_key_size : 40, info.reta_size,
+			(app->sw.rss_nic_hash >> port) & 1 ? "NIC" : "software");
+}
+
 static int
 port_start(const struct rtr_config *cfg, uint16_t port)
 {
@@ -379,6 +515,7 @@ rtr_ports_setup(struct rtr_app *app)
 		rc = port_start(cfg, cfg->ports[i].port);
 		if (rc != 0)
 			return rc;
+		rss_owner_start(app, i);
 	}
 	return 0;
 }

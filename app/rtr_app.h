@@ -40,6 +40,12 @@ struct rtr_app {
 	 * device took (rte_eth_dev_adjust_nb_rx_tx_desc). */
 	bool mtu_from_device[RTR_MAX_PORTS];
 	uint16_t nb_rxd[RTR_MAX_PORTS], nb_txd[RTR_MAX_PORTS];
+	/* Per configured port: its RX queue q is worker q's, because its RSS
+	 * was asked to send each flow to its owner's queue (one RX queue per
+	 * worker, RSS with UDP ports); rss_owner_ok: the key and RETA were
+	 * read back as programmed (app/ports.c rss_owner_program). */
+	bool rss_owner[RTR_MAX_PORTS];
+	bool rss_owner_ok[RTR_MAX_PORTS];
 	uint32_t n_mbufs;
 	uint32_t hold_budget; /* mbufs each worker's LB state may hold (app/budget.c) */
 	uint32_t mbuf_data_room;

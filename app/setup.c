@@ -82,6 +82,7 @@ rtr_app_workers_setup(struct rtr_app *app)
 		sw->workers[n++] = w;
 	}
 	sw->n_workers = n;
+	rtr_rss_init(&sw->rss, n);
 	sw->ctrl_stats = rte_zmalloc("rtr_stats", sizeof(*sw->ctrl_stats), RTE_CACHE_LINE_SIZE);
 	sw->ctrl_ring = rte_ring_create(
 			"rtr_ctrl", RTR_CTRL_RING_SIZE, (int)rte_socket_id(), RING_F_SC_DEQ);

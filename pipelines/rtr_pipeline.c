@@ -284,18 +284,31 @@ source_ok(struct rtr_worker *w, const uint8_t *frame, const struct rtr_meta *met
 	       rtr_neigh_nh(sw->neigh, (unsigned int)res & RTR_RT_INDEX_MASK)->port == port;
 }
 
-/* The worker that must process a packet, or ING_FORWARD for this one. */
+/*
+ * The worker that must process a packet, or ING_FORWARD for this one: the
+ * owner of its flow by the Toeplitz hash the ports' RSS uses (lib/rss), so
+ * that on a port whose RETA rocetor programmed the NIC's queue is already
+ * the owner's. The NIC's hash is taken where the port delivers it; else it
+ * is computed. The key is symmetric: an LB control packet (the flow's
+ * addresses swapped) has its flow's owner.
+ */
 static inline int
-owner_of(const struct rtr_worker *w, const struct rtr_meta *meta)
+owner_of(const struct rtr_worker *w, const struct rte_mbuf *m, const uint8_t *frame,
+		const struct rtr_meta *meta, uint16_t port)
 {
 	const struct rtr_switch *sw = w->sw;
 	unsigned int owner;
+	uint32_t h;
 
 	/* Only RoCE packets touch per-flow LB state; the rest is forwarded
 	 * by whichever worker received it. */
 	if (!w->fwd.lb->flow_affinity || sw->n_workers == 1 || !(meta->flags & RTR_MF_ROCE))
 		return ING_FORWARD;
-	owner = meta->flow_hash % sw->n_workers;
+	if ((sw->rss_nic_hash >> port) & 1 && (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH))
+		h = m->hash.rss;
+	else
+		h = rtr_rss_hash(&sw->rss, frame, meta);
+	owner = rtr_rss_owner(&sw->rss, h);
 	return owner == w->idx ? ING_FORWARD : (int)owner;
 }
 
@@ -379,7 +392,7 @@ ingress(struct rtr_worker *w, struct rte_mbuf *m, uint16_t port, uint64_t now_ns
 		drop(w, m, port, why);
 		return ING_DONE;
 	}
-	return owner_of(w, meta);
+	return owner_of(w, m, frame, meta, port);
 }
 
 /* Hand packets to the worker that owns their flows, one ring burst each. */

@@ -27,6 +27,7 @@
 #include "rtr_egress.h"
 #include "rtr_fault.h"
 #include "rtr_fwd.h"
+#include "rtr_rss.h"
 #include "rtr_lb.h"
 #include "rtr_neigh.h"
 #include "rtr_route.h"
@@ -152,6 +153,12 @@ struct rtr_switch {
 	unsigned int n_workers;
 	struct rtr_worker *workers[RTR_MAX_LCORES];
 	uint32_t hash_seed;
+	/* Which worker owns a flow: the Toeplitz hash of rocetor's key and
+	 * its owner slots (lib/rss/rtr_rss.h), the ports' RETAs agree. */
+	struct rtr_rss rss;
+	/* Bit p: port p delivers that hash in the mbuf (RTE_MBUF_F_RX_RSS_HASH
+	 * with rocetor's key and UDP ports hashed, read back at start-up). */
+	uint32_t rss_nic_hash;
 	struct rtr_egress_shared *egress; /* per-port state all workers share */
 	uint64_t tsc_hz;
 	uint32_t idle_sleep_us;

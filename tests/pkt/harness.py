@@ -81,8 +81,10 @@ class Result:
 
 
 def run(config_text, inputs, tag="pkt", lcores="0", args=(), idle_ms=400,
-        timeout=120, keep=False, ext="yaml", env=None, huge=False, queues=1):
-    """inputs: list (one per port, in port order) of frame lists."""
+        timeout=120, keep=False, ext="yaml", env=None, huge=False, queues=1, rxq=None):
+    """inputs: list (one per port, in port order) of frame lists. rxq: a
+    function (port, frame bytes) -> RX queue, a fake NIC's RSS; by default
+    the frames are dealt round-robin over the queues."""
     work = tempfile.mkdtemp(prefix="rocetor-%s-" % tag)
     cfg = os.path.join(work, "switch." + ext)
     with open(cfg, "w") as f:
@@ -98,7 +100,10 @@ def run(config_text, inputs, tag="pkt", lcores="0", args=(), idle_ms=400,
         for q in range(queues):
             rx = os.path.join(work, "in%d_%d.pcap" % (i, q))
             tx = os.path.join(work, "out%d_%d.pcap" % (i, q))
-            write_pcap(rx, frames[q::queues])
+            if rxq is None:
+                write_pcap(rx, frames[q::queues])
+            else:
+                write_pcap(rx, [f for f in frames if rxq(i, bytes(f)) == q])
             vdev += ",rx_pcap=%s,tx_pcap=%s" % (rx, tx)
         eal += ["--vdev", vdev]
     stats_path = os.path.join(work, "stats.json")

@@ -147,10 +147,12 @@ struct rtr_ft {
 };
 
 /*
- * The bucket of a flow hash: its top bits. Workers own flows by the hash's
- * low bits (flow_hash % n_workers), so low bits here would leave each
- * worker's table half (or 1/n) used: with 2 workers, 2% of 1K flows found
- * their bucket full in a table 4 x their number.
+ * The bucket of a flow hash: its top bits. Workers own flows by their RSS
+ * hash (lib/rss), not this one; the buckets still take the top bits, so a
+ * table is fully used whatever low bits a worker's share has in common
+ * (when workers owned flows by flow_hash % n_workers, low-bit buckets left
+ * each worker's table 1/n used: with 2 workers, 2% of 1K flows found their
+ * bucket full in a table 4 x their number).
  */
 static inline uint32_t
 rtr_ft_bucket(const struct rtr_ft *t, uint32_t hash)
