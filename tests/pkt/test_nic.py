@@ -135,6 +135,13 @@ def main():
          sorted((k, "counter") for k in ("rx_nombuf", "imissed", "ierrors") + NIC_KEYS),
          "/rocetor/counters,nic: every NIC counter, a counter: %r" % (fam,))
 
+    # Every name of the family is documented (doc/counters.md, "NIC counters").
+    with open(os.path.join(harness.SRC_ROOT, "doc", "counters.md")) as f:
+        doc = f.read()
+    section = doc.split("## NIC counters", 1)[-1].split("\n## ", 1)[0]
+    t.eq([k for k in (fam.get("type") or {}) if "| `%s` |" % k not in section], [],
+         "NIC counters without a row in doc/counters.md's NIC counters table")
+
     # A driver with no entry: net_ring.
     rc, out, err, stats, _ = rocetor(work, ["net_null0,size=64", "net_ring0"], "0")
     t.eq(rc, 0, "net_ring: exit status: " + err[-400:])
