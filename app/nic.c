@@ -52,7 +52,9 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 	if (w & RTR_NICW_LESS_RSS)
 		printf("rocetor: port %u (%s): warning: the device offers RSS on %s, its driver "
 		       "can do %s%s%s\n",
-				pc->port, drv, rtr_nic_rss_str(in.rss_offered, a, sizeof(a)),
+				pc->port, drv,
+				in.rss_offered ? rtr_nic_rss_str(in.rss_offered, a, sizeof(a))
+					       : "nothing",
 				rtr_nic_rss_str(caps->rss_hf, b, sizeof(b)),
 				caps->no_rss_hint ? ": " : "",
 				caps->no_rss_hint ? caps->no_rss_hint : "");
