@@ -30,6 +30,7 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 			.driver = drv,
 			.rss_offered = info->flow_type_rss_offloads,
 			.max_mtu = info->max_mtu,
+			.max_rx_pktlen = info->max_rx_pktlen,
 			.mtu = pc->mtu,
 			.rx_queues = app->rxq[i],
 			.data_room = app->mbuf_data_room,
@@ -76,7 +77,13 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 	if (w & RTR_NICW_MAX_MTU)
 		printf("rocetor: port %u (%s): warning: the device's largest MTU is %u: RoCE's "
 		       "4096-byte path MTU needs %u\n",
-				pc->port, drv, in.max_mtu, RTR_NIC_ROCE4096_MTU);
+				pc->port, drv, rtr_nic_max_mtu(in.max_mtu, in.max_rx_pktlen),
+				RTR_NIC_ROCE4096_MTU);
+	if (w & RTR_NICW_MTU_ABOVE_MAX)
+		printf("rocetor: port %u (%s): warning: mtu %u is above the largest the device "
+		       "takes (%u): it will refuse the configuration\n",
+				pc->port, drv, in.mtu,
+				rtr_nic_max_mtu(in.max_mtu, in.max_rx_pktlen));
 	if (w & RTR_NICW_MTU_KERNEL)
 		printf("rocetor: port %u (%s): note: ports[].mtu %u is set on the kernel netdev "
 		       "too\n",

@@ -175,6 +175,8 @@ static const struct rtr_nic_caps nic_table[] = {
 		{
 				.driver = "net_memif", /* memif/rte_eth_memif.c:1923 */
 				.family = "shared-memory packet interface (memif)",
+				/* memif/rte_eth_memif.c:195: max_rx_pktlen 1518, so
+				 * ethdev takes no MTU above 1500. */
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
 		},
 		{
@@ -197,13 +199,19 @@ static const struct rtr_nic_caps nic_table[] = {
 				.driver = "net_af_packet", /* af_packet/rte_eth_af_packet.c:1142 */
 				.family = "Linux AF_PACKET socket (af_packet)",
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
-				/* af_packet/rte_eth_af_packet.c:530-553: SIOCSIFMTU,
-				 * refused above framesz (default 2048, :40) less the
-				 * TPACKET2 header. */
-				.mtu_to_kernel = true,
-				.note = "MTU above framesz (default 2048) is refused: set the "
-					"vdev's "
-					"framesz for jumbo frames",
+				/* af_packet/rte_eth_af_packet.c:363: max_rx_pktlen
+				 * 1518, so ethdev takes no MTU above 1500
+				 * (lib/ethdev/rte_ethdev.c:1060-1075). Its mtu_set
+				 * (:530-553, SIOCSIFMTU) runs only from
+				 * rte_eth_dev_set_mtu (rte_ethdev.c:3624), not from
+				 * configure, which records the MTU only (:1212): the
+				 * kernel interface keeps its own (seen in pkt-nic).
+				 * :142-149 copies each received frame (tp_snaplen, up
+				 * to framesz) into one mbuf without checking its room. */
+				.mtu_to_kernel = false,
+				.note = "ethdev takes no MTU above 1500 here, and each frame is "
+					"copied into one mbuf unchecked: keep the vdev's framesz "
+					"at its default 2048",
 		},
 		{
 				.driver = "net_af_xdp", /* af_xdp/rte_eth_af_xdp.c:2147 */
@@ -253,6 +261,26 @@ rtr_nic_frame_whole(const struct rtr_nic_caps *caps, unsigned int data_room, uns
 }
 
 unsigned int
+rtr_nic_max_mtu(uint16_t max_mtu, uint32_t max_rx_pktlen)
+{
+	/* ethdev's own rule (lib/ethdev/rte_ethdev.c:1027-1036 and
+	 * :1053-1075): the MTU is at most max_mtu, and MTU plus an overhead
+	 * at most max_rx_pktlen; the overhead is max_rx_pktlen - max_mtu
+	 * where the driver gave a max_mtu below it, else 18 bytes. */
+	uint32_t overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN, m = max_mtu;
+
+	if (max_mtu == 0)
+		m = UINT16_MAX;
+	if (max_rx_pktlen == 0)
+		return m;
+	if (max_mtu != UINT16_MAX && max_mtu != 0 && max_rx_pktlen > max_mtu)
+		overhead = max_rx_pktlen - max_mtu;
+	if (max_rx_pktlen < overhead)
+		return 0;
+	return RTE_MIN(m, max_rx_pktlen - overhead);
+}
+
+unsigned int
 rtr_nic_decide(const struct rtr_nic_caps *caps, const struct rtr_nic_in *in)
 {
 	const uint64_t udp = RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP;
@@ -276,8 +304,10 @@ rtr_nic_decide(const struct rtr_nic_caps *caps, const struct rtr_nic_in *in)
 	/* Not a fault: the lab should know rocetor changes the netdev. */
 	if (caps != NULL && caps->mtu_to_kernel && in->mtu_from_config)
 		w |= RTR_NICW_MTU_KERNEL;
-	if (in->max_mtu != 0 && in->max_mtu < RTR_NIC_ROCE4096_MTU)
+	if (rtr_nic_max_mtu(in->max_mtu, in->max_rx_pktlen) < RTR_NIC_ROCE4096_MTU)
 		w |= RTR_NICW_MAX_MTU;
+	if (in->mtu > rtr_nic_max_mtu(in->max_mtu, in->max_rx_pktlen))
+		w |= RTR_NICW_MTU_ABOVE_MAX;
 	return w;
 }
 

@@ -57,7 +57,7 @@ struct rtr_nic_caps {
 	bool rss_hash_mbuf;    /* offers RTE_ETH_RX_OFFLOAD_RSS_HASH (hash in the mbuf) */
 	uint16_t rx_buf_align; /* RX buffer rounded down to this, 0: not rounded */
 	enum rtr_nic_mtu mtu_unset;
-	bool mtu_to_kernel; /* setting the MTU sets the kernel netdev's too */
+	bool mtu_to_kernel; /* configuring the port sets the kernel netdev's MTU too */
 	enum rtr_nic_fc fc; /* link-level pause */
 	bool pfc;           /* rte_eth_dev_priority_flow_ctrl_set does something */
 	bool lsc;           /* link-status interrupts */
@@ -77,7 +77,8 @@ const struct rtr_nic_caps *rtr_nic_caps_at(unsigned int i);
 struct rtr_nic_in {
 	const char *driver;
 	uint64_t rss_offered;   /* flow_type_rss_offloads */
-	uint16_t max_mtu;       /* 0: not reported */
+	uint16_t max_mtu;       /* max_mtu (ethdev's default UINT16_MAX; 0: not known) */
+	uint32_t max_rx_pktlen; /* max_rx_pktlen (0: not known) */
 	uint16_t mtu;           /* the MTU rocetor configures */
 	unsigned int rx_queues; /* RX queues rocetor configures */
 	unsigned int data_room; /* mbuf data room, headroom included */
@@ -98,6 +99,7 @@ enum rtr_nic_warn {
 	RTR_NICW_RX_BUF = 1u << 4,     /* frames longer than the programmed buffer, unscattered */
 	RTR_NICW_MAX_MTU = 1u << 5,    /* its max MTU cannot carry RoCE's 4096 path MTU */
 	RTR_NICW_MTU_KERNEL = 1u << 6, /* ports[].mtu is set on the kernel netdev too (mlx5) */
+	RTR_NICW_MTU_ABOVE_MAX = 1u << 7, /* the MTU is above what ethdev lets the device take */
 };
 
 /* The largest frame rocetor sizes for at a given MTU: Ethernet header, two
@@ -108,6 +110,11 @@ enum rtr_nic_warn {
 
 /* The warnings for a port (caps may be NULL: no entry). */
 unsigned int rtr_nic_decide(const struct rtr_nic_caps *caps, const struct rtr_nic_in *in);
+
+/* The largest MTU ethdev lets a device take (rte_eth_dev_configure,
+ * rte_eth_dev_set_mtu), from its max_mtu and max_rx_pktlen: af_packet
+ * and memif report no max_mtu but a max_rx_pktlen of 1518, so 1500. */
+unsigned int rtr_nic_max_mtu(uint16_t max_mtu, uint32_t max_rx_pktlen);
 
 /* The RX buffer a driver with caps programs for a data room (headroom
  * included), and whether a frame of frame_len bytes arrives whole: either

@@ -32,6 +32,7 @@ healthy(const struct rtr_nic_caps *caps, unsigned int mtu)
 			.driver = caps != NULL ? caps->driver : "net_ring",
 			.rss_offered = caps != NULL ? caps->rss_hf : 0,
 			.max_mtu = UINT16_MAX,
+			.max_rx_pktlen = UINT32_MAX,
 			.mtu = (uint16_t)mtu,
 			.rx_queues = 2,
 			.data_room = rtr_data_room(mtu),
@@ -156,20 +157,43 @@ test_decide(void)
 	in.rx_queues = 1;
 	CHECK_EQ(rtr_nic_decide(&no_udp, &in), 0);
 	/* A device whose largest MTU cannot carry RoCE 4096 (af_xdp with 4 KB
-	 * pages), with or without an entry. */
+	 * pages: max_mtu 3498, max_rx_pktlen 3512), with or without an entry;
+	 * an mtu above it is refused by the device. */
 	in = healthy(rtr_nic_caps_find("net_af_xdp"), 1500);
 	in.max_mtu = 3498;
+	in.max_rx_pktlen = 3512;
 	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_xdp"), &in), RTR_NICW_MAX_MTU);
+	in.mtu = 3499;
+	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_xdp"), &in),
+			RTR_NICW_MAX_MTU | RTR_NICW_MTU_ABOVE_MAX);
+	in = healthy(rtr_nic_caps_find("net_af_xdp"), 1500);
 	in.max_mtu = RTR_NIC_ROCE4096_MTU;
 	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_xdp"), &in), 0);
-	/* mlx5 and af_packet set a configured MTU on the kernel netdev; a
-	 * kept one (mtu unset) changes nothing. */
+	/* af_packet and memif: no max_mtu (ethdev's UINT16_MAX) but a
+	 * max_rx_pktlen of 1518: 1500 at most, as ethdev validates it. */
+	CHECK_EQ(rtr_nic_max_mtu(UINT16_MAX, 1518), 1500);
+	CHECK_EQ(rtr_nic_max_mtu(UINT16_MAX, UINT32_MAX), UINT16_MAX);
+	CHECK_EQ(rtr_nic_max_mtu(3498, 3512), 3498);
+	CHECK_EQ(rtr_nic_max_mtu(9000, 9018 + 8), 9000);
+	CHECK_EQ(rtr_nic_max_mtu(UINT16_MAX, 0), UINT16_MAX);
+	CHECK_EQ(rtr_nic_max_mtu(0, 0), UINT16_MAX);
+	in = healthy(rtr_nic_caps_find("net_memif"), 1500);
+	in.max_rx_pktlen = 1518;
+	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_memif"), &in), RTR_NICW_MAX_MTU);
+	in.mtu = 4200;
+	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_memif"), &in),
+			RTR_NICW_MAX_MTU | RTR_NICW_MTU_ABOVE_MAX);
+	/* mlx5 sets a configured MTU on the kernel netdev at configure; a
+	 * kept one (mtu unset) changes nothing. af_packet does only from
+	 * rte_eth_dev_set_mtu, which rocetor does not call. */
 	in = healthy(mlx5, 4200);
 	in.mtu_from_config = true;
 	CHECK_EQ(rtr_nic_decide(mlx5, &in), RTR_NICW_MTU_KERNEL);
-	in = healthy(rtr_nic_caps_find("net_af_packet"), 1500);
+	in.mtu_from_config = false;
+	CHECK_EQ(rtr_nic_decide(mlx5, &in), 0);
+	in = healthy(rtr_nic_caps_find("net_af_packet"), 1400);
 	in.mtu_from_config = true;
-	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_packet"), &in), RTR_NICW_MTU_KERNEL);
+	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_packet"), &in), 0);
 	in = healthy(ice, 4200);
 	in.mtu_from_config = true;
 	CHECK_EQ(rtr_nic_decide(ice, &in), 0);

@@ -18,6 +18,8 @@ has (issue 30, doc/nic-facts.md, doc/counters.md "NIC counters"):
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,12 +46,12 @@ def port_lines(out):
     return {int(m.group(1)): m for m in re.finditer(LINE, out, re.M)}
 
 
-def rocetor(work, vdevs, lcores, extra_cfg="", duration=2, tel=()):
+def rocetor(work, vdevs, lcores, extra_cfg="", duration=2, tel=(), config=None):
     """Run rocetor on vdevs; returns (exit status, stdout, stderr, stats
     document or None, {telemetry command: reply})."""
     cfg = os.path.join(work, "nic.yaml")
     with open(cfg, "w") as f:
-        f.write(CONFIG % extra_cfg)
+        f.write((config or CONFIG) % extra_cfg)
     prefix = harness.eal_prefix("nic")
     sj = os.path.join(work, "stats.json")
     if os.path.exists(sj):
@@ -79,6 +81,45 @@ def rocetor(work, vdevs, lcores, extra_cfg="", duration=2, tel=()):
         with open(sj) as f:
             stats = json.load(f)
     return rc, proc.text(), proc.text("err"), stats, replies
+
+
+def af_packet(t, work):
+    """af_packet on a veth pair (needs root and ip(8); else said and
+    skipped): its standing note, the 1500 limit, and ports[].mtu left off
+    the kernel interface."""
+    if os.geteuid() != 0 or shutil.which("ip") is None:
+        print("pkt-nic: af_packet part skipped: needs root and ip(8) for a veth pair")
+        return
+    a, b = "rtrn%da" % os.getpid(), "rtrn%db" % os.getpid()
+    a, b = a[-15:], b[-15:]
+    if subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b],
+                      capture_output=True).returncode != 0:
+        print("pkt-nic: af_packet part skipped: the kernel makes no veth pair")
+        return
+    try:
+        for i in (a, b):
+            subprocess.run(["ip", "link", "set", i, "up"], check=True)
+        cfg = CONFIG.replace('role: host, mac: "02:00:00:00:05:00"',
+                             'role: host, mac: "02:00:00:00:05:00", mtu: 1400')
+        rc, out, err, stats, _ = rocetor(
+            work, ["net_af_packet0,iface=" + a, "net_af_packet1,iface=" + b], "0",
+            duration=1, config=cfg)
+        t.eq(rc, 0, "af_packet: exit status: " + err[-400:])
+        for p in (0, 1):
+            t.check(("rocetor: port %d (net_af_packet): note: ethdev takes no MTU above 1500 "
+                     "here, and each frame is copied into one mbuf unchecked" % p) in out,
+                    "af_packet port %d: its note: %s" % (p, out[-1500:]))
+            t.check(("rocetor: port %d (net_af_packet): warning: the device's largest MTU is "
+                     "1500" % p) in out, "af_packet port %d: the largest MTU" % p)
+        # Configuring does not call af_packet's mtu_set (only
+        # rte_eth_dev_set_mtu does): the kernel interface keeps its MTU,
+        # and rocetor says nothing of it (mlx5 would be noted).
+        t.check("note: ports[].mtu" not in out, "af_packet: no kernel MTU note")
+        mtu = subprocess.run(["ip", "-o", "link", "show", a], capture_output=True,
+                             text=True).stdout
+        t.check(" mtu 1500 " in mtu, "af_packet: the kernel interface keeps 1500: " + mtu)
+    finally:
+        subprocess.run(["ip", "link", "del", a], capture_output=True)
 
 
 def main():
@@ -167,6 +208,32 @@ def main():
     t.check("qos.pfc.mode nic: the PMD cannot do PFC" in err, "pfc nic: the PMD's refusal: "
             + err[-600:])
 
+    # memif: ethdev takes no MTU above 1500 (max_rx_pktlen 1518): said at
+    # start, and an mtu above it is said before the device refuses it.
+    sock = os.path.join(work, "m.sock")
+    rc, out, err, stats, _ = rocetor(work, ["net_memif0,role=server,socket=" + sock,
+                                            "net_null1,size=64"], "0", duration=1)
+    t.eq(rc, 0, "memif: exit status: " + err[-400:])
+    t.check("rocetor: port 0 (net_memif): warning: the device's largest MTU is 1500: RoCE's "
+            "4096-byte path MTU needs 4156" in out, "memif: the largest MTU: " + out[-1500:])
+    t.check("rocetor: port 1 (net_null): warning: the device's largest MTU" not in out,
+            "memif: not for net_null")
+    lines = port_lines(out)
+    if t.check(0 in lines, "memif: start-up line: " + out[-1500:]):
+        t.eq((lines[0].group(3), lines[0].group(17)), ("net_memif", "net_memif"),
+             "memif: driver and entry")
+    cfg = CONFIG.replace('role: host, mac: "02:00:00:00:05:00"',
+                         'role: host, mac: "02:00:00:00:05:00", mtu: 4200')
+    rc, out, err, stats, _ = rocetor(work, ["net_memif0,role=server,socket=" + sock,
+                                            "net_null1,size=64"], "0", duration=1,
+                                     config=cfg)
+    t.eq(rc, 1, "memif mtu 4200: exit status 1: " + err[-400:])
+    t.check("rocetor: port 0 (net_memif): warning: mtu 4200 is above the largest the device "
+            "takes (1500): it will refuse the configuration" in out,
+            "memif mtu 4200: said before the refusal: " + out[-1500:])
+
+    af_packet(t, work)
+
     # net_pcap (the packet tests' ports): an entry, no RSS, no xstats
     # counter; the NIC counters in the document.
     r = harness.run(CONFIG % "", [[], []], tag="nic")
@@ -183,7 +250,7 @@ def main():
                     "net_pcap port %d: NIC counters" % e["port"])
             t.eq([k for k in NIC_KEYS if k in e], [], "net_pcap port %d: no xstats counter"
                  % e["port"])
-    harness.shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
     return t.done()
 
 
