@@ -28,6 +28,7 @@
 #include "lb.h"
 #include "nic.h"
 #include "ports.h"
+#include "rtr_lb_registry.h"
 #include "setup.h"
 #include "stats_doc.h"
 #include "telemetry.h"
@@ -66,6 +67,90 @@ roce_mtu_warning(const struct rtr_app *app, const struct rtr_fwd_port *pr, unsig
 	       "MTU; 4096 needs mtu %u%s (ports[].mtu)\n",
 			pr->port_id, mtu, mtu >= pmtu + RTR_ROCE_OVERHEAD4 + hdr ? pmtu : 0,
 			4096 + RTR_ROCE_OVERHEAD4 + hdr, hdr ? " with the LB header" : "");
+}
+
+/*
+ * The LB header of the MTU rule (rtr_config_check_mtu, doc/config.md
+ * "mtu"): what the running mode adds on fabric ports (--lb's when given);
+ * under --telemetry-rw the largest any implemented mode adds, since
+ * /rocetor/lb/set may switch to it while the ports keep their MTUs. who:
+ * how a message names it.
+ */
+static unsigned int
+mtu_rule_hdr(const struct rtr_app *app, char *who, size_t len)
+{
+	bool spine = app->cfg.sw.role == RTR_ROLE_SPINE;
+	unsigned int run = app->cfg.sw.lb, best = run;
+	unsigned int hdr = rtr_lb_mode_fabric_hdr(run, spine);
+
+	if (app->telemetry_rw)
+		for (unsigned int i = 0; i < rtr_lb_mode_count(); i++)
+			if (rtr_lb_mode_fabric_hdr(i, spine) > hdr) {
+				hdr = rtr_lb_mode_fabric_hdr(i, spine);
+				best = i;
+			}
+	if (best != run)
+		snprintf(who, len, "of %s, which --telemetry-rw lets /rocetor/lb/set switch to",
+				rtr_lb_mode_at(best)->name);
+	else
+		snprintf(who, len, "of %s (%s)", rtr_lb_mode_at(run)->name,
+				app->lb_override != NULL ? "--lb" : "switch.lb");
+	return hdr;
+}
+
+/* The MTU rule with --lb's mode or --telemetry-rw (the validator applied
+ * switch.lb's): a bad config, exit status 2. */
+static int
+mtu_check_args(const struct rtr_app *app)
+{
+	char who[128], err[1024];
+	unsigned int hdr;
+
+	if (app->lb_override == NULL && !app->telemetry_rw)
+		return 0;
+	hdr = mtu_rule_hdr(app, who, sizeof(who));
+	if (rtr_config_check_mtu(&app->cfg, hdr, who, NULL, err, sizeof(err)) == 0)
+		return 0;
+	fprintf(stderr, "%s\n", err);
+	return -1;
+}
+
+/*
+ * The MTU rule once the devices' MTUs are known (app/ports.c puts them in
+ * place of the unset ones): an error (exit status 2) when one port of a
+ * pair has the device's MTU and the other the config's; a warning when
+ * both have the devices' (nothing in the file is wrong, and the vdevs all
+ * say 1500: set ports[].mtu on real NICs).
+ */
+static int
+mtu_check_devices(const struct rtr_app *app)
+{
+	const struct rtr_config *cfg = &app->cfg;
+	char who[128], err[1024];
+	unsigned int hdr = mtu_rule_hdr(app, who, sizeof(who));
+
+	if (rtr_config_check_mtu(cfg, hdr, who, app->mtu_from_device, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	for (unsigned int f = 0; f < cfg->n_ports; f++) {
+		const struct rtr_port_cfg *fp = &cfg->ports[f], *hp = NULL;
+
+		if (fp->role != RTR_PORT_FABRIC || !app->mtu_from_device[f])
+			continue;
+		for (unsigned int h = 0; h < cfg->n_ports; h++)
+			if (cfg->ports[h].role == RTR_PORT_HOST && app->mtu_from_device[h] &&
+					(hp == NULL || cfg->ports[h].mtu > hp->mtu))
+				hp = &cfg->ports[h];
+		if (hp != NULL && (unsigned int)fp->mtu < hp->mtu + hdr)
+			printf("rocetor: port %u: warning: mtu %u (the device's) cannot carry host "
+			       "port %u's largest frame (mtu %u, the device's) plus the %u-byte LB "
+			       "header %s: set ports[].mtu, %u or more on this port "
+			       "(doc/config.md)\n",
+					fp->port, fp->mtu, hp->port, hp->mtu, hdr, who,
+					hp->mtu + hdr);
+	}
+	return 0;
 }
 
 static void
@@ -188,7 +273,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;
 	}
-	if (rtr_app_lb_select(app) < 0) {
+	if (rtr_app_lb_select(app) < 0 || mtu_check_args(app) < 0) {
 		rtr_config_free(&app->cfg);
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;
@@ -210,6 +295,8 @@ main(int argc, char **argv)
 	}
 	if (rtr_ports_setup(app) < 0)
 		return shutdown_all(app, RTR_EXIT_FAILURE);
+	if (mtu_check_devices(app) < 0)
+		return shutdown_all(app, RTR_EXIT_USAGE);
 	if (app->wait_links_ms)
 		rtr_ports_wait_links(app, app->wait_links_ms);
 	if (rtr_app_switch_setup(app) < 0)

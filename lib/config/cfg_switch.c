@@ -39,6 +39,7 @@ _Static_assert(RTR_ARRAY_SIZE(pfc_mode_names) == RTR_PFC_NIC + 2,
  * mode id; set once, before main(), by the LB registry. */
 static const char *lb_names[RTR_LB_MODES_MAX + 1];
 static const struct rtr_cfg_section *lb_sections[RTR_LB_MODES_MAX];
+static unsigned int lb_fabric_hdr[RTR_LB_MODES_MAX];
 static unsigned int n_lb_modes;
 
 int
@@ -57,6 +58,7 @@ rtr_config_set_lb_modes(const struct rtr_config_lb_mode *modes, unsigned int n)
 	for (i = 0; i < n; i++) {
 		lb_names[i] = modes[i].name;
 		lb_sections[i] = modes[i].section;
+		lb_fabric_hdr[i] = modes[i].fabric_hdr;
 	}
 	n_lb_modes = n;
 	return 0;
@@ -199,15 +201,58 @@ static const struct rtr_cfg_field port_fields[] = {
 };
 static const struct rtr_cfg_map port_map = {port_fields, RTR_ARRAY_SIZE(port_fields), NULL};
 
+/*
+ * The MTU rule (rtr_config_check_mtu): for each fabric port, the host port
+ * of the largest mtu it is checked against; the first fabric port short of
+ * that host's mtu plus hdr is the error.
+ */
+static int
+mtu_check(const struct cfg_err *e, const struct rtr_config *cfg, unsigned int hdr, const char *who,
+		const bool *device)
+{
+	static const struct cfg_path ports_path = {NULL, "ports", 0};
+
+	for (unsigned int f = 0; f < cfg->n_ports; f++) {
+		const struct rtr_port_cfg *fp = &cfg->ports[f], *hp = NULL;
+		bool fdev = device != NULL && device[f], hdev = false;
+		struct cfg_path epath = {&ports_path, NULL, f}, mpath = {&epath, "mtu", 0};
+
+		if (fp->role != RTR_PORT_FABRIC || fp->mtu == 0)
+			continue;
+		for (unsigned int h = 0; h < cfg->n_ports; h++) {
+			const struct rtr_port_cfg *p = &cfg->ports[h];
+			bool pdev = device != NULL && device[h];
+
+			if (p->role != RTR_PORT_HOST || p->mtu == 0 || (fdev && pdev))
+				continue;
+			if (hp == NULL || p->mtu > hp->mtu) {
+				hp = p;
+				hdev = pdev;
+			}
+		}
+		if (hp == NULL || (unsigned int)fp->mtu >= hp->mtu + hdr)
+			continue;
+		return cfg_error(e, fp->mtu_line > 0 ? fp->mtu_line : fp->line, &mpath,
+				"fabric port %u's mtu %u%s cannot carry host port %u's largest "
+				"frame (mtu %u%s) plus the %u-byte LB header %s: needs %u or "
+				"more (doc/config.md, mtu)",
+				fp->port, fp->mtu, fdev ? " (unset: the device's)" : "", hp->port,
+				hp->mtu, hdev ? ", unset: the device's" : "", hdr, who,
+				hp->mtu + hdr);
+	}
+	return 0;
+}
+
 static int
 ports_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const struct cfg_path *path,
 		void *base)
 {
 	struct cfg_path epath = {path, NULL, 0}, ppath = {&epath, "port", 0};
 	struct rtr_config *cfg = base;
-	const struct cfg_node *e;
+	const struct cfg_node *e, *hv;
 	struct rtr_port_cfg *p;
 	unsigned int i;
+	char who[64];
 
 	(void)line;
 	if (cfg_list_check(c, v, path, 1, RTR_MAX_PORTS) < 0)
@@ -218,6 +263,8 @@ ports_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const str
 		if (cfg_validate_map(c, e, e->line, &epath, &port_map, p) < 0)
 			return -1;
 		p->line = e->line;
+		hv = cfg_map_get(e, "mtu");
+		p->mtu_line = hv != NULL ? hv->line : 0;
 		/* A spine routes between switches (the switch map is read
 		 * first): a host port there would get no LB treatment. */
 		if (cfg->sw.role == RTR_ROLE_SPINE && p->role == RTR_PORT_HOST) {
@@ -235,9 +282,9 @@ ports_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const str
 					"flow_rate", "flow_burst", "flow_share", "source_check"};
 
 			for (i = 0; i < RTR_ARRAY_SIZE(host_only); i++) {
-				const struct cfg_node *hv = cfg_map_get(e, host_only[i]);
 				struct cfg_path hpath = {&epath, host_only[i], 0};
 
+				hv = cfg_map_get(e, host_only[i]);
 				if (hv != NULL)
 					return cfg_error(c->e, hv->line, &hpath,
 							"host ports only "
@@ -251,7 +298,23 @@ ports_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line, const str
 						cfg->ports[i].line);
 		cfg->n_ports++;
 	}
-	return 0;
+	/* The switch map is read first: switch.lb's header on a ToR (a
+	 * spine has no host ports). */
+	if (cfg->sw.role != RTR_ROLE_TOR || cfg->sw.lb >= n_lb_modes)
+		return 0;
+	snprintf(who, sizeof(who), "of %s (switch.lb)", lb_names[cfg->sw.lb]);
+	return mtu_check(c->e, cfg, lb_fabric_hdr[cfg->sw.lb], who, NULL);
+}
+
+int
+rtr_config_check_mtu(const struct rtr_config *cfg, unsigned int hdr, const char *who,
+		const bool *device, char *err, size_t errlen)
+{
+	struct cfg_err e = {cfg->path[0] != '\0' ? cfg->path : "(config)", err, errlen};
+
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	return mtu_check(&e, cfg, hdr, who, device);
 }
 
 static void

@@ -58,6 +58,7 @@ struct rtr_port_cfg {
 	uint16_t rx_queues; /* 0 = one per worker (capped by the device) */
 	uint16_t tx_queues; /* 0 = one per worker */
 	uint16_t mtu;       /* 0 = device default */
+	int mtu_line;       /* where "mtu" is in the file, 0 when not given */
 	bool l2_filter;     /* drop unicast frames not addressed to our MAC */
 	/* Host ports: limits on the LB flow-table entries their packets create
 	 * (doc/security.md). flow_share 0 = automatic (rtr_config_flow_share). */
@@ -204,10 +205,14 @@ struct rtr_config {
 struct rtr_cfg_section;
 
 /* One LB mode as the config sees it: the name switch.lb takes and the
- * section (a top-level key of the same name), or NULL when it has none. */
+ * section (a top-level key of the same name), or NULL when it has none;
+ * fabric_hdr, the bytes of LB header the mode adds to a host's frame it
+ * sends on a fabric port of a ToR (0: none), for the MTU rule
+ * (rtr_config_check_mtu). */
 struct rtr_config_lb_mode {
 	const char *name;
 	const struct rtr_cfg_section *section;
+	unsigned int fabric_hdr;
 };
 
 /*
@@ -220,6 +225,24 @@ struct rtr_config_lb_mode {
  * or a section is larger than RTR_LB_CFG_SIZE.
  */
 int rtr_config_set_lb_modes(const struct rtr_config_lb_mode *modes, unsigned int n);
+
+/*
+ * The MTU rule (doc/config.md "mtu"): on a ToR, every fabric port's mtu
+ * must carry the largest frame of every host port (its mtu) plus hdr, the
+ * LB header the running mode adds on fabric ports (who names it in the
+ * message, e.g. "of conweave (switch.lb)"). A port whose mtu is 0 (unset:
+ * the device's, known at start-up) is left out. device, when not NULL,
+ * says per port entry that its mtu is the device's (ports[].mtu unset):
+ * the message says so, and a pair of two such ports is left out too (the
+ * caller warns; nothing in the file is wrong). The validator applies the
+ * rule with switch.lb's header; the app again with --lb's, with the
+ * largest of any mode's under --telemetry-rw, and with the devices' MTUs.
+ * Returns 0, or -1 with one line in err: "FILE:LINE: ports[N].mtu: ..."
+ * naming both ports and the numbers (LINE: the fabric port's "mtu", else
+ * its entry).
+ */
+int rtr_config_check_mtu(const struct rtr_config *cfg, unsigned int hdr, const char *who,
+		const bool *device, char *err, size_t errlen);
 
 /* The section of mode id in cfg, or NULL when id is out of range. */
 static inline const void *

@@ -24,6 +24,7 @@
 #include "caver/caver_config.h"
 #include "conweave/conweave_config.h"
 #include "seqbalance/seqbalance_config.h"
+#include "core/rtr_lb_wire.h"
 
 #define DUMP_LEN (1u << 20)
 
@@ -36,8 +37,10 @@ normalize(struct rtr_config *c)
 	unsigned int i, j;
 
 	memset(c->path, 0, sizeof(c->path));
-	for (i = 0; i < c->n_ports; i++)
+	for (i = 0; i < c->n_ports; i++) {
 		c->ports[i].line = 0;
+		c->ports[i].mtu_line = 0;
+	}
 	for (i = 0; i < RTR_MAX_CLASSES; i++)
 		c->qos.cls[i].line = 0;
 	for (i = 0; i < c->n_routes; i++) {
@@ -1689,6 +1692,150 @@ test_faults(void)
 			"t.cfg:6: switch.handoff_ring: must be 1..65536, got 65537");
 }
 
+/* ---- the MTU rule (doc/config.md, mtu) ----------------------------------- */
+
+/* A ToR in mode lb: host port 0 and fabric ports 1 and 2, each "mtu: N"
+ * when its argument is nonzero (2: another host port when host2). */
+static const char *
+mtu_yaml(char *buf, size_t len, const char *lb, unsigned int h, unsigned int f1, unsigned int f2,
+		bool host2)
+{
+	char m[3][24];
+	unsigned int v[3] = {h, f1, f2};
+
+	for (unsigned int i = 0; i < 3; i++)
+		snprintf(m[i], sizeof(m[i]), v[i] ? ", mtu: %u" : "", v[i]);
+	snprintf(buf, len,
+			"switch: {name: m, id: 3, lb: %s}\n"
+			"ports:\n"
+			"  - {port: 0, role: host%s}\n"
+			"  - {port: 1, role: fabric%s}\n"
+			"  - {port: 2, role: %s%s}\n"
+			"routes:\n"
+			"  - prefix: \"10.2.0.0/16\"\n"
+			"    paths: [{port: 1, nexthop_mac: \"02:00:00:00:bb:01\"}]\n",
+			lb, m[0], m[1], host2 ? "host" : "fabric", m[2]);
+	return buf;
+}
+
+static void
+test_mtu_rule(void)
+{
+	static struct rtr_config cfg;
+	char y[1024], err[512];
+	bool dev[3] = {false, false, false};
+
+	/* The header comes from the registry: the modes whose DstToR takes
+	 * frames with the LB header add it (ConWeave, spray), on a ToR. */
+	CHECK_EQ(rtr_lb_mode_fabric_hdr(RTR_LB_CONWEAVE, false), RTR_LB_HDR_LEN);
+	CHECK_EQ(rtr_lb_mode_fabric_hdr(RTR_LB_SPRAY, false), RTR_LB_HDR_LEN);
+	CHECK_EQ(rtr_lb_mode_fabric_hdr(RTR_LB_ECMP, false), 0);
+	CHECK_EQ(rtr_lb_mode_fabric_hdr(RTR_LB_SEQBALANCE, false), 0);
+	CHECK_EQ(rtr_lb_mode_fabric_hdr(RTR_LB_CAVER, false), 0);
+	CHECK_EQ(rtr_lb_mode_fabric_hdr(RTR_LB_CONWEAVE, true), 0); /* a spine forwards it */
+	CHECK_EQ(rtr_lb_mode_fabric_hdr(RTR_LB_MAX, false), 0);
+
+	/* Fabric 9000 below host 9000 plus the 4-byte header: ConWeave, spray. */
+	ERR_Y(mtu_yaml(y, sizeof(y), "conweave", 9000, 9000, 9100, false),
+			"t.yaml:4: ports[1].mtu: fabric port 1's mtu 9000 cannot carry host port "
+			"0's largest frame (mtu 9000) plus the 4-byte LB header of conweave "
+			"(switch.lb): needs 9004 or more (doc/config.md, mtu)");
+	ERR_Y(mtu_yaml(y, sizeof(y), "spray", 9000, 9100, 9000, false),
+			"t.yaml:5: ports[2].mtu: fabric port 2's mtu 9000 cannot carry host port "
+			"0's largest frame (mtu 9000) plus the 4-byte LB header of spray "
+			"(switch.lb): needs 9004 or more (doc/config.md, mtu)");
+	ERR_C("switch = { lb = \"conweave\"; };\n"
+	      "ports = (\n"
+	      "  { port = 0; role = \"host\"; mtu = 4200; },\n"
+	      "  { port = 1; role = \"fabric\";\n"
+	      "    mtu = 4200; }\n"
+	      ");\n",
+			"t.cfg:5: ports[1].mtu: fabric port 1's mtu 4200 cannot carry host port "
+			"0's largest frame (mtu 4200) plus the 4-byte LB header of conweave "
+			"(switch.lb): needs 4204 or more (doc/config.md, mtu)");
+	/* Against the host port of the largest mtu. */
+	ERR_Y(mtu_yaml(y, sizeof(y), "conweave", 4200, 9000, 9000, true),
+			"t.yaml:4: ports[1].mtu: fabric port 1's mtu 9000 cannot carry host port "
+			"2's largest frame (mtu 9000) plus the 4-byte LB header of conweave "
+			"(switch.lb): needs 9004 or more (doc/config.md, mtu)");
+	/* Modes without a header on the fabric: equal MTUs are fine. */
+	OK("yaml", mtu_yaml(y, sizeof(y), "ecmp", 9000, 9000, 9000, false), &cfg);
+	rtr_config_free(&cfg);
+	OK("yaml", mtu_yaml(y, sizeof(y), "seqbalance", 9000, 9000, 9000, false), &cfg);
+	rtr_config_free(&cfg);
+	OK("yaml", mtu_yaml(y, sizeof(y), "caver", 9000, 9000, 9000, false), &cfg);
+	rtr_config_free(&cfg);
+	/* Fabric 9100 (the shipped configs), and the boundary 9004. */
+	OK("yaml", mtu_yaml(y, sizeof(y), "conweave", 9000, 9100, 9004, false), &cfg);
+	rtr_config_free(&cfg);
+	OK("yaml", mtu_yaml(y, sizeof(y), "spray", 9000, 9100, 9100, false), &cfg);
+	rtr_config_free(&cfg);
+	ERR_Y(mtu_yaml(y, sizeof(y), "spray", 9000, 9100, 9003, false),
+			"t.yaml:5: ports[2].mtu: fabric port 2's mtu 9003 cannot carry host port "
+			"0's largest frame (mtu 9000) plus the 4-byte LB header of spray "
+			"(switch.lb): needs 9004 or more (doc/config.md, mtu)");
+	/* An unset mtu is the device's: checked at start-up, not here. */
+	OK("yaml", mtu_yaml(y, sizeof(y), "conweave", 9000, 0, 0, false), &cfg);
+	rtr_config_free(&cfg);
+	OK("yaml", mtu_yaml(y, sizeof(y), "conweave", 0, 1500, 1500, false), &cfg);
+	rtr_config_free(&cfg);
+	/* A spine: fabric ports only; it forwards the header as it is. */
+	OK("yaml",
+			"switch: {role: spine, lb: conweave}\nports:\n"
+			"  - {port: 0, role: fabric, mtu: 9000}\n  - {port: 1, role: fabric, mtu: "
+			"9000}\n",
+			&cfg);
+	rtr_config_free(&cfg);
+
+	/* --lb: a config of mode ecmp that loads, checked again with the
+	 * header of the mode --lb runs (what app/main.c does). */
+	OK("yaml", mtu_yaml(y, sizeof(y), "ecmp", 9000, 9100, 9000, false), &cfg);
+	CHECK_EQ(rtr_config_check_mtu(&cfg, rtr_lb_mode_fabric_hdr(RTR_LB_ECMP, false),
+				 "of ecmp (--lb)", NULL, err, sizeof(err)),
+			0);
+	CHECK_STR(err, "");
+	CHECK_EQ(rtr_config_check_mtu(&cfg, rtr_lb_mode_fabric_hdr(RTR_LB_SPRAY, false),
+				 "of spray (--lb)", NULL, err, sizeof(err)),
+			-1);
+	CHECK_STR(err, "t.yaml:5: ports[2].mtu: fabric port 2's mtu 9000 cannot carry host port "
+		       "0's largest frame (mtu 9000) plus the 4-byte LB header of spray (--lb): "
+		       "needs 9004 or more (doc/config.md, mtu)");
+	rtr_config_free(&cfg);
+
+	/* Start-up: unset mtus filled in with the devices' (app/ports.c). */
+	OK("yaml", mtu_yaml(y, sizeof(y), "conweave", 9000, 0, 9100, false), &cfg);
+	cfg.ports[1].mtu = 1500;
+	dev[1] = true;
+	CHECK_EQ(rtr_config_check_mtu(&cfg, RTR_LB_HDR_LEN, "of conweave (switch.lb)", dev, err,
+				 sizeof(err)),
+			-1);
+	/* No "mtu" key: the line of the port's entry. */
+	CHECK_STR(err, "t.yaml:4: ports[1].mtu: fabric port 1's mtu 1500 (unset: the device's) "
+		       "cannot carry host port 0's largest frame (mtu 9000) plus the 4-byte LB "
+		       "header of conweave (switch.lb): needs 9004 or more (doc/config.md, mtu)");
+	/* The host's from the device, the fabric's from the config. */
+	cfg.ports[1].mtu = 9100;
+	dev[1] = false;
+	cfg.ports[0].mtu = 9100;
+	dev[0] = true;
+	CHECK_EQ(rtr_config_check_mtu(&cfg, RTR_LB_HDR_LEN, "of conweave (switch.lb)", dev, err,
+				 sizeof(err)),
+			-1);
+	CHECK_STR(err, "t.yaml:4: ports[1].mtu: fabric port 1's mtu 9100 cannot carry host port "
+		       "0's largest frame (mtu 9100, unset: the device's) plus the 4-byte LB "
+		       "header of conweave (switch.lb): needs 9104 or more (doc/config.md, mtu)");
+	/* Both the devices': no error (app/main.c warns). */
+	cfg.ports[1].mtu = 1500;
+	dev[1] = true;
+	cfg.ports[2].mtu = 1500;
+	dev[2] = true;
+	cfg.ports[0].mtu = 1500;
+	CHECK_EQ(rtr_config_check_mtu(&cfg, RTR_LB_HDR_LEN, "of conweave (switch.lb)", dev, err,
+				 sizeof(err)),
+			0);
+	rtr_config_free(&cfg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1720,5 +1867,6 @@ main(int argc, char **argv)
 	test_files(dir);
 	test_lb_names();
 	test_faults();
+	test_mtu_rule();
 	return rtr_test_done("config");
 }

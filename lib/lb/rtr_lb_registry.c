@@ -110,7 +110,8 @@ RTE_INIT(lb_modes_to_config)
 		lb_spine_ops[i].fabric_parse_flags = ops->fabric_parse_flags;
 	}
 	for (unsigned int i = 0; i < RTE_DIM(lb_modes); i++)
-		m[i] = (struct rtr_config_lb_mode){lb_modes[i]->name, lb_modes[i]->config};
+		m[i] = (struct rtr_config_lb_mode){lb_modes[i]->name, lb_modes[i]->config,
+				rtr_lb_mode_fabric_hdr(i, false)};
 	if (rtr_config_set_lb_modes(m, RTE_DIM(lb_modes)) != 0)
 		abort();
 }
@@ -177,4 +178,14 @@ rtr_lb_mode_ops(unsigned int id, bool on_spine)
 	if (on_spine && d->spine == RTR_LB_SPINE_ECMP)
 		return &lb_spine_ops[id];
 	return d->ops;
+}
+
+unsigned int
+rtr_lb_mode_fabric_hdr(unsigned int id, bool on_spine)
+{
+	const struct rtr_lb_ops *ops = rtr_lb_mode_ops(id, on_spine);
+
+	if (ops == NULL || !(ops->deliver_flags & RTR_MF_LB_HDR))
+		return 0;
+	return RTR_PARSE_HDR_LEN(ops->fabric_parse_flags);
 }

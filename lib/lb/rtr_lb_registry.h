@@ -40,6 +40,16 @@ const char *rtr_lb_mode_list(char *buf, size_t len, const char *sep, bool implem
 const struct rtr_lb_ops *rtr_lb_mode_ops(unsigned int id, bool on_spine);
 
 /*
+ * The bytes of LB header mode id adds to a host's frame it sends on a
+ * fabric port (on_spine: on a spine, see rtr_lb_mode_ops), 0 when none or
+ * when the build does not implement it. A mode whose DstToR takes frames
+ * with its header (deliver_flags has RTR_MF_LB_HDR) is one whose SrcToR
+ * stamps it: its length is the one its fabric parse flags describe. What
+ * the MTU rule adds to a host port's MTU (rtr_config_check_mtu).
+ */
+unsigned int rtr_lb_mode_fabric_hdr(unsigned int id, bool on_spine);
+
+/*
  * The limits a mode's descriptor must stay within, checked for every mode
  * of the registry before main() (the program exits with err on stderr):
  * its config section at most RTR_LB_CFG_SIZE bytes, its counters within

@@ -213,11 +213,13 @@ def dsttor_config(lb, section, mtu=0):
     """The DstToR the runner sets up: hosts 10.1/16 on port 0, the senders'
     ToR (10.2/16) over the 4 uplinks (port 1's MAC is the one benchgen's dst
     frames are addressed to), mode lb with its section; mtu 4200 for 4 KB
-    payloads (the mbufs grow with it)."""
+    payloads (the mbufs grow with it), 100 more on the fabric ports (they
+    must carry a host's largest frame plus the LB header: doc/config.md)."""
     m = ", mtu: %d" % mtu if mtu else ""
+    mf = ", mtu: %d" % (mtu + 100) if mtu else ""
     return ("switch: {name: bench-dst, id: 2, lb: %s}\nports:\n" % lb +
             '  - {port: 0, role: host, mac: "02:00:00:00:01:00"%s}\n' % m +
-            "".join('  - {port: %d, role: fabric, mac: "02:00:00:00:01:%02x"%s}\n' % (i, i, m)
+            "".join('  - {port: %d, role: fabric, mac: "02:00:00:00:01:%02x"%s}\n' % (i, i, mf)
                     for i in range(1, 5)) +
             "routes:\n"
             '  - {prefix: "10.1.0.0/16", port: 0, nexthop_mac: "%s"}\n' % HOST_NEXTHOP +

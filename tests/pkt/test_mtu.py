@@ -7,7 +7,9 @@ segments. With ports[].mtu unset (1500) it is dropped as `oversize`, not
 `malformed`, and accounted; with mtu 4200 the same frame is forwarded
 whole, its ICRC intact (issue 30, doc/counters.md). The start-up lines say
 each port's MTU and where it came from, and warn below RoCE's 4096 and
-when a port with several RX queues has no RSS."""
+when a port with several RX queues has no RSS. The MTU rule (a fabric port
+carries a host port's largest frame plus the mode's LB header) with the
+devices' MTUs, --lb and --telemetry-rw (doc/config.md, mtu)."""
 import os
 import re
 import sys
@@ -78,8 +80,9 @@ def main():
         t.eq(Ether(out[0])[IP].ttl, 63, "mtu 4200: routed (TTL)")
 
     # A mode that inserts its LB header (ConWeave): a fabric port needs 4
-    # bytes more; the host port at 4156 is enough.
-    cfg = (CONFIG % (", mtu: 4156", ", mtu: 4156")).replace("lb: ecmp", "lb: conweave")
+    # bytes more for RoCE 4096, and the header counts on fabric ports only
+    # (the host port keeps the device's 1500, which 4156 carries with it).
+    cfg = (CONFIG % ("", ", mtu: 4156")).replace("lb: ecmp", "lb: conweave")
     r = harness.run(cfg, [[small], []], tag="mtu")
     t.eq(r.rc, 0, "conweave: exit " + r.stderr[-400:])
     if t.check(r.stats is not None, "conweave: stats document"):
@@ -88,7 +91,53 @@ def main():
     t.check("rocetor: port 1: warning: mtu 4156 carries RoCE over IPv4 up to a 2048-byte "
             "path MTU; 4096 needs mtu 4160 with the LB header" in r.stdout,
             "conweave: the fabric port's warning counts the LB header: " + r.stdout[-800:])
-    t.check("rocetor: port 0: warning" not in r.stdout, "conweave: no warning for the host port")
+    t.check("rocetor: port 0: warning: mtu 1500 carries RoCE over IPv4 up to a 1024-byte "
+            "path MTU; 4096 needs mtu 4156 (ports[].mtu)" in r.stdout,
+            "conweave: the host port's warning without the LB header: " + r.stdout[-800:])
+
+    # The MTU rule (doc/config.md, mtu): a fabric port must carry a host
+    # port's largest frame plus the header the mode adds on fabric ports.
+    # With an mtu unset, checked once the device's is known (net_pcap:
+    # 1500): an error naming both ports, the numbers and which came from
+    # the device, exit status 2 like any config error.
+    def rule(tag, cfg, want_rc, want, args=()):
+        r = harness.run(cfg, [[small], []], tag="mtu", args=args)
+        t.eq(r.rc, want_rc, "%s: exit: %s" % (tag, r.stderr[-400:]))
+        if want_rc:
+            t.check(r.stderr.rstrip("\n").endswith("switch.yaml:" + want),
+                    "%s: the message: %r" % (tag, r.stderr[-400:]))
+        elif want:
+            t.check(want in r.stdout, "%s: %r: %s" % (tag, want, r.stdout[-1200:]))
+        else:
+            t.check("cannot carry" not in r.stdout + r.stderr,
+                    "%s: nothing about the MTU rule: %s" % (tag, r.stdout[-800:]))
+        return r
+
+    tail = " plus the 4-byte LB header of %s: needs %d or more (doc/config.md, mtu)"
+    cw = CONFIG.replace("lb: ecmp", "lb: conweave")
+    rule("conweave, fabric unset", cw % (", mtu: 9000", ""), 2,
+         "5: ports[1].mtu: fabric port 1's mtu 1500 (unset: the device's) cannot carry host "
+         "port 0's largest frame (mtu 9000)" + tail % ("conweave (switch.lb)", 9004))
+    rule("spray, host unset", CONFIG.replace("lb: ecmp", "lb: spray") % ("", ", mtu: 1500"), 2,
+         "5: ports[1].mtu: fabric port 1's mtu 1500 cannot carry host port 0's largest frame "
+         "(mtu 1500, unset: the device's)" + tail % ("spray (switch.lb)", 1504))
+    # ECMP adds nothing: the host's 1500 fits the device's 1500 (ConWeave's
+    # would not: the case below with both unset).
+    rule("ecmp, fabric unset", CONFIG % (", mtu: 1500", ""), 0, "")
+    rule("--lb conweave", CONFIG % (", mtu: 9000", ", mtu: 9000"), 2,
+         "5: ports[1].mtu: fabric port 1's mtu 9000 cannot carry host port 0's largest frame "
+         "(mtu 9000)" + tail % ("conweave (--lb)", 9004), args=["--lb", "conweave"])
+    rule("--telemetry-rw", CONFIG % (", mtu: 9000", ", mtu: 9000"), 2,
+         "5: ports[1].mtu: fabric port 1's mtu 9000 cannot carry host port 0's largest frame "
+         "(mtu 9000)" + tail % ("conweave, which --telemetry-rw lets /rocetor/lb/set switch "
+                                "to", 9004), args=["--telemetry-rw"])
+    rule("--telemetry-rw, fabric 9100", CONFIG % (", mtu: 9000", ", mtu: 9100"), 0, "",
+         args=["--telemetry-rw"])
+    # Both the devices' (nothing in the file says otherwise): a warning.
+    rule("conweave, both unset", cw % ("", ""), 0,
+         "rocetor: port 1: warning: mtu 1500 (the device's) cannot carry host port 0's "
+         "largest frame (mtu 1500, the device's) plus the 4-byte LB header of conweave "
+         "(switch.lb): set ports[].mtu, 1504 or more on this port (doc/config.md)")
 
     # Two RX queues on a device without RSS (net_pcap): said at start, as
     # everything will arrive on queue 0.

@@ -348,7 +348,11 @@ switch_yaml(const struct sim_topo *t, uint32_t x, const uint32_t *mask, const ch
 		uint16_t mtu_in, const char *sections, char *buf, size_t len)
 {
 	const struct sim_node *n = &t->nodes[x];
-	unsigned int mtu = mtu_in ? mtu_in : 9000, id, best_count = 0;
+	/* Fabric ports 100 bytes above the hosts': a fabric port must carry a
+	 * host's largest frame plus the LB header a mode adds there (the MTU
+	 * rule of doc/config.md; spines run their ToRs' uplink MTU). */
+	unsigned int mtu = mtu_in ? mtu_in : 9000, fmtu = mtu + 100 < 9600 ? mtu + 100 : 9600;
+	unsigned int id, best_count = 0;
 	bool tor = n->kind == SIM_TOR;
 	uint32_t own = tor ? n->index : UINT32_MAX, dflt = 0;
 	size_t off = 0;
@@ -361,7 +365,8 @@ switch_yaml(const struct sim_topo *t, uint32_t x, const uint32_t *mask, const ch
 		const struct sim_port *pt = &n->ports[q];
 
 		put(buf, len, &off, "  - {port: %u, role: %s, speed_gbps: %u, mtu: %u, ", q,
-				pt->fabric ? "fabric" : "host", cfg_gbps(pt->gbps), mtu);
+				pt->fabric ? "fabric" : "host", cfg_gbps(pt->gbps),
+				pt->fabric ? fmtu : mtu);
 		if (pt->down)
 			put(buf, len, &off, "admin_down: true, ");
 		if (pt->fabric) {

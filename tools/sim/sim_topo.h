@@ -108,7 +108,7 @@ struct sim_leafspine {
 	double uplink_gbps; /* ToR <-> spine links; 0: host_gbps */
 	uint64_t link_delay_ns;
 	const char *lb; /* switch.lb; NULL: ecmp */
-	uint16_t mtu;   /* the switches' port MTU; 0: 9000 */
+	uint16_t mtu; /* the switches' host-port MTU (0: 9000); fabric ports 100 more, up to 9600 */
 	/* YAML appended to every switch's config: top-level sections other
 	 * than switch, ports and routes (qos, an LB mode's section, faults),
 	 * what a run's --config gives. NULL: none (rocetor's defaults). */
@@ -123,7 +123,7 @@ struct sim_fattree {
 	double gbps;    /* every link */
 	uint64_t link_delay_ns;
 	const char *lb;             /* switch.lb; NULL: ecmp */
-	uint16_t mtu;               /* 0: 9000 */
+	uint16_t mtu;               /* as sim_leafspine.mtu */
 	const char *sections;       /* as sim_leafspine.sections */
 	const char *down_links;     /* as sim_leafspine.down_links ("tor0:agg1") */
 	unsigned int hosts_per_tor; /* 0: k/2 (1:1); k: the artifact's 2:1 */

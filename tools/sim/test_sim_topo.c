@@ -151,6 +151,11 @@ test_leafspine(unsigned int T, unsigned int S, unsigned int H, double oversub_wa
 		}
 		CHECK_EQ(n->cfg->n_ports, n->n_ports);
 		CHECK(n->lb_ops != NULL, "%s: no LB ops", n->name);
+		/* Hosts 9000, fabric ports 100 more (the MTU rule's room for
+		 * an LB header, doc/config.md). */
+		for (k = 0; k < n->cfg->n_ports; k++)
+			CHECK_EQ(n->cfg->ports[k].mtu,
+					n->cfg->ports[k].role == RTR_PORT_FABRIC ? 9100 : 9000);
 		if (n->kind == SIM_TOR) {
 			CHECK_EQ(n->cfg->sw.role, RTR_ROLE_TOR);
 			CHECK_EQ(n->fabric_ports, ((1u << S) - 1) << H);

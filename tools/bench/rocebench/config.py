@@ -44,6 +44,9 @@ RX_PORT = {"src": 0, "dst": 1}  # the port the pcap is replayed into
 DST_STAMPS = ("spray",)
 STAGES = ["rx", "parse", "route", "lb", "egress", "tx"]
 MTU_4K = 4200  # 4096-byte payload frames are 4154 B (4158 with the ConWeave header)
+# The fabric ports of a SrcToR with host mtu MTU_4K: room for the LB header
+# a mode adds on fabric ports (rocetor's MTU rule, doc/config.md "mtu").
+MTU_4K_FABRIC = MTU_4K + 100
 # Memory estimate only (the pool's size in mbufs comes from the switch):
 MBUF_OVERHEAD = 320  # per mbuf beyond its data room: rte_mbuf, private area, pool header
 SLACK_MB = 256
@@ -156,7 +159,9 @@ def mem_mb(mbufs, room, lb=None, flows=0, workers=1):
 
 def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
     """The rocetor config of a run: five ports (0 host, 1-4 fabric), the
-    pcap's port with the MTU of `size`, mode lb with a flow table of
+    pcap's port with the MTU of `size` (when that is the host port, the
+    fabric ports 100 more: a fabric port must carry a host's largest frame
+    plus the LB header), mode lb with a flow table of
     flow_table_size(flows) when it keeps one; switch.mbufs when mbufs is
     not None."""
     mtu = mtu_for(size)
@@ -169,6 +174,8 @@ def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
         e = "  - {port: %d, role: %s, l2_filter: false" % (p, "host" if p == 0 else "fabric")
         if mtu and p == RX_PORT[role]:
             e += ", mtu: %d" % mtu
+        elif mtu and p != 0 and RX_PORT[role] == 0:
+            e += ", mtu: %d" % MTU_4K_FABRIC
         lines.append(e + "}")
     lines += ["routes:",
               '  - {prefix: "10.1.0.0/16", port: 0, nexthop_mac: "%s"}' % NEXTHOP_HOST,
