@@ -26,6 +26,7 @@
 #include "args.h"
 #include "control.h"
 #include "lb.h"
+#include "nic.h"
 #include "ports.h"
 #include "rtr_lb_registry.h"
 #include "setup.h"
@@ -170,18 +171,19 @@ print_summary(const struct rtr_app *app)
 		struct rte_eth_dev_info info;
 
 		const struct rtr_port_cfg *pc = &app->cfg.ports[i];
+		char nic[256];
 
 		if (rte_eth_dev_info_get(pr->port_id, &info) != 0)
 			info.driver_name = "?";
 		printf("rocetor: port %u %-6s %02x:%02x:%02x:%02x:%02x:%02x %s rxq %u txq %u %s "
-		       "socket %d mtu %u (%s) desc %u/%u\n",
+		       "socket %d mtu %u (%s) desc %u/%u%s\n",
 				pr->port_id, pr->role == RTR_PORT_HOST ? "host" : "fabric",
 				pr->mac[0], pr->mac[1], pr->mac[2], pr->mac[3], pr->mac[4],
 				pr->mac[5], info.driver_name, app->rxq[i], app->txq[i],
 				atomic_load(&pr->link_up) ? "up" : "down",
 				rte_eth_dev_socket_id(pr->port_id), pc->mtu,
 				app->mtu_from_device[i] ? "device" : "config", app->nb_rxd[i],
-				app->nb_txd[i]);
+				app->nb_txd[i], rtr_nic_port_line(app, i, nic, sizeof(nic)));
 		roce_mtu_warning(app, pr, pc->mtu);
 	}
 	fflush(stdout);
@@ -307,6 +309,10 @@ main(int argc, char **argv)
 		printf("rocetor: pdump unavailable: %s\n", rte_strerror(rte_errno));
 	if (rtr_telemetry_register(app) < 0)
 		printf("rocetor: telemetry commands not registered\n");
+	/* The driver's pause / discard xstats, found by name now that the
+	 * ports are started (app/nic.c). */
+	for (unsigned int i = 0; i < app->n_cfg_ports; i++)
+		rtr_nic_port_xstats(app, i);
 	print_summary(app);
 
 	signal(SIGINT, on_signal);

@@ -24,6 +24,7 @@
 #include <rte_mempool.h>
 
 #include "budget.h"
+#include "nic.h"
 #include "numa.h"
 #include "ports.h"
 #include "rtr_rss.h"
@@ -249,6 +250,8 @@ port_configure(struct rtr_app *app, unsigned int i)
 		fprintf(stderr, "port %u: cannot read device info: %s\n", pc->port, strerror(-rc));
 		return rc;
 	}
+	/* What the capability table says of this driver (app/nic_caps.c). */
+	rtr_nic_port_check(app, i, &info);
 	if (app->rxq[i] > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "nic_caps.h"
 #include "rtr_config.h"
 #include "rtr_pipeline.h"
 
@@ -56,6 +57,9 @@ struct rtr_app {
 	bool nic_closed;
 	uint64_t nic_rx_nombuf[RTR_MAX_PORTS], nic_imissed[RTR_MAX_PORTS];
 	uint64_t nic_ierrors[RTR_MAX_PORTS];
+	/* Per configured port: its capability entry and the driver's pause /
+	 * discard xstats (app/nic.c), read with the NIC counters above. */
+	struct rtr_nic_port nic[RTR_MAX_PORTS];
 	uint64_t start_tsc;
 	uint64_t last_stats_tsc;
 	bool pdump_ready;

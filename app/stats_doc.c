@@ -16,6 +16,7 @@
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 
+#include "nic.h"
 #include "stats_doc.h"
 
 void
@@ -60,6 +61,7 @@ rtr_app_nic_snapshot(struct rtr_app *app)
 			app->nic_ierrors[i] = es.ierrors;
 		}
 	}
+	rtr_nic_snapshot(app);
 }
 
 /* The egress report of the document's port i (its members). */
@@ -69,6 +71,9 @@ port_egress_json(struct rtr_json *w, unsigned int i, void *arg)
 	struct rtr_app *app = arg;
 	struct rtr_eg_port_report rep;
 
+	/* The driver's pause / discard xstats, where it has them (app/nic.c),
+	 * beside the NIC counters; then the egress report. */
+	rtr_nic_json(w, app, i);
 	rtr_app_egress_report(app, app->port_ids[i], &rep);
 	rtr_egress_report_json(w, &rep);
 }

@@ -33,6 +33,7 @@
 #include <rte_telemetry.h>
 
 #include "lb.h"
+#include "nic.h"
 #include "stats_doc.h"
 #include "telemetry.h"
 #include "rtr_lb_registry.h"
@@ -178,6 +179,46 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_container(d, key, pd, 0);
 	}
 	rte_free(s);
+	return 0;
+}
+
+/*
+ * /rocetor/nic: per configured port, what the NIC itself counts and what
+ * the capability table says of its driver (app/nic_caps.c): rx_nombuf,
+ * imissed, ierrors (rte_eth_stats) and the driver's pause / discard xstats
+ * where it has them (doc/counters.md "NIC counters"), read now.
+ */
+static int
+tel_nic(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	if (!ready())
+		return -EAGAIN;
+	rtr_app_nic_snapshot(tel_app);
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < tel_app->n_cfg_ports; i++) {
+		const struct rtr_nic_caps *caps = tel_app->nic[i].caps;
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		struct rte_eth_dev_info info;
+		char key[16];
+
+		if (pd == NULL)
+			break;
+		snprintf(key, sizeof(key), "%u", tel_app->port_ids[i]);
+		rte_tel_data_start_dict(pd);
+		if (rte_eth_dev_info_get(tel_app->port_ids[i], &info) == 0)
+			rte_tel_data_add_dict_string(pd, "driver", info.driver_name);
+		rte_tel_data_add_dict_string(pd, "caps", caps != NULL ? caps->driver : "none");
+		rte_tel_data_add_dict_string(pd, "flow_control", rtr_nic_fc_support(caps));
+		add_u64(pd, "rx_nombuf", tel_app->nic_rx_nombuf[i]);
+		add_u64(pd, "imissed", tel_app->nic_imissed[i]);
+		add_u64(pd, "ierrors", tel_app->nic_ierrors[i]);
+		for (unsigned int c = 0; c < RTR_NIC_CTR_MAX; c++)
+			if (rtr_nic_has(tel_app, i, c))
+				add_u64(pd, rtr_nic_ctr_names[c], tel_app->nic[i].value[c]);
+		rte_tel_data_add_dict_container(d, key, pd, 0);
+	}
 	return 0;
 }
 
@@ -563,6 +604,19 @@ fam_egress(struct rte_tel_data *help, struct rte_tel_data *type)
 			"nanoseconds the class was paused by received PFC");
 }
 
+static void
+fam_nic(struct rte_tel_data *help, struct rte_tel_data *type)
+{
+	tel_counter(help, type, "rx_nombuf", RTR_COUNTER,
+			"frames the NIC lost for want of an mbuf (rte_eth_stats)");
+	tel_counter(help, type, "imissed", RTR_COUNTER,
+			"frames the NIC lost for want of an RX descriptor (rte_eth_stats)");
+	tel_counter(help, type, "ierrors", RTR_COUNTER,
+			"frames the NIC received in error (rte_eth_stats)");
+	for (unsigned int c = 0; c < RTR_NIC_CTR_MAX; c++)
+		tel_counter(help, type, rtr_nic_ctr_names[c], RTR_COUNTER, rtr_nic_ctr_help[c]);
+}
+
 static const struct tel_family {
 	const char *name;
 	const char *help;
@@ -582,6 +636,10 @@ static const struct tel_family {
 				"per port and class (/rocetor/egress classN, the stats document's "
 				"ports[].classes[])",
 				fam_egress},
+		{"nic",
+				"per port, counted by the NIC (/rocetor/nic, the stats document's "
+				"ports[])",
+				fam_nic},
 };
 
 static int
@@ -814,6 +872,9 @@ static const struct tel_cmd {
 		{"/rocetor/stats", tel_stats,
 				"Switch totals: drops by reason, forwarded, consumed, held."},
 		{"/rocetor/ports", tel_ports, "Per-port counters and link state."},
+		{"/rocetor/nic", tel_nic,
+				"Per-port NIC counters (rx_nombuf, imissed, ierrors, the driver's "
+				"pause and discard xstats) and its capability entry."},
 		{"/rocetor/lb", tel_lb, "LB mode, LB counters, per-path TX and live masks."},
 		{"/rocetor/lb/flows", tel_lb_flows,
 				"Per-flow LB state: the running mode's view of each flow (path, "
