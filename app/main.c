@@ -157,7 +157,8 @@ shutdown_all(struct rtr_app *app, int status)
 		printf("rocetor: mempool in use after ports closed: %u of %u%s\n", in_use,
 				app->n_mbufs, leak ? " (LEAK)" : "");
 		if (in_use && !leak)
-			printf("rocetor: net_af_xdp keeps its rings' mbufs after close (at most %u): "
+			printf("rocetor: net_af_xdp keeps its rings' mbufs after close (at most "
+			       "%u): "
 			       "not a leak\n",
 					kept);
 		if (leak && status == RTR_EXIT_OK)
