@@ -210,7 +210,7 @@ def app(lab, host, *args):
 
 
 class Switch:
-    def __init__(self, lab, pmd, work, tag, cfg, lcores, queues, args=()):
+    def __init__(self, lab, pmd, work, tag, cfg, lcores, queues, args=(), devargs="", more=()):
         self.prefix = harness.eal_prefix(tag)
         self.stats_path = os.path.join(work, tag + ".json")
         path = os.path.join(work, tag + ".yaml")
@@ -219,10 +219,12 @@ class Switch:
         vdevs = []
         for i in range(4):
             if pmd == "af_packet":
-                vdevs += ["--vdev", "net_af_packet%d,iface=p%d,qpairs=%d" % (i, i, queues)]
+                vdevs += ["--vdev", "net_af_packet%d,iface=p%d,qpairs=%d%s"
+                          % (i, i, queues, devargs)]
             else:
-                vdevs += ["--vdev", "net_af_xdp%d,iface=p%d,start_queue=0,queue_count=%d"
-                          % (i, i, queues)]
+                vdevs += ["--vdev", "net_af_xdp%d,iface=p%d,start_queue=0,queue_count=%d%s"
+                          % (i, i, queues, devargs)]
+        vdevs += list(more)
         cmd = ["ip", "netns", "exec", lab.ns["sw"], harness.ROCETOR, "-l", lcores, "--no-pci",
                "--no-huge", "-m", "1024", "--file-prefix", self.prefix,
                "--log-level", "lib.eal:error"] + vdevs + [
@@ -296,18 +298,22 @@ def check_stats(t, pmd, what, st, before, after, queues, out=None):
     ok, why = harness.accounted(dict(st, mempool_in_use=0))
     t.check(ok, "%s: accounting: %s" % (what, why))
     drops = {k: v for k, v in st["drops"].items() if v}
+    # The hosts' kernels multicast IPv6 router solicitations and MLD
+    # reports, which the switch does not route: no_route. Nothing else.
+    t.check(set(drops) <= {"no_route"}, "%s: drops %s" % (what, drops))
     print("%s: rx %d forwarded %d consumed %d originated %d dropped %s handoff %d/%d" %
           (what, sum(p["rx_packets"] for p in st["ports"]), st["forwarded"], st["consumed"],
            st["originated"], drops or 0, st["handoff_tx"], st["handoff_rx"]))
     # Every frame the switch sent on port i arrived at host end i, and
     # nothing else did (the switch's kernel sends nothing there).
-    sent = [p["tx_packets"] for p in sorted(st["ports"], key=lambda p: p["port"])]
+    veths = sorted((p for p in st["ports"] if p["port"] < 4), key=lambda p: p["port"])
+    sent = [p["tx_packets"] for p in veths]
     got = [a[0] - b[0] for a, b in zip(after, before)]
     t.eq(got, sent, "(%s: frames the hosts' veths received = the switch's tx_packets)" % what)
     # What the hosts sent, against what the switch received (hosts may
     # have sent before the PMD opened its socket, never less).
     hosts_tx = [a[1] - b[1] for a, b in zip(after, before)]
-    rx = [p["rx_packets"] for p in sorted(st["ports"], key=lambda p: p["port"])]
+    rx = [p["rx_packets"] for p in veths]
     t.check(all(r <= h for r, h in zip(rx, hosts_tx)),
             "%s: switch rx %s exceeds what the hosts sent %s" % (what, rx, hosts_tx))
     lost = sum(p.get("ierrors", 0) + p.get("imissed", 0) + p.get("rx_nombuf", 0) for p in st["ports"])
@@ -398,6 +404,71 @@ def run_one_worker(t, lab, pmd, work):
     return None
 
 
+def run_jumbo(t, lab, pmd, work):
+    """Jumbo frames between the hosts: MTU 9000 on af_packet, the most a
+    veth's XDP and net_af_xdp take (3000) on af_xdp. Neither PMD lets
+    ethdev set such an MTU the plain way (doc/testing.md "System tests"):
+    net_af_packet says 1518 is its largest frame (max_rx_pktlen), so its
+    ports keep MTU 1500 in rocetor, a net_pcap port that stays down gives
+    the mbufs their room (the data room follows the largest ports[].mtu),
+    and the PMD's ring frames (framesz) are made large enough; net_af_xdp
+    puts XDP's 256-byte headroom inside the mbuf, so its ports are given an
+    mtu 256 above the frames they must carry."""
+    mtu = 9000 if pmd == "af_packet" else 3000
+    what = "%s, MTU %d" % (pmd, mtu)
+    a, b = lab.ns["a"], lab.ns["b"]
+    for host, dev in (("a", "eth0"), ("b", "eth0"), ("c", "c1"), ("c", "c2")):
+        sh("ip", "link", "set", dev, "mtu", mtu, ns=lab.ns[host])
+    for i in range(4):
+        sh("ip", "link", "set", "p%d" % i, "mtu", mtu, ns=lab.ns["sw"])
+    cfg = CONFIG % {"lb": "ecmp", "sw_extra": "", "extra": ""}
+    devargs, more = "", []
+    if pmd == "af_packet":
+        empty = os.path.join(work, "empty.pcap")
+        harness.write_pcap(empty, [])
+        cfg = cfg.replace("routes:", "  - {port: 4, role: host, mtu: 9200, admin_down: true}\n"
+                          "routes:", 1)
+        # 4 frames of 9216 bytes a block (a block is whole pages; the PMD
+        # walks its ring in steps of framesz, so blocksz is a multiple).
+        devargs = ",blocksz=36864,framesz=9216,framecnt=512"
+        more = ["--vdev", "net_pcap4,rx_pcap=%s,tx_pcap=%s" % (empty, os.path.join(work, "p4.pcap"))]
+    else:
+        cfg = re.sub(r"role: (host|fabric), ip", r"role: \1, mtu: %d, ip" % (mtu + 256), cfg)
+    before = lab.rx_tx()
+    sw = Switch(lab, pmd, work, "jumbo", cfg, "0", 1, devargs=devargs, more=more)
+    try:
+        if not sw.ready():
+            sw.stop()
+            return sw.text()
+        # Full-size datagrams with DF, both ways, both families.
+        for host, addr, size in (("a", "10.2.0.1", mtu - 28), ("b", "10.1.0.1", mtu - 28),
+                                 ("a", "fd00:2::1", mtu - 48), ("c", "10.1.0.1", mtu - 28)):
+            p = sh("ping", "-n", "-q", "-c", 3, "-i", "0.05", "-W", 2, "-M", "do", "-s", size,
+                   *(["-I", "10.3.0.1"] if host == "c" else []), addr, check=False,
+                   ns=lab.ns[host], timeout=30)
+            t.check(" 3 received" in p.stdout, "%s: %s pings %s with %d-byte packets: %s"
+                    % (what, host, addr, mtu, p.stdout.strip()[-200:]))
+        tcp(lab, t, what + ", A->B IPv4", "b", "a", "10.2.0.1", 4000000, 6, 5021)
+        tcp(lab, t, what + ", B->A IPv6", "a", "b", "fd00:1::1", 4000000, 7, 5022)
+        tcp(lab, t, what + ", A->C IPv4 over the group", "c", "a", "10.3.0.1", 4000000, 8, 5023)
+    finally:
+        rc, st = sw.stop()
+        for host, dev in (("a", "eth0"), ("b", "eth0"), ("c", "c1"), ("c", "c2")):
+            sh("ip", "link", "set", dev, "mtu", 1500, ns=lab.ns[host])
+        for i in range(4):
+            sh("ip", "link", "set", "p%d" % i, "mtu", 1500, ns=lab.ns["sw"])
+    after = lab.rx_tx()
+    t.eq(rc, 0, "(%s: rocetor's exit status) %s" % (what, sw.p.text("err")[-800:]))
+    check_stats(t, pmd, what, st, before, after, 1, sw.p.text())
+    if st:
+        p0 = [p for p in st["ports"] if p["port"] == 0][0]
+        big = p0["rx_bytes"] / max(1, p0["rx_packets"])
+        # A's 4 MB stream to B and C is most of what port 0 received.
+        t.check(big > 1518, "%s: mean frame from A %.0f bytes: no jumbo frames" % (what, big))
+        print("%s: mean frame received from A %.0f bytes" % (what, big))
+    return None
+
+
 def run_two_workers(t, lab, pmd, work):
     """Two workers, two queues per port, RoCE from A to B in a stateful
     mode: every frame delivered intact; the hand-off figure printed."""
@@ -467,11 +538,13 @@ def main():
                 raise Skip("cannot build the namespaces and veths: %s" % e)
             lab.host_queues(1)
             fail = run_one_worker(t, lab, opts.pmd, work)
-            if fail is not None:
-                if opts.pmd == "af_xdp" and t.passed == 0 and t.failed == 0:
-                    raise Skip("net_af_xdp did not start on a veth: %s" % fail.strip()[-600:])
-                t.check(False, "rocetor on %s did not start: %s" % (opts.pmd, fail[-1500:]))
-            elif opts.pmd == "af_xdp":
+            if fail is not None and opts.pmd == "af_xdp" and t.passed == t.failed == 0:
+                raise Skip("net_af_xdp did not start on a veth: %s" % fail.strip()[-600:])
+            t.check(fail is None, "rocetor on %s did not start: %s" % (opts.pmd, (fail or "")[-1500:]))
+            fail = run_jumbo(t, lab, opts.pmd, work)
+            t.check(fail is None, "rocetor (jumbo) on %s did not start: %s"
+                    % (opts.pmd, (fail or "")[-1500:]))
+            if opts.pmd == "af_xdp":
                 print("%s: two workers: skipped: net_af_xdp (22.11) opens at most the "
                       "interface's combined channels (ETHTOOL_GCHANNELS max_combined) and a "
                       "veth has separate RX/TX channels only (combined 0: one queue), while "
