@@ -298,8 +298,8 @@ def check_stats(t, pmd, what, st, before, after, queues, out=None):
     ok, why = harness.accounted(dict(st, mempool_in_use=0))
     t.check(ok, "%s: accounting: %s" % (what, why))
     drops = {k: v for k, v in st["drops"].items() if v}
-    # The hosts' kernels multicast IPv6 router solicitations and MLD
-    # reports, which the switch does not route: no_route. Nothing else.
+    # The hosts' kernels multicast MLD reports (ff02::16), which the
+    # switch does not route: no_route. Nothing else is dropped.
     t.check(set(drops) <= {"no_route"}, "%s: drops %s" % (what, drops))
     print("%s: rx %d forwarded %d consumed %d originated %d dropped %s handoff %d/%d" %
           (what, sum(p["rx_packets"] for p in st["ports"]), st["forwarded"], st["consumed"],
