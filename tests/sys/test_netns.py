@@ -416,7 +416,6 @@ def run_jumbo(t, lab, pmd, work):
     mtu 256 above the frames they must carry."""
     mtu = 9000 if pmd == "af_packet" else 3000
     what = "%s, MTU %d" % (pmd, mtu)
-    a, b = lab.ns["a"], lab.ns["b"]
     for host, dev in (("a", "eth0"), ("b", "eth0"), ("c", "c1"), ("c", "c2")):
         sh("ip", "link", "set", dev, "mtu", mtu, ns=lab.ns[host])
     for i in range(4):
