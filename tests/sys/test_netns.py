@@ -253,7 +253,25 @@ def ping(lab, host, addr, n=5, src=None):
     cmd = ["ping", "-n", "-q", "-c", n, "-i", "0.05", "-W", "2"] + (["-I", src] if src else []) + [addr]
     p = sh(*cmd, check=False, ns=lab.ns[host], timeout=30)
     m = re.search(r"(\d+) packets transmitted, (\d+) received", p.stdout)
-    return int(m.group(2)) if m else -1
+    got = int(m.group(2)) if m else -1
+    if got != n:
+        print("ping %s from %s: %d of %d; veths: %s" % (addr, host, got, n, diag(lab)),
+              file=sys.stderr)
+    return got
+
+
+def diag(lab):
+    """Where frames went missing, for a failure message: the veths' drop
+    counters (both ends) and their XDP counters."""
+    out = []
+    for ns, dev in ((lab.ns["a"], "eth0"), (lab.ns["b"], "eth0"), (lab.ns["sw"], "p0"),
+                    (lab.ns["sw"], "p1")):
+        p = sh("ethtool", "-S", dev, check=False, ns=ns).stdout
+        nz = ["%s=%s" % kv for kv in re.findall(r"(\w+): (\d+)", p) if kv[1] != "0"
+              and ("drop" in kv[0] or "xdp" in kv[0] or "err" in kv[0])]
+        q = sh("ip", "-s", "link", "show", dev, check=False, ns=ns).stdout.split()
+        out.append("%s: %s %s" % (dev, " ".join(nz), " ".join(q[-14:])))
+    return "; ".join(out)
 
 
 def neigh_mac(lab, host, addr, dev):
@@ -445,8 +463,9 @@ def run_jumbo(t, lab, pmd, work):
             p = sh("ping", "-n", "-q", "-c", 3, "-i", "0.05", "-W", 2, "-M", "do", "-s", size,
                    *(["-I", "10.3.0.1"] if host == "c" else []), addr, check=False,
                    ns=lab.ns[host], timeout=30)
-            t.check(" 3 received" in p.stdout, "%s: %s pings %s with %d-byte packets: %s"
-                    % (what, host, addr, mtu, p.stdout.strip()[-200:]))
+            if not t.check(" 3 received" in p.stdout, "%s: %s pings %s with %d-byte packets: %s"
+                           % (what, host, addr, mtu, p.stdout.strip()[-200:])):
+                print("%s: veths: %s" % (what, diag(lab)), file=sys.stderr)
         tcp(lab, t, what + ", A->B IPv4", "b", "a", "10.2.0.1", 4000000, 6, 5021)
         tcp(lab, t, what + ", B->A IPv6", "a", "b", "fd00:1::1", 4000000, 7, 5022)
         tcp(lab, t, what + ", A->C IPv4 over the group", "c", "a", "10.3.0.1", 4000000, 8, 5023)
