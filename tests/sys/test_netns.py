@@ -188,13 +188,23 @@ class Lab:
         self.made = []
 
 
+# Every process the test starts (host programs, rocetor): stopped by PID at
+# the end, whatever happened.
+STARTED = []
+
+
+def start(cmd):
+    p = harness.dpdk.Proc(cmd, who="sys-netns")
+    STARTED.append(p)
+    return p
+
+
 class Host:
     """A hostapp.py (or any command) in a host namespace; ours, stopped by
     its PID."""
 
     def __init__(self, lab, host, *args):
-        self.p = harness.dpdk.Proc(["ip", "netns", "exec", lab.ns[host]] + [str(a) for a in args],
-                                   who="sys-netns")
+        self.p = start(["ip", "netns", "exec", lab.ns[host]] + [str(a) for a in args])
 
     def ready(self, timeout=10):
         return self.p.wait_for(lambda: "ready" in self.p.text(), timeout)
@@ -230,7 +240,7 @@ class Switch:
                "--log-level", "lib.eal:error"] + vdevs + [
                "--", "--config", path, "--stats-json", self.stats_path,
                "--wait-links", "3000", "--duration", "120"] + list(args)
-        self.p = harness.dpdk.Proc(cmd, who="sys-netns")
+        self.p = start(cmd)
 
     def text(self):
         return self.p.text() + self.p.text("err")
@@ -575,6 +585,9 @@ def main():
             print("%s: skipped: %s" % (name, e))
             return SKIP
     finally:
+        for p in STARTED:
+            if p.alive():
+                p.stop(grace=5)
         lab.close()
         shutil.rmtree(work, ignore_errors=True)
         print("%s: %.1f s" % (name, time.time() - t0))
