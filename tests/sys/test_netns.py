@@ -357,6 +357,8 @@ def check_stats(t, pmd, what, st, before, after, queues, out=None):
         # (xdp_umem_destroy); the last TX burst of each queue stays
         # until the next TX call reclaims it (pull_umem_cq).
         extra = st["mempool_in_use_stopped"] - st["mempool_baseline"]
+        print("%s: mbufs in use: baseline %d, at stop %d, after close %d (net_af_xdp's)"
+              % (what, st["mempool_baseline"], st["mempool_in_use_stopped"], st["mempool_in_use"]))
         t.check(0 <= extra <= 64 * 4 * queues,
                 "%s: mbufs in use at stop %d, baseline %d" % (what, st["mempool_in_use_stopped"],
                                                               st["mempool_baseline"]))
