@@ -382,8 +382,20 @@ def run_one_worker(t, lab, pmd, work):
         m = re.search(r"\b(xdp\w*)\b", xdp)
         if pmd == "af_xdp":
             print("%s: XDP on the veth: %s" % (what, m.group(1) if m else "none shown"))
-        # ARP and ND from scratch: the hosts forget what they may have
-        # learnt from the switch's own probes, then ping their gateway.
+        # ARP and ND from scratch: the switch resolves its next hops at
+        # start (its ARP requests and solicitations teach the hosts its
+        # MACs too); once those have arrived the hosts forget them, so
+        # that their pings make them ask for their gateway themselves.
+        gws = (("a", "10.1.0.254", "eth0"), ("a", "fd00:1::fe", "eth0"),
+               ("b", "10.2.0.254", "eth0"), ("b", "fd00:2::fe", "eth0"),
+               ("c", "10.31.0.1", "c1"), ("c", "10.32.0.1", "c2"),
+               ("c", "fd00:31::1", "c1"), ("c", "fd00:32::1", "c2"))
+        end = time.time() + 3
+        while time.time() < end and not all(neigh_mac(lab, h, g, d) for h, g, d in gws):
+            time.sleep(0.05)
+        missing = [g for h, g, d in gws if not neigh_mac(lab, h, g, d)]
+        print("%s: the hosts learnt the switch's MACs from its probes in %.2f s%s"
+              % (what, time.time() - end + 3, (", not %s" % missing) if missing else ""))
         for ns, dev in ((a, "eth0"), (b, "eth0"), (c, "c1"), (c, "c2")):
             sh("ip", "neigh", "flush", "dev", dev, ns=ns)
         t.eq(ping(lab, "a", "10.1.0.254"), 5, "(%s: A pings its gateway, replies)" % what)
