@@ -85,6 +85,10 @@ routes:
       - {port: 3, nexthop: "fd00:32::2"}
 %(extra)s"""
 
+# Next hops the switch resolves by ARP / ND: A, B (each IPv4 and IPv6) and
+# C's two links (each IPv4 and IPv6).
+NEXT_HOPS = 8
+
 # ConWeave as a ToR whose uplinks lead to a host, not to a DstToR: lenient
 # thresholds (software switch), nothing here depends on them.
 CONWEAVE = """conweave:
@@ -242,7 +246,7 @@ class Switch:
                "--no-huge", "-m", "1024", "--file-prefix", self.prefix,
                "--log-level", "lib.eal:error"] + vdevs + [
                "--", "--config", path, "--stats-json", self.stats_path,
-               "--wait-links", "3000", "--duration", "120"] + list(args)
+               "--wait-links", "3000", "--duration", "120", "--stats-interval", "0.2"] + list(args)
         self.p = start(cmd)
 
     def text(self):
@@ -251,6 +255,28 @@ class Switch:
     def ready(self, timeout=30):
         return self.p.wait_for(lambda: "rocetor: port 3 " in self.p.text()
                                and "--wait-links: all links up" in self.text(), timeout)
+
+    def resolved(self):
+        """neigh.resolved of the last whole --stats-interval document
+        (several lines, each starting with {"switch")."""
+        text = self.p.text()
+        end = len(text)
+        while True:
+            i = text.rfind('{"switch"', 0, end)
+            if i < 0:
+                return 0
+            try:
+                return json.JSONDecoder().raw_decode(text[i:])[0]["neigh"]["resolved"]
+            except (ValueError, KeyError):
+                end = i
+
+    def settle(self, t, what, timeout=10):
+        """Wait until the switch has resolved all NEXT_HOPS by ARP / ND:
+        the data path never waits for a next hop, it drops what is routed
+        to one not resolved yet (neigh_unresolved)."""
+        ok = self.p.wait_for(lambda: self.resolved() >= NEXT_HOPS, timeout)
+        t.check(ok, "%s: the switch resolved %d of its %d next hops in %d s"
+                % (what, self.resolved(), NEXT_HOPS, timeout))
 
     def stop(self):
         rc = self.p.stop()
@@ -384,18 +410,11 @@ def run_one_worker(t, lab, pmd, work):
             print("%s: XDP on the veth: %s" % (what, m.group(1) if m else "none shown"))
         # ARP and ND from scratch: the switch resolves its next hops at
         # start (its ARP requests and solicitations teach the hosts its
-        # MACs too); once those have arrived the hosts forget them, so
-        # that their pings make them ask for their gateway themselves.
-        gws = (("a", "10.1.0.254", "eth0"), ("a", "fd00:1::fe", "eth0"),
-               ("b", "10.2.0.254", "eth0"), ("b", "fd00:2::fe", "eth0"),
-               ("c", "10.31.0.1", "c1"), ("c", "10.32.0.1", "c2"),
-               ("c", "fd00:31::1", "c1"), ("c", "fd00:32::1", "c2"))
-        end = time.time() + 3
-        while time.time() < end and not all(neigh_mac(lab, h, g, d) for h, g, d in gws):
-            time.sleep(0.05)
-        missing = [g for h, g, d in gws if not neigh_mac(lab, h, g, d)]
-        print("%s: the hosts learnt the switch's MACs from its probes in %.2f s%s"
-              % (what, time.time() - end + 3, (", not %s" % missing) if missing else ""))
+        # MACs too); once it has, the hosts forget them, so that their
+        # pings make them ask for their gateway themselves.
+        t0 = time.time()
+        sw.settle(t, what)
+        print("%s: the switch resolved its next hops in %.2f s" % (what, time.time() - t0))
         for ns, dev in ((a, "eth0"), (b, "eth0"), (c, "c1"), (c, "c2")):
             sh("ip", "neigh", "flush", "dev", dev, ns=ns)
         t.eq(ping(lab, "a", "10.1.0.254"), 5, "(%s: A pings its gateway, replies)" % what)
@@ -484,6 +503,7 @@ def run_jumbo(t, lab, pmd, work):
         if not sw.ready():
             sw.stop()
             return sw.text()
+        sw.settle(t, what)
         # Full-size datagrams with DF, both ways, both families.
         for host, addr, size in (("a", "10.2.0.1", mtu - 28), ("b", "10.1.0.1", mtu - 28),
                                  ("a", "fd00:2::1", mtu - 48), ("c", "10.1.0.1", mtu - 28)):
@@ -527,6 +547,7 @@ def run_two_workers(t, lab, pmd, work):
         if not sw.ready():
             sw.stop()
             return sw.text()
+        sw.settle(t, what)
         t.eq(ping(lab, "a", "10.2.0.1"), 5, "(%s: A pings B)" % what)
         t.eq(ping(lab, "b", "fd00:1::1"), 5, "(%s: B pings A over IPv6)" % what)
         gw = neigh_mac(lab, "a", "10.1.0.254", "eth0")
