@@ -367,11 +367,16 @@ def check_stats(t, pmd, what, st, before, after, queues, out=None):
     sent = [p["tx_packets"] for p in veths]
     got = [a[0] - b[0] for a, b in zip(after, before)]
     t.eq(got, sent, "(%s: frames the hosts' veths received = the switch's tx_packets)" % what)
-    # What the hosts sent, against what the switch received (hosts may
-    # have sent before the PMD opened its socket, never less).
+    # What the hosts sent, against what the switch received: never more
+    # (the hosts may have sent before the PMD opened its sockets). Summed
+    # over the ports, not port by port: net_af_packet (22.11) opens each
+    # socket for every interface of the namespace (ETH_P_ALL) and binds it
+    # to its own only after setting up its ring, so a frame that arrives on
+    # another veth in between is received on the wrong port (seen once in
+    # 25 two-worker runs: a frame C sent on c2 counted on port 2, not 3).
     hosts_tx = [a[1] - b[1] for a, b in zip(after, before)]
     rx = [p["rx_packets"] for p in veths]
-    t.check(all(r <= h for r, h in zip(rx, hosts_tx)),
+    t.check(sum(rx) <= sum(hosts_tx),
             "%s: switch rx %s exceeds what the hosts sent %s" % (what, rx, hosts_tx))
     lost = sum(p.get("ierrors", 0) + p.get("imissed", 0) + p.get("rx_nombuf", 0) for p in st["ports"])
     t.eq(lost, 0, "(%s: frames the PMDs lost)" % what)
