@@ -191,11 +191,39 @@ print_summary(const struct rtr_app *app)
 
 /* ------------------------------------------------------------------ exit */
 
+/*
+ * Mbufs a PMD keeps after its port is closed. net_af_xdp (DPDK 22.11) fills
+ * its RX rings with mbufs of our pool and never gives them back: close
+ * deletes the UMEM without freeing what its fill ring holds
+ * (drivers/net/af_xdp/rte_eth_af_xdp.c, eth_dev_close, xdp_umem_destroy),
+ * and the last TX burst of each queue waits for a next tx_burst that never
+ * comes (pull_umem_cq). Those are not ours to leak: at most what was in use
+ * when forwarding started plus the TX rings. Returns that bound, 0 when no
+ * port has such a driver; must be called before the ports close.
+ */
+static unsigned int
+kept_by_pmds(const struct rtr_app *app)
+{
+	unsigned int tx = 0;
+	bool any = false;
+
+	for (unsigned int i = 0; i < app->n_cfg_ports; i++) {
+		struct rte_eth_dev_info info;
+
+		if (rte_eth_dev_info_get(app->port_ids[i], &info) != 0 ||
+				strcmp(info.driver_name, "net_af_xdp") != 0)
+			continue;
+		any = true;
+		tx += (unsigned int)app->txq[i] * app->nb_txd[i];
+	}
+	return any ? app->mempool_baseline + tx : 0;
+}
+
 static int
 shutdown_all(struct rtr_app *app, int status)
 {
 	struct rtr_switch *sw = &app->sw;
-	unsigned int freed;
+	unsigned int freed, kept;
 
 	rtr_telemetry_close();
 	freed = sw->ctrl_ring ? rtr_control_drain(sw) : 0;
@@ -207,13 +235,20 @@ shutdown_all(struct rtr_app *app, int status)
 		app->mempool_stopped = rtr_switch_pool_in_use(sw);
 	rtr_app_nic_snapshot(app);
 	app->nic_closed = true;
+	kept = app->start_tsc != 0 ? kept_by_pmds(app) : 0;
 	rtr_ports_close(app);
 	if (sw->pool != NULL) {
 		unsigned int in_use = rtr_switch_pool_in_use(sw);
+		bool leak = in_use > kept;
 
 		printf("rocetor: mempool in use after ports closed: %u of %u%s\n", in_use,
-				app->n_mbufs, in_use ? " (LEAK)" : "");
-		if (in_use && status == RTR_EXIT_OK)
+				app->n_mbufs, leak ? " (LEAK)" : "");
+		if (in_use && !leak)
+			printf("rocetor: net_af_xdp keeps its rings' mbufs after close (at most "
+			       "%u): "
+			       "not a leak\n",
+					kept);
+		if (leak && status == RTR_EXIT_OK)
 			status = RTR_EXIT_FAILURE;
 	}
 	if (app->stats_json != NULL && sw->route != NULL) {
