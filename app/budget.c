@@ -178,7 +178,9 @@ rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 	out->mbufs_set = cfg->sw.mbufs != 0;
 	out->mbufs = out->mbufs_set ? cfg->sw.mbufs : round_pow2_minus1(out->need);
 	hold_budget(in->workers, out);
-	out->data_room = rtr_data_room(max_mtu);
+	/* A driver that starts the frame past the headroom (af_xdp) needs
+	 * that much more room for the same frame. */
+	out->data_room = rtr_data_room(max_mtu + in->rx_headroom_extra);
 	return 0;
 }
 

@@ -35,6 +35,9 @@ struct rtr_budget_in {
 	/* --telemetry-rw: the LB mode may change at runtime, so the pool is
 	 * sized for the implemented mode that holds the most. */
 	bool telemetry_rw;
+	/* The largest rx_headroom_extra of the ports' drivers (app/nic_caps.h:
+	 * af_xdp 256), added to the data room. */
+	unsigned int rx_headroom_extra;
 };
 
 /* The formula's parts (mbufs), the pool size and the hold budget. */

@@ -27,6 +27,7 @@
 #include "control.h"
 #include "lb.h"
 #include "nic.h"
+#include "nic_caps.h"
 #include "ports.h"
 #include "rtr_lb_registry.h"
 #include "setup.h"
@@ -192,7 +193,8 @@ print_summary(const struct rtr_app *app)
 /* ------------------------------------------------------------------ exit */
 
 /*
- * Mbufs a PMD keeps after its port is closed. net_af_xdp (DPDK 22.11) fills
+ * Mbufs a PMD keeps after its port is closed (keeps_rx_mbufs in its
+ * app/nic_caps.c entry). net_af_xdp (DPDK 22.11) fills
  * its RX rings with mbufs of our pool and never gives them back: close
  * deletes the UMEM without freeing what its fill ring holds
  * (drivers/net/af_xdp/rte_eth_af_xdp.c, eth_dev_close, xdp_umem_destroy),
@@ -210,8 +212,11 @@ kept_by_pmds(const struct rtr_app *app)
 	for (unsigned int i = 0; i < app->n_cfg_ports; i++) {
 		struct rte_eth_dev_info info;
 
+		const struct rtr_nic_caps *caps;
+
 		if (rte_eth_dev_info_get(app->port_ids[i], &info) != 0 ||
-				strcmp(info.driver_name, "net_af_xdp") != 0)
+				(caps = rtr_nic_caps_find(info.driver_name)) == NULL ||
+				!caps->keeps_rx_mbufs)
 			continue;
 		any = true;
 		tx += (unsigned int)app->txq[i] * app->nb_txd[i];

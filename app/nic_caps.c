@@ -216,6 +216,15 @@ static const struct rtr_nic_caps nic_table[] = {
 		{
 				.driver = "net_af_xdp", /* af_xdp/rte_eth_af_xdp.c:2147 */
 				.family = "Linux AF_XDP socket (af_xdp)",
+				/* af_xdp/rte_eth_af_xdp.c:1140-1146: the UMEM frame's
+				 * headroom is the mbuf's header and headroom; the
+				 * kernel writes the frame XDP_PACKET_HEADROOM (256)
+				 * further on (the RX path's data_off, :336-344), so
+				 * 256 bytes of the data room carry no frame. */
+				.rx_headroom_extra = 256,
+				/* eth_dev_close frees the UMEM without its fill ring's
+				 * mbufs (tests/sys, doc/testing.md). */
+				.keeps_rx_mbufs = true,
 				/* af_xdp/rte_eth_af_xdp.c:812-821: max_mtu is a page
 				 * less the mbuf and XDP headrooms. */
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
@@ -244,6 +253,8 @@ rtr_nic_rx_buf(const struct rtr_nic_caps *caps, unsigned int data_room, unsigned
 {
 	unsigned int buf = data_room > headroom ? data_room - headroom : 0;
 
+	if (caps != NULL)
+		buf = buf > caps->rx_headroom_extra ? buf - caps->rx_headroom_extra : 0;
 	if (caps != NULL && caps->rx_buf_align > 1)
 		buf -= buf % caps->rx_buf_align;
 	return buf;
@@ -255,9 +266,10 @@ rtr_nic_frame_whole(const struct rtr_nic_caps *caps, unsigned int data_room, uns
 {
 	unsigned int unrounded = data_room > headroom ? data_room - headroom : 0;
 
-	/* Fits the programmed buffer, or is longer than the unrounded one
-	 * and so turns scattered RX on. */
-	return frame_len <= rtr_nic_rx_buf(caps, data_room, headroom) || frame_len > unrounded;
+	/* Fits the programmed buffer, or (ice, i40e: a rounded buffer) is
+	 * longer than the unrounded one and so turns scattered RX on. */
+	return frame_len <= rtr_nic_rx_buf(caps, data_room, headroom) ||
+	       (caps != NULL && caps->rx_buf_align > 1 && frame_len > unrounded);
 }
 
 unsigned int

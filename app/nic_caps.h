@@ -56,6 +56,13 @@ struct rtr_nic_caps {
 	uint64_t rss_hf;       /* flow_type_rss_offloads it offers (0: no RSS) */
 	bool rss_hash_mbuf;    /* offers RTE_ETH_RX_OFFLOAD_RSS_HASH (hash in the mbuf) */
 	uint16_t rx_buf_align; /* RX buffer rounded down to this, 0: not rounded */
+	/* Bytes of the data room the driver leaves before the frame beyond
+	 * RTE_PKTMBUF_HEADROOM (af_xdp: the kernel's XDP_PACKET_HEADROOM),
+	 * which the data room must add (app/budget.c). */
+	uint16_t rx_headroom_extra;
+	/* The mbufs in its rings are not given back when the port closes
+	 * (af_xdp): not a leak of rocetor's (app/main.c). */
+	bool keeps_rx_mbufs;
 	enum rtr_nic_mtu mtu_unset;
 	bool mtu_to_kernel; /* configuring the port sets the kernel netdev's MTU too */
 	enum rtr_nic_fc fc; /* link-level pause */

@@ -25,6 +25,7 @@
 
 #include "budget.h"
 #include "nic.h"
+#include "nic_caps.h"
 #include "numa.h"
 #include "ports.h"
 #include "rtr_rss.h"
@@ -115,6 +116,7 @@ queue_counts(struct rtr_app *app, struct rtr_budget_in *in)
 
 	rtr_budget_queues(cfg, n_workers, in);
 	in->telemetry_rw = app->telemetry_rw;
+	in->rx_headroom_extra = 0;
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rtr_port_cfg *pc = &cfg->ports[i];
 		struct rte_eth_dev_info info;
@@ -125,6 +127,12 @@ queue_counts(struct rtr_app *app, struct rtr_budget_in *in)
 			fprintf(stderr, "port %u: cannot read device info: %s\n", pc->port,
 					strerror(-rc));
 			return rc;
+		}
+		{
+			const struct rtr_nic_caps *caps = rtr_nic_caps_find(info.driver_name);
+
+			if (caps != NULL && caps->rx_headroom_extra > in->rx_headroom_extra)
+				in->rx_headroom_extra = caps->rx_headroom_extra;
 		}
 		if (pc->mtu == 0) {
 			/* Unset: the device's MTU as it is (mlx5 reads the kernel

@@ -387,6 +387,27 @@ test_data_room(void)
 	CHECK_EQ(rtr_data_room(1500), RTE_PKTMBUF_HEADROOM + 2048);
 	CHECK_EQ(rtr_data_room(9000), RTE_PKTMBUF_HEADROOM + 9088);
 	CHECK_EQ(rtr_data_room(4200), RTE_PKTMBUF_HEADROOM + 4352);
+	/* A driver's extra headroom (af_xdp 256) is added to the room. */
+	{
+		struct rtr_config cfg;
+		struct rtr_budget_in in;
+		struct rtr_budget b;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.n_ports = 1;
+		cfg.ports[0].mtu = 3000;
+		cfg.sw.handoff_ring = 1024;
+		memset(&in, 0, sizeof(in));
+		in.workers = 1;
+		in.rxq[0] = in.txq[0] = 1;
+		CHECK_EQ(rtr_mbuf_budget(&cfg, &in, &b), 0);
+		CHECK_EQ(b.data_room, rtr_data_room(3000));
+		in.rx_headroom_extra = 256;
+		CHECK_EQ(rtr_mbuf_budget(&cfg, &in, &b), 0);
+		CHECK_EQ(b.data_room, rtr_data_room(3256));
+		CHECK(b.data_room - RTE_PKTMBUF_HEADROOM - 256 >= 3000 + 26, "room %u",
+				b.data_room);
+	}
 }
 
 /* A socket map: workers' sockets, ports' sockets, main socket. */

@@ -35,7 +35,8 @@ healthy(const struct rtr_nic_caps *caps, unsigned int mtu)
 			.max_rx_pktlen = UINT32_MAX,
 			.mtu = (uint16_t)mtu,
 			.rx_queues = 2,
-			.data_room = rtr_data_room(mtu),
+			.data_room = rtr_data_room(
+					mtu + (caps != NULL ? caps->rx_headroom_extra : 0)),
 			.headroom = RTE_PKTMBUF_HEADROOM,
 			.pfc_nic = false,
 			.reta_size = caps != NULL ? caps->reta_size : 0,
@@ -164,6 +165,7 @@ test_decide(void)
 	in.max_rx_pktlen = 3512;
 	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_xdp"), &in), RTR_NICW_MAX_MTU);
 	in.mtu = 3499;
+	in.data_room = rtr_data_room(3499 + 256);
 	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_af_xdp"), &in),
 			RTR_NICW_MAX_MTU | RTR_NICW_MTU_ABOVE_MAX);
 	in = healthy(rtr_nic_caps_find("net_af_xdp"), 1500);
@@ -181,6 +183,7 @@ test_decide(void)
 	in.max_rx_pktlen = 1518;
 	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_memif"), &in), RTR_NICW_MAX_MTU);
 	in.mtu = 4200;
+	in.data_room = rtr_data_room(4200);
 	CHECK_EQ(rtr_nic_decide(rtr_nic_caps_find("net_memif"), &in),
 			RTR_NICW_MAX_MTU | RTR_NICW_MTU_ABOVE_MAX);
 	/* mlx5 sets a configured MTU on the kernel netdev at configure; a
@@ -225,6 +228,34 @@ test_rx_buf(void)
 	CHECK(!rtr_nic_frame_whole(ice, RTE_PKTMBUF_HEADROOM + 9030, RTE_PKTMBUF_HEADROOM, 9030));
 	CHECK(rtr_nic_frame_whole(ice, RTE_PKTMBUF_HEADROOM + 9030, RTE_PKTMBUF_HEADROOM, 9031));
 	CHECK(rtr_nic_frame_whole(mlx5, RTE_PKTMBUF_HEADROOM + 9030, RTE_PKTMBUF_HEADROOM, 9030));
+	/* af_xdp: the kernel's 256 bytes of XDP headroom come out of the data
+	 * room, and a longer frame is lost, never scattered. */
+	{
+		const struct rtr_nic_caps *xdp = rtr_nic_caps_find("net_af_xdp");
+		unsigned int bad_xdp = 0;
+
+		CHECK(xdp != NULL && xdp->rx_headroom_extra == 256 && xdp->keeps_rx_mbufs);
+		if (xdp != NULL) {
+			CHECK_EQ(rtr_nic_rx_buf(xdp, RTE_PKTMBUF_HEADROOM + 3072,
+						 RTE_PKTMBUF_HEADROOM),
+					3072 - 256);
+			CHECK(rtr_nic_frame_whole(xdp, RTE_PKTMBUF_HEADROOM + 3072,
+					RTE_PKTMBUF_HEADROOM, 3072 - 256));
+			CHECK(!rtr_nic_frame_whole(xdp, RTE_PKTMBUF_HEADROOM + 3072,
+					RTE_PKTMBUF_HEADROOM, 3072 - 255));
+			CHECK(!rtr_nic_frame_whole(xdp, RTE_PKTMBUF_HEADROOM + 3072,
+					RTE_PKTMBUF_HEADROOM, 4000));
+			/* The data room the budget gives with the extra carries
+			 * every frame of the MTU (sys-netns-xdp lost frames above
+			 * mtu - 256 before). */
+			for (unsigned int mtu = 68; mtu <= 3500; mtu++)
+				if (!rtr_nic_frame_whole(xdp, rtr_data_room(mtu + 256),
+						    RTE_PKTMBUF_HEADROOM,
+						    mtu + RTR_NIC_FRAME_OVERHEAD))
+					bad_xdp++;
+			CHECK(bad_xdp == 0, "%u af_xdp MTUs cut", bad_xdp);
+		}
+	}
 	for (unsigned int mtu = 68; mtu <= 9600; mtu++) {
 		unsigned int frame = mtu + RTR_NIC_FRAME_OVERHEAD;
 		unsigned int unrounded = RTE_PKTMBUF_HEADROOM + RTE_MAX(2048u, frame + 4);

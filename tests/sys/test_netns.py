@@ -481,8 +481,9 @@ def run_jumbo(t, lab, pmd, work):
     ports keep MTU 1500 in rocetor, a net_pcap port that stays down gives
     the mbufs their room (the data room follows the largest ports[].mtu),
     and the PMD's ring frames (framesz) are made large enough; net_af_xdp
-    puts XDP's 256-byte headroom inside the mbuf, so its ports are given an
-    mtu 256 above the frames they must carry."""
+    puts XDP's 256-byte headroom inside the mbuf, which rocetor's data room
+    adds (the capability table's rx_headroom_extra): its ports carry frames
+    of their own mtu."""
     mtu = 9000 if pmd == "af_packet" else 3000
     what = "%s, MTU %d" % (pmd, mtu)
     for host, dev in (("a", "eth0"), ("b", "eth0"), ("c", "c1"), ("c", "c2")):
@@ -501,7 +502,7 @@ def run_jumbo(t, lab, pmd, work):
         devargs = ",blocksz=36864,framesz=9216,framecnt=512"
         more = ["--vdev", "net_pcap4,rx_pcap=%s,tx_pcap=%s" % (empty, os.path.join(work, "p4.pcap"))]
     else:
-        cfg = re.sub(r"role: (host|fabric), ip", r"role: \1, mtu: %d, ip" % (mtu + 256), cfg)
+        cfg = re.sub(r"role: (host|fabric), ip", r"role: \1, mtu: %d, ip" % mtu, cfg)
     before = lab.rx_tx()
     sw = Switch(lab, pmd, work, "jumbo", cfg, "0", 1, devargs=devargs, more=more)
     try:
