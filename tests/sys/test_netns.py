@@ -495,7 +495,7 @@ def run_jumbo(t, lab, pmd, work):
     if pmd == "af_packet":
         empty = os.path.join(work, "empty.pcap")
         harness.write_pcap(empty, [])
-        cfg = cfg.replace("routes:", "  - {port: 4, role: host, mtu: 9200, admin_down: true}\n"
+        cfg = cfg.replace("routes:", "  - {port: 4, role: fabric, mtu: 9200, admin_down: true}\n"
                           "routes:", 1)
         # 4 frames of 9216 bytes a block (a block is whole pages; the PMD
         # walks its ring in steps of framesz, so blocksz is a multiple).
