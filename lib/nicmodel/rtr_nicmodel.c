@@ -268,7 +268,8 @@ rtr_nicm_advance(struct rtr_nicm *m, uint64_t now_ns, struct rtr_nicm_sent *out,
 			m->busy = true;
 			m->cur_q = qi;
 			m->cur_start = start;
-			m->cur_end = start + rtr_nicm_frame_ps(m, q->len[q->sent % m->conf.ring_size]);
+			m->cur_end = start +
+				     rtr_nicm_frame_ps(m, q->len[q->sent % m->conf.ring_size]);
 			m->st.busy_ps += m->cur_end - start;
 			m->rr_next = (uint16_t)((qi + 1) % m->conf.n_queues);
 		}

@@ -38,10 +38,10 @@
  * costs on the wire beyond its length without FCS (an mbuf's pkt_len). */
 #define RTR_NICM_OVERHEAD 24
 /* A frame shorter than this (without FCS) is padded to it by the MAC. */
-#define RTR_NICM_MIN_FRAME 60
+#define RTR_NICM_MIN_FRAME  60
 #define RTR_NICM_MAX_QUEUES 16
 /* A pause quantum is 512 bit times at the link rate (IEEE 802.3 Annex 31B). */
-#define RTR_NICM_QUANTUM_BITS 512
+#define RTR_NICM_QUANTUM_BITS       512
 #define RTR_NICM_ETHERTYPE_MAC_CTRL 0x8808
 
 enum rtr_nicm_sched {
@@ -62,8 +62,8 @@ enum rtr_nicm_ds {
 };
 
 /* Values of rtr_eth_tx_descriptor_status() (rte_ethdev.h:6048-6050). */
-#define RTR_NICM_DESC_FULL 0
-#define RTR_NICM_DESC_DONE 1
+#define RTR_NICM_DESC_FULL    0
+#define RTR_NICM_DESC_DONE    1
 #define RTR_NICM_DESC_UNAVAIL 2
 
 /* What rtr_nicm_classify_rx() decides for a received frame. */
@@ -130,16 +130,16 @@ void rtr_nicm_free(struct rtr_nicm *m);
  * The shape of rte_eth_tx_burst(), so that struct rtr_egress_io's tx
  * callback can be this with the queue and the clock added.
  */
-uint16_t rtr_nicm_tx_burst(struct rtr_nicm *m, uint16_t q, void **frames, uint16_t n,
-		uint64_t now_ns);
+uint16_t rtr_nicm_tx_burst(
+		struct rtr_nicm *m, uint16_t q, void **frames, uint16_t n, uint64_t now_ns);
 
 /*
  * Run the wire and the completions up to now_ns; put the frames whose last
  * bit left by then in out (at most max, oldest first) and return how many.
  * When it returns max, call again: later departures were not processed.
  */
-uint16_t rtr_nicm_advance(struct rtr_nicm *m, uint64_t now_ns, struct rtr_nicm_sent *out,
-		uint16_t max);
+uint16_t rtr_nicm_advance(
+		struct rtr_nicm *m, uint64_t now_ns, struct rtr_nicm_sent *out, uint16_t max);
 
 /* Time in ns (rounded up) of the next departure, completion or end of a
  * pause that lets a frame go; UINT64_MAX when nothing is pending. */
@@ -156,8 +156,8 @@ void rtr_nicm_pause(struct rtr_nicm *m, uint8_t prio_mask, uint16_t quanta, uint
 
 /* rte_eth_tx_descriptor_status(queue q, offset) as driver convention ds
  * would answer; -EINVAL for a bad queue, or (DS_TAIL) offset >= ring_size. */
-int rtr_nicm_desc_status(const struct rtr_nicm *m, uint16_t q, uint16_t offset,
-		enum rtr_nicm_ds ds);
+int rtr_nicm_desc_status(
+		const struct rtr_nicm *m, uint16_t q, uint16_t offset, enum rtr_nicm_ds ds);
 
 /* Whether the MAC keeps a received frame (len bytes without FCS) or passes
  * it up; counted in the port's stats. */

@@ -16,11 +16,11 @@
 #include "rtr_nicmodel.h"
 #include "rtr_test.h"
 
-#define G100 100000
+#define G100    100000
 #define PS_4096 329600ULL
 #define PS_1000 81920ULL
-#define PS_64 7040ULL
-#define MAXF 4096
+#define PS_64   7040ULL
+#define MAXF    4096
 
 struct tframe {
 	uint32_t len;
@@ -182,7 +182,8 @@ test_sched_order(void)
 		CHECK_EQ(rtr_nicm_tx_burst(m, 1, mk(4, 1000, 4), 4, 0), 4);
 		CHECK_EQ(rtr_nicm_advance(m, 10000, sent, MAXF), 8);
 		for (i = 0; i < 8; i++) {
-			CHECK_EQ(id_of(&sent[i]), s == RTR_NICM_STRICT ? want_strict[i] : want_rr[i]);
+			CHECK_EQ(id_of(&sent[i]),
+					s == RTR_NICM_STRICT ? want_strict[i] : want_rr[i]);
 			CHECK_EQ(sent[i].end_ps, (i + 1) * PS_1000);
 		}
 		rtr_nicm_free(m);
@@ -407,7 +408,8 @@ test_completion_batch(void)
 static void
 test_rx_and_conf(void)
 {
-	uint8_t pause[60] = {0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0, 0, 0, 0, 1, 0x88, 0x08, 0x01, 0x01};
+	uint8_t pause[60] = {
+			0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0, 0, 0, 0, 1, 0x88, 0x08, 0x01, 0x01};
 	uint8_t ip[60] = {0};
 	struct rtr_nicm_conf c = conf(1, 16, RTR_NICM_RR);
 	struct rtr_nicm *m;
