@@ -159,6 +159,17 @@ test_control_wait(void)
 	CHECK_EQ(rtr_nicm_qstats(m, 1)->max_wait_ps, PS_4096 + PS_64 - 1000);
 	CHECK_EQ(rtr_nicm_qstats(m, 0)->frames_queued, 1022);
 	rtr_nicm_free(m);
+
+	/* the same behind 1024-byte data: (1024+24)*8 bits = 83840 ps */
+	m = rtr_nicm_create(&c);
+	CHECK_EQ(rtr_nicm_tx_burst(m, 0, mk(1024, 1024, 0), 1024, 0), 1024);
+	CHECK_EQ(rtr_nicm_advance(m, 1, sent, MAXF), 0);
+	CHECK_EQ(rtr_nicm_tx_burst(m, 1, mk(1, 64, 1024), 1, 1), 1);
+	CHECK_EQ(rtr_nicm_advance(m, 100, sent, MAXF), 2);
+	CHECK_EQ(id_of(&sent[1]), 1024);
+	CHECK_EQ(sent[1].end_ps, 83840ULL + PS_64);
+	CHECK_EQ(rtr_nicm_qstats(m, 1)->max_wait_ps, 83840ULL + PS_64 - 1000);
+	rtr_nicm_free(m);
 }
 
 /* Both queues full at once: strict priority sends all of the high queue
@@ -186,6 +197,27 @@ test_sched_order(void)
 					s == RTR_NICM_STRICT ? want_strict[i] : want_rr[i]);
 			CHECK_EQ(sent[i].end_ps, (i + 1) * PS_1000);
 		}
+		rtr_nicm_free(m);
+	}
+
+	/* strict priority, queues 0 and 2 equal (3), queue 1 lower (6):
+	 * round-robin between the equals, the lower one last */
+	{
+		static const unsigned int want[6] = {0, 4, 1, 5, 2, 3};
+		struct rtr_nicm_conf c = conf(3, 64, RTR_NICM_STRICT);
+		struct rtr_nicm *m;
+		unsigned int i;
+
+		c.prio[0] = 3;
+		c.prio[1] = 6;
+		c.prio[2] = 3;
+		m = rtr_nicm_create(&c);
+		CHECK_EQ(rtr_nicm_tx_burst(m, 0, mk(2, 1000, 0), 2, 0), 2);
+		CHECK_EQ(rtr_nicm_tx_burst(m, 1, mk(2, 1000, 2), 2, 0), 2);
+		CHECK_EQ(rtr_nicm_tx_burst(m, 2, mk(2, 1000, 4), 2, 0), 2);
+		CHECK_EQ(rtr_nicm_advance(m, 10000, sent, MAXF), 6);
+		for (i = 0; i < 6; i++)
+			CHECK_EQ(id_of(&sent[i]), want[i]);
 		rtr_nicm_free(m);
 	}
 }
