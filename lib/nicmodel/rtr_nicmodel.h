@@ -61,7 +61,7 @@ enum rtr_nicm_ds {
 	RTR_NICM_DS_USED,
 };
 
-/* Values of rtr_eth_tx_descriptor_status() (rte_ethdev.h:6048-6050). */
+/* Values of rte_eth_tx_descriptor_status() (lib/ethdev/rte_ethdev.h:6048-6050). */
 #define RTR_NICM_DESC_FULL    0
 #define RTR_NICM_DESC_DONE    1
 #define RTR_NICM_DESC_UNAVAIL 2
@@ -104,6 +104,8 @@ struct rtr_nicm_qstats {
 };
 
 struct rtr_nicm_stats {
+	/* MAC control frames kept, MAC control frames passed up, every frame
+	 * passed up (those included) */
 	uint64_t rx_ctrl_consumed, rx_ctrl_passed, rx_passed;
 	uint64_t pause_rx; /* pauses (incl. XON) applied by rtr_nicm_pause */
 	uint64_t busy_ps;  /* time the wire carried a frame */
