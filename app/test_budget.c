@@ -627,7 +627,7 @@ test_sockets(void)
 static void
 test_lb_state(void)
 {
-	static const int zero[4] = {0, 0, 0, 0}, ws[3] = {0, 1, 1};
+	static const int zero[8] = {0}, ws[3] = {0, 1, 1};
 	struct rtr_budget_where wh;
 	struct rtr_budget_sockets bs;
 	struct rtr_config cfg;

@@ -242,6 +242,11 @@ def test_heap(t):
         print("  %s: outside the zones %.1f MiB, estimated LB %.1f + egress %.1f + routes %.1f"
               % (lb, measured / float(1 << 20), lb_mib, eg_mib, routes_mib))
         t.check(lb_mib > 1.0, "%s: LB state counted (%.1f MiB)" % (lb, lb_mib))
+        # The sanitizer build takes rocetor's rte_malloc calls to the C heap
+        # (lib/common/rtr_san_heap.h): the DPDK heap holds none of them.
+        if harness.sanitized("%s: the DPDK heap against the estimate (rocetor's "
+                             "rte_malloc takes the C heap there)" % lb):
+            continue
         t.check(0 <= measured - est < (2 << 20),
                 "%s: heap outside the zones %d vs estimate %d" % (lb, measured, est))
 
