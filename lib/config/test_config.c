@@ -1370,7 +1370,7 @@ test_qos_rules(void)
 			"t.cfg:6: qos.pfc.mode: must be off, software, nic, pause or external, got \"hardware\"");
 	ERR_Y(YP "qos:\n  pfc: {mode: Pause}\n",
 			"t.yaml:6: qos.pfc.mode: must be off, software, nic, pause or external, got "
-			"\"Pause\"");
+			"\"Pause\" (did you mean pause?)");
 	ERR_C(CP "qos = { pfc = { mode = \"dcb\"; }; };\n",
 			"t.cfg:6: qos.pfc.mode: must be off, software, nic, pause or external, got "
 			"\"dcb\"");
