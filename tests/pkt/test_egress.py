@@ -359,7 +359,7 @@ def pause_frame(quanta):
 
 
 def test_pfc(t):
-    """Received PFC pausing one class, in each qos.pfc.mode: a virtual-port
+    """Received PFC pausing one class, in software and off mode: a virtual-port
     test (net_pcap passes 0x8808 frames; a real NIC's MAC consumes them, so
     software mode is refused on mlx5, ice and i40e)."""
     n = 200
