@@ -39,11 +39,12 @@ pfc_check(const struct rtr_app *app, unsigned int i, const struct rtr_nic_caps *
 		return -ENOTSUP;
 	}
 	if (d.verdict == RTR_PFCV_WARN)
-		printf("rocetor: port %u (%s): warning: qos.pfc.mode %s: %s%s%s\n", port, drv,
-				name, d.why,
+		printf("rocetor: port %u (%s): warning: qos.pfc.mode %s: %s%s%s\n", port, drv, name,
+				d.why,
 				mode == RTR_PFC_NIC && caps != NULL && caps->pfc_hint ? ": " : "",
-				mode == RTR_PFC_NIC && caps != NULL && caps->pfc_hint ? caps->pfc_hint
-										      : "");
+				mode == RTR_PFC_NIC && caps != NULL && caps->pfc_hint
+						? caps->pfc_hint
+						: "");
 	if (mode == RTR_PFC_EXTERNAL)
 		printf("rocetor: port %u (%s): qos.pfc.mode external: rocetor sets no flow "
 		       "control; set PFC outside DPDK: %s; watching %s/%s\n",

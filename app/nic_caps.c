@@ -84,9 +84,11 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * ConnectX MAC consumes received pause/PFC frames
 				 * (not seen in the PMD: a lab must confirm). */
 				.mac_ctrl = RTR_NIC_MACCTL_NO,
-				.mac_ctrl_why = "the ConnectX MAC consumes received PFC frames (not seen "
+				.mac_ctrl_why = "the ConnectX MAC consumes received PFC frames "
+						"(not seen "
 						"in the PMD: a lab must confirm)",
-				.pfc_recipe = "mlnx_qos -i IFACE --trust dscp --pfc 0,0,0,1,0,0,0,0 "
+				.pfc_recipe = "mlnx_qos -i IFACE --trust dscp --pfc "
+					      "0,0,0,1,0,0,0,0 "
 					      "(the classes of qos.pfc.classes; or dcb / lldptool)",
 				/* mlx5.c:3195 -> common/mlx5/mlx5_common_pci.c:200-201,
 				 * then linux/mlx5_os.c:2369 -> lib/ethdev/ethdev_pci.h:44
@@ -129,10 +131,13 @@ static const struct rtr_nic_caps nic_table[] = {
 				/* The E810 MAC consumes received pause/PFC frames
 				 * (not seen in the PMD: a lab must confirm). */
 				.mac_ctrl = RTR_NIC_MACCTL_NO,
-				.mac_ctrl_why = "the E810 MAC consumes received PFC frames (not seen in "
+				.mac_ctrl_why = "the E810 MAC consumes received PFC frames (not "
+						"seen in "
 						"the PMD: a lab must confirm)",
-				.pfc_recipe = "the kernel ice driver's DCB: dcbtool / lldptool -T -i IFACE "
-					      "-V PFC enabled=3 (or firmware DCBX), before DPDK takes the "
+				.pfc_recipe = "the kernel ice driver's DCB: dcbtool / lldptool -T "
+					      "-i IFACE "
+					      "-V PFC enabled=3 (or firmware DCBX), before DPDK "
+					      "takes the "
 					      "port",
 				.lsc = true, /* ice_ethdev.c:6092 RTE_PCI_DRV_INTR_LSC */
 				/* ice_ethdev.c:288-356: link XON/XOFF, VSI discards
@@ -173,12 +178,16 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * every 0x8808 frame the application sends; the MAC
 				 * consumes received ones. */
 				.mac_ctrl = RTR_NIC_MACCTL_NO,
-				.mac_ctrl_why = "i40e drops every 0x8808 frame the application sends (TX "
-						"filter, i40e_ethdev.c:797-813) and the MAC consumes "
+				.mac_ctrl_why = "i40e drops every 0x8808 frame the application "
+						"sends (TX "
+						"filter, i40e_ethdev.c:797-813) and the MAC "
+						"consumes "
 						"received ones",
-				.pfc_recipe = "the kernel i40e driver's DCB: lldptool -T -i IFACE -V PFC "
-					      "enabled=3 (or firmware DCBX), before DPDK takes the port",
-				.lsc = true,           /* i40e_ethdev.c:716 */
+				.pfc_recipe = "the kernel i40e driver's DCB: lldptool -T -i IFACE "
+					      "-V PFC "
+					      "enabled=3 (or firmware DCBX), before DPDK takes the "
+					      "port",
+				.lsc = true, /* i40e_ethdev.c:716 */
 				/* i40e_ethdev.c:527-630, :3541-3558 (per priority). */
 				.xstats =
 						{
@@ -211,7 +220,8 @@ static const struct rtr_nic_caps nic_table[] = {
 				/* Files pass everything; an iface= is as its kernel
 				 * interface is. */
 				.mac_ctrl = RTR_NIC_MACCTL_KERNEL,
-				.mac_ctrl_why = "as the interface under it: pcap files and a veth pass "
+				.mac_ctrl_why = "as the interface under it: pcap files and a veth "
+						"pass "
 						"them, a NIC's netdev does not",
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
 		},
@@ -231,7 +241,8 @@ static const struct rtr_nic_caps nic_table[] = {
 				.driver = "net_af_packet", /* af_packet/rte_eth_af_packet.c:1142 */
 				.family = "Linux AF_PACKET socket (af_packet)",
 				.mac_ctrl = RTR_NIC_MACCTL_KERNEL,
-				.mac_ctrl_why = "as its kernel interface: a veth passes them, a NIC's "
+				.mac_ctrl_why = "as its kernel interface: a veth passes them, a "
+						"NIC's "
 						"netdev does not",
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
 				/* af_packet/rte_eth_af_packet.c:363: max_rx_pktlen
@@ -252,7 +263,8 @@ static const struct rtr_nic_caps nic_table[] = {
 				.driver = "net_af_xdp", /* af_xdp/rte_eth_af_xdp.c:2147 */
 				.family = "Linux AF_XDP socket (af_xdp)",
 				.mac_ctrl = RTR_NIC_MACCTL_KERNEL,
-				.mac_ctrl_why = "as its kernel interface: a veth passes them, a NIC's "
+				.mac_ctrl_why = "as its kernel interface: a veth passes them, a "
+						"NIC's "
 						"netdev does not",
 				/* af_xdp/rte_eth_af_xdp.c:1140-1146: the UMEM frame's
 				 * headroom is the mbuf's header and headroom; the
@@ -411,7 +423,8 @@ rtr_nic_pfc_decide(const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode)
 	case RTR_PFC_SOFTWARE:
 		if (caps == NULL) {
 			d.verdict = RTR_PFCV_WARN;
-			d.why = "no capability entry: MAC control frames may be consumed by the NIC";
+			d.why = "no capability entry: MAC control frames may be consumed by the "
+				"NIC";
 		} else if (caps->mac_ctrl == RTR_NIC_MACCTL_NO) {
 			d.verdict = RTR_PFCV_REFUSE;
 			d.why = caps->mac_ctrl_why != NULL
@@ -425,11 +438,13 @@ rtr_nic_pfc_decide(const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode)
 	case RTR_PFC_EXTERNAL:
 		/* rocetor sets nothing: always allowed. */
 		d.recipe = caps != NULL ? caps->pfc_recipe : NULL;
-		d.no_pause_xstats = caps == NULL || (caps->xstats[RTR_NIC_RX_PAUSE][0] == NULL &&
-							    caps->xstats[RTR_NIC_TX_PAUSE][0] == NULL);
+		d.no_pause_xstats = caps == NULL ||
+				    (caps->xstats[RTR_NIC_RX_PAUSE][0] == NULL &&
+						    caps->xstats[RTR_NIC_TX_PAUSE][0] == NULL);
 		if (d.no_pause_xstats) {
 			d.verdict = RTR_PFCV_WARN;
-			d.why = caps == NULL ? "no capability entry: no pause counter is known to watch"
+			d.why = caps == NULL ? "no capability entry: no pause counter is known to "
+					       "watch"
 					     : "its driver has no pause xstats to watch";
 		}
 		break;

@@ -138,11 +138,11 @@ enum rtr_pfc_verdict {
 
 struct rtr_pfc_decision {
 	enum rtr_pfc_verdict verdict;
-	bool call;           /* call the driver's PFC (nic) or pause (pause) op */
-	const char *why;     /* the reason for WARN / REFUSE (NULL for OK) */
-	const char *instead; /* REFUSE: the pfc.mode(s) to use instead */
-	const char *recipe;  /* external: how to set PFC outside DPDK (NULL: none known) */
-	bool no_entry;       /* the driver has no capability entry */
+	bool call;            /* call the driver's PFC (nic) or pause (pause) op */
+	const char *why;      /* the reason for WARN / REFUSE (NULL for OK) */
+	const char *instead;  /* REFUSE: the pfc.mode(s) to use instead */
+	const char *recipe;   /* external: how to set PFC outside DPDK (NULL: none known) */
+	bool no_entry;        /* the driver has no capability entry */
 	bool no_pause_xstats; /* external: the driver has no pause counter to watch */
 };
 

@@ -106,8 +106,8 @@ nic_pause(const struct rtr_config *cfg, uint16_t port)
 				rtr_nic_pfc_instead(port_caps(port)));
 		return rc;
 	}
-	printf("rocetor: port %u: NIC 802.3x pause on (quanta %u, xoff %u KB, xon %u KB)\n",
-			port, pfc->quanta, pfc->xoff_kb, pfc->xon_kb);
+	printf("rocetor: port %u: NIC 802.3x pause on (quanta %u, xoff %u KB, xon %u KB)\n", port,
+			pfc->quanta, pfc->xoff_kb, pfc->xon_kb);
 	return 0;
 }
 

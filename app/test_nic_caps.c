@@ -406,8 +406,8 @@ static void
 test_pfc_decide(void)
 {
 	enum { OK = RTR_PFCV_OK, WARN = RTR_PFCV_WARN, REF = RTR_PFCV_REFUSE };
-	static const char *const drivers[] = {
-			"mlx5_pci", "net_ice", "net_i40e", "net_pcap", "net_memif", "net_null", NULL};
+	static const char *const drivers[] = {"mlx5_pci", "net_ice", "net_i40e", "net_pcap",
+			"net_memif", "net_null", NULL};
 	/* verdict[mode][driver], and whether the driver's op is called. */
 	static const int verdict[RTR_PFC_MODES][7] = {
 			[RTR_PFC_OFF] = {OK, OK, OK, OK, OK, OK, OK},
@@ -437,8 +437,7 @@ test_pfc_decide(void)
 					"mode %s on %s: verdict %d, want %d", rtr_pfc_mode_names[m],
 					drivers[k] ? drivers[k] : "(no entry)", d.verdict,
 					verdict[m][k]);
-			CHECK(d.call == call[m][k], "mode %s on %s: call %d",
-					rtr_pfc_mode_names[m],
+			CHECK(d.call == call[m][k], "mode %s on %s: call %d", rtr_pfc_mode_names[m],
 					drivers[k] ? drivers[k] : "(no entry)", d.call);
 			/* A reason for every warning and refusal, a way out of
 			 * every refusal, none otherwise. */
@@ -456,7 +455,7 @@ test_pfc_decide(void)
 							strstr(d.instead, rtr_pfc_mode_names[o]) !=
 									NULL)
 						CHECK(rtr_nic_pfc_decide(c, (enum rtr_pfc_mode)o)
-										.verdict !=
+												.verdict !=
 										RTR_PFCV_REFUSE,
 								"%s proposed on %s is refused",
 								rtr_pfc_mode_names[o], drivers[k]);

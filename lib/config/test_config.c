@@ -1364,13 +1364,14 @@ test_qos_rules(void)
 			"t.yaml:6: qos.pfc.xon_kb: must be < xoff_kb (100), got 128");
 	ERR_C(CP "qos = {\n  pfc = {\n    xoff_kb = 64;\n    xon_kb = 64;\n  };\n};\n",
 			"t.cfg:9: qos.pfc.xon_kb: must be < xoff_kb (64), got 64");
-	ERR_Y(YP "qos:\n  pfc: {mode: on}\n",
-			"t.yaml:6: qos.pfc.mode: must be off, software, nic, pause or external, got \"on\"");
+	ERR_Y(YP "qos:\n  pfc: {mode: on}\n", "t.yaml:6: qos.pfc.mode: must be off, software, nic, "
+					      "pause or external, got \"on\"");
 	ERR_C(CP "qos = { pfc = { mode = \"hardware\"; }; };\n",
-			"t.cfg:6: qos.pfc.mode: must be off, software, nic, pause or external, got \"hardware\"");
-	ERR_Y(YP "qos:\n  pfc: {mode: Pause}\n",
-			"t.yaml:6: qos.pfc.mode: must be off, software, nic, pause or external, got "
-			"\"Pause\" (did you mean pause?)");
+			"t.cfg:6: qos.pfc.mode: must be off, software, nic, pause or external, got "
+			"\"hardware\"");
+	ERR_Y(YP "qos:\n  pfc: {mode: Pause}\n", "t.yaml:6: qos.pfc.mode: must be off, software, "
+						 "nic, pause or external, got "
+						 "\"Pause\" (did you mean pause?)");
 	ERR_C(CP "qos = { pfc = { mode = \"dcb\"; }; };\n",
 			"t.cfg:6: qos.pfc.mode: must be off, software, nic, pause or external, got "
 			"\"dcb\"");
