@@ -47,13 +47,15 @@ pfc_check(const struct rtr_app *app, unsigned int i, const struct rtr_nic_caps *
 						: "");
 	if (mode == RTR_PFC_EXTERNAL)
 		printf("rocetor: port %u (%s): qos.pfc.mode external: rocetor sets no flow "
-		       "control; set PFC outside DPDK: %s; watching %s/%s\n",
+		       "control; set PFC outside DPDK: %s; %s%s%s%s\n",
 				port, drv,
 				d.recipe != NULL ? d.recipe
 						 : "no recipe known for this driver (no capability "
 						   "entry or no NIC)",
-				rtr_nic_ctr_names[RTR_NIC_RX_PAUSE],
-				rtr_nic_ctr_names[RTR_NIC_TX_PAUSE]);
+				d.no_pause_xstats ? "no pause counter to watch" : "watching ",
+				d.no_pause_xstats ? "" : rtr_nic_ctr_names[RTR_NIC_RX_PAUSE],
+				d.no_pause_xstats ? "" : "/",
+				d.no_pause_xstats ? "" : rtr_nic_ctr_names[RTR_NIC_TX_PAUSE]);
 	return 0;
 }
 
