@@ -146,6 +146,10 @@ def pfc_modes(t, work):
         t.check(("rocetor: port %d (net_null): qos.pfc.mode external: rocetor sets no flow "
                  "control; set PFC outside DPDK: no recipe known for this driver" % p) in out,
                 "pfc external port %d: the recipe line: %s" % (p, out[-1500:]))
+        t.check(("rocetor: port %d (net_null): qos.pfc.mode external: rocetor sets no flow "
+                 "control; set PFC outside DPDK: no recipe known for this driver (no "
+                 "capability entry or no NIC); no pause counter to watch\n" % p) in out,
+                "pfc external port %d: nothing watched" % p)
         t.check(("rocetor: port %d (net_null): warning: qos.pfc.mode external: its driver "
                  "has no pause xstats to watch" % p) in out,
                 "pfc external port %d: nothing to watch" % p)
