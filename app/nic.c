@@ -28,14 +28,14 @@ pfc_check(const struct rtr_app *app, unsigned int i, const struct rtr_nic_caps *
 {
 	enum rtr_pfc_mode mode = app->cfg.qos.pfc.mode;
 	const char *name = rtr_pfc_mode_names[mode];
-	struct rtr_pfc_decision d = rtr_nic_pfc_decide(caps, mode);
+	struct rtr_pfc_decision d = rtr_nic_pfc_decide(caps, mode, app->cfg.qos.pfc.xoff_kb);
 	unsigned int port = app->cfg.ports[i].port;
 
 	if (d.verdict == RTR_PFCV_REFUSE) {
 		fprintf(stderr,
 				"port %u (%s): qos.pfc.mode %s refused: %s; use qos.pfc.mode %s "
 				"instead (doc/egress.md \"Lossless on each NIC family\")\n",
-				port, drv, name, d.why, rtr_nic_pfc_instead(caps));
+				port, drv, name, d.why, d.instead);
 		return -ENOTSUP;
 	}
 	if (d.verdict == RTR_PFCV_WARN)

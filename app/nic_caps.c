@@ -79,6 +79,10 @@ static const struct rtr_nic_caps nic_table[] = {
 				/* ethtool pause parameters of the netdev:
 				 * linux/mlx5_ethdev_os.c:692 and 733; mlx5.c:2244. */
 				.fc = RTR_NIC_FC_LINK,
+				/* linux/mlx5_ethdev_os.c:733-762 sets rx/tx pause
+				 * and autoneg only: watermarks and pause_time are
+				 * not used. */
+				.fc_water_max_kb = 0,
 				.pfc = false, /* no priority_flow_ctrl_set in mlx5.c:2209-2277 */
 				/* Nothing in the PMD passes or filters 0x8808: the
 				 * ConnectX MAC consumes received pause/PFC frames
@@ -173,7 +177,10 @@ static const struct rtr_nic_caps nic_table[] = {
 				.rx_buf_align = 128,
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
 				.fc = RTR_NIC_FC_LINK, /* i40e_ethdev.c:485-486, :4120, :4156 */
-				.pfc = false,          /* i40e_ethdev.c:4278-4284 returns -ENOSYS */
+				/* i40e_ethdev.c:4172-4180: high_water in KB, at most
+				 * I40E_RXPBSIZE >> I40E_KILOSHIFT (:75, :78). */
+				.fc_water_max_kb = 968,
+				.pfc = false, /* i40e_ethdev.c:4278-4284 returns -ENOSYS */
 				/* i40e_ethdev.c:797-813, :1711: a TX filter drops
 				 * every 0x8808 frame the application sends; the MAC
 				 * consumes received ones. */
@@ -389,7 +396,7 @@ rtr_nic_pfc_instead(const struct rtr_nic_caps *caps)
 }
 
 struct rtr_pfc_decision
-rtr_nic_pfc_decide(const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode)
+rtr_nic_pfc_decide(const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode, uint32_t xoff_kb)
 {
 	struct rtr_pfc_decision d = {.verdict = RTR_PFCV_OK, .no_entry = caps == NULL};
 
@@ -416,6 +423,12 @@ rtr_nic_pfc_decide(const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode)
 		} else if (caps->fc != RTR_NIC_FC_LINK) {
 			d.verdict = RTR_PFCV_REFUSE;
 			d.why = "its driver has no 802.3x pause (no flow_ctrl_set)";
+		} else if (caps->fc_water_max_kb != 0 && xoff_kb > caps->fc_water_max_kb) {
+			/* The driver would refuse it with -EINVAL: say why first. */
+			d.verdict = RTR_PFCV_REFUSE;
+			d.why = "qos.pfc.xoff_kb is above the high water its driver takes "
+				"(flow_ctrl_set, in KB)";
+			d.instead = "pause with a smaller xoff_kb, or external";
 		} else {
 			d.call = true;
 		}
@@ -449,7 +462,7 @@ rtr_nic_pfc_decide(const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode)
 		}
 		break;
 	}
-	if (d.verdict == RTR_PFCV_REFUSE)
+	if (d.verdict == RTR_PFCV_REFUSE && d.instead == NULL)
 		d.instead = rtr_nic_pfc_instead(caps);
 	return d;
 }

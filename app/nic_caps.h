@@ -77,8 +77,11 @@ struct rtr_nic_caps {
 	enum rtr_nic_mtu mtu_unset;
 	bool mtu_to_kernel; /* configuring the port sets the kernel netdev's MTU too */
 	enum rtr_nic_fc fc; /* link-level pause */
-	bool pfc;           /* rte_eth_dev_priority_flow_ctrl_set does something */
-	bool lsc;           /* link-status interrupts */
+	/* The largest high_water flow_ctrl_set takes, in KB (its unit there);
+	 * 0: not checked (the driver ignores the watermarks, or no pause). */
+	uint32_t fc_water_max_kb;
+	bool pfc; /* rte_eth_dev_priority_flow_ctrl_set does something */
+	bool lsc; /* link-status interrupts */
 	/* Whether the driver passes received MAC control frames (0x8808) up
 	 * to the application and transmits the ones it sends: what
 	 * qos.pfc.mode software needs. mac_ctrl_why says why not (NO) or on
@@ -147,8 +150,10 @@ struct rtr_pfc_decision {
 };
 
 /* The verdict of qos.pfc.mode on a port whose driver has entry caps (NULL:
- * no entry). Pure: app/nic.c prints it, app/ports.c acts on it. */
-struct rtr_pfc_decision rtr_nic_pfc_decide(const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode);
+ * no entry), with qos.pfc.xoff_kb (pause: the driver's high water). Pure:
+ * app/nic.c prints it, app/ports.c acts on it. */
+struct rtr_pfc_decision rtr_nic_pfc_decide(
+		const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode, uint32_t xoff_kb);
 
 /* The qos.pfc.mode(s) that work on a driver with entry caps (NULL: no
  * entry), for a refusal's "use ... instead". */

@@ -432,7 +432,7 @@ test_pfc_decide(void)
 			const struct rtr_nic_caps *c = rtr_nic_caps_find(drivers[k]);
 
 			CHECK(drivers[k] == NULL || c != NULL, "%s has an entry", drivers[k]);
-			d = rtr_nic_pfc_decide(c, (enum rtr_pfc_mode)m);
+			d = rtr_nic_pfc_decide(c, (enum rtr_pfc_mode)m, 256);
 			CHECK(d.verdict == (enum rtr_pfc_verdict)verdict[m][k],
 					"mode %s on %s: verdict %d, want %d", rtr_pfc_mode_names[m],
 					drivers[k] ? drivers[k] : "(no entry)", d.verdict,
@@ -454,7 +454,8 @@ test_pfc_decide(void)
 					if (o != RTR_PFC_OFF &&
 							strstr(d.instead, rtr_pfc_mode_names[o]) !=
 									NULL)
-						CHECK(rtr_nic_pfc_decide(c, (enum rtr_pfc_mode)o)
+						CHECK(rtr_nic_pfc_decide(
+								      c, (enum rtr_pfc_mode)o, 256)
 												.verdict !=
 										RTR_PFCV_REFUSE,
 								"%s proposed on %s is refused",
@@ -462,38 +463,46 @@ test_pfc_decide(void)
 		}
 	}
 	/* The reasons say what was read, and what a lab must confirm. */
-	d = rtr_nic_pfc_decide(i40e, RTR_PFC_SOFTWARE);
+	d = rtr_nic_pfc_decide(i40e, RTR_PFC_SOFTWARE, 256);
 	CHECK(strstr(d.why, "i40e_ethdev.c:797-813") != NULL, "i40e: %s", d.why);
 	CHECK_STR(d.instead, "external (PFC set outside DPDK) or pause (802.3x)");
-	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_SOFTWARE);
+	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_SOFTWARE, 256);
 	CHECK(strstr(d.why, "a lab must confirm") != NULL, "mlx5: %s", d.why);
-	d = rtr_nic_pfc_decide(ice, RTR_PFC_SOFTWARE);
+	d = rtr_nic_pfc_decide(ice, RTR_PFC_SOFTWARE, 256);
 	CHECK(strstr(d.why, "a lab must confirm") != NULL, "ice: %s", d.why);
 	CHECK_STR(d.instead, "external (PFC set outside DPDK)");
-	d = rtr_nic_pfc_decide(ice, RTR_PFC_PAUSE);
+	d = rtr_nic_pfc_decide(ice, RTR_PFC_PAUSE, 256);
 	CHECK_STR(d.instead, "external (PFC set outside DPDK)");
-	d = rtr_nic_pfc_decide(null, RTR_PFC_PAUSE);
+	d = rtr_nic_pfc_decide(null, RTR_PFC_PAUSE, 256);
 	CHECK_STR(d.instead, "software or external");
-	d = rtr_nic_pfc_decide(NULL, RTR_PFC_SOFTWARE);
+	d = rtr_nic_pfc_decide(NULL, RTR_PFC_SOFTWARE, 256);
 	CHECK_STR(d.why, "no capability entry: MAC control frames may be consumed by the NIC");
+	/* pause on i40e: high water in KB, at most 968; mlx5 ignores it. */
+	d = rtr_nic_pfc_decide(i40e, RTR_PFC_PAUSE, 968);
+	CHECK(d.verdict == RTR_PFCV_OK && d.call, "i40e pause at 968 KB");
+	d = rtr_nic_pfc_decide(i40e, RTR_PFC_PAUSE, 969);
+	CHECK(d.verdict == RTR_PFCV_REFUSE && !d.call, "i40e pause at 969 KB");
+	CHECK_STR(d.instead, "pause with a smaller xoff_kb, or external");
+	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_PAUSE, 1048576);
+	CHECK(d.verdict == RTR_PFCV_OK && d.call, "mlx5 pause ignores the watermarks");
 	/* external: the recipe of the family; the pause counters to watch. */
-	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_EXTERNAL);
+	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_EXTERNAL, 256);
 	CHECK(d.recipe != NULL && strstr(d.recipe, "mlnx_qos -i IFACE") != NULL, "mlx5 recipe");
 	CHECK(d.no_pause_xstats);
-	d = rtr_nic_pfc_decide(ice, RTR_PFC_EXTERNAL);
+	d = rtr_nic_pfc_decide(ice, RTR_PFC_EXTERNAL, 256);
 	CHECK(d.recipe != NULL && strstr(d.recipe, "lldptool") != NULL, "ice recipe");
 	CHECK(!d.no_pause_xstats);
-	d = rtr_nic_pfc_decide(i40e, RTR_PFC_EXTERNAL);
+	d = rtr_nic_pfc_decide(i40e, RTR_PFC_EXTERNAL, 256);
 	CHECK(d.recipe != NULL && !d.no_pause_xstats, "i40e recipe, counters");
-	d = rtr_nic_pfc_decide(NULL, RTR_PFC_EXTERNAL);
+	d = rtr_nic_pfc_decide(NULL, RTR_PFC_EXTERNAL, 256);
 	CHECK(d.recipe == NULL && d.no_pause_xstats && d.no_entry, "external, no entry");
 	/* A driver whose entry has PFC: nic is OK, and is what a refusal
 	 * proposes. */
 	with_pfc = *i40e;
 	with_pfc.pfc = true;
-	d = rtr_nic_pfc_decide(&with_pfc, RTR_PFC_NIC);
+	d = rtr_nic_pfc_decide(&with_pfc, RTR_PFC_NIC, 256);
 	CHECK(d.verdict == RTR_PFCV_OK && d.call, "nic with PFC in the entry");
-	d = rtr_nic_pfc_decide(&with_pfc, RTR_PFC_SOFTWARE);
+	d = rtr_nic_pfc_decide(&with_pfc, RTR_PFC_SOFTWARE, 256);
 	CHECK_STR(d.instead, "nic or external");
 	/* The table: only the virtual ports pass MAC control frames. */
 	CHECK_EQ(mlx5->mac_ctrl, RTR_NIC_MACCTL_NO);
