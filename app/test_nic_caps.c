@@ -464,12 +464,15 @@ test_pfc_decide(void)
 	}
 	/* The reasons say what was read, and what a lab must confirm. */
 	d = rtr_nic_pfc_decide(i40e, RTR_PFC_SOFTWARE, 256);
-	CHECK(strstr(d.why, "i40e_ethdev.c:797-813") != NULL, "i40e: %s", d.why);
+	CHECK(d.why != NULL && strstr(d.why, "i40e_ethdev.c:797-813") != NULL, "i40e: %s",
+			d.why ? d.why : "(null)");
 	CHECK_STR(d.instead, "external (PFC set outside DPDK) or pause (802.3x)");
 	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_SOFTWARE, 256);
-	CHECK(strstr(d.why, "a lab must confirm") != NULL, "mlx5: %s", d.why);
+	CHECK(d.why != NULL && strstr(d.why, "a lab must confirm") != NULL, "mlx5: %s",
+			d.why ? d.why : "(null)");
 	d = rtr_nic_pfc_decide(ice, RTR_PFC_SOFTWARE, 256);
-	CHECK(strstr(d.why, "a lab must confirm") != NULL, "ice: %s", d.why);
+	CHECK(d.why != NULL && strstr(d.why, "a lab must confirm") != NULL, "ice: %s",
+			d.why ? d.why : "(null)");
 	CHECK_STR(d.instead, "external (PFC set outside DPDK)");
 	d = rtr_nic_pfc_decide(ice, RTR_PFC_PAUSE, 256);
 	CHECK_STR(d.instead, "external (PFC set outside DPDK)");
