@@ -20,7 +20,46 @@
 #include "nic.h"
 #include "rtr_json.h"
 
-void
+/* qos.pfc.mode against the entry (rtr_nic_pfc_decide): said, and -ENOTSUP
+ * for a refusal. */
+static int
+pfc_check(const struct rtr_app *app, unsigned int i, const struct rtr_nic_caps *caps,
+		const char *drv)
+{
+	enum rtr_pfc_mode mode = app->cfg.qos.pfc.mode;
+	const char *name = rtr_pfc_mode_names[mode];
+	struct rtr_pfc_decision d = rtr_nic_pfc_decide(caps, mode, app->cfg.qos.pfc.xoff_kb);
+	unsigned int port = app->cfg.ports[i].port;
+
+	if (d.verdict == RTR_PFCV_REFUSE) {
+		fprintf(stderr,
+				"port %u (%s): qos.pfc.mode %s refused: %s; use qos.pfc.mode %s "
+				"instead (doc/egress.md \"Lossless on each NIC family\")\n",
+				port, drv, name, d.why, d.instead);
+		return -ENOTSUP;
+	}
+	if (d.verdict == RTR_PFCV_WARN)
+		printf("rocetor: port %u (%s): warning: qos.pfc.mode %s: %s%s%s\n", port, drv, name,
+				d.why,
+				mode == RTR_PFC_NIC && caps != NULL && caps->pfc_hint ? ": " : "",
+				mode == RTR_PFC_NIC && caps != NULL && caps->pfc_hint
+						? caps->pfc_hint
+						: "");
+	if (mode == RTR_PFC_EXTERNAL)
+		printf("rocetor: port %u (%s): qos.pfc.mode external: rocetor sets no flow "
+		       "control; set PFC outside DPDK: %s; %s%s%s%s\n",
+				port, drv,
+				d.recipe != NULL ? d.recipe
+						 : "no recipe known for this driver (no capability "
+						   "entry or no NIC)",
+				d.no_pause_xstats ? "no pause counter to watch" : "watching ",
+				d.no_pause_xstats ? "" : rtr_nic_ctr_names[RTR_NIC_RX_PAUSE],
+				d.no_pause_xstats ? "" : "/",
+				d.no_pause_xstats ? "" : rtr_nic_ctr_names[RTR_NIC_TX_PAUSE]);
+	return 0;
+}
+
+int
 rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev_info *info)
 {
 	const struct rtr_port_cfg *pc = &app->cfg.ports[i];
@@ -63,11 +102,7 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 		printf("rocetor: port %u (%s): warning: its driver hashes no UDP ports: the RoCE "
 		       "flows between two hosts share one RX queue\n",
 				pc->port, drv);
-	if (w & RTR_NICW_NO_PFC)
-		printf("rocetor: port %u (%s): warning: qos.pfc.mode nic: its driver has no PFC "
-		       "(capability table)%s%s\n",
-				pc->port, drv, caps->pfc_hint ? ": " : "",
-				caps->pfc_hint ? caps->pfc_hint : "");
+	/* RTR_NICW_NO_PFC is said by pfc_check (the qos.pfc.mode verdict). */
 	if (w & RTR_NICW_RX_BUF)
 		printf("rocetor: port %u (%s): warning: the RX buffer is programmed as %u bytes "
 		       "(rounded down to %u) while frames up to %u bytes arrive unscattered: "
@@ -94,6 +129,7 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 				pc->port, drv, a);
 	if (caps != NULL && caps->note != NULL)
 		printf("rocetor: port %u (%s): note: %s\n", pc->port, drv, caps->note);
+	return pfc_check(app, i, caps, drv);
 }
 
 void

@@ -21,8 +21,9 @@
 struct rtr_json;
 
 /* Port setup, configured port i (before rte_eth_dev_configure, after the
- * mempool): find its entry and print what the table decides. */
-void rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev_info *info);
+ * mempool): find its entry and print what the table decides. Returns
+ * -ENOTSUP when qos.pfc.mode is refused on it (said on stderr), else 0. */
+int rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev_info *info);
 /* Once the ports are started: look the driver's pause / discard xstats up
  * by name and print which were found. */
 void rtr_nic_port_xstats(struct rtr_app *app, unsigned int i);

@@ -79,7 +79,21 @@ static const struct rtr_nic_caps nic_table[] = {
 				/* ethtool pause parameters of the netdev:
 				 * linux/mlx5_ethdev_os.c:692 and 733; mlx5.c:2244. */
 				.fc = RTR_NIC_FC_LINK,
+				/* linux/mlx5_ethdev_os.c:733-762 sets rx/tx pause
+				 * and autoneg only: watermarks and pause_time are
+				 * not used. */
+				.fc_water_max_kb = 0,
 				.pfc = false, /* no priority_flow_ctrl_set in mlx5.c:2209-2277 */
+				/* Nothing in the PMD passes or filters 0x8808: the
+				 * ConnectX MAC consumes received pause/PFC frames
+				 * (not seen in the PMD: a lab must confirm). */
+				.mac_ctrl = RTR_NIC_MACCTL_NO,
+				.mac_ctrl_why = "the ConnectX MAC consumes received PFC frames "
+						"(not seen "
+						"in the PMD: a lab must confirm)",
+				.pfc_recipe = "mlnx_qos -i IFACE --trust dscp --pfc "
+					      "0,0,0,1,0,0,0,0 "
+					      "(the classes of qos.pfc.classes; or dcb / lldptool)",
 				/* mlx5.c:3195 -> common/mlx5/mlx5_common_pci.c:200-201,
 				 * then linux/mlx5_os.c:2369 -> lib/ethdev/ethdev_pci.h:44
 				 * (an SF: linux/mlx5_os.c:2548). */
@@ -118,6 +132,17 @@ static const struct rtr_nic_caps nic_table[] = {
 				.mtu_unset = RTR_NIC_MTU_ETHDEV, /* ice_ethdev.c:4164 keeps none */
 				.fc = RTR_NIC_FC_NONE, /* no flow_ctrl_* in ice_ethdev.c:214-280 */
 				.pfc = false,
+				/* The E810 MAC consumes received pause/PFC frames
+				 * (not seen in the PMD: a lab must confirm). */
+				.mac_ctrl = RTR_NIC_MACCTL_NO,
+				.mac_ctrl_why = "the E810 MAC consumes received PFC frames (not "
+						"seen in "
+						"the PMD: a lab must confirm)",
+				.pfc_recipe = "the kernel ice driver's DCB: dcbtool / lldptool -T "
+					      "-i IFACE "
+					      "-V PFC enabled=3 (or firmware DCBX), before DPDK "
+					      "takes the "
+					      "port",
 				.lsc = true, /* ice_ethdev.c:6092 RTE_PCI_DRV_INTR_LSC */
 				/* ice_ethdev.c:288-356: link XON/XOFF, VSI discards
 				 * (rx_dropped_packets is in imissed too, :5619). */
@@ -152,8 +177,24 @@ static const struct rtr_nic_caps nic_table[] = {
 				.rx_buf_align = 128,
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
 				.fc = RTR_NIC_FC_LINK, /* i40e_ethdev.c:485-486, :4120, :4156 */
-				.pfc = false,          /* i40e_ethdev.c:4278-4284 returns -ENOSYS */
-				.lsc = true,           /* i40e_ethdev.c:716 */
+				/* i40e_ethdev.c:4172-4180: high_water in KB, at most
+				 * I40E_RXPBSIZE >> I40E_KILOSHIFT (:75, :78). */
+				.fc_water_max_kb = 968,
+				.pfc = false, /* i40e_ethdev.c:4278-4284 returns -ENOSYS */
+				/* i40e_ethdev.c:797-813, :1711: a TX filter drops
+				 * every 0x8808 frame the application sends; the MAC
+				 * consumes received ones. */
+				.mac_ctrl = RTR_NIC_MACCTL_NO,
+				.mac_ctrl_why = "i40e drops every 0x8808 frame the application "
+						"sends (TX "
+						"filter, i40e_ethdev.c:797-813) and the MAC "
+						"consumes "
+						"received ones",
+				.pfc_recipe = "the kernel i40e driver's DCB: lldptool -T -i IFACE "
+					      "-V PFC "
+					      "enabled=3 (or firmware DCBX), before DPDK takes the "
+					      "port",
+				.lsc = true, /* i40e_ethdev.c:716 */
 				/* i40e_ethdev.c:527-630, :3541-3558 (per priority). */
 				.xstats =
 						{
@@ -175,6 +216,7 @@ static const struct rtr_nic_caps nic_table[] = {
 		{
 				.driver = "net_memif", /* memif/rte_eth_memif.c:1923 */
 				.family = "shared-memory packet interface (memif)",
+				.mac_ctrl = RTR_NIC_MACCTL_YES, /* no MAC: frames pass as they are */
 				/* memif/rte_eth_memif.c:195: max_rx_pktlen 1518, so
 				 * ethdev takes no MTU above 1500. */
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
@@ -182,11 +224,18 @@ static const struct rtr_nic_caps nic_table[] = {
 		{
 				.driver = "net_pcap", /* pcap/pcap_ethdev.c:1653 */
 				.family = "pcap files or a kernel interface (pcap)",
+				/* Files pass everything; an iface= is as its kernel
+				 * interface is. */
+				.mac_ctrl = RTR_NIC_MACCTL_KERNEL,
+				.mac_ctrl_why = "as the interface under it: pcap files and a veth "
+						"pass "
+						"them, a NIC's netdev does not",
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
 		},
 		{
 				.driver = "net_null", /* null/rte_eth_null.c:765 */
 				.family = "null device (packets made up and thrown away)",
+				.mac_ctrl = RTR_NIC_MACCTL_YES, /* no MAC */
 				/* null/rte_eth_null.c:313-314, :568-569: RSS accepted,
 				 * no key size reported (it keeps 40 bytes, :69); no
 				 * hash is computed. */
@@ -198,6 +247,10 @@ static const struct rtr_nic_caps nic_table[] = {
 		{
 				.driver = "net_af_packet", /* af_packet/rte_eth_af_packet.c:1142 */
 				.family = "Linux AF_PACKET socket (af_packet)",
+				.mac_ctrl = RTR_NIC_MACCTL_KERNEL,
+				.mac_ctrl_why = "as its kernel interface: a veth passes them, a "
+						"NIC's "
+						"netdev does not",
 				.mtu_unset = RTR_NIC_MTU_ETHDEV,
 				/* af_packet/rte_eth_af_packet.c:363: max_rx_pktlen
 				 * 1518, so ethdev takes no MTU above 1500
@@ -216,6 +269,10 @@ static const struct rtr_nic_caps nic_table[] = {
 		{
 				.driver = "net_af_xdp", /* af_xdp/rte_eth_af_xdp.c:2147 */
 				.family = "Linux AF_XDP socket (af_xdp)",
+				.mac_ctrl = RTR_NIC_MACCTL_KERNEL,
+				.mac_ctrl_why = "as its kernel interface: a veth passes them, a "
+						"NIC's "
+						"netdev does not",
 				/* af_xdp/rte_eth_af_xdp.c:1140-1146: the UMEM frame's
 				 * headroom is the mbuf's header and headroom; the
 				 * kernel writes the frame XDP_PACKET_HEADROOM (256)
@@ -321,6 +378,93 @@ rtr_nic_decide(const struct rtr_nic_caps *caps, const struct rtr_nic_in *in)
 	if (in->mtu > rtr_nic_max_mtu(in->max_mtu, in->max_rx_pktlen))
 		w |= RTR_NICW_MTU_ABOVE_MAX;
 	return w;
+}
+
+const char *
+rtr_nic_pfc_instead(const struct rtr_nic_caps *caps)
+{
+	/* What works on this driver, best first. */
+	if (caps == NULL)
+		return "external, or software on a virtual port";
+	if (caps->pfc)
+		return "nic or external";
+	if (caps->fc == RTR_NIC_FC_LINK)
+		return "external (PFC set outside DPDK) or pause (802.3x)";
+	if (caps->mac_ctrl != RTR_NIC_MACCTL_NO)
+		return "software or external";
+	return "external (PFC set outside DPDK)";
+}
+
+struct rtr_pfc_decision
+rtr_nic_pfc_decide(const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode, uint32_t xoff_kb)
+{
+	struct rtr_pfc_decision d = {.verdict = RTR_PFCV_OK, .no_entry = caps == NULL};
+
+	switch (mode) {
+	case RTR_PFC_OFF:
+		break;
+	case RTR_PFC_NIC:
+		/* The call decides, as before; the table only warns, so that a
+		 * lab sees what the driver answers. */
+		d.call = true;
+		if (caps == NULL) {
+			d.verdict = RTR_PFCV_WARN;
+			d.why = "no capability entry: trying rte_eth_dev_priority_flow_ctrl_set";
+		} else if (!caps->pfc) {
+			d.verdict = RTR_PFCV_WARN;
+			d.why = "its driver has no PFC (capability table)";
+		}
+		break;
+	case RTR_PFC_PAUSE:
+		if (caps == NULL) {
+			d.call = true;
+			d.verdict = RTR_PFCV_WARN;
+			d.why = "no capability entry: trying rte_eth_dev_flow_ctrl_set";
+		} else if (caps->fc != RTR_NIC_FC_LINK) {
+			d.verdict = RTR_PFCV_REFUSE;
+			d.why = "its driver has no 802.3x pause (no flow_ctrl_set)";
+		} else if (caps->fc_water_max_kb != 0 && xoff_kb > caps->fc_water_max_kb) {
+			/* The driver would refuse it with -EINVAL: say why first. */
+			d.verdict = RTR_PFCV_REFUSE;
+			d.why = "qos.pfc.xoff_kb is above the high water its driver takes "
+				"(flow_ctrl_set, in KB)";
+			d.instead = "pause with a smaller xoff_kb, or external";
+		} else {
+			d.call = true;
+		}
+		break;
+	case RTR_PFC_SOFTWARE:
+		if (caps == NULL) {
+			d.verdict = RTR_PFCV_WARN;
+			d.why = "no capability entry: MAC control frames may be consumed by the "
+				"NIC";
+		} else if (caps->mac_ctrl == RTR_NIC_MACCTL_NO) {
+			d.verdict = RTR_PFCV_REFUSE;
+			d.why = caps->mac_ctrl_why != NULL
+						? caps->mac_ctrl_why
+						: "its driver does not pass MAC control frames";
+		} else if (caps->mac_ctrl == RTR_NIC_MACCTL_KERNEL) {
+			d.verdict = RTR_PFCV_WARN;
+			d.why = caps->mac_ctrl_why;
+		}
+		break;
+	case RTR_PFC_EXTERNAL:
+		/* rocetor sets nothing: always allowed. */
+		d.recipe = caps != NULL ? caps->pfc_recipe : NULL;
+		d.no_pause_xstats = caps == NULL ||
+				    (caps->xstats[RTR_NIC_RX_PAUSE][0] == NULL &&
+						    caps->xstats[RTR_NIC_TX_PAUSE][0] == NULL);
+		if (d.no_pause_xstats) {
+			d.verdict = RTR_PFCV_WARN;
+			d.why = caps == NULL ? "no capability entry: no pause counter is known to "
+					       "watch"
+					     : "its driver has no pause xstats to watch";
+		}
+		break;
+	}
+	if (d.verdict == RTR_PFCV_REFUSE && d.instead == NULL)
+		d.instead = rtr_nic_pfc_instead(caps);
+	return d;
 }
 
 static const struct {

@@ -17,10 +17,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtr_config.h"
+
 /* Flow control a driver implements through ethdev. */
 enum rtr_nic_fc {
 	RTR_NIC_FC_NONE = 0, /* no flow_ctrl_get/set: pause is what the firmware does */
 	RTR_NIC_FC_LINK,     /* 802.3x pause through rte_eth_dev_flow_ctrl_get/set */
+};
+
+/* MAC control frames (ethertype 0x8808: pause, PFC) between the wire and
+ * the application. */
+enum rtr_nic_mac_ctrl {
+	RTR_NIC_MACCTL_NO = 0, /* the NIC consumes or drops them (real NIC MACs) */
+	RTR_NIC_MACCTL_YES,    /* passed both ways (memif, null, ring: no MAC) */
+	RTR_NIC_MACCTL_KERNEL, /* as the kernel interface under it does: a veth
+				* passes them, a NIC's netdev does not */
 };
 
 /* How the MTU the device has before rocetor configures it comes about. */
@@ -66,8 +77,20 @@ struct rtr_nic_caps {
 	enum rtr_nic_mtu mtu_unset;
 	bool mtu_to_kernel; /* configuring the port sets the kernel netdev's MTU too */
 	enum rtr_nic_fc fc; /* link-level pause */
-	bool pfc;           /* rte_eth_dev_priority_flow_ctrl_set does something */
-	bool lsc;           /* link-status interrupts */
+	/* The largest high_water flow_ctrl_set takes, in KB (its unit there);
+	 * 0: not checked (the driver ignores the watermarks, or no pause). */
+	uint32_t fc_water_max_kb;
+	bool pfc; /* rte_eth_dev_priority_flow_ctrl_set does something */
+	bool lsc; /* link-status interrupts */
+	/* Whether the driver passes received MAC control frames (0x8808) up
+	 * to the application and transmits the ones it sends: what
+	 * qos.pfc.mode software needs. mac_ctrl_why says why not (NO) or on
+	 * what it depends (KERNEL). */
+	enum rtr_nic_mac_ctrl mac_ctrl;
+	const char *mac_ctrl_why;
+	/* qos.pfc.mode external: how PFC is set outside DPDK for this NIC
+	 * family (IFACE: the kernel interface). NULL: no recipe known. */
+	const char *pfc_recipe;
 	const char *xstats[RTR_NIC_CTR_MAX][RTR_NIC_PATTERNS]; /* NULL-ended */
 	const char *no_rss_hint; /* said when it reports less RSS than here */
 	const char *pfc_hint;    /* said when qos.pfc.mode nic meets pfc = false */
@@ -108,6 +131,33 @@ enum rtr_nic_warn {
 	RTR_NICW_MTU_KERNEL = 1u << 6, /* ports[].mtu is set on the kernel netdev too (mlx5) */
 	RTR_NICW_MTU_ABOVE_MAX = 1u << 7, /* the MTU is above what ethdev lets the device take */
 };
+
+/* What qos.pfc.mode asks of a port, against its entry. */
+enum rtr_pfc_verdict {
+	RTR_PFCV_OK = 0, /* go on (call says whether rocetor calls the driver) */
+	RTR_PFCV_WARN,   /* go on, but say why (why) */
+	RTR_PFCV_REFUSE, /* a start-up error: why, and instead what to use */
+};
+
+struct rtr_pfc_decision {
+	enum rtr_pfc_verdict verdict;
+	bool call;            /* call the driver's PFC (nic) or pause (pause) op */
+	const char *why;      /* the reason for WARN / REFUSE (NULL for OK) */
+	const char *instead;  /* REFUSE: the pfc.mode(s) to use instead */
+	const char *recipe;   /* external: how to set PFC outside DPDK (NULL: none known) */
+	bool no_entry;        /* the driver has no capability entry */
+	bool no_pause_xstats; /* external: the driver has no pause counter to watch */
+};
+
+/* The verdict of qos.pfc.mode on a port whose driver has entry caps (NULL:
+ * no entry), with qos.pfc.xoff_kb (pause: the driver's high water). Pure:
+ * app/nic.c prints it, app/ports.c acts on it. */
+struct rtr_pfc_decision rtr_nic_pfc_decide(
+		const struct rtr_nic_caps *caps, enum rtr_pfc_mode mode, uint32_t xoff_kb);
+
+/* The qos.pfc.mode(s) that work on a driver with entry caps (NULL: no
+ * entry), for a refusal's "use ... instead". */
+const char *rtr_nic_pfc_instead(const struct rtr_nic_caps *caps);
 
 /* The largest frame rocetor sizes for at a given MTU: Ethernet header, two
  * VLAN tags, CRC (as ice and i40e count it, ICE_ETH_OVERHEAD). */

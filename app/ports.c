@@ -65,6 +65,52 @@ lsc_event(uint16_t port, enum rte_eth_event_type type, void *arg, void *ret_para
 	return 0;
 }
 
+/* The capability entry of a started port's driver, or NULL. */
+static const struct rtr_nic_caps *
+port_caps(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(port, &info) != 0)
+		return NULL;
+	return rtr_nic_caps_find(info.driver_name);
+}
+
+/*
+ * qos.pfc.mode pause: 802.3x link pause, both ways, on the whole port
+ * (rtr_nic_pfc_decide has refused it on drivers without flow_ctrl_set).
+ * pause_time is qos.pfc.quanta; the watermarks are xoff_kb / xon_kb in
+ * KB, the unit i40e takes (i40e_ethdev.c i40e_flow_ctrl_set: high_water
+ * at most I40E_RXPBSIZE >> I40E_KILOSHIFT); mlx5 ignores them (ethtool
+ * pause parameters only, linux/mlx5_ethdev_os.c).
+ */
+static int
+nic_pause(const struct rtr_config *cfg, uint16_t port)
+{
+	const struct rtr_pfc_cfg *pfc = &cfg->qos.pfc;
+	struct rte_eth_fc_conf fc;
+	int rc;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.mode = RTE_ETH_FC_FULL;
+	fc.high_water = pfc->xoff_kb;
+	fc.low_water = pfc->xon_kb;
+	fc.pause_time = pfc->quanta;
+	fc.send_xon = 1;
+	rc = rte_eth_dev_flow_ctrl_set(port, &fc);
+	if (rc != 0) {
+		fprintf(stderr,
+				"port %u: qos.pfc.mode pause: the PMD cannot do 802.3x pause: %s "
+				"(use qos.pfc.mode %s)\n",
+				port, rc == -ENOTSUP ? "not supported" : strerror(-rc),
+				rtr_nic_pfc_instead(port_caps(port)));
+		return rc;
+	}
+	printf("rocetor: port %u: NIC 802.3x pause on (quanta %u, xoff %u KB, xon %u KB)\n", port,
+			pfc->quanta, pfc->xoff_kb, pfc->xon_kb);
+	return 0;
+}
+
 /*
  * qos.pfc.mode nic: the NIC itself sends and honours PFC for the configured
  * classes (802.1p priority = class), with its own watermarks from xoff_kb /
@@ -94,8 +140,9 @@ nic_pfc(const struct rtr_config *cfg, uint16_t port)
 			fprintf(stderr,
 					"port %u: qos.pfc.mode nic: the PMD cannot do PFC on "
 					"priority "
-					"%u: %s (use qos.pfc.mode: software)\n",
-					port, c, rc == -ENOTSUP ? "not supported" : strerror(-rc));
+					"%u: %s (use qos.pfc.mode %s)\n",
+					port, c, rc == -ENOTSUP ? "not supported" : strerror(-rc),
+					rtr_nic_pfc_instead(port_caps(port)));
 			return rc;
 		}
 	}
@@ -259,7 +306,9 @@ port_configure(struct rtr_app *app, unsigned int i)
 		return rc;
 	}
 	/* What the capability table says of this driver (app/nic_caps.c). */
-	rtr_nic_port_check(app, i, &info);
+	rc = rtr_nic_port_check(app, i, &info);
+	if (rc != 0)
+		return rc;
 	if (app->rxq[i] > 1 && info.flow_type_rss_offloads != 0) {
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
@@ -507,6 +556,8 @@ port_start(const struct rtr_config *cfg, uint16_t port)
 				port, strerror(-rc));
 	if (cfg->qos.pfc.mode == RTR_PFC_NIC)
 		return nic_pfc(cfg, port);
+	if (cfg->qos.pfc.mode == RTR_PFC_PAUSE)
+		return nic_pause(cfg, port);
 	return 0;
 }
 

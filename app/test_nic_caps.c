@@ -400,6 +400,122 @@ test_xstats(void)
 	CHECK_STR(rtr_nic_ctr_names[RTR_NIC_RX_DISCARDS], "nic_rx_discards");
 }
 
+/* qos.pfc.mode against the table: every mode on every family, and no
+ * entry. */
+static void
+test_pfc_decide(void)
+{
+	enum { OK = RTR_PFCV_OK, WARN = RTR_PFCV_WARN, REF = RTR_PFCV_REFUSE };
+	static const char *const drivers[] = {"mlx5_pci", "net_ice", "net_i40e", "net_pcap",
+			"net_memif", "net_null", NULL};
+	/* verdict[mode][driver], and whether the driver's op is called. */
+	static const int verdict[RTR_PFC_MODES][7] = {
+			[RTR_PFC_OFF] = {OK, OK, OK, OK, OK, OK, OK},
+			[RTR_PFC_SOFTWARE] = {REF, REF, REF, WARN, OK, OK, WARN},
+			[RTR_PFC_NIC] = {WARN, WARN, WARN, WARN, WARN, WARN, WARN},
+			[RTR_PFC_PAUSE] = {OK, REF, OK, REF, REF, REF, WARN},
+			[RTR_PFC_EXTERNAL] = {WARN, OK, OK, WARN, WARN, WARN, WARN},
+	};
+	static const bool call[RTR_PFC_MODES][7] = {
+			[RTR_PFC_NIC] = {true, true, true, true, true, true, true},
+			[RTR_PFC_PAUSE] = {true, false, true, false, false, false, true},
+	};
+	const struct rtr_nic_caps *mlx5 = rtr_nic_caps_find("mlx5_pci");
+	const struct rtr_nic_caps *ice = rtr_nic_caps_find("net_ice");
+	const struct rtr_nic_caps *i40e = rtr_nic_caps_find("net_i40e");
+	const struct rtr_nic_caps *null = rtr_nic_caps_find("net_null");
+	struct rtr_nic_caps with_pfc;
+	struct rtr_pfc_decision d;
+
+	for (unsigned int m = 0; m < RTR_PFC_MODES; m++) {
+		for (unsigned int k = 0; k < 7; k++) {
+			const struct rtr_nic_caps *c = rtr_nic_caps_find(drivers[k]);
+
+			CHECK(drivers[k] == NULL || c != NULL, "%s has an entry", drivers[k]);
+			d = rtr_nic_pfc_decide(c, (enum rtr_pfc_mode)m, 256);
+			CHECK(d.verdict == (enum rtr_pfc_verdict)verdict[m][k],
+					"mode %s on %s: verdict %d, want %d", rtr_pfc_mode_names[m],
+					drivers[k] ? drivers[k] : "(no entry)", d.verdict,
+					verdict[m][k]);
+			CHECK(d.call == call[m][k], "mode %s on %s: call %d", rtr_pfc_mode_names[m],
+					drivers[k] ? drivers[k] : "(no entry)", d.call);
+			/* A reason for every warning and refusal, a way out of
+			 * every refusal, none otherwise. */
+			CHECK((d.why != NULL) == (d.verdict != RTR_PFCV_OK), "mode %s on %s: why",
+					rtr_pfc_mode_names[m],
+					drivers[k] ? drivers[k] : "(no entry)");
+			CHECK((d.instead != NULL) == (d.verdict == RTR_PFCV_REFUSE),
+					"mode %s on %s: instead", rtr_pfc_mode_names[m],
+					drivers[k] ? drivers[k] : "(no entry)");
+			CHECK_EQ(d.no_entry, c == NULL);
+			/* What a refusal proposes must itself not be refused. */
+			if (d.verdict == RTR_PFCV_REFUSE)
+				for (unsigned int o = 0; o < RTR_PFC_MODES; o++)
+					if (o != RTR_PFC_OFF &&
+							strstr(d.instead, rtr_pfc_mode_names[o]) !=
+									NULL)
+						CHECK(rtr_nic_pfc_decide(
+								      c, (enum rtr_pfc_mode)o, 256)
+												.verdict !=
+										RTR_PFCV_REFUSE,
+								"%s proposed on %s is refused",
+								rtr_pfc_mode_names[o], drivers[k]);
+		}
+	}
+	/* The reasons say what was read, and what a lab must confirm. */
+	d = rtr_nic_pfc_decide(i40e, RTR_PFC_SOFTWARE, 256);
+	CHECK(d.why != NULL && strstr(d.why, "i40e_ethdev.c:797-813") != NULL, "i40e: %s",
+			d.why ? d.why : "(null)");
+	CHECK_STR(d.instead, "external (PFC set outside DPDK) or pause (802.3x)");
+	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_SOFTWARE, 256);
+	CHECK(d.why != NULL && strstr(d.why, "a lab must confirm") != NULL, "mlx5: %s",
+			d.why ? d.why : "(null)");
+	d = rtr_nic_pfc_decide(ice, RTR_PFC_SOFTWARE, 256);
+	CHECK(d.why != NULL && strstr(d.why, "a lab must confirm") != NULL, "ice: %s",
+			d.why ? d.why : "(null)");
+	CHECK_STR(d.instead, "external (PFC set outside DPDK)");
+	d = rtr_nic_pfc_decide(ice, RTR_PFC_PAUSE, 256);
+	CHECK_STR(d.instead, "external (PFC set outside DPDK)");
+	d = rtr_nic_pfc_decide(null, RTR_PFC_PAUSE, 256);
+	CHECK_STR(d.instead, "software or external");
+	d = rtr_nic_pfc_decide(NULL, RTR_PFC_SOFTWARE, 256);
+	CHECK_STR(d.why, "no capability entry: MAC control frames may be consumed by the NIC");
+	/* pause on i40e: high water in KB, at most 968; mlx5 ignores it. */
+	d = rtr_nic_pfc_decide(i40e, RTR_PFC_PAUSE, 968);
+	CHECK(d.verdict == RTR_PFCV_OK && d.call, "i40e pause at 968 KB");
+	d = rtr_nic_pfc_decide(i40e, RTR_PFC_PAUSE, 969);
+	CHECK(d.verdict == RTR_PFCV_REFUSE && !d.call, "i40e pause at 969 KB");
+	CHECK_STR(d.instead, "pause with a smaller xoff_kb, or external");
+	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_PAUSE, 1048576);
+	CHECK(d.verdict == RTR_PFCV_OK && d.call, "mlx5 pause ignores the watermarks");
+	/* external: the recipe of the family; the pause counters to watch. */
+	d = rtr_nic_pfc_decide(mlx5, RTR_PFC_EXTERNAL, 256);
+	CHECK(d.recipe != NULL && strstr(d.recipe, "mlnx_qos -i IFACE") != NULL, "mlx5 recipe");
+	CHECK(d.no_pause_xstats);
+	d = rtr_nic_pfc_decide(ice, RTR_PFC_EXTERNAL, 256);
+	CHECK(d.recipe != NULL && strstr(d.recipe, "lldptool") != NULL, "ice recipe");
+	CHECK(!d.no_pause_xstats);
+	d = rtr_nic_pfc_decide(i40e, RTR_PFC_EXTERNAL, 256);
+	CHECK(d.recipe != NULL && !d.no_pause_xstats, "i40e recipe, counters");
+	d = rtr_nic_pfc_decide(NULL, RTR_PFC_EXTERNAL, 256);
+	CHECK(d.recipe == NULL && d.no_pause_xstats && d.no_entry, "external, no entry");
+	/* A driver whose entry has PFC: nic is OK, and is what a refusal
+	 * proposes. */
+	with_pfc = *i40e;
+	with_pfc.pfc = true;
+	d = rtr_nic_pfc_decide(&with_pfc, RTR_PFC_NIC, 256);
+	CHECK(d.verdict == RTR_PFCV_OK && d.call, "nic with PFC in the entry");
+	d = rtr_nic_pfc_decide(&with_pfc, RTR_PFC_SOFTWARE, 256);
+	CHECK_STR(d.instead, "nic or external");
+	/* The table: only the virtual ports pass MAC control frames. */
+	CHECK_EQ(mlx5->mac_ctrl, RTR_NIC_MACCTL_NO);
+	CHECK_EQ(ice->mac_ctrl, RTR_NIC_MACCTL_NO);
+	CHECK_EQ(i40e->mac_ctrl, RTR_NIC_MACCTL_NO);
+	CHECK_EQ(null->mac_ctrl, RTR_NIC_MACCTL_YES);
+	CHECK_EQ(rtr_nic_caps_find("net_memif")->mac_ctrl, RTR_NIC_MACCTL_YES);
+	CHECK_EQ(rtr_nic_caps_find("net_af_packet")->mac_ctrl, RTR_NIC_MACCTL_KERNEL);
+}
+
 int
 main(void)
 {
@@ -409,5 +525,6 @@ main(void)
 	test_table_diff();
 	test_rss_str();
 	test_xstats();
+	test_pfc_decide();
 	return rtr_test_done("nic-caps");
 }

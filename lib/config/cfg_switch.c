@@ -29,8 +29,8 @@ static const char *const port_role_names[] = {"host", "fabric", NULL};
 static const char *const trust_names[] = {"dscp", "pcp", NULL};           /* trust_pcp */
 static const char *const trim_lengths_names[] = {"keep", "update", NULL}; /* trim_update_lengths */
 /* Same order as enum rtr_pfc_mode and rtr_pfc_mode_names[]; the unit test checks names. */
-static const char *const pfc_mode_names[] = {"off", "software", "nic", NULL};
-_Static_assert(RTR_ARRAY_SIZE(pfc_mode_names) == RTR_PFC_NIC + 2,
+static const char *const pfc_mode_names[] = {"off", "software", "nic", "pause", "external", NULL};
+_Static_assert(RTR_ARRAY_SIZE(pfc_mode_names) == RTR_PFC_MODES + 1,
 		"pfc_mode_names out of step with rtr_pfc_mode");
 
 /* ---- the LB modes (rtr_config_set_lb_modes) ----------------------------- */

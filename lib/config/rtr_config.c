@@ -12,10 +12,12 @@
 #include "cfg_switch.h"
 #include "cfg_tree.h"
 
-const char *const rtr_pfc_mode_names[3] = {
+const char *const rtr_pfc_mode_names[RTR_PFC_MODES] = {
 		[RTR_PFC_OFF] = "off",
 		[RTR_PFC_SOFTWARE] = "software",
 		[RTR_PFC_NIC] = "nic",
+		[RTR_PFC_PAUSE] = "pause",
+		[RTR_PFC_EXTERNAL] = "external",
 };
 
 void

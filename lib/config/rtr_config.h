@@ -121,11 +121,21 @@ struct rtr_class_cfg {
 	int line;
 };
 
-enum rtr_pfc_mode { RTR_PFC_OFF = 0, RTR_PFC_SOFTWARE, RTR_PFC_NIC };
-extern const char *const rtr_pfc_mode_names[3];
+/* pause: 802.3x link pause through rte_eth_dev_flow_ctrl_set; external: PFC
+ * set outside DPDK (mlnx_qos, dcb), rocetor sets nothing and watches the
+ * NIC's pause counters. New modes go at the end (the values are kept). */
+enum rtr_pfc_mode {
+	RTR_PFC_OFF = 0,
+	RTR_PFC_SOFTWARE,
+	RTR_PFC_NIC,
+	RTR_PFC_PAUSE,
+	RTR_PFC_EXTERNAL,
+};
+#define RTR_PFC_MODES (RTR_PFC_EXTERNAL + 1)
+extern const char *const rtr_pfc_mode_names[RTR_PFC_MODES];
 
 struct rtr_pfc_cfg {
-	enum rtr_pfc_mode mode; /* "off" | "software" | "nic" */
+	enum rtr_pfc_mode mode; /* "off" | "software" | "nic" | "pause" | "external" */
 	uint8_t class_mask;     /* bit c: PFC on class/priority c */
 	uint32_t xoff_kb;       /* bytes one ingress port has queued in a class */
 	uint32_t xon_kb;        /* must be < xoff_kb */

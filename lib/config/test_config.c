@@ -1364,10 +1364,17 @@ test_qos_rules(void)
 			"t.yaml:6: qos.pfc.xon_kb: must be < xoff_kb (100), got 128");
 	ERR_C(CP "qos = {\n  pfc = {\n    xoff_kb = 64;\n    xon_kb = 64;\n  };\n};\n",
 			"t.cfg:9: qos.pfc.xon_kb: must be < xoff_kb (64), got 64");
-	ERR_Y(YP "qos:\n  pfc: {mode: on}\n",
-			"t.yaml:6: qos.pfc.mode: must be off, software or nic, got \"on\"");
+	ERR_Y(YP "qos:\n  pfc: {mode: on}\n", "t.yaml:6: qos.pfc.mode: must be off, software, nic, "
+					      "pause or external, got \"on\"");
 	ERR_C(CP "qos = { pfc = { mode = \"hardware\"; }; };\n",
-			"t.cfg:6: qos.pfc.mode: must be off, software or nic, got \"hardware\"");
+			"t.cfg:6: qos.pfc.mode: must be off, software, nic, pause or external, got "
+			"\"hardware\"");
+	ERR_Y(YP "qos:\n  pfc: {mode: Pause}\n", "t.yaml:6: qos.pfc.mode: must be off, software, "
+						 "nic, pause or external, got "
+						 "\"Pause\" (did you mean pause?)");
+	ERR_C(CP "qos = { pfc = { mode = \"dcb\"; }; };\n",
+			"t.cfg:6: qos.pfc.mode: must be off, software, nic, pause or external, got "
+			"\"dcb\"");
 	ERR_C(CP "qos = { pfc = { mode = false; }; };\n",
 			"t.cfg:6: qos.pfc.mode: expected a string, got a boolean");
 	ERR_Y(YP "qos:\n  classes: 4\n  pfc: {mode: software, classes: [1, 4]}\n",
@@ -1416,6 +1423,23 @@ test_pfc_mode_names(void)
 	CHECK_STR(rtr_pfc_mode_names[RTR_PFC_OFF], "off");
 	CHECK_STR(rtr_pfc_mode_names[RTR_PFC_SOFTWARE], "software");
 	CHECK_STR(rtr_pfc_mode_names[RTR_PFC_NIC], "nic");
+	CHECK_STR(rtr_pfc_mode_names[RTR_PFC_PAUSE], "pause");
+	CHECK_STR(rtr_pfc_mode_names[RTR_PFC_EXTERNAL], "external");
+	CHECK_EQ((int)RTR_ARRAY_SIZE(rtr_pfc_mode_names), 5);
+	/* The new modes in libconfig too, with their figures kept. */
+	OK("cfg",
+			"ports = ( { port = 0; role = \"host\"; } );\n"
+			"qos = { pfc = { mode = \"pause\"; classes = [ 3 ]; quanta = 100; }; };\n",
+			&cfg);
+	CHECK_EQ(cfg.qos.pfc.mode, RTR_PFC_PAUSE);
+	CHECK_EQ(cfg.qos.pfc.quanta, 100);
+	OK("cfg",
+			"ports = ( { port = 0; role = \"host\"; } );\n"
+			"qos = { pfc = { mode = \"external\"; classes = [ 3 ]; }; };\n",
+			&cfg);
+	CHECK_EQ(cfg.qos.pfc.mode, RTR_PFC_EXTERNAL);
+	CHECK_EQ(cfg.qos.pfc.class_mask, 0x08);
+	check_round_trip(__LINE__, &cfg);
 }
 
 static void

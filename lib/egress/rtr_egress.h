@@ -82,7 +82,7 @@ struct rtr_eg_pfc_port {
 	uint64_t paused_ns[RTR_MAX_CLASSES]; /* closed pause intervals */
 	uint64_t rx_pfc;                     /* PFC frames received */
 	uint64_t rx_pause;                   /* 802.3x PAUSE frames received (ignored) */
-	uint64_t rx_ignored;                 /* PFC frames received while pfc.mode is off */
+	uint64_t rx_ignored; /* PFC frames received while pfc.mode is not software */
 	_Atomic uint64_t xoff_workers[RTR_MAX_CLASSES]; /* bit w: worker w wants XOFF */
 	_Atomic uint64_t tx_xoff;
 	_Atomic uint64_t tx_xon;

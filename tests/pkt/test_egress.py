@@ -15,7 +15,14 @@ The pcap RX side hands rocetor its input as fast as the worker polls (well
 above 100 kpps even on a loaded 2-core machine), so a 1 Gb/s shaped uplink
 (~116 kpps of 1 KB frames) builds a queue of most of the input: that is what
 the ECN, CNP and trimming tests rely on, and each checks the queue really
-built (max_depth) before reading anything into the outcome."""
+built (max_depth) before reading anything into the outcome.
+
+The PFC tests here (test_pfc, test_exit_flush, test_nic_pfc_unsupported) are
+virtual-port tests: net_pcap files pass MAC control frames (0x8808) to
+rocetor and from it, which a real NIC's MAC does not (mlx5 and ice consume
+received ones, i40e drops the ones an application sends), so qos.pfc.mode
+software is refused there at start-up (doc/egress.md "Lossless on each NIC
+family"; pkt-nic tests that check)."""
 import os
 import struct
 import sys
@@ -352,6 +359,9 @@ def pause_frame(quanta):
 
 
 def test_pfc(t):
+    """Received PFC pausing one class, in software and off mode: a virtual-port
+    test (net_pcap passes 0x8808 frames; a real NIC's MAC consumes them, so
+    software mode is refused on mlx5, ice and i40e)."""
     n = 200
     # Interleaved: even PSN DSCP 26 (class 3), odd PSN DSCP 0 (class 0).
     host = [data(i, payload=200, dscp=26 if i % 2 == 0 else 0) for i in range(2 * n)]
@@ -598,7 +608,8 @@ def test_delay(t):
 # ------------------------------------------------------------------ 7. exit
 
 def test_exit_flush(t):
-    """Exit sends everything held, ignoring the shaper, PFC pauses and the
+    """A virtual-port test (net_pcap passes the PFC frame to rocetor).
+    Exit sends everything held, ignoring the shaper, PFC pauses and the
     delay line: port 1 shaped to 10 Mb/s (so a PFC quantum is 51.2 us and
     65535 quanta pause class 3 for 3.36 s) with a 1 s delay line; rocetor
     exits 300 ms after its input ends, long before any of that expires."""
@@ -647,8 +658,10 @@ def test_exit_flush(t):
 
 
 def test_nic_pfc_unsupported(t):
-    """qos.pfc.mode nic on a PMD without PFC (net_pcap): start-up fails with
-    exit status 1 and says why, instead of running without lossless mode."""
+    """qos.pfc.mode nic on a PMD without PFC (net_pcap, a virtual port):
+    start-up fails with exit status 1 and says why and what to use
+    (software on this virtual port), instead of running without lossless
+    mode."""
     res = harness.run(config(qos="pfc: {mode: nic, classes: [3]}"), [[], []], tag="egnic")
     t.eq(res.rc, 1, "(nic PFC on net_pcap: exit status)")
     t.check("cannot do PFC on priority 3" in res.stderr and "software" in res.stderr,

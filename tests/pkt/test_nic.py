@@ -10,6 +10,12 @@ has (issue 30, doc/nic-facts.md, doc/counters.md "NIC counters"):
 - a driver without an entry (net_ring) is said to have none;
 - qos.pfc.mode nic on a driver the table says has no PFC is warned about
   before the PMD refuses it (exit status 1);
+- qos.pfc.mode checked against the table at start-up (issue 31,
+  doc/egress.md "Lossless on each NIC family"): software runs on net_null
+  (no MAC: control frames pass), external says the recipe line and that
+  there is no pause counter to watch, pause is refused on net_null (no
+  flow_ctrl_set) naming the port, driver, mode and what to use; without an
+  entry (net_ring) software warns and pause tries the call;
 - the driver's pause / discard xstats found by name are said per port,
   and where the driver has none (net_null, net_pcap) the stats document
   and telemetry /rocetor/nic leave them out while rx_nombuf, imissed and
@@ -122,6 +128,62 @@ def af_packet(t, work):
         subprocess.run(["ip", "link", "del", a], capture_output=True)
 
 
+def pfc_modes(t, work):
+    """qos.pfc.mode against the capability table, on net_null and net_ring."""
+    nulls = ["net_null0,size=64", "net_null1,size=64"]
+
+    def qos(mode):
+        return "qos: {classes: 8, pfc: {mode: %s, classes: [3]}}\n" % mode
+
+    rc, out, err, _, _ = rocetor(work, nulls, "0", extra_cfg=qos("software"), duration=1)
+    t.eq(rc, 0, "pfc software on net_null: exit status: " + err[-400:])
+    t.check("qos.pfc.mode software" not in out + err,
+            "pfc software on net_null: nothing to say: " + (out + err)[-1200:])
+
+    rc, out, err, _, _ = rocetor(work, nulls, "0", extra_cfg=qos("external"), duration=1)
+    t.eq(rc, 0, "pfc external on net_null: exit status: " + err[-400:])
+    for p in (0, 1):
+        t.check(("rocetor: port %d (net_null): qos.pfc.mode external: rocetor sets no flow "
+                 "control; set PFC outside DPDK: no recipe known for this driver" % p) in out,
+                "pfc external port %d: the recipe line: %s" % (p, out[-1500:]))
+        t.check(("rocetor: port %d (net_null): qos.pfc.mode external: rocetor sets no flow "
+                 "control; set PFC outside DPDK: no recipe known for this driver (no "
+                 "capability entry or no NIC); no pause counter to watch\n" % p) in out,
+                "pfc external port %d: nothing watched" % p)
+        t.check(("rocetor: port %d (net_null): warning: qos.pfc.mode external: its driver "
+                 "has no pause xstats to watch" % p) in out,
+                "pfc external port %d: nothing to watch" % p)
+
+    rc, out, err, _, _ = rocetor(work, nulls, "0", extra_cfg=qos("pause"), duration=1)
+    t.eq(rc, 1, "pfc pause on net_null: exit status 1: " + err[-400:])
+    t.check("port 0 (net_null): qos.pfc.mode pause refused: its driver has no 802.3x pause "
+            "(no flow_ctrl_set); use qos.pfc.mode software or external instead" in err,
+            "pfc pause on net_null: the refusal: " + err[-800:])
+    t.check("NIC 802.3x pause on" not in out, "pfc pause on net_null: not turned on")
+
+    # No entry (net_ring): software warns and runs; external says there
+    # is no entry; pause tries the call, which the PMD refuses.
+    rings = ["net_ring0", "net_ring1"]
+    rc, out, err, _, _ = rocetor(work, rings, "0", extra_cfg=qos("software"), duration=1)
+    t.eq(rc, 0, "pfc software on net_ring: exit status: " + err[-400:])
+    t.check("rocetor: port 0 (net_ring): warning: qos.pfc.mode software: no capability entry: "
+            "MAC control frames may be consumed by the NIC" in out,
+            "pfc software on net_ring: the warning: " + out[-1500:])
+    rc, out, err, _, _ = rocetor(work, rings, "0", extra_cfg=qos("external"), duration=1)
+    t.eq(rc, 0, "pfc external on net_ring: exit status: " + err[-400:])
+    t.check("rocetor: port 0 (net_ring): warning: qos.pfc.mode external: no capability entry: "
+            "no pause counter is known to watch" in out,
+            "pfc external on net_ring: the warning: " + out[-1500:])
+    rc, out, err, _, _ = rocetor(work, rings, "0", extra_cfg=qos("pause"), duration=1)
+    t.eq(rc, 1, "pfc pause on net_ring: exit status 1: " + err[-400:])
+    t.check("rocetor: port 0 (net_ring): warning: qos.pfc.mode pause: no capability entry: "
+            "trying rte_eth_dev_flow_ctrl_set" in out,
+            "pfc pause on net_ring: tried: " + out[-1500:])
+    t.check("port 0: qos.pfc.mode pause: the PMD cannot do 802.3x pause: not supported "
+            "(use qos.pfc.mode external, or software on a virtual port)" in err,
+            "pfc pause on net_ring: the PMD's refusal: " + err[-800:])
+
+
 def main():
     t = harness.Checker("pkt-nic")
     work = tempfile.mkdtemp(prefix="rocetor-nic-")
@@ -205,8 +267,10 @@ def main():
     t.eq(rc, 1, "pfc nic: exit status 1: " + err[-400:])
     t.check("rocetor: port 0 (net_null): warning: qos.pfc.mode nic: its driver has no PFC "
             "(capability table)" in out, "pfc nic: the table's warning: " + out[-1200:])
-    t.check("qos.pfc.mode nic: the PMD cannot do PFC" in err, "pfc nic: the PMD's refusal: "
+    t.check("qos.pfc.mode nic: the PMD cannot do PFC on priority 3: not supported (use "
+            "qos.pfc.mode software or external)" in err, "pfc nic: the PMD's refusal: "
             + err[-600:])
+    pfc_modes(t, work)
 
     # memif: ethdev takes no MTU above 1500 (max_rx_pktlen 1518): said at
     # start, and an mtu above it is said before the device refuses it.
