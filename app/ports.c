@@ -429,6 +429,8 @@ rss_owner_program(struct rtr_app *app, unsigned int i, const struct rte_eth_dev_
 	struct rtr_switch *sw = &app->sw;
 	unsigned int key_len = info->hash_key_size != 0 ? info->hash_key_size : 40;
 	uint8_t key[RTR_RSS_KEY_MAX], got[RTR_RSS_KEY_MAX];
+	/* 512 entries at most: mlx5 (linux/mlx5_os.c:249-251) and ice
+	 * (ice_ethdev.c:1577-1579) cap their RETA there, i40e has 512. */
 	struct rte_eth_rss_reta_entry64 reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
 	static uint16_t want[RTE_ETH_RSS_RETA_SIZE_512];
 	const uint64_t udp = RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP;
