@@ -1293,12 +1293,6 @@ cw_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *p
 		uint64_t *shared)
 {
 	const struct rtr_conweave_cfg *cc = rtr_conweave_config(cfg);
-	struct rtr_pm_group groups[RTR_MAX_GROUPS];
-	struct rtr_pm_params pm = {
-			.groups = groups,
-			.dst_prefix_len = cc->dst_prefix_len,
-			.dst_prefix_len6 = cc->dst_prefix_len6,
-	};
 	uint32_t hosts = rtr_lb_host_ports(cfg);
 
 	*per_worker = rtr_lb_ft_bytes(cc->flow_table_size, n_workers,
@@ -1307,9 +1301,7 @@ cw_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *p
 		*per_worker += (uint64_t)__builtin_popcount(hosts) *
 			       rtr_pring_pool_memsize(cc->reorder_queues_per_port,
 					       cc->reorder_queue_depth);
-	pm.n_groups = RTE_MIN(rtr_pm_groups_of(cfg, groups, RTR_MAX_GROUPS),
-			(unsigned int)RTR_MAX_GROUPS);
-	*shared = rtr_pm_memsize(&pm);
+	*shared = rtr_pm_memsize_cfg(cfg, cc->dst_prefix_len, cc->dst_prefix_len6);
 }
 
 const struct rtr_lb_desc rtr_lb_conweave_desc = {

@@ -145,6 +145,22 @@ rtr_pm_memsize(const struct rtr_pm_params *p)
 	return pm_words_off(ng) + (words ? words : 1) * sizeof(uint64_t);
 }
 
+size_t
+rtr_pm_memsize_cfg(const struct rtr_config *cfg, unsigned int dst_prefix_len,
+		unsigned int dst_prefix_len6)
+{
+	struct rtr_pm_group groups[RTR_MAX_GROUPS];
+	struct rtr_pm_params pm = {
+			.groups = groups,
+			.dst_prefix_len = dst_prefix_len,
+			.dst_prefix_len6 = dst_prefix_len6,
+	};
+
+	pm.n_groups = RTE_MIN(rtr_pm_groups_of(cfg, groups, RTR_MAX_GROUPS),
+			(unsigned int)RTR_MAX_GROUPS);
+	return rtr_pm_memsize(&pm);
+}
+
 struct rtr_pm *
 rtr_pm_create(const struct rtr_pm_params *p)
 {

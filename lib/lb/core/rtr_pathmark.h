@@ -87,6 +87,11 @@ void rtr_pm_free(struct rtr_pm *t);
  * (keyed by group, RTR_MAX_PATHS paths). Returns how many cfg has. */
 unsigned int rtr_pm_groups_of(
 		const struct rtr_config *cfg, struct rtr_pm_group *g, unsigned int max);
+/* Bytes the table of cfg's uplink groups with these destination key
+ * lengths takes (a mode's state_bytes; rtr_pm_memsize over
+ * rtr_pm_groups_of). */
+size_t rtr_pm_memsize_cfg(const struct rtr_config *cfg, unsigned int dst_prefix_len,
+		unsigned int dst_prefix_len6);
 
 /* The slot of destination dst (16 bytes; IPv4: the first 4) in group g.
  * False (r->n_paths = 0) for a group outside the table. */

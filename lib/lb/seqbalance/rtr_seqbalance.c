@@ -503,17 +503,9 @@ sb_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *p
 		uint64_t *shared)
 {
 	const struct rtr_seqbalance_cfg *sc = rtr_seqbalance_config(cfg);
-	struct rtr_pm_group groups[RTR_MAX_GROUPS];
-	struct rtr_pm_params pm = {
-			.groups = groups,
-			.dst_prefix_len = sc->dst_prefix_len,
-			.dst_prefix_len6 = sc->dst_prefix_len6,
-	};
 
 	*per_worker = rtr_lb_ft_bytes(sc->flow_table_size, n_workers, sizeof(struct sb_flow));
-	pm.n_groups = RTE_MIN(rtr_pm_groups_of(cfg, groups, RTR_MAX_GROUPS),
-			(unsigned int)RTR_MAX_GROUPS);
-	*shared = rtr_pm_memsize(&pm);
+	*shared = rtr_pm_memsize_cfg(cfg, sc->dst_prefix_len, sc->dst_prefix_len6);
 }
 
 const struct rtr_lb_desc rtr_lb_seqbalance_desc = {

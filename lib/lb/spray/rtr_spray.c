@@ -1118,12 +1118,6 @@ sp_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *p
 {
 	const struct rtr_spray_cfg *sc = rtr_spray_config(cfg);
 	struct rtr_sp *sp = NULL;
-	struct rtr_pm_group groups[RTR_MAX_GROUPS];
-	struct rtr_pm_params pm = {
-			.groups = groups,
-			.dst_prefix_len = sc->dst_prefix_len,
-			.dst_prefix_len6 = sc->dst_prefix_len6,
-	};
 	size_t nwin = sc->windows_per_worker;
 	size_t stride = sc->window_slots + RTE_CACHE_LINE_SIZE / sizeof(*sp->slot);
 
@@ -1136,9 +1130,7 @@ sp_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *p
 	*shared = 0;
 	if (sc->busy_us == 0)
 		return;
-	pm.n_groups = RTE_MIN(rtr_pm_groups_of(cfg, groups, RTR_MAX_GROUPS),
-			(unsigned int)RTR_MAX_GROUPS);
-	*shared = rtr_pm_memsize(&pm);
+	*shared = rtr_pm_memsize_cfg(cfg, sc->dst_prefix_len, sc->dst_prefix_len6);
 }
 
 const struct rtr_lb_desc rtr_lb_spray_desc = {
