@@ -500,7 +500,6 @@ rss_owner_program(struct rtr_app *app, unsigned int i, const struct rte_eth_dev_
 		snprintf(why, sizeof(why), "its RETA reads back otherwise (%s)", strerror(-err));
 		return why;
 	}
-	app->rss_owner_ok[i] = true;
 	return NULL;
 }
 

@@ -42,10 +42,9 @@ struct rtr_app {
 	uint16_t nb_rxd[RTR_MAX_PORTS], nb_txd[RTR_MAX_PORTS];
 	/* Per configured port: its RX queue q is worker q's, because its RSS
 	 * was asked to send each flow to its owner's queue (one RX queue per
-	 * worker, RSS with UDP ports); rss_owner_ok: the key and RETA were
-	 * read back as programmed (app/ports.c rss_owner_program). */
+	 * worker, RSS with UDP ports; whether the key and RETA took is said
+	 * at start-up, app/ports.c rss_owner_start). */
 	bool rss_owner[RTR_MAX_PORTS];
-	bool rss_owner_ok[RTR_MAX_PORTS];
 	uint32_t n_mbufs;
 	uint32_t hold_budget; /* mbufs each worker's LB state may hold (app/budget.c) */
 	uint32_t mbuf_data_room;
