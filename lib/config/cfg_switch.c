@@ -185,6 +185,10 @@ static const struct rtr_cfg_field port_fields[] = {
 		RTR_CFG_UINT("tx_queues", struct rtr_port_cfg, tx_queues, 0, 64, 0),
 		RTR_CFG_UINT("mtu", struct rtr_port_cfg, mtu, 68, 9600, 0,
 				.flags = RTR_CFG_ZERO_OK),
+		RTR_CFG_UINT("nic_ring_kb", struct rtr_port_cfg, nic_ring_kb, 1, 65536,
+				RTR_NIC_RING_AUTO, .flags = RTR_CFG_ZERO_OK | RTR_CFG_OMIT_DEF),
+		RTR_CFG_UINT("nic_ring_desc", struct rtr_port_cfg, nic_ring_desc, 1, 4096, 0,
+				.flags = RTR_CFG_ZERO_OK | RTR_CFG_OMIT_DEF),
 		RTR_CFG_BOOL("l2_filter", struct rtr_port_cfg, l2_filter, true),
 		RTR_CFG_FUNC("ip", port_ip_parse, port_ip_dump),
 		RTR_CFG_UINT("flow_rate", struct rtr_port_cfg, flow_rate, 0, 100000000, 0,
@@ -814,6 +818,13 @@ class_entry_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 	if (ce->class == control && pv != NULL)
 		return cfg_error(c->e, pv->line, &kpath,
 				"the control class (%u) is always highest; do not set it", control);
+	if (ce->k.hw_queue != RTR_HWQ_AUTO && ce->k.hw_queue >= c->cfg->qos.hw_queues) {
+		kpath.key = "hw_queue";
+		pv = cfg_map_get(node, kpath.key);
+		return cfg_error(c->e, pv != NULL ? pv->line : line, &kpath,
+				"must be < qos.hw_queues (%u), got %u", c->cfg->qos.hw_queues,
+				ce->k.hw_queue);
+	}
 	return 0;
 }
 
@@ -824,6 +835,8 @@ static const struct rtr_cfg_field class_fields[] = {
 		RTR_CFG_UINT("weight", struct class_entry, k.weight, 1, 1000, 1),
 		RTR_CFG_UINT("queue_kb", struct class_entry, k.queue_kb, 1, 1048576, 2048),
 		RTR_CFG_MAP("ecn", struct class_entry, k.ecn, &class_ecn_map),
+		RTR_CFG_UINT("hw_queue", struct class_entry, k.hw_queue, 0,
+				RTR_MAX_HW_QUEUES - 1, RTR_HWQ_AUTO, .flags = RTR_CFG_OMIT_DEF),
 };
 static const struct rtr_cfg_map class_map = {
 		class_fields, RTR_ARRAY_SIZE(class_fields), class_entry_check, .inherit = true};
@@ -851,6 +864,7 @@ class_params_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
 		k->weight = 1;
 		k->queue_kb = q->queue_kb;
 		k->ecn = q->ecn;
+		k->hw_queue = RTR_HWQ_AUTO;
 		k->set = false;
 		k->line = 0;
 	}
@@ -1020,6 +1034,8 @@ static const struct rtr_cfg_field qos_fields[] = {
 		RTR_CFG_FUNC("pcp", class_list_parse, class_list_dump),
 		RTR_CFG_UINT("queue_kb", struct rtr_qos_cfg, queue_kb, 1, 1048576, 2048),
 		RTR_CFG_MAP("ecn", struct rtr_qos_cfg, ecn, &ecn_map),
+		/* Before class_params: their hw_queue is checked against it. */
+		RTR_CFG_UINT("hw_queues", struct rtr_qos_cfg, hw_queues, 1, RTR_MAX_HW_QUEUES, 1),
 		/* After queue_kb and ecn: the per-class defaults come from them. */
 		RTR_CFG_FUNC("class_params", class_params_parse, class_params_dump),
 		RTR_CFG_BOOL("trim", struct rtr_qos_cfg, trim, false),

@@ -43,6 +43,9 @@ struct rtr_addr {
 	};
 };
 
+#define RTR_NIC_RING_AUTO    UINT32_MAX
+#define RTR_NIC_RING_AUTO_KB 32 /* what auto means on a hardware NIC */
+
 struct rtr_port_cfg {
 	uint16_t port; /* DPDK port id */
 	enum rtr_port_role role;
@@ -58,6 +61,14 @@ struct rtr_port_cfg {
 	uint16_t rx_queues; /* 0 = one per worker (capped by the device) */
 	uint16_t tx_queues; /* 0 = one per worker */
 	uint16_t mtu;       /* 0 = device default */
+	/* The bounded NIC ring (doc/egress.md "The NIC ring"): bytes the
+	 * egress lets the NIC hold ahead of the link clock, paced at the
+	 * link rate. RTR_NIC_RING_AUTO: on for hardware NICs (nic_caps),
+	 * off for virtual ports; 0: off (push while tx_burst takes). */
+	uint32_t nic_ring_kb;
+	/* Hard cap on descriptors in flight per TX queue, read back through
+	 * rte_eth_tx_descriptor_status where the driver has it; 0: auto. */
+	uint16_t nic_ring_desc;
 	int mtu_line;       /* where "mtu" is in the file, 0 when not given */
 	bool l2_filter;     /* drop unicast frames not addressed to our MAC */
 	/* Host ports: limits on the LB flow-table entries their packets create
@@ -112,11 +123,15 @@ struct rtr_ecn_cfg {
  * and priority = class index, weight 1; "qos.class_params" overrides them.
  * The control class (classes-1) is always served first.
  */
+#define RTR_HWQ_AUTO     0xff
+#define RTR_MAX_HW_QUEUES 4
+
 struct rtr_class_cfg {
 	uint8_t priority;  /* strict-priority level, higher first */
 	uint16_t weight;   /* DWRR weight among classes of one level */
 	uint32_t queue_kb; /* tail-drop (or trim) threshold */
 	struct rtr_ecn_cfg ecn;
+	uint8_t hw_queue; /* hardware TX queue (of qos.hw_queues); RTR_HWQ_AUTO */
 	bool set; /* given in class_params (for the dump) */
 	int line;
 };
@@ -151,6 +166,11 @@ struct rtr_qos_cfg {
 	struct rtr_pcp_map pcp[8];
 	uint32_t queue_kb;
 	struct rtr_ecn_cfg ecn;
+	/* Hardware TX queues per worker per port, 1..RTR_MAX_HW_QUEUES:
+	 * classes map to them (class_params[].hw_queue; by default control,
+	 * lossless, lossy: rtr_config_hw_queue) so that a paused or full
+	 * class does not block the others. */
+	uint8_t hw_queues;
 	struct rtr_class_cfg cls[RTR_MAX_CLASSES];
 	bool trim;
 	bool trim_update_lengths; /* "trim_lengths": "keep" (default) | "update" */
@@ -292,6 +312,28 @@ rtr_config_port(const struct rtr_config *cfg, uint16_t port)
 		if (cfg->ports[i].port == port)
 			return &cfg->ports[i];
 	return NULL;
+}
+
+/* The hardware TX queue (0..qos.hw_queues-1) class cls leaves through:
+ * class_params[].hw_queue when given, else the control class on queue 0,
+ * the PFC classes (when pfc.mode is not off) on queue 1, the other classes
+ * on queue 2, each capped at the last queue. One queue: all on 0. */
+static inline uint8_t
+rtr_config_hw_queue(const struct rtr_config *cfg, unsigned int cls)
+{
+	const struct rtr_qos_cfg *q = &cfg->qos;
+	unsigned int last = q->hw_queues > 0 ? q->hw_queues - 1u : 0u;
+	unsigned int want;
+
+	if (cls < RTR_MAX_CLASSES && q->cls[cls].hw_queue != RTR_HWQ_AUTO)
+		return q->cls[cls].hw_queue;
+	if (cls + 1u == q->classes)
+		want = 0;
+	else if (q->pfc.mode != RTR_PFC_OFF && (q->pfc.class_mask >> cls & 1u))
+		want = 1;
+	else
+		want = 2;
+	return (uint8_t)(want < last ? want : last);
 }
 
 /* The share of each LB flow table host port pc may fill: its flow_share,

@@ -310,6 +310,8 @@ test_defaults(void)
 	CHECK_EQ(p->rx_queues, 0);
 	CHECK_EQ(p->tx_queues, 0);
 	CHECK_EQ(p->mtu, 0);
+	CHECK(p->nic_ring_kb == RTR_NIC_RING_AUTO);
+	CHECK_EQ(p->nic_ring_desc, 0);
 	CHECK(p->l2_filter);
 	CHECK_EQ(p->flow_rate, 0);
 	CHECK_EQ(p->flow_burst, 64);
@@ -1860,6 +1862,48 @@ test_mtu_rule(void)
 	rtr_config_free(&cfg);
 }
 
+/* issue 31: the bounded NIC ring's keys and the class-to-hardware-queue map. */
+static void
+test_nic_ring_and_hw_queues(void)
+{
+	static struct rtr_config y, c;
+
+	OK("yaml",
+			"ports:\n"
+			"  - {port: 0, role: host, ip: \"10.1.0.254/16\", nic_ring_kb: 0}\n"
+			"  - {port: 1, role: fabric, ip: \"192.168.1.1/30\", nic_ring_kb: 64,\n"
+			"     nic_ring_desc: 128}\n"
+			"qos:\n"
+			"  classes: 4\n"
+			"  hw_queues: 3\n"
+			"  pfc: {mode: software, classes: [1]}\n"
+			"  class_params:\n"
+			"    - {class: 2, hw_queue: 0}\n",
+			&y);
+	CHECK_EQ(y.ports[0].nic_ring_kb, 0);
+	CHECK_EQ(y.ports[1].nic_ring_kb, 64);
+	CHECK_EQ(y.ports[1].nic_ring_desc, 128);
+	CHECK_EQ(y.qos.hw_queues, 3);
+	/* The default map: control 0, lossless 1, lossy 2; class 2 given. */
+	CHECK_EQ(rtr_config_hw_queue(&y, 3), 0);
+	CHECK_EQ(rtr_config_hw_queue(&y, 1), 1);
+	CHECK_EQ(rtr_config_hw_queue(&y, 0), 2);
+	CHECK_EQ(rtr_config_hw_queue(&y, 2), 0);
+	check_round_trip(__LINE__, &y);
+	/* Two queues: control apart, every data class on queue 1; one: all 0. */
+	OK("yaml", YP "qos: {classes: 3, hw_queues: 2}\n", &c);
+	CHECK(rtr_config_hw_queue(&c, 2) == 0 && rtr_config_hw_queue(&c, 1) == 1 &&
+			rtr_config_hw_queue(&c, 0) == 1);
+	OK("yaml", YP "qos: {classes: 3}\n", &c);
+	CHECK(c.qos.hw_queues == 1 && rtr_config_hw_queue(&c, 2) == 0 &&
+			rtr_config_hw_queue(&c, 0) == 0);
+	ERR_Y(YP "qos:\n  hw_queues: 2\n  class_params:\n    - {class: 0, hw_queue: 2}\n",
+			"t.yaml:8: qos.class_params[0].hw_queue: must be < qos.hw_queues (2), got 2");
+	ERR_Y(YP "qos: {hw_queues: 5}\n", "t.yaml:5: qos.hw_queues: must be 1..4, got 5");
+	ERR_Y("ports:\n  - {port: 0, role: host, nic_ring_kb: 65537}\n",
+			"t.yaml:2: ports[0].nic_ring_kb: must be 0 or 1..65536, got 65537");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1892,5 +1936,6 @@ main(int argc, char **argv)
 	test_lb_names();
 	test_faults();
 	test_mtu_rule();
+	test_nic_ring_and_hw_queues();
 	return rtr_test_done("config");
 }
