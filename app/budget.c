@@ -36,7 +36,10 @@ rtr_budget_queues(const struct rtr_config *cfg, unsigned int workers, struct rtr
 		const struct rtr_port_cfg *pc = &cfg->ports[i];
 
 		in->rxq[i] = pc->rx_queues ? pc->rx_queues : (uint16_t)workers;
-		in->txq[i] = RTE_MAX((uint16_t)workers, pc->tx_queues);
+		/* One per worker and hardware queue (qos.hw_queues, issue 31). */
+		in->txq[i] = RTE_MAX((uint16_t)(workers * (cfg->qos.hw_queues ? cfg->qos.hw_queues
+									      : 1u)),
+				pc->tx_queues);
 	}
 }
 

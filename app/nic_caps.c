@@ -17,6 +17,7 @@
 #include <rte_ethdev.h>
 
 #include "nic_caps.h"
+#include "rtr_egress.h"
 
 const char *const rtr_nic_ctr_names[RTR_NIC_CTR_MAX] = {
 		[RTR_NIC_RX_PAUSE] = "nic_rx_pause",
@@ -98,6 +99,10 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * then linux/mlx5_os.c:2369 -> lib/ethdev/ethdev_pci.h:44
 				 * (an SF: linux/mlx5_os.c:2548). */
 				.lsc = true,
+				.hw_ring = true,
+				/* mlx5_tx.c:267-278: FULL while offset < elements in
+				 * use, after handling completions. */
+				.tx_ds = RTR_EG_DS_USED,
 				/* linux/mlx5_ethdev_os.c:1470-1650 (mlx5_counters_init):
 				 * no pause counter among them; names exist only when
 				 * the kernel's ethtool strings have them (:1686-1697). */
@@ -144,6 +149,11 @@ static const struct rtr_nic_caps nic_table[] = {
 					      "takes the "
 					      "port",
 				.lsc = true, /* ice_ethdev.c:6092 RTE_PCI_DRV_INTR_LSC */
+				.hw_ring = true,
+				/* ice_rxtx.c:2333-2362 reads a slot rounded up to a
+				 * multiple of tx_rs_thresh (32) that is never written
+				 * back once used: FULL would stick (nic-facts). */
+				.tx_ds = RTR_EG_DS_NONE,
 				/* ice_ethdev.c:288-356: link XON/XOFF, VSI discards
 				 * (rx_dropped_packets is in imissed too, :5619). */
 				.xstats =
@@ -195,6 +205,9 @@ static const struct rtr_nic_caps nic_table[] = {
 					      "enabled=3 (or firmware DCBX), before DPDK takes the "
 					      "port",
 				.lsc = true, /* i40e_ethdev.c:716 */
+				.hw_ring = true,
+				/* i40e_rxtx.c:2209-2238: the same arithmetic as ice. */
+				.tx_ds = RTR_EG_DS_NONE,
 				/* i40e_ethdev.c:527-630, :3541-3558 (per priority). */
 				.xstats =
 						{

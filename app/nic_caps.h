@@ -82,6 +82,14 @@ struct rtr_nic_caps {
 	uint32_t fc_water_max_kb;
 	bool pfc; /* rte_eth_dev_priority_flow_ctrl_set does something */
 	bool lsc; /* link-status interrupts */
+	/* A hardware TX ring between rocetor and the wire that nothing else
+	 * bounds: ports[].nic_ring_kb auto paces the port (doc/egress.md "The
+	 * NIC ring"). Virtual ports' rings are copies, not a queue at a rate. */
+	bool hw_ring;
+	/* enum rtr_eg_ds: the descriptor-status convention rocetor reads for
+	 * the ring's descriptor cap; RTR_EG_DS_NONE where the answer cannot
+	 * be trusted (doc/nic-facts.md "TX completions and descriptor status"). */
+	uint8_t tx_ds;
 	/* Whether the driver passes received MAC control frames (0x8808) up
 	 * to the application and transmits the ones it sends: what
 	 * qos.pfc.mode software needs. mac_ctrl_why says why not (NO) or on

@@ -21,6 +21,7 @@
 
 #include "control.h"
 #include "lb.h"
+#include "nic_caps.h"
 #include "setup.h"
 
 static int
@@ -82,6 +83,11 @@ rtr_app_workers_setup(struct rtr_app *app)
 		sw->workers[n++] = w;
 	}
 	sw->n_workers = n;
+	/* Worker w's TX queue for hardware queue h: w + h * workers (with one
+	 * hardware queue, w: as before issue 31). */
+	for (i = 0; i < n; i++)
+		for (unsigned int h = 0; h < RTR_MAX_HW_QUEUES; h++)
+			sw->workers[i]->txq[h] = (uint16_t)(i + h * n);
 	rtr_rss_init(&sw->rss, n);
 	sw->ctrl_stats = rte_zmalloc("rtr_stats", sizeof(*sw->ctrl_stats), RTE_CACHE_LINE_SIZE);
 	sw->ctrl_ring = rte_ring_create(
@@ -89,6 +95,63 @@ rtr_app_workers_setup(struct rtr_app *app)
 	if (sw->ctrl_stats == NULL || sw->ctrl_ring == NULL)
 		return -ENOMEM;
 	return 0;
+}
+
+/* Descriptors in flight per TX queue when nic_ring_desc is auto and the
+ * driver's descriptor status can be read: four bursts. */
+#define RTR_NIC_DESC_AUTO (4 * RTR_BURST)
+
+/*
+ * The bounded NIC ring of config port i (doc/egress.md "The NIC ring"):
+ * nic_ring_kb auto bounds hardware NICs (the capability table's hw_ring)
+ * and leaves virtual ports as they were; the descriptor cap is read where
+ * the driver's descriptor status is trusted. Says what it did.
+ */
+static void
+setup_nic_ring(struct rtr_app *app, unsigned int i)
+{
+	const struct rtr_port_cfg *pc = &app->cfg.ports[i];
+	const struct rtr_nic_caps *caps = app->nic[i].caps;
+	struct rtr_switch *sw = &app->sw;
+	uint8_t ds = caps != NULL ? caps->tx_ds : RTR_EG_DS_NONE;
+	uint32_t kb = pc->nic_ring_kb;
+	uint16_t cap = 0;
+
+	if (kb == RTR_NIC_RING_AUTO)
+		kb = caps != NULL && caps->hw_ring ? RTR_NIC_RING_AUTO_KB : 0;
+	if (kb > 0 && ds != RTR_EG_DS_NONE)
+		cap = pc->nic_ring_desc ? pc->nic_ring_desc
+					: RTE_MIN(RTR_NIC_DESC_AUTO, app->nb_txd[i] / 2);
+	rtr_egress_set_ring(sw->egress, pc->port, kb * 1024u, cap);
+	for (unsigned int w = 0; w < sw->n_workers; w++) {
+		sw->workers[w]->tx_ds[pc->port] = cap ? ds : RTR_EG_DS_NONE;
+		sw->workers[w]->tx_ring[pc->port] = app->nb_txd[i];
+	}
+	if (kb == 0) {
+		printf("rocetor: port %u: NIC ring unbounded (%s): frames go while the TX queue "
+		       "takes them\n",
+				pc->port,
+				pc->nic_ring_kb == 0 ? "nic_ring_kb 0"
+				: caps == NULL       ? "no capability entry: set nic_ring_kb"
+						     : "a virtual port");
+		return;
+	}
+	char capstr[96];
+
+	if (cap)
+		snprintf(capstr, sizeof(capstr), "%u (driver descriptor status)", cap);
+	else
+		snprintf(capstr, sizeof(capstr), "off%s",
+				caps != NULL && caps->hw_ring
+						? " (this driver's descriptor status is not "
+						  "trusted: doc/nic-facts.md)"
+						: "");
+	printf("rocetor: port %u: NIC ring bounded: %u KB of wire time ahead at %.1f Gb/s, a "
+	       "control frame waits at most %.1f us behind 4 KB data per worker; descriptor "
+	       "cap %s\n",
+			pc->port, kb,
+			8000.0 * 1024 / (double)sw->egress->port[pc->port].ps_per_byte_q10,
+			rtr_egress_ring_bound_ns(sw->egress, pc->port, 4096, 64) / 1000.0, capstr);
 }
 
 /* Shared per-port egress state, then one egress per worker. */
@@ -114,6 +177,8 @@ setup_egress(struct rtr_app *app)
 	}
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
 		memcpy(sw->egress->port[p].mac, sw->ports[p].mac, 6);
+	for (unsigned int i = 0; i < app->cfg.n_ports; i++)
+		setup_nic_ring(app, i);
 	for (unsigned int i = 0; i < sw->n_workers; i++) {
 		struct rtr_worker *w = sw->workers[i];
 		struct rtr_egress_io io;

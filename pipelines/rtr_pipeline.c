@@ -68,11 +68,24 @@ drop(struct rtr_worker *w, struct rte_mbuf *m, uint16_t in_port, enum rtr_drop_r
 /* ------------------------------------------------------------------ egress I/O */
 
 static uint16_t
-eg_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+eg_tx(void *arg, uint16_t port, uint16_t hwq, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct rtr_worker *w = arg;
 
-	return rte_eth_tx_burst(port, (uint16_t)w->idx, pkts, n);
+	return rte_eth_tx_burst(port, w->txq[hwq], pkts, n);
+}
+
+/* More than cap frames still in the NIC on this worker's queue hwq of
+ * port (doc/egress.md "The NIC ring"): the driver's descriptor status at
+ * the offset its convention gives. */
+static bool
+eg_nic_busy(void *arg, uint16_t port, uint16_t hwq, uint16_t cap)
+{
+	struct rtr_worker *w = arg;
+	int off = rtr_eg_ds_offset((enum rtr_eg_ds)w->tx_ds[port], w->tx_ring[port], cap);
+
+	return off >= 0 && rte_eth_tx_descriptor_status(port, w->txq[hwq], (uint16_t)off) ==
+					   RTE_ETH_TX_DESC_FULL;
 }
 
 static void
@@ -108,6 +121,7 @@ rtr_worker_egress_io(struct rtr_worker *w, struct rtr_egress_io *io)
 	const struct rtr_switch *sw = w->sw;
 
 	io->tx = eg_tx;
+	io->nic_busy = eg_nic_busy;
 	io->drop = eg_drop;
 	io->alloc = eg_alloc;
 	io->depart = eg_depart;

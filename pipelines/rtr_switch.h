@@ -111,6 +111,14 @@ struct rtr_worker {
 	uint64_t last_rx_tsc;              /* read by the main lcore for --exit-on-idle */
 	_Atomic int stopped;               /* acknowledged RTR_STOP_RX */
 	struct rtr_egress *eg;             /* class queues, scheduler and TX of every port */
+	/* Its TX queue on every port for each hardware queue of the egress
+	 * (qos.hw_queues): idx + h * n_workers. */
+	uint16_t txq[RTR_MAX_HW_QUEUES];
+	/* Per port, for the bounded NIC ring's descriptor cap: the driver's
+	 * descriptor-status convention (enum rtr_eg_ds; NONE: not read) and
+	 * the TX ring's size. */
+	uint8_t tx_ds[RTR_MAX_PORTS];
+	uint16_t tx_ring[RTR_MAX_PORTS];
 	/* The pool this worker allocates from (frames the LB stage and the
 	 * egress build): its socket's, or the switch's main pool when its
 	 * socket has no ports (app/numa.c). NULL: sw->pool. */

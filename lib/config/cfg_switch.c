@@ -835,8 +835,8 @@ static const struct rtr_cfg_field class_fields[] = {
 		RTR_CFG_UINT("weight", struct class_entry, k.weight, 1, 1000, 1),
 		RTR_CFG_UINT("queue_kb", struct class_entry, k.queue_kb, 1, 1048576, 2048),
 		RTR_CFG_MAP("ecn", struct class_entry, k.ecn, &class_ecn_map),
-		RTR_CFG_UINT("hw_queue", struct class_entry, k.hw_queue, 0,
-				RTR_MAX_HW_QUEUES - 1, RTR_HWQ_AUTO, .flags = RTR_CFG_OMIT_DEF),
+		RTR_CFG_UINT("hw_queue", struct class_entry, k.hw_queue, 0, RTR_MAX_HW_QUEUES - 1,
+				RTR_HWQ_AUTO, .flags = RTR_CFG_OMIT_DEF),
 };
 static const struct rtr_cfg_map class_map = {
 		class_fields, RTR_ARRAY_SIZE(class_fields), class_entry_check, .inherit = true};

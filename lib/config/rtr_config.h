@@ -69,8 +69,8 @@ struct rtr_port_cfg {
 	/* Hard cap on descriptors in flight per TX queue, read back through
 	 * rte_eth_tx_descriptor_status where the driver has it; 0: auto. */
 	uint16_t nic_ring_desc;
-	int mtu_line;       /* where "mtu" is in the file, 0 when not given */
-	bool l2_filter;     /* drop unicast frames not addressed to our MAC */
+	int mtu_line;   /* where "mtu" is in the file, 0 when not given */
+	bool l2_filter; /* drop unicast frames not addressed to our MAC */
 	/* Host ports: limits on the LB flow-table entries their packets create
 	 * (doc/security.md). flow_share 0 = automatic (rtr_config_flow_share). */
 	uint32_t flow_rate;  /* new entries per second, 0 = unlimited */
@@ -123,7 +123,7 @@ struct rtr_ecn_cfg {
  * and priority = class index, weight 1; "qos.class_params" overrides them.
  * The control class (classes-1) is always served first.
  */
-#define RTR_HWQ_AUTO     0xff
+#define RTR_HWQ_AUTO      0xff
 #define RTR_MAX_HW_QUEUES 4
 
 struct rtr_class_cfg {
@@ -132,7 +132,7 @@ struct rtr_class_cfg {
 	uint32_t queue_kb; /* tail-drop (or trim) threshold */
 	struct rtr_ecn_cfg ecn;
 	uint8_t hw_queue; /* hardware TX queue (of qos.hw_queues); RTR_HWQ_AUTO */
-	bool set; /* given in class_params (for the dump) */
+	bool set;         /* given in class_params (for the dump) */
 	int line;
 };
 

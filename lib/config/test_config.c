@@ -1898,7 +1898,8 @@ test_nic_ring_and_hw_queues(void)
 	CHECK(c.qos.hw_queues == 1 && rtr_config_hw_queue(&c, 2) == 0 &&
 			rtr_config_hw_queue(&c, 0) == 0);
 	ERR_Y(YP "qos:\n  hw_queues: 2\n  class_params:\n    - {class: 0, hw_queue: 2}\n",
-			"t.yaml:8: qos.class_params[0].hw_queue: must be < qos.hw_queues (2), got 2");
+			"t.yaml:8: qos.class_params[0].hw_queue: must be < qos.hw_queues (2), got "
+			"2");
 	ERR_Y(YP "qos: {hw_queues: 5}\n", "t.yaml:5: qos.hw_queues: must be 1..4, got 5");
 	ERR_Y("ports:\n  - {port: 0, role: host, nic_ring_kb: 65537}\n",
 			"t.yaml:2: ports[0].nic_ring_kb: must be 0 or 1..65536, got 65537");

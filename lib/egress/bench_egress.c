@@ -29,8 +29,9 @@ static struct rte_mbuf *freelist[POOL];
 static unsigned int n_free;
 
 static uint16_t
-nic_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+nic_tx(void *arg, uint16_t port, uint16_t hwq, struct rte_mbuf **pkts, uint16_t n)
 {
+	(void)hwq;
 	(void)arg;
 	(void)port;
 	for (uint16_t i = 0; i < n; i++)

@@ -96,9 +96,60 @@ rtr_egress_shared_init(struct rtr_egress_shared *sh, const struct rtr_config *cf
 				       10;
 		}
 		sp->quantum_ns_q10 = (uint64_t)(512.0 * 1024.0 / gbps + 0.5);
+		sp->link_ps_per_byte_q10 = (uint64_t)(8000.0 * 1024.0 / gbps + 0.5);
+		sp->ahead_ps = sp->burst_ps;
 		rte_spinlock_init(&sp->pfc.lock);
+		if (pc->nic_ring_kb != RTR_NIC_RING_AUTO && pc->nic_ring_kb > 0)
+			rtr_egress_set_ring(
+					sh, pc->port, pc->nic_ring_kb * 1024u, pc->nic_ring_desc);
 	}
 	return 0;
+}
+
+void
+rtr_egress_set_ring(
+		struct rtr_egress_shared *sh, uint16_t port, uint32_t ring_bytes, uint16_t desc_cap)
+{
+	struct rtr_eg_shared_port *sp;
+
+	if (port >= RTR_MAX_PORTS || !sh->port[port].configured)
+		return;
+	sp = &sh->port[port];
+	sp->paced = ring_bytes > 0;
+	sp->ring_bytes = ring_bytes;
+	sp->desc_cap = sp->paced ? desc_cap : 0;
+	/* A shaped port's clock runs at the shaping rate, else the link's. */
+	if (!sp->shaped)
+		sp->ps_per_byte_q10 = sp->paced ? sp->link_ps_per_byte_q10 : 0;
+	sp->ring_ps = ((uint64_t)ring_bytes * sp->ps_per_byte_q10) >> 10;
+	if (!sp->paced)
+		sp->ahead_ps = sp->burst_ps;
+	else if (sp->shaped)
+		sp->ahead_ps = RTE_MIN(sp->burst_ps, sp->ring_ps);
+	else
+		sp->ahead_ps = sp->ring_ps;
+}
+
+/* Wire time of a frame of len bytes (no FCS) on the port's clock, ps: the
+ * frame padded to 60 bytes, FCS, preamble and gap. */
+static inline uint64_t
+frame_ps(const struct rtr_eg_shared_port *sp, uint32_t len)
+{
+	if (len < 60)
+		len = 60;
+	return ((uint64_t)(len + RTR_EG_FRAME_OVERHEAD) * sp->ps_per_byte_q10) >> 10;
+}
+
+uint64_t
+rtr_egress_ring_bound_ns(const struct rtr_egress_shared *sh, uint16_t port, uint32_t frame_len,
+		uint32_t ctrl_len)
+{
+	const struct rtr_eg_shared_port *sp;
+
+	if (port >= RTR_MAX_PORTS || !sh->port[port].paced)
+		return 0;
+	sp = &sh->port[port];
+	return (sp->ahead_ps + frame_ps(sp, frame_len) + frame_ps(sp, ctrl_len) + 999) / 1000;
 }
 
 /* ------------------------------------------------------------ create */
@@ -193,9 +244,29 @@ eport_free(struct rtr_eport *ep, bool rte)
 		return;
 	for (unsigned int c = 0; c < RTR_MAX_CLASSES; c++)
 		eg_free(ep->cq[c].slot, rte);
-	eg_free(ep->wire, rte);
-	eg_free(ep->wire_due, rte);
+	for (unsigned int h = 0; h < RTR_MAX_HW_QUEUES; h++) {
+		eg_free(ep->wire[h].slot, rte);
+		eg_free(ep->wire[h].due, rte);
+	}
+	eg_free(ep->ledger.end_ps, rte);
+	eg_free(ep->ledger.len, rte);
+	eg_free(ep->ledger.in, rte);
+	eg_free(ep->ledger.cls, rte);
 	eg_free(ep, rte);
+}
+
+static unsigned int
+n_hwq(const struct rtr_qos_cfg *q)
+{
+	return q->hw_queues == 0 ? 1u : RTE_MIN((unsigned int)q->hw_queues, RTR_MAX_HW_QUEUES);
+}
+
+/* Ledger entries: every frame of the ring's bytes at the minimum size,
+ * and the bursts let in beyond it. */
+static uint32_t
+ledger_slots(uint32_t ring_bytes)
+{
+	return pow2_at_least((uint64_t)ring_bytes / 60 + 4 * RTR_BURST);
 }
 
 static struct rtr_eport *
@@ -216,19 +287,43 @@ eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_
 			goto fail;
 	eport_levels(ep, q);
 	ep->delay_ns = (uint64_t)pc->delay_us * 1000;
+	ep->n_hwq = (uint8_t)n_hwq(q);
+	for (unsigned int c = 0; c < q->classes; c++) {
+		uint8_t h = rtr_config_hw_queue(eg->sh->cfg, c);
+
+		ep->cls_hwq[c] = h < ep->n_hwq ? h : (uint8_t)(ep->n_hwq - 1);
+		ep->hwq_cls[ep->cls_hwq[c]] |= (uint8_t)(1u << c);
+	}
 	wire = wire_slots(pc, max_pkts);
-	ep->wire = eg_zalloc(sizeof(*ep->wire) * wire, socket);
-	ep->wire_due = eg_zalloc(sizeof(*ep->wire_due) * wire, socket);
-	if (ep->wire == NULL || ep->wire_due == NULL)
-		goto fail;
-	ep->w_mask = (uint32_t)wire - 1;
+	for (unsigned int h = 0; h < ep->n_hwq; h++) {
+		struct rtr_ewire *w = &ep->wire[h];
+
+		w->slot = eg_zalloc(sizeof(*w->slot) * wire, socket);
+		w->due = eg_zalloc(sizeof(*w->due) * wire, socket);
+		if (w->slot == NULL || w->due == NULL)
+			goto fail;
+		w->mask = (uint32_t)wire - 1;
+	}
+	if (eg->pfc && ep->sh->paced) {
+		struct rtr_eledger *l = &ep->ledger;
+		uint32_t n = ledger_slots(ep->sh->ring_bytes);
+
+		l->end_ps = eg_zalloc(sizeof(*l->end_ps) * n, socket);
+		l->len = eg_zalloc(sizeof(*l->len) * n, socket);
+		l->in = eg_zalloc(n, socket);
+		l->cls = eg_zalloc(n, socket);
+		if (l->end_ps == NULL || l->len == NULL || l->in == NULL || l->cls == NULL)
+			goto fail;
+		l->mask = n - 1;
+	}
 	if (pc->loss >= 1.0)
 		ep->loss_q64 = UINT64_MAX;
 	else if (pc->loss > 0)
 		ep->loss_q64 = (uint64_t)(pc->loss * 18446744073709551616.0);
 	ep->loss_rng = pc->loss_seed ^ ((uint64_t)eg->worker * 0xd1b54a32d192ed03ull);
 	ep->red_rng = 0x5eed0000ull + pc->port * 131 + eg->worker;
-	ep->plain = ep->delay_ns == 0 && ep->loss_q64 == 0 && !ep->sh->shaped && !eg->pfc;
+	ep->clocked = ep->sh->shaped || ep->sh->paced;
+	ep->plain = ep->delay_ns == 0 && ep->loss_q64 == 0 && !ep->clocked && !eg->pfc;
 	return ep;
 fail:
 	eport_free(ep, socket >= 0);
@@ -247,7 +342,15 @@ rtr_egress_memsize(const struct rtr_config *cfg, uint32_t max_pkts)
 		n += sizeof(struct rtr_eport);
 		for (unsigned int c = 0; c < q->classes && c < RTR_MAX_CLASSES; c++)
 			n += sizeof(struct rte_mbuf *) * cq_slots(&q->cls[c], max_pkts);
-		n += (sizeof(struct rte_mbuf *) + sizeof(uint64_t)) * wire_slots(pc, max_pkts);
+		n += (sizeof(struct rte_mbuf *) + sizeof(uint64_t)) * wire_slots(pc, max_pkts) *
+		     n_hwq(q);
+		/* The PFC ledger of a paced port (auto counts as 32 KB). */
+		if (q->pfc.mode == RTR_PFC_SOFTWARE && pc->nic_ring_kb > 0) {
+			uint32_t kb = pc->nic_ring_kb == RTR_NIC_RING_AUTO ? RTR_NIC_RING_AUTO_KB
+									   : pc->nic_ring_kb;
+
+			n += (sizeof(uint64_t) + sizeof(uint32_t) + 2) * ledger_slots(kb * 1024u);
+		}
 	}
 	return n;
 }
@@ -449,13 +552,16 @@ static void
 pfc_send(struct rtr_egress *eg, uint16_t port, uint8_t cls, bool xoff, uint64_t now_ns)
 {
 	struct rtr_eport *ep = eg->port[port];
+	struct rtr_ewire *w;
 	struct rte_mbuf *m;
 	uint16_t quanta[8] = {0};
 	uint8_t *buf;
 
 	if (ep == NULL || eg->io.alloc == NULL)
 		return;
-	if (ep->w_tail - ep->w_head > ep->w_mask) {
+	/* The control class's hardware queue: not behind paused data. */
+	w = &ep->wire[ep->cls_hwq[ep->top]];
+	if (w->tail - w->head > w->mask) {
 		eg->stats->originated_dropped++;
 		return;
 	}
@@ -472,7 +578,7 @@ pfc_send(struct rtr_egress *eg, uint16_t port, uint8_t cls, bool xoff, uint64_t 
 	memset(rtr_meta(m), 0, sizeof(struct rtr_meta));
 	rtr_meta(m)->in_port = RTR_PORT_NONE;
 	rtr_meta(m)->out_port = (uint8_t)port;
-	rtr_eg_wire_push(ep, m, now_ns + ep->delay_ns);
+	rtr_eg_wire_push(w, m, now_ns + ep->delay_ns);
 	eg->held++;
 	eg->active |= 1u << port;
 	if (xoff)
@@ -655,7 +761,7 @@ admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uin
 	 * nothing queued behind it for RED to see. Do it now; the counters
 	 * are those of the queue it went through.
 	 */
-	if (rtr_eg_direct_ok(eg, ep)) {
+	if (rtr_eg_direct_ok(eg, ep, cls)) {
 		rtr_eg_direct(eg, ep, m, cls, now_ns);
 		return 0;
 	}
@@ -699,25 +805,6 @@ rtr_egress_enqueue_held(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m
 }
 
 /* ------------------------------------------------------------ scheduler */
-
-static inline bool
-shaper_take(struct rtr_eg_shared_port *sp, uint32_t len, uint64_t now_ns)
-{
-	uint64_t now_ps = now_ns * 1000;
-	uint64_t cost = ((uint64_t)(len + RTR_EG_FRAME_OVERHEAD) * sp->ps_per_byte_q10) >> 10;
-	uint64_t next = atomic_load_explicit(&sp->next_ps, memory_order_relaxed);
-
-	for (;;) {
-		uint64_t start;
-
-		if (next > now_ps + sp->burst_ps)
-			return false;
-		start = next > now_ps ? next : now_ps;
-		if (atomic_compare_exchange_weak_explicit(&sp->next_ps, &next, start + cost,
-				    memory_order_relaxed, memory_order_relaxed))
-			return true;
-	}
-}
 
 /* Classes that may send now: non-empty and not paused by PFC. */
 static inline uint8_t
@@ -775,110 +862,274 @@ pick_class(struct rtr_eport *ep, uint8_t elig)
 	return 0; /* not reached: elig is non-zero */
 }
 
+/* ------------------------------------------------------------ the NIC ring */
+
+/* Software PFC on a paced port: a frame handed to the NIC still counts
+ * toward its ingress port's XOFF until its last bit has left by the link
+ * clock (end_ps). A full ledger releases at once (never blocks). */
+static inline void
+ledger_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t in, uint8_t cls, uint32_t len,
+		uint64_t end_ps, uint64_t now_ns)
+{
+	struct rtr_eledger *l = &ep->ledger;
+	uint32_t i;
+
+	if (l->tail - l->head > l->mask) {
+		pfc_in_sub(eg, in, cls, len, now_ns);
+		return;
+	}
+	i = l->tail++ & l->mask;
+	l->end_ps[i] = end_ps;
+	l->len[i] = len;
+	l->in[i] = in;
+	l->cls[i] = cls;
+}
+
+/* Release the ledger's frames that have left by now (all with force). */
+static void
+ledger_release(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force)
+{
+	struct rtr_eledger *l = &ep->ledger;
+	uint64_t now_ps = now_ns * 1000;
+
+	while (l->head != l->tail) {
+		uint32_t i = l->head & l->mask;
+
+		if (!force && l->end_ps[i] > now_ps)
+			break;
+		l->head++;
+		pfc_in_sub(eg, l->in[i], l->cls[i], l->len[i], now_ns);
+	}
+}
+
+static inline bool
+ledger_empty(const struct rtr_eport *ep)
+{
+	return ep->ledger.head == ep->ledger.tail;
+}
+
 /*
- * Move up to max packets from the class queues to the wire. Without a delay
- * line the wire is only the NIC staging burst: at most max frames wait there,
- * so a control packet never queues behind more than one staged burst.
+ * A packet leaves its class queue q (class c) for the wire of its hardware
+ * queue: PFC accounting (now, or at end_ps through the ledger), the
+ * departure hook at dep_ns, RED on depth (the class bytes it left behind
+ * plus the ring bytes the NIC holds ahead of it), the loss impairment.
+ * Returns false if it was lost.
+ */
+static inline bool
+depart_one(struct rtr_egress *eg, struct rtr_eport *ep, unsigned int c, struct rte_mbuf *m,
+		uint64_t now_ns, uint64_t dep_ns, uint32_t depth, uint64_t end_ps, bool force)
+{
+	struct rtr_cq *q = &ep->cq[c];
+	struct rtr_meta *meta = rtr_meta(m);
+	uint32_t len = m->pkt_len;
+
+	if (eg->pfc) {
+		if (ep->ledger.end_ps != NULL && !force)
+			ledger_push(eg, ep, meta->in_port, (uint8_t)c, len, end_ps, now_ns);
+		else
+			pfc_in_sub(eg, meta->in_port, (uint8_t)c, len, now_ns);
+	}
+	/* It departs now, or when the NIC ring ahead of it has drained: the
+	 * delay line is the link after it. */
+	rtr_eg_depart(eg, m, meta, dep_ns, force);
+	if (q->ecn && depth > q->kmin && rtr_red_decide_depth(q, depth, &ep->red_rng) &&
+			rtr_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), meta->l3, meta->l3_off)) {
+		meta->tos |= RTR_ECN_CE;
+		ep->c[c][RTR_EGC_ecn_marked]++;
+		eg->stats->port[ep->port].ecn_marked++;
+	}
+	if (unlikely(ep->loss_q64) && !force &&
+			(ep->loss_q64 == UINT64_MAX || rtr_eg_rand(&ep->loss_rng) < ep->loss_q64)) {
+		ep->c[c][RTR_EGC_drop_loss]++;
+		eg->held--;
+		eg->io.drop(eg->io.arg, m, RTR_DROP_IMPAIR_LOSS);
+		return false;
+	}
+	rtr_eg_wire_push(&ep->wire[ep->cls_hwq[c]], m, force ? 0 : now_ns + ep->delay_ns);
+	return true;
+}
+
+/*
+ * The classes whose hardware queue can take frames in this pass, and the
+ * room of each queue's wire (room[h]). Without a delay line a wire is only
+ * the NIC staging burst: at most max frames wait there, so a control packet
+ * never queues behind more than one staged burst. A queue the NIC refused
+ * (blocked) or that holds more than desc_cap frames in the NIC (io.nic_busy)
+ * is closed.
+ */
+static inline uint8_t
+open_classes(struct rtr_egress *eg, struct rtr_eport *ep, bool force, uint32_t max,
+		uint32_t room[RTR_MAX_HW_QUEUES])
+{
+	uint8_t open = 0;
+
+	for (unsigned int h = 0; h < ep->n_hwq; h++) {
+		struct rtr_ewire *w = &ep->wire[h];
+		uint32_t used = w->tail - w->head;
+		uint32_t r = w->mask + 1 - RTR_EG_WIRE_RESERVE;
+
+		room[h] = 0;
+		if (!(ep->nonempty & ep->hwq_cls[h]) || (!force && w->blocked))
+			continue;
+		if (ep->delay_ns == 0 && !force && r > max)
+			r = max;
+		if (used >= r)
+			continue;
+		if (!force && ep->sh->desc_cap && eg->io.nic_busy != NULL &&
+				eg->io.nic_busy(eg->io.arg, ep->port, (uint16_t)h,
+						ep->sh->desc_cap)) {
+			ep->desc_holds++;
+			continue;
+		}
+		room[h] = RTE_MIN(r - used, max);
+		open |= ep->hwq_cls[h];
+	}
+	return open;
+}
+
+/* Take the head of class c (the scheduler picked it). */
+static inline struct rte_mbuf *
+cq_pop(struct rtr_eport *ep, unsigned int c, uint8_t *elig)
+{
+	struct rtr_cq *q = &ep->cq[c];
+	struct rte_mbuf *m = q->slot[q->head & q->mask];
+	uint32_t len = m->pkt_len;
+
+	q->head++;
+	q->bytes -= len;
+	q->deficit -= (int32_t)len;
+	if (q->head == q->tail) {
+		ep->nonempty &= (uint8_t) ~(1u << c);
+		*elig &= (uint8_t) ~(1u << c);
+		q->deficit = 0;
+	}
+	ep->c[c][RTR_EGC_sent]++;
+	ep->c[c][RTR_EGC_sent_bytes] += len;
+	return m;
+}
+
+/*
+ * Move up to max packets from the class queues to the wires. On a clocked
+ * port (shaped, or paced at the link rate: the bounded NIC ring) a frame
+ * goes only while the link clock is at most ahead_ps ahead of now; the
+ * burst takes the clock at once (one atomic for the burst, shared by the
+ * workers of the port), and each frame learns when it starts on the wire.
  */
 static unsigned int
 schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force, uint32_t max)
 {
-	uint32_t used = ep->w_tail - ep->w_head;
-	uint32_t room = ep->w_mask + 1 - RTR_EG_WIRE_RESERVE;
-	unsigned int moved = 0;
+	struct rtr_eg_shared_port *sp = ep->sh;
+	uint32_t room[RTR_MAX_HW_QUEUES];
+	struct rte_mbuf *bm[RTR_BURST];
+	uint64_t bstart[RTR_BURST];
+	uint32_t bleft[RTR_BURST]; /* class bytes behind it */
+	uint8_t bc[RTR_BURST];
+	bool clock = ep->clocked && !force;
+	uint64_t now_ps = now_ns * 1000, base = 0, limit = 0, cum = 0;
+	unsigned int moved = 0, nb = 0;
 	uint8_t elig;
 
-	if (ep->delay_ns == 0 && !force && room > max)
-		room = max;
-	if (used >= room || ep->nonempty == 0)
+	if (ep->nonempty == 0)
 		return 0;
-	room -= used;
-	if (room > max)
-		room = max;
-	elig = force ? ep->nonempty : eligible_mask(eg, ep, now_ns);
-	while (elig && room) {
-		unsigned int c = pick_class(ep, elig);
-		struct rtr_cq *q = &ep->cq[c];
-		struct rte_mbuf *m = q->slot[q->head & q->mask];
-		uint32_t len = m->pkt_len;
-		struct rtr_meta *meta;
+	elig = open_classes(eg, ep, force, max, room);
+	if (elig == 0)
+		return 0;
+	elig &= force ? ep->nonempty : eligible_mask(eg, ep, now_ns);
+	if (clock) {
+		uint64_t next = atomic_load_explicit(&sp->next_ps, memory_order_relaxed);
 
-		if (ep->sh->shaped && !force && !shaper_take(ep->sh, len, now_ns))
+		base = next > now_ps ? next : now_ps;
+		limit = now_ps + sp->ahead_ps;
+		if (max > RTR_BURST)
+			max = RTR_BURST;
+	}
+	while (elig && moved < max) {
+		unsigned int c = pick_class(ep, elig);
+		uint8_t h = ep->cls_hwq[c];
+		struct rte_mbuf *m;
+
+		if (clock && base + cum > limit) {
+			ep->ring_holds += sp->paced;
 			break;
-		q->head++;
-		q->bytes -= len;
-		q->deficit -= (int32_t)len;
-		if (q->head == q->tail) {
-			ep->nonempty &= (uint8_t) ~(1u << c);
-			elig &= (uint8_t) ~(1u << c);
-			q->deficit = 0;
 		}
-		ep->c[c][RTR_EGC_sent]++;
-		ep->c[c][RTR_EGC_sent_bytes] += len;
-		meta = rtr_meta(m);
-		if (eg->pfc)
-			pfc_in_sub(eg, meta->in_port, (uint8_t)c, len, now_ns);
-		/* It departs now: the delay line is the link after it. */
-		rtr_eg_depart(eg, m, meta, now_ns, force);
-		if (q->ecn && q->bytes > q->kmin && rtr_red_decide(q, &ep->red_rng) &&
-				rtr_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), meta->l3,
-						meta->l3_off)) {
-			meta->tos |= RTR_ECN_CE;
-			ep->c[c][RTR_EGC_ecn_marked]++;
-			eg->stats->port[ep->port].ecn_marked++;
-		}
-		if (unlikely(ep->loss_q64) && !force &&
-				(ep->loss_q64 == UINT64_MAX ||
-						rtr_eg_rand(&ep->loss_rng) < ep->loss_q64)) {
-			ep->c[c][RTR_EGC_drop_loss]++;
-			eg->held--;
-			eg->io.drop(eg->io.arg, m, RTR_DROP_IMPAIR_LOSS);
+		m = cq_pop(ep, c, &elig);
+		if (clock) {
+			bm[nb] = m;
+			bc[nb] = (uint8_t)c;
+			bleft[nb] = ep->cq[c].bytes;
+			bstart[nb++] = cum;
+			cum += frame_ps(sp, m->pkt_len);
+			moved++;
+		} else if (depart_one(eg, ep, c, m, now_ns, now_ns, ep->cq[c].bytes, 0, force)) {
+			moved++;
+		} else {
 			continue;
 		}
-		rtr_eg_wire_push(ep, m, force ? 0 : now_ns + ep->delay_ns);
-		room--;
-		moved++;
+		if (--room[h] == 0)
+			elig &= (uint8_t)~ep->hwq_cls[h];
+	}
+	if (nb > 0) {
+		uint64_t cur = atomic_load_explicit(&sp->next_ps, memory_order_relaxed), b;
+
+		do {
+			b = cur > now_ps ? cur : now_ps;
+		} while (!atomic_compare_exchange_weak_explicit(&sp->next_ps, &cur, b + cum,
+				memory_order_relaxed, memory_order_relaxed));
+		if (b + bstart[nb - 1] - now_ps > ep->ring_max_ps)
+			ep->ring_max_ps = b + bstart[nb - 1] - now_ps;
+		for (unsigned int i = 0; i < nb; i++) {
+			uint64_t start = b + bstart[i];
+			uint32_t ring = 0;
+			uint64_t dep = now_ns;
+
+			if (sp->paced) {
+				ring = (uint32_t)(((start - now_ps) << 10) / sp->ps_per_byte_q10);
+				dep = start / 1000;
+			}
+			depart_one(eg, ep, bc[i], bm[i], now_ns, dep, bleft[i] + ring,
+					start + frame_ps(sp, bm[i]->pkt_len), false);
+		}
 	}
 	return moved;
 }
 
-/* Hand due frames to the NIC. Returns how many it took. */
+/* Hand due frames of hardware queue h to the NIC. Returns how many it took. */
 static unsigned int
-wire_tx(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force)
+wire_tx(struct rtr_egress *eg, struct rtr_eport *ep, unsigned int h, uint64_t now_ns, bool force)
 {
 	struct rte_mbuf *burst[RTR_BURST];
 	struct rtr_lcore_stats *st = eg->stats;
+	struct rtr_ewire *w = &ep->wire[h];
 	unsigned int total = 0;
 
-	while (ep->w_head != ep->w_tail) {
+	while (w->head != w->tail) {
 		uint16_t n = 0, sent;
 		uint64_t bytes = 0;
-		uint32_t h = ep->w_head;
+		uint32_t i = w->head;
 
-		while (n < RTR_BURST && h != ep->w_tail &&
-				(force || ep->wire_due[h & ep->w_mask] <= now_ns)) {
-			burst[n++] = ep->wire[h & ep->w_mask];
-			h++;
+		while (n < RTR_BURST && i != w->tail && (force || w->due[i & w->mask] <= now_ns)) {
+			burst[n++] = w->slot[i & w->mask];
+			i++;
 		}
 		if (n == 0)
 			break;
 		/* Counters first: sent mbufs belong to the PMD afterwards. */
 		unsigned int orig = 0;
 
-		for (uint16_t i = 0; i < n; i++) {
-			bytes += burst[i]->pkt_len;
-			orig += rtr_meta(burst[i])->in_port == RTR_PORT_NONE;
+		for (uint16_t k = 0; k < n; k++) {
+			bytes += burst[k]->pkt_len;
+			orig += rtr_meta(burst[k])->in_port == RTR_PORT_NONE;
 		}
-		sent = eg->io.tx(eg->io.arg, ep->port, burst, n);
+		sent = eg->io.tx(eg->io.arg, ep->port, (uint16_t)h, burst, n);
 		if (sent < n) {
 			/* Unsent frames stay at the head, in order. */
-			for (uint16_t i = sent; i < n; i++) {
-				bytes -= burst[i]->pkt_len;
-				orig -= rtr_meta(burst[i])->in_port == RTR_PORT_NONE;
+			for (uint16_t k = sent; k < n; k++) {
+				bytes -= burst[k]->pkt_len;
+				orig -= rtr_meta(burst[k])->in_port == RTR_PORT_NONE;
 			}
 		}
-		ep->w_head += sent;
-		ep->blocked = sent < n;
+		w->head += sent;
+		w->blocked = sent < n;
 		eg->held -= sent;
 		st->port[ep->port].tx_packets += sent;
 		st->port[ep->port].tx_bytes += bytes;
@@ -891,31 +1142,52 @@ wire_tx(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force
 	return total;
 }
 
+static inline bool
+wires_empty(const struct rtr_eport *ep)
+{
+	for (unsigned int h = 0; h < ep->n_hwq; h++)
+		if (ep->wire[h].head != ep->wire[h].tail)
+			return false;
+	return true;
+}
+
 static inline unsigned int
 service_port(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns)
 {
-	unsigned int sent = 0;
+	unsigned int sent = 0, blocked = 0, with_work = 0;
 
+	if (unlikely(!ledger_empty(ep)))
+		ledger_release(eg, ep, now_ns, false);
 	/* A NIC that refused frames last time gets them again first; while it
-	 * still refuses, nothing more leaves the class queues, so the backlog
-	 * (and the wait of a later control packet) stays in the classes. */
-	if (ep->blocked) {
-		sent = wire_tx(eg, ep, now_ns, false);
-		if (ep->blocked)
-			return sent;
+	 * still refuses, nothing more leaves the classes of that queue, so the
+	 * backlog (and the wait of a later control packet) stays in the
+	 * classes. */
+	for (unsigned int h = 0; h < ep->n_hwq; h++) {
+		struct rtr_ewire *w = &ep->wire[h];
+
+		if (w->blocked)
+			sent += wire_tx(eg, ep, h, now_ns, false);
+		with_work += w->head != w->tail || (ep->nonempty & ep->hwq_cls[h]);
+		blocked += w->blocked;
 	}
 	/* Up to four bursts per call, while the NIC keeps taking them. The
 	 * staged burst may already be full (packets that took the fast path
 	 * of admit()): then the first pass only sends it. */
-	for (unsigned int k = 0; k < 4; k++) {
+	for (unsigned int k = 0; k < 4 && (blocked == 0 || blocked < with_work); k++) {
 		unsigned int moved = schedule(eg, ep, now_ns, false, eg->wire_burst);
-		unsigned int tx = wire_tx(eg, ep, now_ns, false);
+		unsigned int tx = 0;
 
+		blocked = 0;
+		for (unsigned int h = 0; h < ep->n_hwq; h++) {
+			if (!ep->wire[h].blocked)
+				tx += wire_tx(eg, ep, h, now_ns, false);
+			blocked += ep->wire[h].blocked;
+		}
 		sent += tx;
-		if (ep->blocked || ep->nonempty == 0 || (moved == 0 && tx == 0))
+		if ((blocked && ep->n_hwq == 1) || ep->nonempty == 0 || (moved == 0 && tx == 0))
 			break;
 	}
-	if (ep->nonempty == 0 && ep->w_head == ep->w_tail)
+	if (ep->nonempty == 0 && wires_empty(ep) && ledger_empty(ep))
 		eg->active &= ~(1u << ep->port);
 	return sent;
 }
@@ -972,11 +1244,18 @@ drop_held(struct rtr_egress *eg, struct rtr_eport *ep, enum rtr_drop_reason why,
 		q->deficit = 0;
 	}
 	ep->nonempty = 0;
-	ep->blocked = false;
-	while (ep->w_head != ep->w_tail) {
-		eg->io.drop(eg->io.arg, ep->wire[ep->w_head & ep->w_mask], why);
-		ep->w_head++;
-		n++;
+	/* Frames in the NIC count no more toward an XOFF (an XON this queues
+	 * on this port is dropped below with the rest). */
+	ledger_release(eg, ep, 0, true);
+	for (unsigned int h = 0; h < ep->n_hwq; h++) {
+		struct rtr_ewire *w = &ep->wire[h];
+
+		w->blocked = false;
+		while (w->head != w->tail) {
+			eg->io.drop(eg->io.arg, w->slot[w->head & w->mask], why);
+			w->head++;
+			n++;
+		}
 	}
 	eg->held -= n;
 	eg->active &= ~(1u << ep->port);
@@ -996,11 +1275,13 @@ flush_port(struct rtr_egress *eg, struct rtr_eport *ep, unsigned int max_tries)
 {
 	unsigned int sent = 0, tries = 0;
 
-	while (ep->nonempty || ep->w_head != ep->w_tail) {
-		unsigned int s;
+	ledger_release(eg, ep, 0, true);
+	while (ep->nonempty || !wires_empty(ep)) {
+		unsigned int s = 0;
 
 		schedule(eg, ep, 0, true, UINT32_MAX);
-		s = wire_tx(eg, ep, 0, true);
+		for (unsigned int h = 0; h < ep->n_hwq; h++)
+			s += wire_tx(eg, ep, h, 0, true);
 		sent += s;
 		if (s == 0 && ++tries >= max_tries)
 			break;
@@ -1077,6 +1358,19 @@ rtr_egress_report(struct rtr_egress *const *egs, unsigned int n, struct rtr_egre
 	rte_spinlock_unlock(&pp->lock);
 	r->tx_xoff = atomic_load_explicit(&pp->tx_xoff, memory_order_relaxed);
 	r->tx_xon = atomic_load_explicit(&pp->tx_xon, memory_order_relaxed);
+	r->paced = sh->port[port].paced;
+	r->ring_bytes = sh->port[port].ring_bytes;
+	r->desc_cap = sh->port[port].desc_cap;
+	r->hw_queues = (uint8_t)n_hwq(&sh->cfg->qos);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rtr_eport *ep = egs[i] != NULL ? egs[i]->port[port] : NULL;
+
+		if (ep == NULL)
+			continue;
+		r->ring_holds += ep->ring_holds;
+		r->desc_holds += ep->desc_holds;
+		r->ring_max_ns = RTE_MAX(r->ring_max_ns, ep->ring_max_ps / 1000);
+	}
 }
 
 void
@@ -1101,5 +1395,15 @@ rtr_egress_report_json(struct rtr_json *w, const struct rtr_eg_port_report *r)
 	rtr_json_kv_u64(w, "rx_ignored", r->rx_ignored);
 	rtr_json_kv_u64(w, "tx_xoff", r->tx_xoff);
 	rtr_json_kv_u64(w, "tx_xon", r->tx_xon);
+	rtr_json_obj_end(w);
+	rtr_json_key(w, "nic_ring");
+	rtr_json_obj(w);
+	rtr_json_kv_bool(w, "paced", r->paced);
+	rtr_json_kv_u64(w, "limit_bytes", r->ring_bytes);
+	rtr_json_kv_u64(w, "desc_cap", r->desc_cap);
+	rtr_json_kv_u64(w, "hw_queues", r->hw_queues);
+	rtr_json_kv_u64(w, "ring_holds", r->ring_holds);
+	rtr_json_kv_u64(w, "desc_holds", r->desc_holds);
+	rtr_json_kv_u64(w, "max_ahead_ns", r->ring_max_ns);
 	rtr_json_obj_end(w);
 }

@@ -91,11 +91,21 @@ struct rtr_eg_pfc_port {
 struct rtr_eg_shared_port {
 	bool configured;
 	bool shaped;
-	uint8_t mac[6];           /* source of PFC frames (set by the app) */
-	uint64_t ps_per_byte_q10; /* shaper: picoseconds per byte << 10 */
-	uint64_t burst_ps;        /* bucket depth as time */
-	_Atomic uint64_t next_ps; /* when the shaped link is free */
-	uint64_t quantum_ns_q10;  /* PFC: ns of one pause quantum << 10 */
+	/* The bounded NIC ring (doc/egress.md "The NIC ring"): frames go to
+	 * the NIC only while the link clock next_ps is less than ring_ps
+	 * ahead of now, so the NIC holds at most ring_ps of wire time (plus
+	 * one frame per worker) and the backlog stays in the class queues. */
+	bool paced;
+	uint8_t mac[6];                /* source of PFC frames (set by the app) */
+	uint16_t desc_cap;             /* descriptors in flight per queue, 0: not read */
+	uint64_t ps_per_byte_q10;      /* link (or shaper) clock: picoseconds per byte << 10 */
+	uint64_t link_ps_per_byte_q10; /* the link's rate (speed_gbps or the device's) */
+	uint64_t burst_ps;             /* shaper: bucket depth as time */
+	uint64_t ring_ps;              /* paced: the NIC ring's bound as time */
+	uint64_t ahead_ps;             /* how far next_ps may run ahead of now */
+	uint32_t ring_bytes;           /* paced: the bound in bytes (reports) */
+	_Atomic uint64_t next_ps;      /* when the link (shaped or paced) is free */
+	uint64_t quantum_ns_q10;       /* PFC: ns of one pause quantum << 10 */
 	struct rtr_eg_pfc_port pfc;
 } __rte_cache_aligned;
 
@@ -118,15 +128,36 @@ struct rtr_cq {
 	uint32_t quantum;
 };
 
+/* One hardware TX queue's wire: the delay line and the staged burst,
+ * ordered by due time. */
+struct rtr_ewire {
+	struct rte_mbuf **slot;
+	uint64_t *due;
+	uint32_t head, tail, mask;
+	bool blocked; /* the NIC refused part of the last burst */
+};
+
+/* Frames handed to the NIC that PFC still counts (software PFC on a paced
+ * port): released when their last bit has left by the link clock. */
+struct rtr_eledger {
+	uint64_t *end_ps;
+	uint32_t *len;
+	uint8_t *in, *cls;
+	uint32_t head, tail, mask;
+};
+
 struct rtr_eport {
 	uint16_t port;
 	uint8_t n_classes;
-	uint8_t top;      /* control class */
-	uint8_t nonempty; /* bit c: cq[c] has packets */
-	bool simple_prio; /* every class its own level, ordered by class */
-	bool blocked;     /* the NIC refused part of the last burst */
-	bool plain;       /* no shaping, delay, loss or PFC: empty classes
-				    * let a packet go straight to the staged burst */
+	uint8_t top;                        /* control class */
+	uint8_t nonempty;                   /* bit c: cq[c] has packets */
+	bool simple_prio;                   /* every class its own level, ordered by class */
+	bool plain;                         /* no shaping, pacing, delay, loss or PFC: empty
+			   * classes let a packet go straight to the staged burst */
+	bool clocked;                       /* shaped or paced: frames take the link clock */
+	uint8_t n_hwq;                      /* hardware TX queues (qos.hw_queues) */
+	uint8_t cls_hwq[RTR_MAX_CLASSES];   /* class -> hardware queue */
+	uint8_t hwq_cls[RTR_MAX_HW_QUEUES]; /* hardware queue -> bit c of its classes */
 	uint8_t n_levels;
 	uint8_t level_cls[RTR_MAX_CLASSES][RTR_MAX_CLASSES]; /* classes of each level */
 	uint8_t level_n[RTR_MAX_CLASSES];
@@ -134,10 +165,11 @@ struct rtr_eport {
 	uint8_t rr[RTR_MAX_CLASSES];         /* DWRR position per level */
 	bool fresh[RTR_MAX_CLASSES];         /* DWRR: next visit starts a turn */
 	struct rtr_cq cq[RTR_MAX_CLASSES];
-	/* the wire: delay line and NIC staging, ordered by due time */
-	struct rte_mbuf **wire;
-	uint64_t *wire_due;
-	uint32_t w_head, w_tail, w_mask;
+	struct rtr_ewire wire[RTR_MAX_HW_QUEUES];
+	struct rtr_eledger ledger; /* slot NULL unless software PFC and paced */
+	uint64_t ring_holds;       /* passes stopped by the ring bound */
+	uint64_t desc_holds;       /* queues skipped: more than desc_cap in the NIC */
+	uint64_t ring_max_ps;      /* most wire time ahead of a frame handed over */
 	uint64_t delay_ns;
 	uint64_t loss_q64; /* loss probability * 2^64 (0 = none) */
 	uint64_t loss_rng;
@@ -148,9 +180,16 @@ struct rtr_eport {
 
 /* What the stage needs from its environment. */
 struct rtr_egress_io {
-	/* Send up to n frames on this worker's TX queue of port; returns how
-	 * many the NIC took (it owns those now). */
-	uint16_t (*tx)(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n);
+	/* Send up to n frames on this worker's hardware TX queue hwq
+	 * (0..qos.hw_queues-1) of port; returns how many the NIC took (it
+	 * owns those now). */
+	uint16_t (*tx)(void *arg, uint16_t port, uint16_t hwq, struct rte_mbuf **pkts, uint16_t n);
+	/* Optional, on paced ports with a desc_cap: whether more than cap
+	 * frames are still in this worker's queue hwq of port (not yet
+	 * completed by the NIC): rte_eth_tx_descriptor_status at
+	 * rtr_eg_ds_offset() answering FULL. A queue that is keeps its
+	 * classes' backlog in the class queues. */
+	bool (*nic_busy)(void *arg, uint16_t port, uint16_t hwq, uint16_t cap);
 	/* Free a packet and count it under a reason (rtr_meta(m)->in_port tells
 	 * a received packet from one the switch originated). */
 	void (*drop)(void *arg, struct rte_mbuf *m, enum rtr_drop_reason why);
@@ -211,10 +250,53 @@ struct rtr_egress {
 	struct rtr_eport *port[RTR_MAX_PORTS];
 };
 
+/* rte_eth_tx_descriptor_status's offset conventions (doc/nic-facts.md "TX
+ * completions and descriptor status"). */
+enum rtr_eg_ds {
+	RTR_EG_DS_NONE = 0, /* no usable status: the ring is bounded by time only */
+	RTR_EG_DS_TAIL,     /* ice, i40e: offset from the tail, nb_desc - k asks for k */
+	RTR_EG_DS_USED,     /* mlx5: offset from the oldest in use, k - 1 asks for k */
+};
+
+/* The offset whose answer FULL means "more than cap frames are in the
+ * queue", for a ring of ring_size descriptors; -1 for RTR_EG_DS_NONE or a
+ * cap the ring cannot exceed. */
+static inline int
+rtr_eg_ds_offset(enum rtr_eg_ds ds, uint16_t ring_size, uint16_t cap)
+{
+	if (ds == RTR_EG_DS_USED)
+		return cap;
+	if (ds == RTR_EG_DS_TAIL && cap + 1u <= ring_size)
+		return ring_size - cap - 1;
+	return -1;
+}
+
 /* Speeds the stage cannot get from the config: the link speed each port
  * reported (0 = unknown), used for PFC quanta when speed_gbps is not set. */
 int rtr_egress_shared_init(struct rtr_egress_shared *sh, const struct rtr_config *cfg,
 		const uint32_t *link_speed_mbps);
+
+/*
+ * Bound the NIC ring of port: ring_bytes of wire time ahead of now at most
+ * (0: unbounded, frames go while tx_burst takes them), desc_cap descriptors
+ * in flight per queue when io.nic_busy can tell (0: not read). The config's
+ * ports[].nic_ring_kb and nic_ring_desc do this at rtr_egress_shared_init
+ * unless nic_ring_kb is auto, which the app resolves per device. Before
+ * rtr_egress_create.
+ */
+void rtr_egress_set_ring(struct rtr_egress_shared *sh, uint16_t port, uint32_t ring_bytes,
+		uint16_t desc_cap);
+
+/*
+ * The longest a control frame of ctrl_len bytes waits, from its enqueue on
+ * an idle control class to its last bit on the wire, behind data frames of
+ * at most frame_len bytes on a paced port with one worker: the ring's
+ * wire time, one data frame (the last one let in), its own. Each further
+ * worker sending on the port adds the ring and a frame (their queues share
+ * the link). 0 when the port is not paced (no bound).
+ */
+uint64_t rtr_egress_ring_bound_ns(const struct rtr_egress_shared *sh, uint16_t port,
+		uint32_t frame_len, uint32_t ctrl_len);
 
 /*
  * Create one worker's egress. max_pkts caps every FIFO's slot count (the
@@ -259,11 +341,11 @@ rtr_egress_classify(const struct rtr_egress *eg, struct rte_mbuf *m)
 
 /* Append to the wire FIFO (the caller checked there is room). */
 static inline void
-rtr_eg_wire_push(struct rtr_eport *ep, struct rte_mbuf *m, uint64_t due)
+rtr_eg_wire_push(struct rtr_ewire *w, struct rte_mbuf *m, uint64_t due)
 {
-	ep->wire[ep->w_tail & ep->w_mask] = m;
-	ep->wire_due[ep->w_tail & ep->w_mask] = due;
-	ep->w_tail++;
+	w->slot[w->tail & w->mask] = m;
+	w->due[w->tail & w->mask] = due;
+	w->tail++;
 }
 
 /* The departure hook of io (ConWeave's TX timestamps): one flag test for
@@ -286,10 +368,12 @@ rtr_eg_depart(struct rtr_egress *eg, struct rte_mbuf *m, const struct rtr_meta *
  * the queue it went through.
  */
 static inline bool
-rtr_eg_direct_ok(const struct rtr_egress *eg, const struct rtr_eport *ep)
+rtr_eg_direct_ok(const struct rtr_egress *eg, const struct rtr_eport *ep, uint8_t cls)
 {
-	return likely(ep->plain) && eg->direct && ep->nonempty == 0 && !ep->blocked &&
-	       ep->w_tail - ep->w_head < eg->wire_burst;
+	const struct rtr_ewire *w = &ep->wire[ep->cls_hwq[cls]];
+
+	return likely(ep->plain) && eg->direct && ep->nonempty == 0 && !w->blocked &&
+	       w->tail - w->head < eg->wire_burst;
 }
 
 static inline void
@@ -307,7 +391,7 @@ rtr_eg_direct(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, u
 	eg->held++;
 	eg->active |= 1u << ep->port;
 	rtr_eg_depart(eg, m, rtr_meta(m), now_ns, false);
-	rtr_eg_wire_push(ep, m, 0);
+	rtr_eg_wire_push(&ep->wire[ep->cls_hwq[cls]], m, 0);
 }
 
 /*
@@ -327,7 +411,7 @@ rtr_egress_enqueue_pkt(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m,
 	struct rtr_eport *ep = eg->port[port];
 	uint8_t cls = rtr_egress_classify(eg, m);
 
-	if (likely(ep != NULL && cls < eg->n_classes) && rtr_eg_direct_ok(eg, ep)) {
+	if (likely(ep != NULL && cls < eg->n_classes) && rtr_eg_direct_ok(eg, ep, cls)) {
 		rtr_eg_direct(eg, ep, m, cls, now_ns);
 		return 0;
 	}
@@ -398,19 +482,25 @@ rtr_eg_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* RED on the depth left behind a departing packet (ALGORITHMS.md 5): no
+/* RED on depth d (the bytes left behind a departing packet in its class,
+ * and on a paced port the NIC ring's bytes ahead of it) (ALGORITHMS.md 5): no
  * mark up to kmin, probability rising linearly to pmax at kmax, always
  * above kmax. rng is a rtr_eg_rand state. */
 static inline bool
-rtr_red_decide(const struct rtr_cq *q, uint64_t *rng)
+rtr_red_decide_depth(const struct rtr_cq *q, uint32_t d, uint64_t *rng)
 {
-	uint32_t d = q->bytes;
-
 	if (d <= q->kmin)
 		return false;
 	if (d > q->kmax)
 		return true;
 	return (rtr_eg_rand(rng) >> 32) < q->pmax_q32 * (d - q->kmin) / (q->kmax - q->kmin);
+}
+
+/* The same on the class depth alone. */
+static inline bool
+rtr_red_decide(const struct rtr_cq *q, uint64_t *rng)
+{
+	return rtr_red_decide_depth(q, q->bytes, rng);
 }
 
 /* Everything known about one port's egress, summed over workers. */
@@ -420,6 +510,12 @@ struct rtr_eg_port_report {
 	uint64_t depth[RTR_MAX_CLASSES];     /* bytes queued now */
 	uint64_t paused_ns[RTR_MAX_CLASSES]; /* by received PFC */
 	uint64_t rx_pfc, rx_pause, rx_ignored, tx_xoff, tx_xon;
+	/* the NIC ring (paced ports) */
+	bool paced;
+	uint32_t ring_bytes;
+	uint16_t desc_cap;
+	uint8_t hw_queues;
+	uint64_t ring_holds, desc_holds, ring_max_ns;
 };
 
 /* Collect the report of port from n workers' egresses (any may be NULL).

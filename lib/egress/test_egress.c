@@ -20,6 +20,7 @@
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
 #include "rtr_test.h"
+#include "test_eg_frames.h"
 
 /* ------------------------------------------------------------ fakes */
 
@@ -39,31 +40,11 @@ struct nic {
 };
 
 static struct nic nic;
-static unsigned int live_mbufs;
-
-static struct rte_mbuf *
-fake_mbuf(void)
-{
-	struct rte_mbuf *m = calloc(1, sizeof(*m) + 128 + 9216);
-
-	m->buf_addr = (uint8_t *)m + sizeof(*m);
-	m->buf_len = 128 + 9216;
-	m->data_off = 128;
-	m->nb_segs = 1;
-	live_mbufs++;
-	return m;
-}
-
-static void
-fake_free(struct rte_mbuf *m)
-{
-	live_mbufs--;
-	free(m);
-}
 
 static uint16_t
-nic_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+nic_tx(void *arg, uint16_t port, uint16_t hwq, struct rte_mbuf **pkts, uint16_t n)
 {
+	(void)hwq;
 	uint16_t take = n;
 
 	(void)arg;
@@ -114,81 +95,6 @@ nic_reset(bool keep)
 	memset(&nic, 0, sizeof(nic));
 	nic.accept = -1;
 	nic.keep = keep;
-}
-
-/*
- * A parsed frame: IPv4 or IPv6 / UDP 4791 / BTH (opcode op) with payload to
- * make len bytes in all, TOS (DSCP<<2|ECN), optional VLAN PCP, a tag byte in
- * the payload so tests can tell packets apart.
- */
-static struct rte_mbuf *
-pkt(unsigned int len, bool v6, uint8_t tos, int pcp, uint8_t op, uint32_t tag, uint8_t in_port)
-{
-	struct rte_mbuf *m = fake_mbuf();
-	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	unsigned int o = 12, l3, l4;
-
-	memset(f, 0, len);
-	f[0] = 0x02;
-	f[6] = 0x02;
-	if (pcp >= 0) {
-		f[o++] = 0x81;
-		f[o++] = 0x00;
-		f[o++] = (uint8_t)(pcp << 5);
-		f[o++] = 1;
-	}
-	f[o++] = v6 ? 0x86 : 0x08;
-	f[o++] = v6 ? 0xdd : 0x00;
-	l3 = o;
-	if (!v6) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(f + l3);
-
-		ip->version_ihl = 0x45;
-		ip->type_of_service = tos;
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(len - l3));
-		ip->time_to_live = 64;
-		ip->next_proto_id = 17;
-		ip->src_addr = rte_cpu_to_be_32(0x0a000001);
-		ip->dst_addr = rte_cpu_to_be_32(0x0a000002 + (tag & 0xff));
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		l4 = l3 + 20;
-	} else {
-		f[l3] = (uint8_t)(0x60 | (tos >> 4));
-		f[l3 + 1] = (uint8_t)(tos << 4);
-		f[l3 + 4] = (uint8_t)((len - l3 - 40) >> 8);
-		f[l3 + 5] = (uint8_t)(len - l3 - 40);
-		f[l3 + 6] = 17;
-		f[l3 + 7] = 64;
-		f[l3 + 8] = 0xfd;
-		f[l3 + 39] = (uint8_t)tag;
-		l4 = l3 + 40;
-	}
-	f[l4] = 0xc0;
-	f[l4 + 1] = 0x00;
-	f[l4 + 2] = 4791 >> 8;
-	f[l4 + 3] = 4791 & 0xff;
-	f[l4 + 4] = (uint8_t)((len - l4) >> 8);
-	f[l4 + 5] = (uint8_t)(len - l4);
-	f[l4 + 8] = op;
-	f[l4 + 8 + 2] = 0xff;
-	f[l4 + 8 + 3] = 0xff;
-	f[l4 + 8 + 9] = (uint8_t)(tag >> 16);
-	f[l4 + 8 + 10] = (uint8_t)(tag >> 8);
-	f[l4 + 8 + 11] = (uint8_t)tag;
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
-	if (rtr_parse(f, len, 1, 0, rtr_meta(m)) != RTR_DROP_NONE) {
-		fprintf(stderr, "test frame does not parse\n");
-		exit(1);
-	}
-	rtr_meta(m)->in_port = in_port;
-	return m;
-}
-
-static uint32_t
-tag_of(struct rte_mbuf *m)
-{
-	return rtr_meta(m)->psn;
 }
 
 /* ------------------------------------------------------------ config */
@@ -362,7 +268,7 @@ test_direct(void)
 	for (i = 0; i < RTR_BURST; i++)
 		rtr_egress_enqueue(eg, 1, pkt(200, false, 0, -1, 4, 1000 + i, 0), 0, 0);
 	CHECK_EQ(rtr_egress_service(eg, 2000), 0);
-	CHECK(eg->port[1]->blocked);
+	CHECK(eg->port[1]->wire[0].blocked);
 	rtr_egress_enqueue(eg, 1, pkt(200, false, 0, -1, 4, 2000, 0), 7, 0);
 	CHECK_EQ(eg->port[1]->nonempty, 0x80);
 	nic.accept = -1;
@@ -411,7 +317,7 @@ test_strict_priority(void)
 		rtr_egress_enqueue(eg, 1, pkt(1000, false, 0, -1, 4, i, 0), 0, 0);
 	rtr_egress_service(eg, 10);
 	CHECK_EQ(nic.n, 0);
-	CHECK(eg->port[1]->blocked);
+	CHECK(eg->port[1]->wire[0].blocked);
 	rtr_egress_enqueue(eg, 1, pkt(100, false, 0, -1, RTR_BTH_OP_CNP, 9999, 0), 7, 20);
 	unsigned int waited = 0;
 
@@ -537,7 +443,7 @@ test_red(void)
 						3, 0);
 			}
 			nic.accept = 1;
-			eg->port[1]->blocked = false;
+			eg->port[1]->wire[0].blocked = false;
 			nic.n = 0;
 			rtr_egress_service_port(eg, 1, 0);
 			CHECK(nic.n >= 1 && nic.got[0] == probe);
@@ -560,7 +466,7 @@ test_red(void)
 			nic.n = 0;
 			nic.keep = false;
 			nic.accept = -1;
-			eg->port[1]->blocked = false;
+			eg->port[1]->wire[0].blocked = false;
 			rtr_egress_flush_all(eg, 2);
 			nic.keep = true;
 			nic.n = 0;
@@ -588,7 +494,7 @@ test_red(void)
 	rtr_egress_enqueue(eg, 1, pkt(500, false, RTR_ECN_CE, -1, 4, 4, 0), 3, 0);
 	rtr_egress_enqueue(eg, 1, pkt(500, false, RTR_ECN_ECT0, -1, 4, 5, 0), 3, 0);
 	nic.accept = -1;
-	eg->port[1]->blocked = false;
+	eg->port[1]->wire[0].blocked = false;
 	rtr_egress_service(eg, 0);
 	CHECK_EQ(nic.n, 8);
 	CHECK_EQ(rte_pktmbuf_mtod(nic.got[4], uint8_t *)[15] & 3, RTR_ECN_NOT_ECT);
@@ -790,7 +696,7 @@ test_pfc_tx(void)
 	rtr_egress_service_port(eg, 0, 1000 + 2560);
 	CHECK_EQ(nic.n, 2);
 	/* Drain port 2: below xon_kb, XON goes out once. */
-	eg->port[2]->blocked = false;
+	eg->port[2]->wire[0].blocked = false;
 	while (eg->port[2]->nonempty)
 		rtr_egress_service_port(eg, 2, 5000);
 	rtr_egress_service_port(eg, 0, 5000);
@@ -892,7 +798,7 @@ test_tail_trim(void)
 	CHECK_EQ(nic.dropped[RTR_DROP_QUEUE_FULL], 10);
 	CHECK_EQ(eg->port[1]->c[0][RTR_EGC_max_depth], 10240);
 	nic.accept = -1;
-	eg->port[1]->blocked = false;
+	eg->port[1]->wire[0].blocked = false;
 	/* Port down: what is queued is dropped and counted. */
 	CHECK_EQ(rtr_egress_port_down(eg, 1), 10);
 	CHECK_EQ(nic.dropped[RTR_DROP_PORT_DOWN], 10);
@@ -927,7 +833,7 @@ test_tail_trim(void)
 					eg, 1, pkt(1024, v6, 0, -1, RTR_BTH_OP_CNP, 78, 0), 0, 0);
 			CHECK_EQ(nic.dropped[RTR_DROP_QUEUE_FULL], 1);
 			nic.accept = -1;
-			eg->port[1]->blocked = false;
+			eg->port[1]->wire[0].blocked = false;
 			rtr_egress_service(eg, 0);
 			CHECK_EQ(nic.n, 11);
 			CHECK(nic.got[0] == orig); /* control class first */
@@ -992,8 +898,10 @@ eg_wire_orig(const struct rtr_egress *eg)
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++) {
 		const struct rtr_eport *ep = eg->port[p];
 
-		for (uint32_t h = ep ? ep->w_head : 0; ep && h != ep->w_tail; h++)
-			n += rtr_meta(ep->wire[h & ep->w_mask])->in_port == RTR_PORT_NONE;
+		const struct rtr_ewire *w = ep ? &ep->wire[0] : NULL;
+
+		for (uint32_t h = w ? w->head : 0; w && h != w->tail; h++)
+			n += rtr_meta(w->slot[h & w->mask])->in_port == RTR_PORT_NONE;
 	}
 	return n;
 }
@@ -1195,7 +1103,7 @@ test_lb_wire(void)
 	CHECK_EQ(m->data_len, keep);
 	CHECK(rtr_meta(m)->flags & RTR_MF_TRIMMED);
 	nic.accept = -1;
-	eg->port[1]->blocked = false;
+	eg->port[1]->wire[0].blocked = false;
 	rtr_egress_service(eg, 0);
 	CHECK_EQ(nic.n, 11);
 	CHECK(nic.got[0] == m); /* the control class first */

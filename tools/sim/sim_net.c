@@ -546,8 +546,9 @@ io_alloc(void *arg)
 /* The port's NIC: takes frames while fewer than SIM_NIC_FRAMES are on the
  * wire or queued for it. */
 static uint16_t
-eg_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+eg_tx(void *arg, uint16_t port, uint16_t hwq, struct rte_mbuf **pkts, uint16_t n)
 {
+	(void)hwq;
 	struct sim_lb_io *io = arg;
 	struct sim_tx *tx = &io->net->tx[io->node][port];
 	uint16_t k;

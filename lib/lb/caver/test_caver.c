@@ -1747,8 +1747,9 @@ struct eg_sink {
 };
 
 static uint16_t
-sink_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+sink_tx(void *arg, uint16_t port, uint16_t hwq, struct rte_mbuf **pkts, uint16_t n)
 {
+	(void)hwq;
 	struct eg_sink *k = arg;
 
 	(void)port;

@@ -3206,8 +3206,9 @@ static struct rtr_egress_shared dep_sh;
 static struct rtr_lcore_stats dep_st;
 
 static uint16_t
-dep_tx(void *arg, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+dep_tx(void *arg, uint16_t port, uint16_t hwq, struct rte_mbuf **pkts, uint16_t n)
 {
+	(void)hwq;
 	(void)arg;
 	(void)port;
 	for (uint16_t i = 0; i < n; i++) {
