@@ -56,9 +56,9 @@ bits_ps(const struct rtr_nicm *m, uint64_t bits)
 uint64_t
 rtr_nicm_frame_ps(const struct rtr_nicm *m, uint32_t len)
 {
-	uint64_t l = len < RTR_NICM_MIN_FRAME ? RTR_NICM_MIN_FRAME : len;
+	uint64_t l = len < RTR_NICM_MIN_FRAME && !m->conf.no_pad ? RTR_NICM_MIN_FRAME : len;
 
-	return bits_ps(m, (l + RTR_NICM_OVERHEAD) * 8);
+	return bits_ps(m, (uint64_t)((int64_t)l + RTR_NICM_OVERHEAD + m->conf.overhead_adj) * 8);
 }
 
 struct rtr_nicm *
@@ -70,7 +70,7 @@ rtr_nicm_create(const struct rtr_nicm_conf *conf)
 	if (conf == NULL || conf->rate_mbps == 0 || conf->n_queues == 0 ||
 			conf->n_queues > RTR_NICM_MAX_QUEUES || conf->ring_size == 0 ||
 			conf->comp_batch == 0 || conf->ring_size % conf->comp_batch != 0 ||
-			conf->frame_len == NULL) {
+			conf->frame_len == NULL || conf->overhead_adj < -RTR_NICM_OVERHEAD) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -279,6 +279,24 @@ rtr_nicm_advance(struct rtr_nicm *m, uint64_t now_ns, struct rtr_nicm_sent *out,
 	if (now_ps > m->now_ps && n < max)
 		m->now_ps = now_ps;
 	return n;
+}
+
+bool
+rtr_nicm_on_wire(const struct rtr_nicm *m, struct rtr_nicm_sent *out)
+{
+	const struct nicm_q *q;
+	uint32_t slot;
+
+	if (!m->busy)
+		return false;
+	q = &m->q[m->cur_q];
+	slot = q->sent % m->conf.ring_size;
+	out->frame = q->frame[slot];
+	out->queue = m->cur_q;
+	out->accept_ps = q->accept_ps[slot];
+	out->start_ps = m->cur_start;
+	out->end_ps = m->cur_end;
+	return true;
 }
 
 uint64_t

@@ -91,6 +91,13 @@ struct rtr_nicm_conf {
 	 * as real NICs do; false: they pass up (virtual ports). */
 	bool mac_consumes_ctrl;
 	uint32_t (*frame_len)(void *frame); /* bytes without FCS */
+	/* Added to RTR_NICM_OVERHEAD per frame (>= -RTR_NICM_OVERHEAD): 0
+	 * for a real wire; the simulator's --wire-overhead B gives
+	 * B - RTR_NICM_OVERHEAD. */
+	int16_t overhead_adj;
+	/* Frames shorter than RTR_NICM_MIN_FRAME cost their own length, not
+	 * padded (the simulator's links by default: its hosts do not pad). */
+	bool no_pad;
 };
 
 struct rtr_nicm_qstats {
@@ -164,6 +171,13 @@ int rtr_nicm_desc_status(
 /* Whether the MAC keeps a received frame (len bytes without FCS) or passes
  * it up; counted in the port's stats. */
 enum rtr_nicm_rx rtr_nicm_classify_rx(struct rtr_nicm *m, const uint8_t *frame, uint32_t len);
+
+/* The frame on the wire as of the last rtr_nicm_advance() (started, its
+ * last bit not yet left): true and *out filled (end_ps: when its last bit
+ * leaves), false when the wire is idle. The simulator schedules the
+ * frame's arrival at the peer from it when the frame starts, as a link
+ * whose first bit is already on its way. */
+bool rtr_nicm_on_wire(const struct rtr_nicm *m, struct rtr_nicm_sent *out);
 
 /* Wire time in ps of a frame of len bytes (without FCS) at the model's rate. */
 uint64_t rtr_nicm_frame_ps(const struct rtr_nicm *m, uint32_t len);

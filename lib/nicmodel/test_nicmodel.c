@@ -476,6 +476,56 @@ test_rx_and_conf(void)
 	CHECK(rtr_nicm_create(&c) == NULL);
 }
 
+/* The simulator's knobs: the frame on the wire (rtr_nicm_on_wire), another
+ * per-frame overhead (overhead_adj), short frames unpadded (no_pad). */
+static void
+test_sim_knobs(void)
+{
+	struct rtr_nicm_conf c = conf(1, 4, RTR_NICM_RR);
+	struct rtr_nicm_sent w;
+	struct rtr_nicm *m = rtr_nicm_create(&c);
+
+	CHECK(m != NULL);
+	CHECK(!rtr_nicm_on_wire(m, &w));
+	CHECK_EQ(rtr_nicm_tx_burst(m, 0, mk(2, 1000, 0), 2, 100), 2);
+	CHECK(!rtr_nicm_on_wire(m, &w)); /* not advanced yet: nothing started */
+	CHECK_EQ(rtr_nicm_advance(m, 100, sent, MAXF), 0);
+	CHECK(rtr_nicm_on_wire(m, &w));
+	CHECK_EQ(id_of(&w), 0);
+	CHECK_EQ(w.start_ps, 100000ULL);
+	CHECK_EQ(w.end_ps, 100000ULL + PS_1000);
+	CHECK_EQ(w.accept_ps, 100000ULL);
+	/* 181.92 ns: the first left, the second is on the wire */
+	CHECK_EQ(rtr_nicm_advance(m, 182, sent, MAXF), 1);
+	CHECK(rtr_nicm_on_wire(m, &w));
+	CHECK_EQ(id_of(&w), 1);
+	CHECK_EQ(w.start_ps, 100000ULL + PS_1000);
+	CHECK_EQ(rtr_nicm_advance(m, 1000, sent, MAXF), 1);
+	CHECK(!rtr_nicm_on_wire(m, &w));
+	rtr_nicm_free(m);
+
+	/* 0 bytes of overhead: a 1000-byte frame is 8000 bits; 64: 1064 */
+	c.overhead_adj = -RTR_NICM_OVERHEAD;
+	m = rtr_nicm_create(&c);
+	CHECK(m != NULL);
+	CHECK_EQ(rtr_nicm_frame_ps(m, 1000), 80000ULL);
+	rtr_nicm_free(m);
+	c.overhead_adj = 64 - RTR_NICM_OVERHEAD;
+	m = rtr_nicm_create(&c);
+	CHECK_EQ(rtr_nicm_frame_ps(m, 1000), 85120ULL);
+	rtr_nicm_free(m);
+	c.overhead_adj = -RTR_NICM_OVERHEAD - 1;
+	errno = 0;
+	CHECK(rtr_nicm_create(&c) == NULL && errno == EINVAL);
+	/* no_pad: a 34-byte frame costs 34 + 24 bytes, not 60 + 24 */
+	c.overhead_adj = 0;
+	c.no_pad = true;
+	m = rtr_nicm_create(&c);
+	CHECK_EQ(rtr_nicm_frame_ps(m, 34), 58ULL * 80);
+	CHECK_EQ(rtr_nicm_frame_ps(m, 64), PS_64);
+	rtr_nicm_free(m);
+}
+
 int
 main(void)
 {
@@ -487,5 +537,6 @@ main(void)
 	test_desc_status();
 	test_completion_batch();
 	test_rx_and_conf();
+	test_sim_knobs();
 	return rtr_test_done("nicmodel");
 }

@@ -62,6 +62,8 @@ struct opts {
 	unsigned int qps_per_flow; /* 0: the default for the mode */
 	unsigned int reps;
 	unsigned int wire_overhead;
+	unsigned int nic_ring, nic_comp_batch, nic_pad; /* the switch ports' NICs */
+	uint64_t nic_comp_delay_ns;
 	double drain_ms;
 	double sample_us;
 	const char *link_down, *slow_link;
@@ -132,6 +134,11 @@ usage(FILE *f)
 		   "                               (seqbalance: 4, else 1)\n"
 		   "  --reps 0|1                   REPS-style per-packet entropy senders (0)\n"
 		   "  --wire-overhead B            bytes per frame beyond it on the wire (24)\n"
+		   "  --nic-ring N                 switch ports' NIC TX ring, descriptors (2;\n"
+		   "                               a real NIC's is 1024: a hidden queue)\n"
+		   "  --nic-comp-batch B           descriptors freed together, divides N (1)\n"
+		   "  --nic-comp-delay-ns NS       last bit of a batch to its free (0)\n"
+		   "  --nic-pad 0|1                switch ports pad frames under 60 B (0)\n"
 		   "  --drain-ms MS                stop this long after the last arrival (100)\n"
 		   "  --sample-us US               reorder-state sampling period (10)\n"
 		   "  --link-down A:B[,..]         links left out (fat-tree/leaf-spine scenarios)\n"
@@ -220,6 +227,10 @@ enum {
 	O_QPS,
 	O_REPS,
 	O_WIRE,
+	O_NIC_RING,
+	O_NIC_BATCH,
+	O_NIC_DELAY,
+	O_NIC_PAD,
 	O_DRAIN,
 	O_SAMPLE,
 	O_DOWN,
@@ -249,6 +260,10 @@ static const struct option long_opts[] = {
 		{"qps-per-flow", required_argument, NULL, O_QPS},
 		{"reps", required_argument, NULL, O_REPS},
 		{"wire-overhead", required_argument, NULL, O_WIRE},
+		{"nic-ring", required_argument, NULL, O_NIC_RING},
+		{"nic-comp-batch", required_argument, NULL, O_NIC_BATCH},
+		{"nic-comp-delay-ns", required_argument, NULL, O_NIC_DELAY},
+		{"nic-pad", required_argument, NULL, O_NIC_PAD},
 		{"drain-ms", required_argument, NULL, O_DRAIN},
 		{"sample-us", required_argument, NULL, O_SAMPLE},
 		{"link-down", required_argument, NULL, O_DOWN},
@@ -278,6 +293,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			.transport = SIM_TR_GBN,
 			.seed = 1,
 			.wire_overhead = RTR_EG_FRAME_OVERHEAD,
+			.nic_ring = SIM_NIC_FRAMES,
+			.nic_comp_batch = 1,
 			.drain_ms = 100,
 			.sample_us = 10,
 	};
@@ -365,6 +382,19 @@ parse_args(int argc, char **argv, struct opts *o)
 		case O_WIRE:
 			rc = num_uint("--wire-overhead", optarg, 0, 64, &o->wire_overhead);
 			break;
+		case O_NIC_RING:
+			rc = num_uint("--nic-ring", optarg, 1, 32768, &o->nic_ring);
+			break;
+		case O_NIC_BATCH:
+			rc = num_uint("--nic-comp-batch", optarg, 1, 32768, &o->nic_comp_batch);
+			break;
+		case O_NIC_DELAY:
+			rc = num_u64("--nic-comp-delay-ns", optarg, 0, 1000000000,
+					&o->nic_comp_delay_ns);
+			break;
+		case O_NIC_PAD:
+			rc = num_uint("--nic-pad", optarg, 0, 1, &o->nic_pad);
+			break;
 		case O_DRAIN:
 			rc = num_dbl("--drain-ms", optarg, 0, false, 1e6, &o->drain_ms);
 			break;
@@ -412,6 +442,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			return bad("--hosts-per-tor + --spines: a ToR has at most %d ports",
 					RTR_MAX_PORTS);
 	}
+	if (o->nic_ring % o->nic_comp_batch != 0)
+		return bad("--nic-comp-batch %u does not divide --nic-ring %u", o->nic_comp_batch,
+				o->nic_ring);
 	if (o->uplink_gbps == 0)
 		o->uplink_gbps = o->link_gbps;
 	if (o->qps_per_flow == 0)
@@ -1018,6 +1051,10 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_u64(&w, "qps_per_flow", o->qps_per_flow);
 	rtr_json_kv_u64(&w, "reps", o->reps);
 	rtr_json_kv_u64(&w, "wire_overhead", o->wire_overhead);
+	rtr_json_kv_u64(&w, "nic_ring", o->nic_ring);
+	rtr_json_kv_u64(&w, "nic_comp_batch", o->nic_comp_batch);
+	rtr_json_kv_u64(&w, "nic_comp_delay_ns", o->nic_comp_delay_ns);
+	rtr_json_kv_u64(&w, "nic_pad", o->nic_pad);
 	rtr_json_kv_u64(&w, "mtu_payload", r->hcfg.mtu_payload);
 	rtr_json_kv_double(&w, "drain_ms", o->drain_ms, 6);
 	rtr_json_kv_double(&w, "sample_us", o->sample_us, 6);
@@ -1123,6 +1160,67 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 		rtr_json_kv_double(&w, "util_mean",
 				uc[c].links ? uc[c].sum / (double)uc[c].links : 0.0, 6);
 		rtr_json_kv_double(&w, "util_max", uc[c].max, 6);
+		rtr_json_obj_end(&w);
+	}
+
+	/* The switch ports' NICs (doc/simulator.md "The switch ports' NIC"):
+	 * over all, then per switch. */
+	jw_obj(&w, "nic");
+	{
+		uint64_t t_sent = 0, t_wait = 0;
+		uint32_t t_frames = 0, t_desc = 0;
+
+		for (int pass = 0; pass < 2; pass++) {
+			if (pass == 1) {
+				rtr_json_kv_u64(&w, "ring", o->nic_ring);
+				rtr_json_kv_u64(&w, "comp_batch", o->nic_comp_batch);
+				rtr_json_kv_u64(&w, "comp_delay_ns", o->nic_comp_delay_ns);
+				rtr_json_kv_u64(&w, "sent", t_sent);
+				rtr_json_kv_u64(&w, "max_frames", t_frames);
+				rtr_json_kv_u64(&w, "max_desc", t_desc);
+				rtr_json_kv_u64(&w, "max_wait_ns", t_wait);
+				rtr_json_key(&w, "switches");
+				rtr_json_obj(&w);
+			}
+			for (uint32_t i = 0; i < r->topo.n_nodes; i++) {
+				const struct sim_node *n = &r->topo.nodes[i];
+				uint64_t sent = 0, wait_ps = 0;
+				uint32_t frames = 0, desc = 0;
+
+				if (n->kind == SIM_HOST)
+					continue;
+				for (uint16_t p = 0; p < n->n_ports; p++) {
+					const struct sim_tx *tx = &r->net.tx[i][p];
+					const struct rtr_nicm_qstats *q;
+
+					if (tx->nic == NULL)
+						continue;
+					q = rtr_nicm_qstats(tx->nic, 0);
+					sent += q->sent;
+					wait_ps = q->max_wait_ps > wait_ps ? q->max_wait_ps
+									   : wait_ps;
+					frames = tx->nic_max_frames > frames ? tx->nic_max_frames
+									     : frames;
+					desc = tx->nic_max_desc > desc ? tx->nic_max_desc : desc;
+				}
+				if (pass == 0) {
+					t_sent += sent;
+					t_wait = (wait_ps + 999) / 1000 > t_wait
+								 ? (wait_ps + 999) / 1000
+								 : t_wait;
+					t_frames = frames > t_frames ? frames : t_frames;
+					t_desc = desc > t_desc ? desc : t_desc;
+					continue;
+				}
+				rtr_json_key(&w, n->name);
+				rtr_json_obj(&w);
+				rtr_json_kv_u64(&w, "sent", sent);
+				rtr_json_kv_u64(&w, "max_frames", frames);
+				rtr_json_kv_u64(&w, "max_desc", desc);
+				rtr_json_kv_u64(&w, "max_wait_ns", (wait_ps + 999) / 1000);
+				rtr_json_obj_end(&w);
+			}
+		}
 		rtr_json_obj_end(&w);
 	}
 
@@ -1268,7 +1366,12 @@ main(int argc, char **argv)
 	}
 	if (o->slow_link != NULL && slow_links(&r->topo, o->slow_link) != 0)
 		return 2;
-	if (sim_net_init(&r->net, &r->topo, o->wire_overhead, err, sizeof(err)) != 0) {
+	if (sim_net_init_nic(&r->net, &r->topo, o->wire_overhead,
+			    &(struct sim_nic_conf){.ring = (uint16_t)o->nic_ring,
+					    .comp_batch = (uint16_t)o->nic_comp_batch,
+					    .comp_delay_ns = o->nic_comp_delay_ns,
+					    .pad = o->nic_pad != 0},
+			    err, sizeof(err)) != 0) {
 		fprintf(stderr, PROG ": network: %s\n", err);
 		return 1;
 	}

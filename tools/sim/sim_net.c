@@ -3,6 +3,7 @@
  */
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +310,116 @@ sim_net_host_kick(struct sim_net *net, uint32_t node)
 	tx_start(net, node, 0);
 }
 
+/* ------------------------------------------------------- switch ports' NICs */
+
+/*
+ * A switch port's NIC is lib/nicmodel's (rtr_nicmodel.h), frames being
+ * the mbufs. The model is advanced at its own events (ev_nic, at
+ * rtr_nicm_next_event_ns()) and when a burst is given to an idle one
+ * (eg_tx): a frame's start, its last bit and its descriptor's free are the
+ * model's. When a frame starts, its arrival at the peer is scheduled (the
+ * link's delay after its last bit, at the whole ns): that is when the
+ * former transmitter scheduled it, so that events at one time run in the
+ * same order.
+ */
+static void ev_nic(struct sim *s, void *arg, uint64_t u);
+
+static uint32_t
+nic_frame_len(void *frame)
+{
+	return ((struct rte_mbuf *)frame)->pkt_len;
+}
+
+static void
+arm_nic(struct sim_net *net, uint32_t node, uint16_t port)
+{
+	struct sim_tx *tx = &net->tx[node][port];
+	uint64_t t = rtr_nicm_next_event_ns(tx->nic);
+
+	if (t == UINT64_MAX)
+		return;
+	if (t < net->sim.now_ns)
+		t = net->sim.now_ns;
+	if (t >= tx->nic_at)
+		return;
+	tx->nic_at = t;
+	sim_at(&net->sim, t, ev_nic, NULL, key(node, port));
+}
+
+/* Frame m started on (node, port)'s wire and its last bit leaves at
+ * end_ps: counted as the link's, sent to the peer. */
+static void
+nic_launch(struct sim_net *net, uint32_t node, uint16_t port, struct rte_mbuf *m, uint64_t end_ps)
+{
+	struct sim_tx *tx = &net->tx[node][port];
+	const struct sim_port *pt = &net->topo->nodes[node].ports[port];
+	uint64_t done_ns = (end_ps + 999) / 1000;
+
+	tx->free_ps = end_ps;
+	tx->tx_pkts++;
+	tx->tx_bytes += m->pkt_len;
+	tx->tx_wire_bytes += m->pkt_len + net->wire_overhead;
+	if (done_ns < net->sim.now_ns)
+		net->tx_late++;
+	sim_at(&net->sim, done_ns + pt->delay_ns, ev_arrive, sim_pkt_of(m),
+			key(pt->peer, pt->peer_port));
+}
+
+/* Run (node, port)'s NIC up to now: the frames that left (their arrivals
+ * are scheduled already, unless one started and left within this call),
+ * then the frame that started, then its next event. */
+static void
+nic_run(struct sim_net *net, uint32_t node, uint16_t port)
+{
+	struct sim_tx *tx = &net->tx[node][port];
+	struct rtr_nicm_sent out[16], w;
+	uint16_t k;
+
+	do {
+		k = rtr_nicm_advance(tx->nic, net->sim.now_ns, out, RTE_DIM(out));
+		for (uint16_t i = 0; i < k; i++) {
+			struct rte_mbuf *m = out[i].frame;
+
+			if (tx->nic_wire != NULL && m == &tx->nic_wire->mb) {
+				tx->nic_wire = NULL;
+				continue;
+			}
+			nic_launch(net, node, port, m, out[i].end_ps);
+		}
+	} while (k == RTE_DIM(out));
+	if (rtr_nicm_on_wire(tx->nic, &w) &&
+			(tx->nic_wire == NULL || w.frame != &tx->nic_wire->mb)) {
+		tx->nic_wire = sim_pkt_of(w.frame);
+		/* As the former transmitter: the last bit's event, then the
+		 * arrival. */
+		arm_nic(net, node, port);
+		nic_launch(net, node, port, w.frame, w.end_ps);
+		return;
+	}
+	arm_nic(net, node, port);
+}
+
+/* The NIC's next event (a stale one, an earlier having been armed since,
+ * does nothing): frames left, descriptors freed; the egress sends what
+ * it holds into the room. */
+static void
+ev_nic(struct sim *s, void *arg, uint64_t u)
+{
+	struct sim_net *net = net_of(s);
+	uint32_t node = (uint32_t)(u >> 16);
+	uint16_t port = (uint16_t)(u & 0xffff);
+	struct sim_tx *tx = &net->tx[node][port];
+	struct rtr_egress *eg = net->topo->nodes[node].eg;
+
+	(void)arg;
+	if (tx->nic_at != s->now_ns)
+		return;
+	tx->nic_at = UINT64_MAX;
+	nic_run(net, node, port);
+	if (eg != NULL)
+		rtr_egress_service_port(eg, port, s->now_ns);
+}
+
 /* ------------------------------------------------------------------ switches */
 
 static void
@@ -543,18 +654,35 @@ io_alloc(void *arg)
 
 /* ------------------------------------------------------- the egress's io */
 
-/* The port's NIC: takes frames while fewer than SIM_NIC_FRAMES are on the
- * wire or queued for it. */
+/* The port's NIC: rtr_nicm_tx_burst, as many as it has free descriptors.
+ * A busy NIC is advanced only at its own events (its descriptors are freed
+ * there, and the egress serviced); an idle one is advanced now, before
+ * (completions) and after (the first frame starts). */
 static uint16_t
 eg_tx(void *arg, uint16_t port, uint16_t hwq, struct rte_mbuf **pkts, uint16_t n)
 {
 	(void)hwq;
 	struct sim_lb_io *io = arg;
-	struct sim_tx *tx = &io->net->tx[io->node][port];
+	struct sim_net *net = io->net;
+	struct sim_tx *tx = &net->tx[io->node][port];
+	const struct rtr_nicm_qstats *qs = rtr_nicm_qstats(tx->nic, 0);
+	bool idle = qs->frames_queued == 0;
+	uint64_t waiting;
 	uint16_t k;
 
-	for (k = 0; k < n && tx->q_pkts + tx->busy < SIM_NIC_FRAMES; k++)
-		sim_net_send(io->net, io->node, port, sim_pkt_of(pkts[k]));
+	if (idle)
+		nic_run(net, io->node, port);
+	k = rtr_nicm_tx_burst(tx->nic, 0, (void **)pkts, n, net->sim.now_ns);
+	if (k > 0 && idle)
+		nic_run(net, io->node, port);
+	if (qs->frames_queued > tx->nic_max_frames)
+		tx->nic_max_frames = qs->frames_queued;
+	if (qs->desc_in_use > tx->nic_max_desc)
+		tx->nic_max_desc = qs->desc_in_use;
+	/* Bytes waiting behind the frame on the wire. */
+	waiting = qs->bytes_queued - (tx->nic_wire != NULL ? tx->nic_wire->mb.pkt_len : 0);
+	if (waiting > tx->max_q_bytes)
+		tx->max_q_bytes = waiting;
 	return k;
 }
 
@@ -607,8 +735,38 @@ egress_init(struct sim_net *net, struct sim_node *n, struct sim_lb_io *io)
 	if (n->eg == NULL)
 		return -1;
 	/* Only what the NIC holds waits outside the class queues, where RED
-	 * marks and PFC counts: not a 32-frame staged burst (34 KB at 1 KB). */
-	n->eg->wire_burst = SIM_NIC_FRAMES;
+	 * marks and PFC counts: not a 32-frame staged burst (34 KB at 1 KB)
+	 * in front of a 2-frame ring. */
+	n->eg->wire_burst = net->nic.ring < RTR_BURST ? net->nic.ring : RTR_BURST;
+	return 0;
+}
+
+/* Switch node n's ports' NICs. */
+static int
+nic_init(struct sim_net *net, uint32_t node)
+{
+	struct sim_node *n = &net->topo->nodes[node];
+
+	for (uint16_t p = 0; p < n->n_ports; p++) {
+		struct rtr_nicm_conf c = {
+				.rate_mbps = (uint32_t)llround(n->ports[p].gbps * 1000),
+				.n_queues = 1,
+				.ring_size = net->nic.ring,
+				.sched = RTR_NICM_RR,
+				.comp_batch = net->nic.comp_batch,
+				.comp_delay_ns = net->nic.comp_delay_ns,
+				.mac_consumes_ctrl = true,
+				.frame_len = nic_frame_len,
+				.overhead_adj = (int16_t)((int)net->wire_overhead -
+							  RTR_NICM_OVERHEAD),
+				.no_pad = !net->nic.pad,
+		};
+
+		net->tx[node][p].nic_at = UINT64_MAX;
+		net->tx[node][p].nic = rtr_nicm_create(&c);
+		if (net->tx[node][p].nic == NULL)
+			return -1;
+	}
 	return 0;
 }
 
@@ -618,9 +776,31 @@ int
 sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead, char *err,
 		size_t errlen)
 {
+	return sim_net_init_nic(net, topo, wire_overhead, NULL, err, errlen);
+}
+
+int
+sim_net_init_nic(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
+		const struct sim_nic_conf *nic, char *err, size_t errlen)
+{
 	uint32_t i;
 
 	memset(net, 0, sizeof(*net));
+	if (nic != NULL)
+		net->nic = *nic;
+	if (net->nic.ring == 0)
+		net->nic.ring = SIM_NIC_FRAMES;
+	if (net->nic.comp_batch == 0)
+		net->nic.comp_batch = 1;
+	if (net->nic.ring % net->nic.comp_batch != 0) {
+		snprintf(err, errlen, "the NIC's completion batch %u does not divide its ring %u",
+				net->nic.comp_batch, net->nic.ring);
+		return -1;
+	}
+	if (wire_overhead > 64) {
+		snprintf(err, errlen, "wire overhead %u above 64", wire_overhead);
+		return -1;
+	}
 	/* The switch's metadata lives in the mbuf (rtr_mbuf.h); the sim's
 	 * buffers are not from a pool with a registered field. */
 	if (rtr_meta_offset < 0)
@@ -667,6 +847,10 @@ sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
 		io->node = i;
 		n->lb_io = io;
 		n->tick_at = UINT64_MAX;
+		if (nic_init(net, i) != 0) {
+			snprintf(err, errlen, "%s: the NICs did not start", n->name);
+			return -1;
+		}
 		if (egress_init(net, n, io) != 0) {
 			snprintf(err, errlen, "%s: the egress did not start", n->name);
 			return -1;
@@ -721,6 +905,31 @@ sim_net_fini(struct sim_net *net)
 	while (sim_pop(&net->sim, &ev))
 		if (ev.fn == ev_arrive)
 			sim_pkt_free(net, ev.arg);
+	/* And those the NICs' rings hold (the one on a wire went with its
+	 * arrival). */
+	for (i = 0; i < net->topo->n_nodes; i++) {
+		for (uint16_t k = 0; net->tx != NULL && net->tx[i] != NULL &&
+				     k < net->topo->nodes[i].n_ports;
+				k++) {
+			struct sim_tx *tx = &net->tx[i][k];
+			struct rtr_nicm_sent out[16];
+			uint16_t got;
+
+			if (tx->nic == NULL)
+				continue;
+			do {
+				got = rtr_nicm_advance(
+						tx->nic, UINT64_MAX / 2000, out, RTE_DIM(out));
+				for (uint16_t j = 0; j < got; j++)
+					if (tx->nic_wire == NULL ||
+							out[j].frame != &tx->nic_wire->mb)
+						sim_pkt_free(net, sim_pkt_of(out[j].frame));
+			} while (got == RTE_DIM(out));
+			rtr_nicm_free(tx->nic);
+			tx->nic = NULL;
+			tx->nic_wire = NULL;
+		}
+	}
 	for (i = 0; i < net->topo->n_nodes; i++) {
 		struct sim_node *n = &net->topo->nodes[i];
 

@@ -32,14 +32,23 @@
  * uplink group (rtr_lb_worker.h: the mode's pick, or ECMP's hash) ->
  * rtr_lb_ctrl_rx -> TTL -> rtr_lb_out -> lib/egress (rtr_egress_enqueue: classes, tail drop or trimming, RED/ECN
  * at dequeue, the depart hook) -> rtr_lb_queued when admitted. The egress's
- * io.tx is the port's NIC: it takes a frame while fewer than
- * SIM_NIC_FRAMES are on the wire or waiting for it, so the backlog stays
- * in the egress's queues; when a frame's last bit leaves, the egress is
- * serviced again, and after each step every port with work is (as the
- * pipeline's loop does). Two frames, not one: the next frame is then
- * already waiting when the link frees and starts at the exact picosecond.
- * The egress's wire_burst is set to the same, so only those and as many
- * more in its wire FIFO wait outside the class queues RED and PFC see.
+ * io.tx is the port's NIC, lib/nicmodel's model (rtr_nicmodel.h): one TX
+ * queue, a ring of nic.ring descriptors (SIM_NIC_FRAMES by default), a
+ * completion batch and delay; it takes frames while it has free
+ * descriptors, so the rest of the backlog stays in the egress's queues.
+ * The model decides when each frame starts and when its last bit leaves:
+ * when a frame starts the simulator schedules its arrival at the peer
+ * (the link's delay after its last bit, at the whole ns) and an event at
+ * rtr_nicm_next_event_ns(), which runs rtr_nicm_advance() (the frame
+ * left, its descriptor is freed, the next frame starts) and services the
+ * egress (room in the ring); after each step every port with work is
+ * serviced too (as the pipeline's loop does). Two descriptors, not one:
+ * the next frame is then already waiting when the link frees and starts
+ * at the exact picosecond. The egress's wire_burst is min(ring,
+ * RTR_BURST), so with the default ring only those and as many more in its
+ * wire FIFO wait outside the class queues RED and PFC see; a real NIC's
+ * ring (1024) is a hidden queue in front of the link that they do not see
+ * (doc/simulator.md "The switch ports' NIC").
  *
  * PFC: the frames the egress builds cross the link like any frame; a switch
  * gives a received one to rtr_egress_mac_control_rx (its egress then holds
@@ -62,13 +71,15 @@
 #include <rte_mbuf.h>
 
 #include "rtr_mbuf.h"
+#include "rtr_nicmodel.h"
 #include "rtr_meta.h"
 #include "rtr_stats.h"
 #include "sim_core.h"
 #include "sim_topo.h"
 
-#define SIM_PKT_BUFSZ    (9216 + 256)
-#define SIM_NIC_FRAMES   2 /* frames a switch port's NIC holds, the one on the wire included */
+#define SIM_PKT_BUFSZ (9216 + 256)
+#define SIM_NIC_FRAMES \
+	2 /* default ring of a switch port's NIC: frames it holds, the one on the wire included */
 #define SIM_PKT_HEADROOM 128
 
 struct sim_pkt {
@@ -112,6 +123,22 @@ struct sim_tx {
 	uint64_t resume_ps; /* when the last pause ended: no frame starts before */
 	bool resume_armed;
 	uint64_t rx_pfc; /* PFC frames received on this port */
+	/* Switches: the port's NIC (sim_net_init), the frame on its wire
+	 * whose arrival is scheduled, the time of its pending event
+	 * (UINT64_MAX: none), and the most frames and descriptors its ring
+	 * held after a burst was given. */
+	struct rtr_nicm *nic;
+	struct sim_pkt *nic_wire;
+	uint64_t nic_at;
+	uint32_t nic_max_frames, nic_max_desc;
+};
+
+/* A switch port's NIC (rtr_nicmodel.h): one TX queue. */
+struct sim_nic_conf {
+	uint16_t ring;          /* descriptors; 0: SIM_NIC_FRAMES */
+	uint16_t comp_batch;    /* completion batch, divides ring; 0: 1 */
+	uint64_t comp_delay_ns; /* last bit of a batch to its descriptors' free */
+	bool pad;               /* frames under 60 B cost 60 (a real MAC); false: their length */
 };
 
 struct sim_net;
@@ -145,12 +172,16 @@ struct sim_net {
 	uint64_t tx_late;     /* frames that would have ended before they were sent: must stay 0 */
 	uint64_t pfc_frames;  /* PFC frames received, by switches and hosts */
 	uint64_t *eg_tick_at; /* per node: the egress's next tick event (UINT64_MAX: none) */
+	struct sim_nic_conf nic; /* the switch ports' NICs */
 };
 
 /* Set up transmitters and each switch's LB state (its mode's init, with the
  * io struct pointing here). 0 or -1 with a line in err. */
 int sim_net_init(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead, char *err,
 		size_t errlen);
+/* The same, the switch ports' NICs as nic says (NULL: the defaults). */
+int sim_net_init_nic(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overhead,
+		const struct sim_nic_conf *nic, char *err, size_t errlen);
 void sim_net_fini(struct sim_net *net);
 
 struct sim_pkt *sim_pkt_alloc(struct sim_net *net);

@@ -18,7 +18,9 @@
  * same arrival times; no frame ever starts before the link could carry it.
  * The switches take a run's qos (RED, classes), PFC makes a 4:1 incast
  * lossless that tail-drops without it. ConWeave, SeqBalance and CAVER carry
- * the flow too, through their own hooks, timers and io.
+ * the flow too, through their own hooks, timers and io. The switch ports'
+ * NICs (lib/nicmodel): the default ring holds 2 frames; a 256-descriptor
+ * ring holds the backlog out of the egress's queues, at the same FCT.
  */
 
 #include <math.h>
@@ -96,6 +98,9 @@ send_flow(struct sim_net *net, uint32_t src, uint32_t dst, unsigned int f, uint1
 	}
 }
 
+/* The switch ports' NICs of the next run() (zero: the defaults). */
+static struct sim_nic_conf run_nic;
+
 static void
 run(struct sim_topo *t, uint32_t src, uint32_t src2, uint32_t dst, struct rx *r,
 		struct sim_net *net)
@@ -104,7 +109,7 @@ run(struct sim_topo *t, uint32_t src, uint32_t src2, uint32_t dst, struct rx *r,
 
 	memset(r, 0, sizeof(*r));
 	r->want_host = dst;
-	if (sim_net_init(net, t, WIRE_OH, err, sizeof(err)) != 0) {
+	if (sim_net_init_nic(net, t, WIRE_OH, &run_nic, err, sizeof(err)) != 0) {
 		CHECK(0, "%s", err);
 		return;
 	}
@@ -477,6 +482,131 @@ test_modes(void)
 	}
 }
 
+/* The most frames one switch port's NIC held, the longest wait (accept to
+ * last bit) there in ns, the deepest egress class queue in bytes and the
+ * frames RED marked, over every switch port. */
+struct nic_fig {
+	uint32_t max_frames, max_desc;
+	uint64_t max_wait_ns, max_depth, marked;
+};
+
+static struct nic_fig
+nic_figures(const struct sim_net *net)
+{
+	const struct sim_topo *t = net->topo;
+	struct nic_fig f = {0};
+
+	for (unsigned int k = 0; k < t->n_nodes; k++) {
+		const struct sim_node *n = &t->nodes[k];
+
+		for (uint16_t q = 0; n->kind != SIM_HOST && q < n->n_ports; q++) {
+			const struct sim_tx *tx = &net->tx[k][q];
+			uint64_t c[RTR_EGC_MAX] = {0};
+			uint64_t w = rtr_nicm_qstats(tx->nic, 0)->max_wait_ps / 1000;
+
+			for (uint8_t cls = 0; cls < n->cfg->qos.classes; cls++)
+				rtr_egress_counters_add(n->eg, q, cls, c);
+			f.max_depth = c[RTR_EGC_max_depth] > f.max_depth ? c[RTR_EGC_max_depth]
+									 : f.max_depth;
+			f.marked += c[RTR_EGC_ecn_marked];
+			f.max_frames = tx->nic_max_frames > f.max_frames ? tx->nic_max_frames
+									 : f.max_frames;
+			f.max_desc = tx->nic_max_desc > f.max_desc ? tx->nic_max_desc : f.max_desc;
+			f.max_wait_ns = w > f.max_wait_ns ? w : f.max_wait_ns;
+		}
+	}
+	return f;
+}
+
+/*
+ * The switch ports' NIC (lib/nicmodel): two flows into one host, as in
+ * test_flows. The default ring holds 2 frames; a 256-descriptor ring fills
+ * at the shared link and holds the backlog there, out of the egress's
+ * class queues: the egress's deepest queue is shallower by about the
+ * ring, RED marks fewer frames, a frame waits in the ring about 256
+ * serializations, and the last frame arrives at the same time (the link
+ * is busy back to back either way). A completion batch of 16 with a 1 us
+ * delay keeps more descriptors than frames and still delivers all.
+ */
+static void
+test_nic_ring(void)
+{
+	struct sim_leafspine p = {.tors = 4,
+			.spines = 2,
+			.hosts_per_tor = 4,
+			.host_gbps = 100,
+			.link_delay_ns = DELAY_NS};
+	struct sim_topo t;
+	struct sim_net net;
+	struct rx r;
+	char err[256];
+	uint32_t len = 14 + 20 + 8 + 12 + PAYLOAD + 4, dst = 15;
+	double ser = (len + WIRE_OH) * 8.0 / 100; /* ns */
+	struct nic_fig def, big, batch;
+	uint64_t last_def, last;
+
+	if (sim_topo_leafspine(&t, &p, "nic_", err, sizeof(err)) != 0) {
+		CHECK(0, "%s", err);
+		return;
+	}
+	run_nic = (struct sim_nic_conf){0};
+	run(&t, 0, 1, dst, &r, &net);
+	CHECK_EQ(net.nic.ring, SIM_NIC_FRAMES);
+	CHECK_EQ(r.got[0] + r.got[1], 2 * N_PKTS);
+	def = nic_figures(&net);
+	last_def = r.last_ns[0] > r.last_ns[1] ? r.last_ns[0] : r.last_ns[1];
+	CHECK(def.max_frames == SIM_NIC_FRAMES && def.max_desc == SIM_NIC_FRAMES,
+			"default ring: %u frames, %u descriptors", def.max_frames, def.max_desc);
+	CHECK(def.max_wait_ns <= (uint64_t)(2 * ser + 1), "default ring: waited %llu ns",
+			(unsigned long long)def.max_wait_ns);
+	sim_net_fini(&net);
+
+	run_nic = (struct sim_nic_conf){.ring = 256};
+	run(&t, 0, 1, dst, &r, &net);
+	CHECK_EQ(r.got[0] + r.got[1], 2 * N_PKTS);
+	CHECK_EQ(sim_net_drops(&net, -1), 0);
+	CHECK_EQ(net.pkts_live, 0);
+	big = nic_figures(&net);
+	last = r.last_ns[0] > r.last_ns[1] ? r.last_ns[0] : r.last_ns[1];
+	check_fct("2 flows, 256-descriptor rings", last, (2 * N_PKTS + 3) * ser + 4 * DELAY_NS);
+	CHECK(last >= last_def - 2 && last <= last_def + 2, "last arrival %llu, default ring %llu",
+			(unsigned long long)last, (unsigned long long)last_def);
+	CHECK_EQ(big.max_frames, 256);
+	CHECK(big.max_wait_ns >= (uint64_t)(250 * ser), "256 ring: waited %llu ns",
+			(unsigned long long)big.max_wait_ns);
+	CHECK(big.max_depth + 200 * len <= def.max_depth,
+			"egress depth %llu B, default ring %llu B",
+			(unsigned long long)big.max_depth, (unsigned long long)def.max_depth);
+	CHECK(big.marked < def.marked, "RED marked %llu, default ring %llu",
+			(unsigned long long)big.marked, (unsigned long long)def.marked);
+	CHECK_EQ(r.ce, big.marked);
+	printf("NIC ring 2: %u frames, wait %llu ns, egress depth %llu B, %llu marked; "
+	       "ring 256: %u frames, wait %llu ns, egress depth %llu B, %llu marked\n",
+			def.max_frames, (unsigned long long)def.max_wait_ns,
+			(unsigned long long)def.max_depth, (unsigned long long)def.marked,
+			big.max_frames, (unsigned long long)big.max_wait_ns,
+			(unsigned long long)big.max_depth, (unsigned long long)big.marked);
+	sim_net_fini(&net);
+
+	run_nic = (struct sim_nic_conf){.ring = 64, .comp_batch = 16, .comp_delay_ns = 1000};
+	run(&t, 0, 1, dst, &r, &net);
+	CHECK_EQ(r.got[0] + r.got[1], 2 * N_PKTS);
+	CHECK_EQ(r.out_of_order, 0);
+	CHECK_EQ(net.pkts_live, 0);
+	batch = nic_figures(&net);
+	CHECK(batch.max_desc == 64 && batch.max_frames < batch.max_desc,
+			"batch 16: %u frames, %u descriptors", batch.max_frames, batch.max_desc);
+	sim_net_fini(&net);
+
+	/* A batch that does not divide the ring. */
+	run_nic = (struct sim_nic_conf){.ring = 64, .comp_batch = 5};
+	CHECK(sim_net_init_nic(&net, &t, WIRE_OH, &run_nic, err, sizeof(err)) != 0 &&
+					strstr(err, "divide") != NULL,
+			"ring 64, batch 5: %s", err);
+	run_nic = (struct sim_nic_conf){0};
+	sim_topo_free(&t);
+}
+
 int
 main(void)
 {
@@ -488,5 +618,6 @@ main(void)
 	test_qos();
 	test_pfc();
 	test_modes();
+	test_nic_ring();
 	return rtr_test_done("test_sim_net");
 }
