@@ -202,14 +202,16 @@ queue_counts(struct rtr_app *app, struct rtr_budget_in *in)
 		if (in->rxq[i] > info.max_rx_queues)
 			in->rxq[i] = info.max_rx_queues;
 		if (in->txq[i] > info.max_tx_queues) {
+			unsigned int hwq = app->cfg.qos.hw_queues ? app->cfg.qos.hw_queues : 1;
+
 			fprintf(stderr,
 					"port %u (%s) has %u TX queue%s but %u worker lcores need "
-					"one each: "
-					"run with fewer lcores or give the device more queues "
-					"(net_pcap: one "
-					"tx_pcap per queue)\n",
+					"%u each (qos.hw_queues %u): "
+					"run with fewer lcores or hardware queues, or give the "
+					"device "
+					"more queues (net_pcap: one tx_pcap per queue)\n",
 					pc->port, info.driver_name, info.max_tx_queues,
-					info.max_tx_queues == 1 ? "" : "s", n_workers);
+					info.max_tx_queues == 1 ? "" : "s", n_workers, hwq, hwq);
 			return -EINVAL;
 		}
 		if (in->rxq[i] == 0) {
