@@ -154,6 +154,7 @@ static const struct rtr_nic_caps nic_table[] = {
 				 * multiple of tx_rs_thresh (32) that is never written
 				 * back once used: FULL would stick (nic-facts). */
 				.tx_ds = RTR_EG_DS_NONE,
+				.tm_prio = true, /* ice_tm.c, app/nic_tm.h */
 				/* ice_ethdev.c:288-356: link XON/XOFF, VSI discards
 				 * (rx_dropped_packets is in imissed too, :5619). */
 				.xstats =

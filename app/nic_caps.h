@@ -90,6 +90,9 @@ struct rtr_nic_caps {
 	 * the ring's descriptor cap; RTR_EG_DS_NONE where the answer cannot
 	 * be trusted (doc/nic-facts.md "TX completions and descriptor status"). */
 	uint8_t tx_ds;
+	/* rte_tm gives TX queues strict priorities (ice: app/nic_tm.h):
+	 * with qos.hw_queues > 1 the control class's queue is served first. */
+	bool tm_prio;
 	/* Whether the driver passes received MAC control frames (0x8808) up
 	 * to the application and transmits the ones it sends: what
 	 * qos.pfc.mode software needs. mac_ctrl_why says why not (NO) or on

@@ -26,6 +26,7 @@
 #include "budget.h"
 #include "nic.h"
 #include "nic_caps.h"
+#include "nic_tm.h"
 #include "numa.h"
 #include "ports.h"
 #include "rtr_rss.h"
@@ -505,6 +506,45 @@ rss_owner_program(struct rtr_app *app, unsigned int i, const struct rte_eth_dev_
 	return NULL;
 }
 
+/*
+ * qos.hw_queues > 1 (doc/egress.md "Hardware TX queues per class"): the
+ * control class's TX queues first at the NIC where rte_tm gives queue
+ * priorities (ice), else say the NIC serves them as it does (round-robin).
+ */
+static void
+tx_queue_priorities(struct rtr_app *app, unsigned int i)
+{
+	static struct rtr_tm_node nodes[3 + RTR_MAX_LCORES + 1024];
+	const struct rtr_nic_caps *caps = app->nic[i].caps;
+	unsigned int hwq = app->cfg.qos.hw_queues ? app->cfg.qos.hw_queues : 1;
+	uint16_t port = app->cfg.ports[i].port;
+	char err[256] = "";
+	int n, rc;
+
+	if (hwq < 2)
+		return;
+	if (caps == NULL || !caps->tm_prio) {
+		printf("rocetor: port %u: %u hardware TX queues per worker; the NIC serves them as "
+		       "it does (%s): the control class has its own queue, not priority at the "
+		       "NIC\n",
+				port, hwq,
+				caps == NULL ? "no capability entry"
+					     : "no rte_tm queue priorities");
+		return;
+	}
+	n = rtr_tm_plan(app->sw.n_workers, hwq, app->txq[i], nodes, RTE_DIM(nodes));
+	rc = n < 0 ? -EINVAL
+		   : rtr_tm_apply(port, app->txq[i], nodes, (unsigned int)n, err, sizeof(err));
+	if (rc != 0)
+		printf("rocetor: port %u: warning: rte_tm queue priorities refused (%s): the NIC "
+		       "serves the %u hardware TX queues round-robin\n",
+				port, n < 0 ? "too many queues for the plan" : err, hwq);
+	else
+		printf("rocetor: port %u: rte_tm: the control class's TX queues first, the others "
+		       "round-robin (%d nodes)\n",
+				port, n);
+}
+
 /* After start: program a port's owner RSS and say what it does. */
 static void
 rss_owner_start(struct rtr_app *app, unsigned int i)
@@ -585,6 +625,7 @@ rtr_ports_setup(struct rtr_app *app)
 		if (rc != 0)
 			return rc;
 		rss_owner_start(app, i);
+		tx_queue_priorities(app, i);
 	}
 	return 0;
 }

@@ -7,7 +7,9 @@ doc/egress.md "The NIC ring" and "Hardware TX queues per class"):
 - qos.hw_queues 3 on net_pcap with three TX queues (one worker): each
   class leaves on its own queue (control 0, the lossless class 1, lossy 2),
   every frame exactly once, byte for byte as forwarded (ICRC valid by
-  scapy's check); the start-up line says txq 3;
+  scapy's check); the start-up line says txq 3, and that the NIC serves
+  the queues as it does (no rte_tm on net_pcap; the ice tree is unit test
+  nic-tm's);
 - a device with fewer TX queues than workers x hw_queues is refused with
   the reason (exit 1, naming qos.hw_queues);
 - ports[].nic_ring_kb 32 with speed_gbps 10: the start-up line says the
@@ -79,6 +81,10 @@ def test_hw_queues():
             T.check(ps == sorted(ps), "queue %d in order" % q)
         st = res.stats["ports"][1]
         T.eq(st["nic_ring"]["hw_queues"], 3, "stats: hw_queues")
+        # net_pcap has no rte_tm: said, not an error
+        T.check(re.search(r"^rocetor: port 1: 3 hardware TX queues per worker; the NIC serves "
+                          r"them as it does \(no rte_tm queue priorities\)", res.stdout, re.M)
+                is not None, "no rte_tm on net_pcap said: %s" % res.stdout[-600:])
     finally:
         shutil.rmtree(res.workdir, ignore_errors=True)
 
