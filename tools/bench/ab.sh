@@ -1,16 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A/B of two rocetor binaries, alternating order each pair: on-CPU cycles per
-# packet at 64 B, 1K flows, ecmp / conweave-src / conweave-dst.
+# packet at 64 B (AB_SIZES: e.g. 64,1024), 1K flows, ecmp / conweave-src /
+# conweave-dst. B_ARGS / A_ARGS: extra run.py arguments of each side (e.g.
+# the same binary with A_ARGS="--port-keys 'speed_gbps: 400, nic_ring_kb: 32'").
 # usage: tools/bench/ab.sh BEFORE AFTER PAIRS OUTDIR (doc/performance.md)
 set -u
 B=$1; A=$2; N=$3; OUT=$4
+SIZES=${AB_SIZES:-64}
 mkdir -p $OUT
 for i in $(seq 1 $N); do
 	if [ $((i % 2)) = 1 ]; then order="before after"; else order="after before"; fi
 	for w in $order; do
-		bin=$B; [ $w = after ] && bin=$A
-		python3 "$(dirname "$0")/run.py" --modes ecmp,conweave-src,conweave-dst --sizes 64 --flows 1K --runs 1 --duration 2 --no-testpmd --no-l3fwd --no-plot --no-install --rocetor $bin --out $OUT/$w-$i >/dev/null 2>&1 || echo "run $w-$i failed"
+		bin=$B; extra=${B_ARGS:-}; [ $w = after ] && bin=$A && extra=${A_ARGS:-}
+		eval python3 "$(dirname "$0")/run.py" --modes ecmp,conweave-src,conweave-dst --sizes $SIZES --flows 1K --runs 1 --duration 2 --no-testpmd --no-l3fwd --no-plot --no-install --rocetor $bin --out $OUT/$w-$i "$extra" >/dev/null 2>&1 || echo "run $w-$i failed"
 	done
 done
 python3 - "$OUT" "$N" <<'PY'
@@ -24,15 +27,15 @@ for w in ("before", "after"):
         except Exception:
             continue
         for r in d["summary"]:
-            res.setdefault((r["mode"], w), []).append((r["oncpu_cycles_per_packet"], r["mpps"], r["busy_cycles_per_packet"]))
-print("| mode | before on-CPU cyc (median, n) | after | after/before | before busy cyc | after busy cyc | per-pair after/before on-CPU |")
-print("|---|---|---|---|---|---|---|")
-for mode in ("ecmp", "conweave-src", "conweave-dst"):
-    b = res.get((mode, "before"), []); a = res.get((mode, "after"), [])
+            res.setdefault((r["mode"], r.get("size"), w), []).append((r["oncpu_cycles_per_packet"], r["mpps"], r["busy_cycles_per_packet"]))
+print("| mode | size | before on-CPU cyc (median, n) | after | after/before | before busy cyc | after busy cyc | per-pair after/before on-CPU |")
+print("|---|---|---|---|---|---|---|---|")
+for mode, size in sorted({(k[0], k[1]) for k in res}, key=lambda x: (x[0], x[1] or 0)):
+    b = res.get((mode, size, "before"), []); a = res.get((mode, size, "after"), [])
     if not a or not b:
         continue
     mb = st.median(x[0] for x in b); ma = st.median(x[0] for x in a)
     pairs = ["%.2f" % (a[k][0] / b[k][0]) for k in range(min(len(a), len(b)))]
-    print("| %s | %.0f (%d) | %.0f (%d) | %.3f | %.0f | %.0f | %s |" % (mode, mb, len(b), ma, len(a), ma / mb,
+    print("| %s | %s | %.0f (%d) | %.0f (%d) | %.3f | %.0f | %.0f | %s |" % (mode, size, mb, len(b), ma, len(a), ma / mb,
           st.median(x[2] for x in b), st.median(x[2] for x in a), " ".join(pairs)))
 PY

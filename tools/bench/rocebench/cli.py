@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+from . import config
 from .common import HERE, LOCK, SRC, fmt_count, fnum, log, parse_count, sha256, warn
 from . import switch
 from .config import (DEFAULT_MODES, MODE_INFO, MODES, TESTPMD_MODES, implemented, load_modes,
@@ -118,6 +119,13 @@ def parse_args(argv):
                    help="run nothing: write the report, CSV and plot into --out again from "
                    "a results.json")
     p.add_argument("--no-install", action="store_true", help="never apt-get install")
+    p.add_argument("--port-keys", default="",
+                   help="extra keys for every port of rocetor's config, e.g. "
+                   "'speed_gbps: 400, nic_ring_kb: 32' (the bounded NIC ring's cost; "
+                   "doc/performance.md)")
+    p.add_argument("--qos", default="",
+                   help="rocetor's qos map, e.g. '{hw_queues: 3}': the pcap port then gets "
+                   "workers x hw_queues TX queues (tx_pcap=/dev/null)")
     g = p.add_argument_group(
         "pktgen source (optional; tools/pktgen/README.md)",
         "pktgen-DPDK replays a benchgen pcap into the DUT over two memif links: "
@@ -279,6 +287,8 @@ def main(argv=None):
         os.execv(deb, [deb, os.path.join(HERE, "run.py")] +
                  (sys.argv[1:] if argv is None else list(argv)))
     a = parse_args(argv)
+    config.EXTRA_PORT_KEYS = a.port_keys
+    config.EXTRA_QOS = a.qos
     t0 = time.time()
     if a.rerender:
         return rerender(a)

@@ -157,6 +157,18 @@ def mem_mb(mbufs, room, lb=None, flows=0, workers=1):
     return mb + (mb & 1)
 
 
+# --port-keys and --qos (cli.py): added to every run's config.
+EXTRA_PORT_KEYS = ""
+EXTRA_QOS = ""
+
+
+def hw_queues():
+    """qos.hw_queues of --qos (1 when not given)."""
+    import re
+    m = re.search(r"hw_queues:\s*(\d+)", EXTRA_QOS)
+    return int(m.group(1)) if m else 1
+
+
 def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
     """The rocetor config of a run: five ports (0 host, 1-4 fabric), the
     pcap's port with the MTU of `size` (when that is the host port, the
@@ -176,6 +188,8 @@ def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
             e += ", mtu: %d" % mtu
         elif mtu and p != 0 and RX_PORT[role] == 0:
             e += ", mtu: %d" % MTU_4K_FABRIC
+        if EXTRA_PORT_KEYS:
+            e += ", " + EXTRA_PORT_KEYS
         lines.append(e + "}")
     lines += ["routes:",
               '  - {prefix: "10.1.0.0/16", port: 0, nexthop_mac: "%s"}' % NEXTHOP_HOST,
@@ -187,6 +201,8 @@ def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
         lines.append("%s: {flow_table_size: %d%s}" % (
             lb, flow_table_size(flows),
 ""))
+    if EXTRA_QOS:
+        lines.append("qos: %s" % EXTRA_QOS)
     return "\n".join(lines) + "\n"
 
 

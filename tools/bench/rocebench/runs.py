@@ -14,20 +14,23 @@ from rtrpy import dpdk
 from rtrpy.stats import exit_problems
 from rtrpy.telemetry import Telemetry
 
+from . import config
 from .common import fmt_count, oncpu, thread_cpu_ns
 from .config import (MODES, MTU_4K, RX_PORT, implemented, mem_mb, pool, rocetor_config,
                      testpmd_pool)
 from .machine import bench_lock
 
 
-def vdevs(meta, role, pcap_name_id=None):
-    """Port 0..4: the pcap on RX_PORT[role], net_null sinks elsewhere."""
+def vdevs(meta, role, pcap_name_id=None, txq=0):
+    """Port 0..4: the pcap on RX_PORT[role], net_null sinks elsewhere. txq > 0:
+    the pcap port gets that many TX queues writing to /dev/null."""
     rxp = RX_PORT[role]
     out = []
     for port in range(5):
         if port == rxp:
             spec = "net_pcap%d," % port + ",".join("rx_pcap=%s" % f for f in meta["files"])
             spec += ",infinite_rx=1"
+            spec += "".join(",tx_pcap=/dev/null" for _ in range(txq))
         else:
             spec = "net_null%d,no-rx=1" % port
         out += ["--vdev", spec]
@@ -150,7 +153,9 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
         os.unlink(final)
     run_s = a.warmup + a.duration
     fp = prefix("r")
-    cmd = [a.rocetor] + eal(fp, mem, workers) + vdevs(meta, role) + \
+    hwq = config.hw_queues()
+    cmd = [a.rocetor] + eal(fp, mem, workers) + \
+        vdevs(meta, role, txq=workers * hwq if hwq > 1 else 0) + \
         ["--", "--config", cfg, "--duration", "%g" % run_s, "--stats-interval", "0.5",
          "--stats-json", final]
     if workers > 1:
