@@ -23,6 +23,10 @@
  * into the NIC: a TX queue that refuses part of a burst keeps the rest at the
  * head of the wire FIFO, so back-pressure builds the class queues (where RED,
  * PFC and tail drop act) instead of dropping at the NIC.
+ *
+ * The library's files, one per part above, and its admission policies
+ * (which packets a class queue takes, chosen at create): eg_internal.h and
+ * doc/egress.md "How the egress is built".
  */
 #ifndef RTR_EGRESS_H
 #define RTR_EGRESS_H
@@ -226,6 +230,7 @@ struct rtr_egress {
 	int16_t trim_dscp;
 	uint8_t dscp_class[64];
 	uint8_t pcp_class[8];
+	uint8_t admit; /* admission policy (eg_internal.h: enum eg_admit) */
 	/* PFC generation (software mode) */
 	bool pfc;
 	uint8_t pfc_mask;

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Admission: the fast path to the staged burst, then the admission policy
+ * (eg_internal.h: its test inline per packet, its overflow handler here)
+ * and trimming; an admitted packet joins its class FIFO.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "eg_internal.h"
+#include "rtr_egress.h"
+#include "rtr_mbuf.h"
+#include "rtr_parse.h"
+
+static inline void
+cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbuf *m, uint32_t len)
+{
+	struct rtr_cq *q = &ep->cq[cls];
+
+	q->slot[q->tail & q->mask] = m;
+	q->tail++;
+	q->bytes += len;
+	ep->nonempty |= (uint8_t)(1u << cls);
+	ep->c[cls][RTR_EGC_enqueued]++;
+	if (q->bytes > ep->c[cls][RTR_EGC_max_depth])
+		ep->c[cls][RTR_EGC_max_depth] = q->bytes;
+	eg->held++;
+	eg->active |= 1u << ep->port;
+}
+
+/*
+ * Cut a RoCE data packet to its headers: Ethernet .. BTH and the LB
+ * header when present (io.trim_lb_hdr_len bytes). Only ICRC-masked fields change unless
+ * trim_update_lengths (then IP/UDP lengths and the IPv4 checksum follow the
+ * new size). Returns false if the packet cannot be trimmed.
+ */
+static bool
+trim_packet(struct rtr_egress *eg, struct rte_mbuf *m)
+{
+	struct rtr_meta *meta = rtr_meta(m);
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t keep;
+
+	if (!rtr_meta_is_roce_data(meta))
+		return false;
+	keep = meta->l4_off + 8u + RTR_BTH_LEN +
+	       ((meta->flags & RTR_MF_LB_HDR) ? eg->io.trim_lb_hdr_len : 0u);
+	if (keep >= m->pkt_len || m->nb_segs != 1)
+		return false;
+	m->data_len = (uint16_t)keep;
+	m->pkt_len = keep;
+	meta->flags |= RTR_MF_TRIMMED;
+	meta->ext = 0;
+	if (eg->trim_dscp >= 0) {
+		uint8_t *h = f + meta->l3_off;
+
+		if (meta->l3 == RTR_L3_IPV4) {
+			h[1] = (uint8_t)(eg->trim_dscp << 2 | (h[1] & 3));
+		} else {
+			uint8_t tc = (uint8_t)(eg->trim_dscp << 2 | ((h[1] >> 4) & 3));
+
+			h[0] = (uint8_t)((h[0] & 0xf0) | (tc >> 4));
+			h[1] = (uint8_t)((h[1] & 0x0f) | (tc << 4));
+		}
+		meta->tos = (uint8_t)(eg->trim_dscp << 2 | (meta->tos & 3));
+	}
+	if (eg->trim_update_lengths) {
+		uint8_t *h = f + meta->l3_off;
+		uint8_t *udp = f + meta->l4_off;
+		uint16_t udp_len = (uint16_t)(keep - meta->l4_off);
+
+		udp[4] = (uint8_t)(udp_len >> 8);
+		udp[5] = (uint8_t)udp_len;
+		udp[6] = udp[7] = 0;
+		if (meta->l3 == RTR_L3_IPV4) {
+			uint16_t ip_len = (uint16_t)(keep - meta->l3_off);
+
+			h[2] = (uint8_t)(ip_len >> 8);
+			h[3] = (uint8_t)ip_len;
+			h[10] = h[11] = 0;
+			uint16_t ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)h);
+
+			memcpy(h + 10, &ck, 2);
+		} else {
+			uint16_t pl = (uint16_t)(keep - meta->l4_off);
+
+			h[4] = (uint8_t)(pl >> 8);
+			h[5] = (uint8_t)pl;
+		}
+	} else if (eg->trim_dscp >= 0 && meta->l3 == RTR_L3_IPV4) {
+		uint8_t *h = f + meta->l3_off;
+
+		h[10] = h[11] = 0;
+		uint16_t ck = rte_ipv4_cksum((const struct rte_ipv4_hdr *)h);
+
+		memcpy(h + 10, &ck, 2);
+	}
+	return true;
+}
+
+/*
+ * EG_ADMIT_STATIC's overflow: trim a RoCE data packet into the control
+ * class if qos.trim and the control class has room, else tail drop. Both
+ * are counted in the packet's own class.
+ */
+static int
+static_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, uint8_t cls)
+{
+	if (eg->trim && cls != ep->top && trim_packet(eg, m)) {
+		ep->c[cls][RTR_EGC_trimmed]++;
+		if (eg_admit_fits(eg, &ep->cq[ep->top], m->pkt_len, false))
+			return ep->top;
+	}
+	ep->c[cls][RTR_EGC_drop_queue_full]++;
+	eg->io.drop(eg->io.arg, m, RTR_DROP_QUEUE_FULL);
+	return -1;
+}
+
+/* The admission policies, by enum eg_admit (eg_internal.h says how to add
+ * one). */
+const struct eg_admit_ops eg_admit_policies[EG_ADMIT_MAX] = {
+		[EG_ADMIT_STATIC] = {.name = "static", .overflow = static_overflow},
+};
+
+static inline int
+admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uint64_t now_ns,
+		bool held)
+{
+	struct rtr_eport *ep = eg->port[port];
+	uint32_t len = m->pkt_len;
+
+	if (unlikely(ep == NULL || cls >= eg->n_classes)) {
+		eg->io.drop(eg->io.arg, m, RTR_DROP_PORT_DOWN);
+		return -1;
+	}
+	/*
+	 * Fast path: on a port without shaping, delay, loss or PFC whose class
+	 * queues are empty and whose staged burst has room, the scheduler
+	 * would move this packet to the staged burst at its next pass, with
+	 * nothing queued behind it for RED to see. Do it now; the counters
+	 * are those of the queue it went through.
+	 */
+	if (rtr_eg_direct_ok(eg, ep, cls)) {
+		rtr_eg_direct(eg, ep, m, cls, now_ns);
+		return 0;
+	}
+	/* The policy's test inline; its overflow handler only for a packet
+	 * that does not fit. */
+	if (unlikely(!eg_admit_fits(eg, &ep->cq[cls], len, held))) {
+		int to = eg_admit_policies[eg->admit].overflow(eg, ep, m, cls);
+
+		if (to < 0)
+			return -1;
+		cls = (uint8_t)to;
+		len = m->pkt_len;
+	}
+	cq_push(eg, ep, cls, m, len);
+	if (eg->pfc)
+		eg_pfc_in_add(eg, rtr_meta(m)->in_port, cls, len, now_ns);
+	return 0;
+}
+
+int
+rtr_egress_enqueue(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls,
+		uint64_t now_ns)
+{
+	return admit(eg, port, m, cls, now_ns, false);
+}
+
+int
+rtr_egress_enqueue_held(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls,
+		uint64_t now_ns)
+{
+	return admit(eg, port, m, cls, now_ns, true);
+}

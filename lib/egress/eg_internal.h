@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * Private to lib/egress: what its files share. The stage is built in the
+ * order a packet meets it (doc/egress.md "How the egress is built"):
+ *
+ *   rtr_egress.c  create, free, memory size, the shared per-port state
+ *                 (its clock's rate, the NIC ring: rtr_egress_set_ring)
+ *   eg_admit.c    admission: the policy table, tail drop, trimming
+ *   eg_sched.c    the scheduler: hardware queues open, eligible classes,
+ *                 strict priority and DWRR, the link clock (shaper and
+ *                 NIC ring pacer), class queue -> wire (depart_one)
+ *   eg_mark.c     ECN marking (RED decides at dequeue, below)
+ *   eg_pfc.c      PFC: frames built, received, sent; XOFF refresh; the
+ *                 ledger of frames in the NIC ring
+ *   eg_wire.c     the wires (one per hardware queue) -> NIC, service,
+ *                 flush, port down
+ *   eg_report.c   counters, the per-port report and its JSON
+ *
+ * Calls between them go one way only (tools/deps.py fails on a circle):
+ * eg_wire -> eg_sched -> eg_mark; eg_wire, eg_sched, eg_admit and
+ * eg_report -> eg_pfc. rtr_egress.c calls none of them: the admission
+ * policy it picks is an index into the table of eg_admit.c.
+ *
+ * What runs per packet across those files is static inline here, as it was
+ * inside the one file before, so that splitting costs no call.
+ */
+#ifndef EG_INTERNAL_H
+#define EG_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include "rtr_egress.h"
+
+/* ------------------------------------------------------------ admission */
+
+/*
+ * The admission policies: which packets a class queue takes. One is chosen
+ * per egress at rtr_egress_create (struct rtr_egress.admit) and stays. A
+ * policy has two parts:
+ *
+ * - its test, "does a packet of len bytes fit class queue q?", asked for
+ *   every packet that does not take the fast path. It is a case of the
+ *   switch in eg_admit_fits() below, inline, so that choosing a policy
+ *   costs no call per packet (with one policy the switch compiles away);
+ * - its overflow handler in eg_admit_policies[] (eg_admit.c), called only
+ *   for a packet that does not fit: trim it into another class, or drop
+ *   it under a named reason.
+ *
+ * Today's only policy, EG_ADMIT_STATIC: each class holds up to its own
+ * queue_kb (tail drop), and with qos.trim a RoCE data packet that does not
+ * fit is cut to its headers and queued in the control class.
+ *
+ * A new policy (a shared buffer with dynamic thresholds, say) is an enum
+ * value, a case in eg_admit_fits(), an entry in eg_admit_policies[] and a
+ * line in eg_admit_choose(); its state goes in struct rtr_eport or
+ * rtr_egress_shared. Enqueue, scheduler and wire do not change.
+ */
+enum eg_admit {
+	EG_ADMIT_STATIC, /* per-class queue_kb; tail drop or trim */
+	EG_ADMIT_MAX
+};
+
+struct eg_admit_ops {
+	const char *name; /* as a config value would name it */
+	/*
+	 * A packet m of class cls on ep that does not fit (eg_admit_fits()
+	 * false: over the policy's threshold, or no free slot). Either
+	 * return another class that has room for it (it may have changed m,
+	 * e.g. trimmed it: the caller queues m->pkt_len bytes there), or
+	 * free it through io.drop, count it, and return -1.
+	 */
+	int (*overflow)(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m,
+			uint8_t cls);
+};
+
+extern const struct eg_admit_ops eg_admit_policies[EG_ADMIT_MAX];
+
+/* The policy of a config (rtr_egress_create). */
+static inline uint8_t
+eg_admit_choose(const struct rtr_qos_cfg *q)
+{
+	(void)q;
+	return EG_ADMIT_STATIC;
+}
+
+/*
+ * Whether a packet of len bytes may join class queue q. held: it was
+ * admitted once already (rtr_egress_enqueue_held): only the slots count.
+ */
+static inline bool
+eg_admit_fits(const struct rtr_egress *eg, const struct rtr_cq *q, uint32_t len, bool held)
+{
+	bool room;
+
+	switch (eg->admit) {
+	case EG_ADMIT_STATIC:
+	default:
+		room = held || q->bytes + len <= q->limit;
+		break;
+	}
+	return room && q->tail - q->head <= q->mask;
+}
+
+/* ------------------------------------------------------------ the port */
+
+/* Hardware TX queues of a port (rtr_egress_create, the report). */
+static inline unsigned int
+eg_n_hwq(const struct rtr_qos_cfg *q)
+{
+	return q->hw_queues == 0 ? 1u
+				 : RTE_MIN((unsigned int)q->hw_queues,
+						   (unsigned int)RTR_MAX_HW_QUEUES);
+}
+
+/* Wire time of a frame of len bytes (no FCS) on the port's clock, ps: the
+ * frame padded to 60 bytes, FCS, preamble and gap (the scheduler's clock,
+ * rtr_egress_ring_bound_ns). */
+static inline uint64_t
+eg_frame_ps(const struct rtr_eg_shared_port *sp, uint32_t len)
+{
+	if (len < 60)
+		len = 60;
+	return ((uint64_t)(len + RTR_EG_FRAME_OVERHEAD) * sp->ps_per_byte_q10) >> 10;
+}
+
+/* ------------------------------------------------------------ PFC */
+
+/* Queue a PFC frame toward port (eg_pfc.c). */
+void eg_pfc_send(struct rtr_egress *eg, uint16_t port, uint8_t cls, bool xoff, uint64_t now_ns);
+
+/* Refresh interval of an XOFF toward port: half the pause it asked for. */
+static inline uint64_t
+eg_xoff_refresh_ns(const struct rtr_egress *eg, uint16_t port)
+{
+	return ((uint64_t)eg->pfc_quanta * eg->sh->port[port].quantum_ns_q10) >> 11;
+}
+
+/* Ingress accounting: len bytes of class cls received on port in joined a
+ * class queue; XOFF toward in when they reach xoff_bytes. */
+static inline void
+eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+{
+	struct rtr_eg_pfc_port *pp;
+	uint64_t bit, old;
+
+	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
+		return;
+	eg->in_bytes[in][cls] += len;
+	if (eg->in_bytes[in][cls] < eg->xoff_bytes || (eg->in_xoff[in] & (1u << cls)))
+		return;
+	eg->in_xoff[in] |= (uint8_t)(1u << cls);
+	eg->pfc_active |= 1u << in;
+	eg->pfc_refresh_at[in] = now_ns + eg_xoff_refresh_ns(eg, in);
+	pp = &eg->sh->port[in].pfc;
+	bit = 1ull << eg->worker;
+	old = atomic_fetch_or_explicit(&pp->xoff_workers[cls], bit, memory_order_acq_rel);
+	if (old == 0)
+		eg_pfc_send(eg, in, cls, true, now_ns);
+}
+
+/* They left it (sent, dropped, or their last bit left the NIC ring: the
+ * ledger below); XON when below xon_bytes again. */
+static inline void
+eg_pfc_in_sub(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+{
+	struct rtr_eg_pfc_port *pp;
+	uint64_t bit, old;
+
+	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
+		return;
+	eg->in_bytes[in][cls] -= len;
+	if (!(eg->in_xoff[in] & (1u << cls)) || eg->in_bytes[in][cls] >= eg->xon_bytes)
+		return;
+	eg->in_xoff[in] &= (uint8_t) ~(1u << cls);
+	if (eg->in_xoff[in] == 0)
+		eg->pfc_active &= ~(1u << in);
+	pp = &eg->sh->port[in].pfc;
+	bit = 1ull << eg->worker;
+	old = atomic_fetch_and_explicit(&pp->xoff_workers[cls], ~bit, memory_order_acq_rel);
+	if (old == bit)
+		eg_pfc_send(eg, in, cls, false, now_ns);
+}
+
+/*
+ * The ledger (software PFC on a paced port): a frame handed to the NIC
+ * still counts toward its ingress port's XOFF until its last bit has left
+ * by the link clock (end_ps). A full ledger releases at once (never
+ * blocks). Pushed per frame by the scheduler, released by the wire
+ * (eg_ledger_release, eg_pfc.c).
+ */
+static inline void
+eg_ledger_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t in, uint8_t cls, uint32_t len,
+		uint64_t end_ps, uint64_t now_ns)
+{
+	struct rtr_eledger *l = &ep->ledger;
+	uint32_t i;
+
+	if (l->tail - l->head > l->mask) {
+		eg_pfc_in_sub(eg, in, cls, len, now_ns);
+		return;
+	}
+	i = l->tail++ & l->mask;
+	l->end_ps[i] = end_ps;
+	l->len[i] = len;
+	l->in[i] = in;
+	l->cls[i] = cls;
+}
+
+/* Release the ledger's frames that have left by now (all with force). */
+void eg_ledger_release(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force);
+
+static inline bool
+eg_ledger_empty(const struct rtr_eport *ep)
+{
+	return ep->ledger.head == ep->ledger.tail;
+}
+
+/* ------------------------------------------------------------ marking */
+
+/* RED/ECN on a packet leaving class queue q (class c) of ep, on depth (the
+ * class bytes it leaves behind plus the ring bytes the NIC holds ahead of
+ * it): CE on an ECT packet, counted. */
+static inline void
+eg_mark(struct rtr_egress *eg, struct rtr_eport *ep, struct rtr_cq *q, unsigned int c,
+		struct rte_mbuf *m, struct rtr_meta *meta, uint32_t depth)
+{
+	if (q->ecn && depth > q->kmin && rtr_red_decide_depth(q, depth, &ep->red_rng) &&
+			rtr_ecn_mark(rte_pktmbuf_mtod(m, uint8_t *), meta->l3, meta->l3_off)) {
+		meta->tos |= RTR_ECN_CE;
+		ep->c[c][RTR_EGC_ecn_marked]++;
+		eg->stats->port[ep->port].ecn_marked++;
+	}
+}
+
+/* ------------------------------------------------------------ scheduler */
+
+/*
+ * Move up to max packets from the class queues of ep to its wires
+ * (eg_sched.c). force: at exit, ignoring pauses, the clock, delay and
+ * loss. Returns how many moved.
+ */
+unsigned int eg_schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool force,
+		uint32_t max);
+
+#endif /* EG_INTERNAL_H */
