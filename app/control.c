@@ -15,6 +15,7 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_ethdev.h>
 
 #include "control.h"
 #include "stats_doc.h"
@@ -28,6 +29,35 @@ all_workers_stopped(const struct rtr_switch *sw)
 		if (!atomic_load_explicit(&sw->workers[i]->stopped, memory_order_acquire))
 			return false;
 	return true;
+}
+
+/* How often the control lcore reads the ports' imissed (software PFC), and
+ * how long an RX overflow holds XOFF toward the port (refreshed while
+ * imissed keeps rising). */
+#define RTR_IMISSED_POLL_US 1000
+#define RTR_IMISSED_HOLD_NS (2 * RTR_IMISSED_POLL_US * 1000ull)
+
+/* Software PFC: an RX ring that overflowed (imissed rose) is a lossless
+ * buffer over its limit the class queues never saw: XOFF its sender
+ * (doc/egress.md "PFC"). */
+static void
+imissed_poll(struct rtr_app *app, uint64_t now_tsc)
+{
+	struct rtr_switch *sw = &app->sw;
+	bool first = app->last_imissed_tsc == 0; /* a baseline, not a rise */
+
+	app->last_imissed_tsc = now_tsc;
+	for (unsigned int i = 0; i < app->cfg.n_ports; i++) {
+		uint16_t port = app->cfg.ports[i].port;
+		struct rte_eth_stats st;
+
+		if (rte_eth_stats_get(port, &st) != 0)
+			continue;
+		if (st.imissed > app->last_imissed[port] && !first)
+			rtr_egress_rx_overflow(sw->egress, port, rtr_tsc_to_ns(sw, now_tsc),
+					RTR_IMISSED_HOLD_NS);
+		app->last_imissed[port] = st.imissed;
+	}
 }
 
 /* Control lcore, every control poll: exit conditions and periodic stats. */
@@ -64,6 +94,10 @@ rtr_app_main_tick(struct rtr_switch *sw, uint64_t now_tsc)
 		 * to answer was answered in this poll, so the rings can close. */
 		atomic_store(&sw->run_state, RTR_STOP_FINAL);
 	}
+	if (app->cfg.qos.pfc.mode == RTR_PFC_SOFTWARE &&
+			now_tsc - app->last_imissed_tsc >
+					RTR_IMISSED_POLL_US * sw->tsc_hz / 1000000)
+		imissed_poll(app, now_tsc);
 	if (app->stats_interval_s > 0 &&
 			now_tsc - app->last_stats_tsc >
 					(uint64_t)(app->stats_interval_s * sw->tsc_hz)) {

@@ -61,6 +61,10 @@ struct rtr_app {
 	struct rtr_nic_port nic[RTR_MAX_PORTS];
 	uint64_t start_tsc;
 	uint64_t last_stats_tsc;
+	/* Software PFC: each port's imissed at the last look, every
+	 * RTR_IMISSED_POLL_US (rtr_app_main_tick). */
+	uint64_t last_imissed[RTR_MAX_PORTS];
+	uint64_t last_imissed_tsc;
 	bool pdump_ready;
 	pthread_mutex_t switch_lock; /* one runtime LB switch at a time */
 };

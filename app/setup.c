@@ -85,9 +85,14 @@ rtr_app_workers_setup(struct rtr_app *app)
 	sw->n_workers = n;
 	/* Worker w's TX queue for hardware queue h: w + h * workers (with one
 	 * hardware queue, w: as before issue 31). */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		enum rtr_pfc_mode pm = app->cfg.qos.pfc.mode;
+
 		for (unsigned int h = 0; h < RTR_MAX_HW_QUEUES; h++)
 			sw->workers[i]->txq[h] = (uint16_t)(i + h * n);
+		sw->workers[i]->rx_hold_on =
+				pm == RTR_PFC_NIC || pm == RTR_PFC_PAUSE || pm == RTR_PFC_EXTERNAL;
+	}
 	rtr_rss_init(&sw->rss, n);
 	sw->ctrl_stats = rte_zmalloc("rtr_stats", sizeof(*sw->ctrl_stats), RTE_CACHE_LINE_SIZE);
 	sw->ctrl_ring = rte_ring_create(

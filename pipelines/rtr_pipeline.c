@@ -485,6 +485,11 @@ rx_burst(struct rtr_worker *w, unsigned int qi, uint64_t now_ns, unsigned int *g
 	uint32_t hand_mask = 0;
 	unsigned int n, i, k = 0;
 
+	/* A lossless class from this port is over xoff_kb and the NIC sends
+	 * the pause: leave the packets in the NIC, whose buffer filling makes
+	 * it pause the sender. The queue's horizon stays where it was. */
+	if (unlikely(w->rx_hold_on) && rtr_egress_rx_held(w->sw->egress, q->port))
+		return false;
 	if (timed)
 		t0 = rte_rdtsc();
 	n = rte_eth_rx_burst(q->port, q->queue, pkts, RTR_BURST);

@@ -119,6 +119,10 @@ struct rtr_worker {
 	 * the TX ring's size. */
 	uint8_t tx_ds[RTR_MAX_PORTS];
 	uint16_t tx_ring[RTR_MAX_PORTS];
+	/* qos.pfc.mode nic, pause or external: skip the RX queues of a port
+	 * the egress holds (rtr_egress_rx_held; doc/egress.md "When the NIC
+	 * sends the PFC"). */
+	bool rx_hold_on;
 	/* The pool this worker allocates from (frames the LB stage and the
 	 * egress build): its socket's, or the switch's main pool when its
 	 * socket has no ports (app/numa.c). NULL: sw->pool. */

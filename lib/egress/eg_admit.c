@@ -163,7 +163,7 @@ admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uin
 		len = m->pkt_len;
 	}
 	cq_push(eg, ep, cls, m, len);
-	if (eg->pfc)
+	if (eg->lossless)
 		eg_pfc_in_add(eg, rtr_meta(m)->in_port, cls, len, now_ns);
 	return 0;
 }

@@ -157,11 +157,19 @@ eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint
 	if (eg->in_bytes[in][cls] < eg->xoff_bytes || (eg->in_xoff[in] & (1u << cls)))
 		return;
 	eg->in_xoff[in] |= (uint8_t)(1u << cls);
-	eg->pfc_active |= 1u << in;
-	eg->pfc_refresh_at[in] = now_ns + eg_xoff_refresh_ns(eg, in);
 	pp = &eg->sh->port[in].pfc;
 	bit = 1ull << eg->worker;
 	old = atomic_fetch_or_explicit(&pp->xoff_workers[cls], bit, memory_order_acq_rel);
+	if (!eg->pfc) {
+		/* The NIC sends the pause: hold the port's RX instead
+		 * (doc/egress.md "When the NIC sends the PFC"). */
+		if (old == 0 && atomic_fetch_add_explicit(&pp->rx_hold, 1, memory_order_relaxed) ==
+						0)
+			atomic_fetch_add_explicit(&pp->rx_holds, 1, memory_order_relaxed);
+		return;
+	}
+	eg->pfc_active |= 1u << in;
+	eg->pfc_refresh_at[in] = now_ns + eg_xoff_refresh_ns(eg, in);
 	if (old == 0)
 		eg_pfc_send(eg, in, cls, true, now_ns);
 }
@@ -185,8 +193,12 @@ eg_pfc_in_sub(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint
 	pp = &eg->sh->port[in].pfc;
 	bit = 1ull << eg->worker;
 	old = atomic_fetch_and_explicit(&pp->xoff_workers[cls], ~bit, memory_order_acq_rel);
-	if (old == bit)
+	if (old != bit)
+		return;
+	if (eg->pfc)
 		eg_pfc_send(eg, in, cls, false, now_ns);
+	else
+		atomic_fetch_sub_explicit(&pp->rx_hold, 1, memory_order_relaxed);
 }
 
 /*

@@ -158,10 +158,91 @@ eg_pfc_send(struct rtr_egress *eg, uint16_t port, uint8_t cls, bool xoff, uint64
 		atomic_fetch_add_explicit(&ep->sh->pfc.tx_xon, 1, memory_order_relaxed);
 }
 
+/* The bit of xoff_workers an RX-overflow XOFF holds (workers are < 64). */
+#define OVERFLOW_BIT (1ull << 63)
+
+void
+rtr_egress_rx_overflow(
+		struct rtr_egress_shared *sh, uint16_t port, uint64_t now_ns, uint64_t hold_ns)
+{
+	if (sh->cfg->qos.pfc.mode != RTR_PFC_SOFTWARE || port >= RTR_MAX_PORTS ||
+			!sh->port[port].configured)
+		return;
+	atomic_store_explicit(
+			&sh->port[port].pfc.overflow_until, now_ns + hold_ns, memory_order_relaxed);
+	atomic_fetch_or_explicit(&sh->overflow_ports, 1u << port, memory_order_release);
+}
+
+/*
+ * Worker 0: XOFF the PFC classes toward ports whose RX ring overflowed
+ * (rtr_egress_rx_overflow), refreshed every half pause until the overflow
+ * is over, then XON for the classes no worker holds for its own queues.
+ */
+static void
+overflow_tick(struct rtr_egress *eg, uint32_t ov, uint64_t now_ns)
+{
+	struct rtr_egress_shared *sh = eg->sh;
+
+	while (ov) {
+		unsigned int p = (unsigned int)__builtin_ctz(ov);
+		struct rtr_eg_pfc_port *pp = &sh->port[p].pfc;
+		uint64_t until = atomic_load_explicit(&pp->overflow_until, memory_order_relaxed);
+
+		ov &= ov - 1;
+		if (now_ns < until) {
+			bool first = !(eg->ov_xoff & (1u << p));
+
+			if (!first && now_ns < eg->ov_refresh_at[p])
+				continue;
+			if (first) {
+				eg->ov_xoff |= 1u << p;
+				atomic_fetch_add_explicit(
+						&pp->xoff_imissed, 1, memory_order_relaxed);
+			}
+			eg->ov_refresh_at[p] = now_ns + eg_xoff_refresh_ns(eg, (uint16_t)p);
+			for (unsigned int c = 0; c < eg->n_classes; c++) {
+				if (!(eg->pfc_mask & (1u << c)))
+					continue;
+				if (first)
+					atomic_fetch_or_explicit(&pp->xoff_workers[c], OVERFLOW_BIT,
+							memory_order_acq_rel);
+				eg_pfc_send(eg, (uint16_t)p, (uint8_t)c, true, now_ns);
+			}
+			continue;
+		}
+		if (eg->ov_xoff & (1u << p)) {
+			eg->ov_xoff &= ~(1u << p);
+			for (unsigned int c = 0; c < eg->n_classes; c++) {
+				uint64_t old;
+
+				if (!(eg->pfc_mask & (1u << c)))
+					continue;
+				old = atomic_fetch_and_explicit(&pp->xoff_workers[c], ~OVERFLOW_BIT,
+						memory_order_acq_rel);
+				if (old == OVERFLOW_BIT)
+					eg_pfc_send(eg, (uint16_t)p, (uint8_t)c, false, now_ns);
+			}
+		}
+		atomic_fetch_and_explicit(&sh->overflow_ports, ~(1u << p), memory_order_relaxed);
+		/* Renewed meanwhile: keep the port flagged. */
+		if (atomic_load_explicit(&pp->overflow_until, memory_order_relaxed) > now_ns)
+			atomic_fetch_or_explicit(
+					&sh->overflow_ports, 1u << p, memory_order_relaxed);
+	}
+}
+
 void
 rtr_egress_tick(struct rtr_egress *eg, uint64_t now_ns)
 {
 	uint32_t act = eg->pfc_active;
+
+	if (eg->worker == 0 && eg->pfc) {
+		uint32_t ov = atomic_load_explicit(&eg->sh->overflow_ports, memory_order_acquire) |
+			      eg->ov_xoff;
+
+		if (unlikely(ov != 0))
+			overflow_tick(eg, ov, now_ns);
+	}
 
 	while (act) {
 		unsigned int in = (unsigned int)__builtin_ctz(act);

@@ -74,6 +74,8 @@ rtr_egress_report(struct rtr_egress *const *egs, unsigned int n, struct rtr_egre
 	rte_spinlock_unlock(&pp->lock);
 	r->tx_xoff = atomic_load_explicit(&pp->tx_xoff, memory_order_relaxed);
 	r->tx_xon = atomic_load_explicit(&pp->tx_xon, memory_order_relaxed);
+	r->rx_holds = atomic_load_explicit(&pp->rx_holds, memory_order_relaxed);
+	r->xoff_imissed = atomic_load_explicit(&pp->xoff_imissed, memory_order_relaxed);
 	r->paced = sh->port[port].paced;
 	r->ring_bytes = sh->port[port].ring_bytes;
 	r->desc_cap = sh->port[port].desc_cap;
@@ -111,6 +113,8 @@ rtr_egress_report_json(struct rtr_json *w, const struct rtr_eg_port_report *r)
 	rtr_json_kv_u64(w, "rx_ignored", r->rx_ignored);
 	rtr_json_kv_u64(w, "tx_xoff", r->tx_xoff);
 	rtr_json_kv_u64(w, "tx_xon", r->tx_xon);
+	rtr_json_kv_u64(w, "rx_holds", r->rx_holds);
+	rtr_json_kv_u64(w, "xoff_imissed", r->xoff_imissed);
 	rtr_json_obj_end(w);
 	rtr_json_key(w, "nic_ring");
 	rtr_json_obj(w);

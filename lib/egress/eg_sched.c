@@ -93,7 +93,7 @@ depart_one(struct rtr_egress *eg, struct rtr_eport *ep, unsigned int c, struct r
 	struct rtr_meta *meta = rtr_meta(m);
 	uint32_t len = m->pkt_len;
 
-	if (eg->pfc) {
+	if (eg->lossless) {
 		if (ep->ledger.end_ps != NULL && !force)
 			eg_ledger_push(eg, ep, meta->in_port, (uint8_t)c, len, end_ps, now_ns);
 		else

@@ -160,7 +160,7 @@ drop_held(struct rtr_egress *eg, struct rtr_eport *ep, enum rtr_drop_reason why,
 
 			q->head++;
 			q->bytes -= m->pkt_len;
-			if (eg->pfc)
+			if (eg->lossless)
 				eg_pfc_in_sub(eg, rtr_meta(m)->in_port, (uint8_t)c, m->pkt_len, 0);
 			if (class_counter < RTR_EGC_MAX)
 				ep->c[c][class_counter]++;

@@ -277,7 +277,7 @@ eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_
 			goto fail;
 		w->mask = (uint32_t)wire - 1;
 	}
-	if (eg->pfc && ep->sh->paced) {
+	if (eg->lossless && ep->sh->paced) {
 		struct rtr_eledger *l = &ep->ledger;
 		uint32_t n = ledger_slots(ep->sh->ring_bytes);
 
@@ -296,7 +296,7 @@ eport_create(struct rtr_egress *eg, const struct rtr_port_cfg *pc, uint32_t max_
 	ep->loss_rng = pc->loss_seed ^ ((uint64_t)eg->worker * 0xd1b54a32d192ed03ull);
 	ep->red_rng = 0x5eed0000ull + pc->port * 131 + eg->worker;
 	ep->clocked = ep->sh->shaped || ep->sh->paced;
-	ep->plain = ep->delay_ns == 0 && ep->loss_q64 == 0 && !ep->clocked && !eg->pfc;
+	ep->plain = ep->delay_ns == 0 && ep->loss_q64 == 0 && !ep->clocked && !eg->lossless;
 	return ep;
 fail:
 	eport_free(ep, socket >= 0);
@@ -318,7 +318,7 @@ rtr_egress_memsize(const struct rtr_config *cfg, uint32_t max_pkts)
 		n += (sizeof(struct rte_mbuf *) + sizeof(uint64_t)) * wire_slots(pc, max_pkts) *
 		     eg_n_hwq(q);
 		/* The PFC ledger of a paced port (auto counts as 32 KB). */
-		if (q->pfc.mode == RTR_PFC_SOFTWARE && pc->nic_ring_kb > 0) {
+		if (q->pfc.mode != RTR_PFC_OFF && pc->nic_ring_kb > 0) {
 			uint32_t kb = pc->nic_ring_kb == RTR_NIC_RING_AUTO ? RTR_NIC_RING_AUTO_KB
 									   : pc->nic_ring_kb;
 
@@ -364,6 +364,7 @@ rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker, const struc
 	for (unsigned int i = 0; i < q->n_pcp; i++)
 		eg->pcp_class[q->pcp[i].pcp & 7] = q->pcp[i].class;
 	eg->pfc = q->pfc.mode == RTR_PFC_SOFTWARE;
+	eg->lossless = q->pfc.mode != RTR_PFC_OFF && q->pfc.class_mask != 0;
 	eg->pfc_mask = q->pfc.class_mask;
 	eg->xoff_bytes = q->pfc.xoff_kb * 1024;
 	eg->xon_bytes = q->pfc.xon_kb * 1024;

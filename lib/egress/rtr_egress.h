@@ -90,6 +90,18 @@ struct rtr_eg_pfc_port {
 	_Atomic uint64_t xoff_workers[RTR_MAX_CLASSES]; /* bit w: worker w wants XOFF */
 	_Atomic uint64_t tx_xoff;
 	_Atomic uint64_t tx_xon;
+	/* pfc.mode nic, pause, external (the NIC sends the pause): classes
+	 * over xoff_kb from this ingress port; while not 0 the workers stop
+	 * taking from its RX queues, so that the NIC's buffer fills and the
+	 * NIC pauses the sender (doc/egress.md "When the NIC sends the
+	 * PFC"). rx_holds counts the holds begun. */
+	_Atomic uint32_t rx_hold;
+	_Atomic uint64_t rx_holds;
+	/* software mode: the RX ring overflowed (imissed rose; the control
+	 * lcore sets it): worker 0 holds XOFF for the PFC classes toward the
+	 * port until then. xoff_imissed counts those XOFFs. */
+	_Atomic uint64_t overflow_until;
+	_Atomic uint64_t xoff_imissed;
 };
 
 struct rtr_eg_shared_port {
@@ -115,6 +127,7 @@ struct rtr_eg_shared_port {
 
 struct rtr_egress_shared {
 	const struct rtr_config *cfg;
+	_Atomic uint32_t overflow_ports; /* bit p: port[p].pfc.overflow_until is set */
 	struct rtr_eg_shared_port port[RTR_MAX_PORTS];
 };
 
@@ -233,6 +246,12 @@ struct rtr_egress {
 	uint8_t admit; /* admission policy (eg_internal.h: enum eg_admit) */
 	/* PFC generation (software mode) */
 	bool pfc;
+	/* Bytes counted by ingress port and class against xoff_kb/xon_kb:
+	 * any pfc.mode but off (software sends PFC frames; the others hold
+	 * the ingress port's RX: rtr_egress_rx_held). */
+	bool lossless;
+	uint32_t ov_xoff; /* bit p: worker 0 holds an RX-overflow XOFF */
+	uint64_t ov_refresh_at[RTR_MAX_PORTS];
 	uint8_t pfc_mask;
 	uint32_t xoff_bytes, xon_bytes;
 	uint16_t pfc_quanta;
@@ -465,6 +484,20 @@ void rtr_pfc_build(uint8_t *buf, const uint8_t src_mac[6], uint8_t class_vector,
 uint64_t rtr_egress_paused_ns(
 		struct rtr_egress_shared *sh, uint16_t port, uint8_t cls, uint64_t now_ns);
 
+/* Whether the workers should leave port's RX queues alone now: a class
+ * from it is over xoff_kb in pfc.mode nic, pause or external. One relaxed
+ * load of a word written at hold changes only. */
+static inline bool
+rtr_egress_rx_held(const struct rtr_egress_shared *sh, uint16_t port)
+{
+	return atomic_load_explicit(&sh->port[port].pfc.rx_hold, memory_order_relaxed) != 0;
+}
+
+/* The control lcore: port's RX ring overflowed (imissed rose) at now_ns;
+ * in software mode XOFF the PFC classes toward it for hold_ns. */
+void rtr_egress_rx_overflow(
+		struct rtr_egress_shared *sh, uint16_t port, uint64_t now_ns, uint64_t hold_ns);
+
 /* Bytes queued now in one class (this worker). */
 static inline uint32_t
 rtr_egress_depth(const struct rtr_egress *eg, uint16_t port, uint8_t cls)
@@ -515,6 +548,7 @@ struct rtr_eg_port_report {
 	uint64_t depth[RTR_MAX_CLASSES];     /* bytes queued now */
 	uint64_t paused_ns[RTR_MAX_CLASSES]; /* by received PFC */
 	uint64_t rx_pfc, rx_pause, rx_ignored, tx_xoff, tx_xon;
+	uint64_t rx_holds, xoff_imissed;
 	/* the NIC ring (paced ports) */
 	bool paced;
 	uint32_t ring_bytes;

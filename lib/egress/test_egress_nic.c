@@ -22,7 +22,11 @@
  *     class on its own queue, and the descriptor cap keeps the paused
  *     class's backlog in the class queue;
  *   - the descriptor-status offsets of both driver conventions
- *     (rtr_eg_ds_offset) against the model's answers.
+ *     (rtr_eg_ds_offset) against the model's answers;
+ *   - where the NIC sends the pause (pfc.mode external), a lossless class
+ *     over xoff_kb holds its ingress port's RX instead, until class and
+ *     ring are under xon_kb; in software mode an RX ring overflow
+ *     (imissed) sends XOFF.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -619,6 +623,106 @@ test_ds_offsets(void)
 	}
 }
 
+/*
+ * pfc.mode external (the NIC sends the pause): a lossless class from port
+ * 0 over xoff_kb holds port 0's RX (rtr_egress_rx_held) instead of sending
+ * a PFC frame; the hold ends when the class and the frames still in the
+ * NIC ring (the ledger) are below xon_kb. No 0x8808 frame leaves.
+ */
+static void
+test_rx_hold(void)
+{
+	struct rtr_egress *eg;
+	bool was = false;
+	unsigned int on = 0, off = 0, early = 0;
+
+	cfg_reset(32, 1);
+	cfg.qos.pfc.mode = RTR_PFC_EXTERNAL;
+	cfg.qos.pfc.class_mask = 1u << 1;
+	cfg.qos.pfc.xoff_kb = 64;
+	cfg.qos.pfc.xon_kb = 32;
+	eg = rig_up(RTR_NICM_DS_USED, 0);
+	CHECK(!rtr_egress_rx_held(&sh, 0));
+	fill(eg, 1, 100, 1024, 0, 26, 0);
+	CHECK(rtr_egress_rx_held(&sh, 0), "100 KB of the lossless class from port 0: held");
+	CHECK(!rtr_egress_rx_held(&sh, 1), "not the other port");
+	was = true;
+	while (rig.now < 3000000) {
+		bool held;
+		uint64_t in_nic;
+
+		rig.now += rig.dt;
+		rig_nic_advance();
+		rtr_egress_tick(eg, rig.now);
+		rtr_egress_service(eg, rig.now);
+		held = rtr_egress_rx_held(&sh, 0);
+		in_nic = rtr_nicm_qstats(rig.nic[1], 0)->bytes_queued;
+		if (was && !held) {
+			off++;
+			/* released only once class + ring are under xon */
+			early += rtr_egress_depth(eg, 1, 1) + in_nic >= 32768 + 1024;
+		}
+		on += !was && held;
+		was = held;
+	}
+	CHECK(on == 0 && off == 1 && early == 0,
+			"one hold, released under xon (%u on, %u off, %u early)", on, off, early);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.rx_holds), 1);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xoff), 0);
+	CHECK_EQ(rig.sent[0], 0); /* no PFC frame toward port 0 */
+	CHECK_EQ(rig.sent[1], 100);
+	rig_down(eg);
+}
+
+/*
+ * Software PFC: the control lcore saw port 0's RX ring overflow
+ * (rtr_egress_rx_overflow): worker 0 sends an XOFF for the PFC class toward
+ * port 0 at its next tick, refreshes it while the overflow lasts, and an
+ * XON when it is over. Another worker sends nothing for it.
+ */
+static void
+test_imissed_xoff(void)
+{
+	struct rtr_egress *eg;
+	uint64_t t0;
+
+	cfg_reset(32, 1);
+	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
+	cfg.qos.pfc.class_mask = 1u << 1;
+	cfg.qos.pfc.quanta = 1000; /* 5.12 us at 100G: refreshed every 2.56 us */
+	eg = rig_up(RTR_NICM_DS_USED, 0);
+	t0 = rig.now;
+	rtr_egress_rx_overflow(&sh, 0, rig.now, 100000);
+	rig_run(eg, rig.now + 50000);
+	CHECK(rig.xoff_end_ps > 0 && rig.xoff_end_ps / 1000 - t0 <= 2 * rig.dt,
+			"XOFF on the wire %" PRIu64 " ns after the overflow",
+			rig.xoff_end_ps / 1000 - t0);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.xoff_imissed), 1);
+	CHECK(atomic_load(&sh.port[0].pfc.tx_xoff) >= 10, "refreshed: %" PRIu64 " XOFFs",
+			(uint64_t)atomic_load(&sh.port[0].pfc.tx_xoff));
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 0);
+	rig_run(eg, t0 + 200000);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 1);
+	CHECK_EQ(atomic_load(&sh.overflow_ports), 0);
+	{
+		uint64_t xoffs = atomic_load(&sh.port[0].pfc.tx_xoff);
+
+		rig_run(eg, rig.now + 50000);
+		CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xoff), xoffs); /* over: no more */
+	}
+	rig_down(eg);
+	/* not worker 0: nothing */
+	cfg_reset(32, 1);
+	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
+	cfg.qos.pfc.class_mask = 1u << 1;
+	eg = rig_up(RTR_NICM_DS_USED, 0);
+	eg->worker = 1;
+	rtr_egress_rx_overflow(&sh, 0, rig.now, 100000);
+	rig_run(eg, rig.now + 50000);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xoff), 0);
+	rig_down(eg);
+}
+
 int
 main(void)
 {
@@ -631,5 +735,7 @@ main(void)
 	test_xoff_bound();
 	test_paused_class();
 	test_ds_offsets();
+	test_rx_hold();
+	test_imissed_xoff();
 	return rtr_test_done("egress-nic");
 }

@@ -16,6 +16,10 @@ doc/egress.md "The NIC ring" and "Hardware TX queues per class"):
   ring is bounded and the control frame's bound; a 2 MB burst is paced
   (ring_holds counted, the most wire time ahead of a frame within the
   ring), nothing lost, the stats document's ports[].nic_ring says so;
+- pfc.mode external (the NIC sends the pause): a lossless class over
+  xoff_kb holds its ingress port's RX, so the class queue peaks near
+  xoff_kb (with pfc off: the whole 3 MB burst), nothing lost, no PFC frame
+  sent, pfc.rx_holds counted;
 - nic_ring_kb unset (auto) on a virtual port: unbounded, said at start-up,
   paced false in the stats document.
 
@@ -131,8 +135,46 @@ def test_auto_virtual():
     T.eq(res.port(1)["tx_packets"], 10, "forwarded")
 
 
+HOLD_QOS = """classes: 4
+queue_kb: 16384
+dscp: [{dscp: 26, class: 1}]
+pfc: %s"""
+
+
+def test_rx_hold():
+    """pfc.mode external: the NIC sends the pause, so a lossless class over
+    xoff_kb holds its ingress port's RX: the class queue stays near xoff_kb
+    (the rest waits in the NIC; here the pcap file) where with pfc off it
+    takes the whole burst."""
+    n = 3000
+    frames = [E.data(i, payload=1000, dscp=26) for i in range(n)]
+    depth = {}
+    for mode in ("off", "external"):
+        pfc = "{mode: off}" if mode == "off" else \
+            "{mode: external, classes: [1], xoff_kb: 64, xon_kb: 32}"
+        res = harness.run(E.config(p1=", shape_gbps: 1", qos=HOLD_QOS % pfc), [frames, []],
+                          tag="nicring-hold", idle_ms=600)
+        T.eq(res.rc, 0, "%s: exit status (stderr %s)" % (mode, res.stderr[-300:]))
+        T.eq(res.port(1)["tx_packets"], n, "%s: every frame forwarded" % mode)
+        cl = res.stats["ports"][1]["classes"][1]
+        T.eq(cl["drop_queue_full"], 0, "%s: no tail drop" % mode)
+        depth[mode] = cl["max_depth"]
+        holds = res.stats["ports"][0]["pfc"]["rx_holds"]
+        if mode == "external":
+            T.check(holds >= 1, "external: port 0's RX held %d times" % holds)
+            T.eq(res.stats["ports"][0]["pfc"]["tx_xoff"], 0, "external: no PFC frame sent")
+        else:
+            T.eq(holds, 0, "off: no hold")
+    print("  class 1 peak: %d B held (external), %d B (off)" % (depth["external"], depth["off"]))
+    # held: xoff_kb plus what one RX burst brings (32 x 1.06 KB)
+    T.check(depth["external"] <= 64 * 1024 + 32 * 1100,
+            "external: class 1 peaked at %d B" % depth["external"])
+    T.check(depth["off"] > 1000 * 1024, "off: class 1 peaked at %d B" % depth["off"])
+
+
 test_hw_queues()
 test_too_few_queues()
+test_rx_hold()
 test_paced()
 test_auto_virtual()
 sys.exit(T.done())
