@@ -74,7 +74,6 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 			.rx_queues = app->rxq[i],
 			.data_room = app->mbuf_data_room,
 			.headroom = RTE_PKTMBUF_HEADROOM,
-			.pfc_nic = app->cfg.qos.pfc.mode == RTR_PFC_NIC,
 			.mtu_from_config = !app->mtu_from_device[i],
 			.reta_size = info->reta_size,
 			.key_size = info->hash_key_size,
@@ -102,7 +101,6 @@ rtr_nic_port_check(struct rtr_app *app, unsigned int i, const struct rte_eth_dev
 		printf("rocetor: port %u (%s): warning: its driver hashes no UDP ports: the RoCE "
 		       "flows between two hosts share one RX queue\n",
 				pc->port, drv);
-	/* RTR_NICW_NO_PFC is said by pfc_check (the qos.pfc.mode verdict). */
 	if (w & RTR_NICW_RX_BUF)
 		printf("rocetor: port %u (%s): warning: the RX buffer is programmed as %u bytes "
 		       "(rounded down to %u) while frames up to %u bytes arrive unscattered: "

@@ -378,8 +378,6 @@ rtr_nic_decide(const struct rtr_nic_caps *caps, const struct rtr_nic_in *in)
 			w |= RTR_NICW_LESS_RSS;
 		if (in->rx_queues > 1 && caps->rss_hf != 0 && (caps->rss_hf & udp) == 0)
 			w |= RTR_NICW_NO_UDP_RSS;
-		if (in->pfc_nic && !caps->pfc)
-			w |= RTR_NICW_NO_PFC;
 		if (!rtr_nic_frame_whole(caps, in->data_room, in->headroom,
 				    in->mtu + RTR_NIC_FRAME_OVERHEAD))
 			w |= RTR_NICW_RX_BUF;

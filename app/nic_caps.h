@@ -124,7 +124,6 @@ struct rtr_nic_in {
 	unsigned int rx_queues; /* RX queues rocetor configures */
 	unsigned int data_room; /* mbuf data room, headroom included */
 	unsigned int headroom;  /* RTE_PKTMBUF_HEADROOM */
-	bool pfc_nic;           /* qos.pfc.mode is nic */
 	bool mtu_from_config;   /* ports[].mtu was set (else the device's is kept) */
 	uint16_t reta_size;     /* reta_size, as reported */
 	uint16_t key_size;      /* hash_key_size, as reported */
@@ -136,7 +135,6 @@ enum rtr_nic_warn {
 	RTR_NICW_NO_ENTRY = 1u << 0,   /* no capability entry for the driver */
 	RTR_NICW_LESS_RSS = 1u << 1,   /* reports less RSS than its entry (ice safe mode) */
 	RTR_NICW_NO_UDP_RSS = 1u << 2, /* several RX queues, no UDP hashing in its entry */
-	RTR_NICW_NO_PFC = 1u << 3,     /* qos.pfc.mode nic on a driver without PFC */
 	RTR_NICW_RX_BUF = 1u << 4,     /* frames longer than the programmed buffer, unscattered */
 	RTR_NICW_MAX_MTU = 1u << 5,    /* its max MTU cannot carry RoCE's 4096 path MTU */
 	RTR_NICW_MTU_KERNEL = 1u << 6, /* ports[].mtu is set on the kernel netdev too (mlx5) */

@@ -38,7 +38,6 @@ healthy(const struct rtr_nic_caps *caps, unsigned int mtu)
 			.data_room = rtr_data_room(
 					mtu + (caps != NULL ? caps->rx_headroom_extra : 0)),
 			.headroom = RTE_PKTMBUF_HEADROOM,
-			.pfc_nic = false,
 			.reta_size = caps != NULL ? caps->reta_size : 0,
 			.key_size = caps != NULL ? caps->key_size : 0,
 			.lsc = caps != NULL && caps->lsc,
@@ -142,13 +141,6 @@ test_decide(void)
 	in = healthy(ice, 4200);
 	in.rss_offered = ice->rss_hf | RTE_ETH_RSS_ESP;
 	CHECK_EQ(rtr_nic_decide(ice, &in), 0);
-	/* qos.pfc.mode nic on a driver without PFC. */
-	in = healthy(mlx5, 4200);
-	in.pfc_nic = true;
-	CHECK_EQ(rtr_nic_decide(mlx5, &in), RTR_NICW_NO_PFC);
-	in = healthy(null, 1500);
-	in.pfc_nic = true;
-	CHECK_EQ(rtr_nic_decide(null, &in), RTR_NICW_NO_PFC);
 	/* A driver whose RSS hashes no UDP ports, with several queues; one
 	 * queue needs no hashing. */
 	no_udp = *ice;
