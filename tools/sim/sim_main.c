@@ -63,6 +63,7 @@ struct opts {
 	unsigned int reps;
 	unsigned int wire_overhead;
 	unsigned int nic_ring, nic_comp_batch, nic_pad; /* the switch ports' NICs */
+	unsigned int nic_ring_kb;                       /* the egress's paced ring, 0: off */
 	uint64_t nic_comp_delay_ns;
 	double drain_ms;
 	double sample_us;
@@ -139,6 +140,8 @@ usage(FILE *f)
 		   "  --nic-comp-batch B           descriptors freed together, divides N (1)\n"
 		   "  --nic-comp-delay-ns NS       last bit of a batch to its free (0)\n"
 		   "  --nic-pad 0|1                switch ports pad frames under 60 B (0)\n"
+		   "  --nic-ring-kb K              switch ports' egress paced at the link rate,\n"
+		   "                               at most K KB in the NIC ring (0: off)\n"
 		   "  --drain-ms MS                stop this long after the last arrival (100)\n"
 		   "  --sample-us US               reorder-state sampling period (10)\n"
 		   "  --link-down A:B[,..]         links left out (fat-tree/leaf-spine scenarios)\n"
@@ -231,6 +234,7 @@ enum {
 	O_NIC_BATCH,
 	O_NIC_DELAY,
 	O_NIC_PAD,
+	O_NIC_RING_KB,
 	O_DRAIN,
 	O_SAMPLE,
 	O_DOWN,
@@ -264,6 +268,7 @@ static const struct option long_opts[] = {
 		{"nic-comp-batch", required_argument, NULL, O_NIC_BATCH},
 		{"nic-comp-delay-ns", required_argument, NULL, O_NIC_DELAY},
 		{"nic-pad", required_argument, NULL, O_NIC_PAD},
+		{"nic-ring-kb", required_argument, NULL, O_NIC_RING_KB},
 		{"drain-ms", required_argument, NULL, O_DRAIN},
 		{"sample-us", required_argument, NULL, O_SAMPLE},
 		{"link-down", required_argument, NULL, O_DOWN},
@@ -395,6 +400,9 @@ parse_args(int argc, char **argv, struct opts *o)
 		case O_NIC_PAD:
 			rc = num_uint("--nic-pad", optarg, 0, 1, &o->nic_pad);
 			break;
+		case O_NIC_RING_KB:
+			rc = num_uint("--nic-ring-kb", optarg, 0, 65536, &o->nic_ring_kb);
+			break;
 		case O_DRAIN:
 			rc = num_dbl("--drain-ms", optarg, 0, false, 1e6, &o->drain_ms);
 			break;
@@ -445,6 +453,10 @@ parse_args(int argc, char **argv, struct opts *o)
 	if (o->nic_ring % o->nic_comp_batch != 0)
 		return bad("--nic-comp-batch %u does not divide --nic-ring %u", o->nic_comp_batch,
 				o->nic_ring);
+	if (o->nic_ring_kb > 0 && o->wire_overhead > RTR_EG_FRAME_OVERHEAD)
+		return bad("--nic-ring-kb: the egress's clock counts %u bytes a frame beyond it, "
+			   "not --wire-overhead %u (the ring would outgrow its bound)",
+				RTR_EG_FRAME_OVERHEAD, o->wire_overhead);
 	if (o->uplink_gbps == 0)
 		o->uplink_gbps = o->link_gbps;
 	if (o->qps_per_flow == 0)
@@ -1055,6 +1067,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_u64(&w, "nic_comp_batch", o->nic_comp_batch);
 	rtr_json_kv_u64(&w, "nic_comp_delay_ns", o->nic_comp_delay_ns);
 	rtr_json_kv_u64(&w, "nic_pad", o->nic_pad);
+	rtr_json_kv_u64(&w, "nic_ring_kb", o->nic_ring_kb);
 	rtr_json_kv_u64(&w, "mtu_payload", r->hcfg.mtu_payload);
 	rtr_json_kv_double(&w, "drain_ms", o->drain_ms, 6);
 	rtr_json_kv_double(&w, "sample_us", o->sample_us, 6);
@@ -1167,7 +1180,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	 * over all, then per switch. */
 	jw_obj(&w, "nic");
 	{
-		uint64_t t_sent = 0, t_wait = 0;
+		uint64_t t_sent = 0, t_wait = 0, t_holds = 0;
 		uint32_t t_frames = 0, t_desc = 0;
 
 		for (int pass = 0; pass < 2; pass++) {
@@ -1179,6 +1192,9 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 				rtr_json_kv_u64(&w, "max_frames", t_frames);
 				rtr_json_kv_u64(&w, "max_desc", t_desc);
 				rtr_json_kv_u64(&w, "max_wait_ns", t_wait);
+				/* The egress's paced ring: passes it stopped. */
+				rtr_json_kv_u64(&w, "ring_kb", o->nic_ring_kb);
+				rtr_json_kv_u64(&w, "ring_holds", t_holds);
 				rtr_json_key(&w, "switches");
 				rtr_json_obj(&w);
 			}
@@ -1202,6 +1218,8 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 					frames = tx->nic_max_frames > frames ? tx->nic_max_frames
 									     : frames;
 					desc = tx->nic_max_desc > desc ? tx->nic_max_desc : desc;
+					if (pass == 0 && n->eg != NULL && n->eg->port[p] != NULL)
+						t_holds += n->eg->port[p]->ring_holds;
 				}
 				if (pass == 0) {
 					t_sent += sent;
@@ -1370,7 +1388,8 @@ main(int argc, char **argv)
 			    &(struct sim_nic_conf){.ring = (uint16_t)o->nic_ring,
 					    .comp_batch = (uint16_t)o->nic_comp_batch,
 					    .comp_delay_ns = o->nic_comp_delay_ns,
-					    .pad = o->nic_pad != 0},
+					    .pad = o->nic_pad != 0,
+					    .ring_kb = o->nic_ring_kb},
 			    err, sizeof(err)) != 0) {
 		fprintf(stderr, PROG ": network: %s\n", err);
 		return 1;

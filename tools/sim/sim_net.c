@@ -728,6 +728,20 @@ egress_init(struct sim_net *net, struct sim_node *n, struct sim_lb_io *io)
 	memset(n->eg_shared, 0, sizeof(*n->eg_shared));
 	if (rtr_egress_shared_init(n->eg_shared, n->cfg, NULL) != 0)
 		return -1;
+	/* --nic-ring-kb: the bounded NIC ring on every port, its clock at
+	 * the link's exact rate (the NIC's rate_mbps, rounded so that the
+	 * clock never runs ahead of the wire: a config's speed_gbps is a
+	 * whole number, a slow link's need not be). */
+	for (unsigned int i = 0; net->nic.ring_kb > 0 && i < n->cfg->n_ports; i++) {
+		uint16_t p = n->cfg->ports[i].port;
+		uint64_t mbps;
+
+		if (p >= n->n_ports)
+			continue;
+		mbps = (uint64_t)llround(n->ports[p].gbps * 1000);
+		n->eg_shared->port[p].link_ps_per_byte_q10 = (8192000000ull + mbps - 1) / mbps;
+		rtr_egress_set_ring(n->eg_shared, p, net->nic.ring_kb * 1024u, 0);
+	}
 	/* max_pkts caps each class FIFO's slots; the queue_kb limits are
 	 * what bound a queue. */
 	n->eg = rtr_egress_create(
@@ -736,7 +750,9 @@ egress_init(struct sim_net *net, struct sim_node *n, struct sim_lb_io *io)
 		return -1;
 	/* Only what the NIC holds waits outside the class queues, where RED
 	 * marks and PFC counts: not a 32-frame staged burst (34 KB at 1 KB)
-	 * in front of a 2-frame ring. */
+	 * in front of a 2-frame ring. A paced port's bound is the link clock
+	 * (each frame of a pass takes it before it is staged, RED counts the
+	 * wire time ahead of it): this cap only makes passes smaller. */
 	n->eg->wire_burst = net->nic.ring < RTR_BURST ? net->nic.ring : RTR_BURST;
 	return 0;
 }
@@ -799,6 +815,15 @@ sim_net_init_nic(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overh
 	}
 	if (wire_overhead > 64) {
 		snprintf(err, errlen, "wire overhead %u above 64", wire_overhead);
+		return -1;
+	}
+	/* The egress's clock counts RTR_EG_FRAME_OVERHEAD per frame: with
+	 * more on the wire the clock would run ahead of the wire, the ring
+	 * past its bound. */
+	if (net->nic.ring_kb > 0 && wire_overhead > RTR_EG_FRAME_OVERHEAD) {
+		snprintf(err, errlen,
+				"a paced NIC ring needs a wire overhead of at most %u, not %u",
+				RTR_EG_FRAME_OVERHEAD, wire_overhead);
 		return -1;
 	}
 	/* The switch's metadata lives in the mbuf (rtr_mbuf.h); the sim's

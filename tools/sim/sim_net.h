@@ -139,6 +139,10 @@ struct sim_nic_conf {
 	uint16_t comp_batch;    /* completion batch, divides ring; 0: 1 */
 	uint64_t comp_delay_ns; /* last bit of a batch to its descriptors' free */
 	bool pad;               /* frames under 60 B cost 60 (a real MAC); false: their length */
+	/* The egress's bounded NIC ring (rtr_egress_set_ring): every switch
+	 * port paced at its link's rate, ring_kb KB of wire time ahead of
+	 * now at most; 0: off (frames go while the NIC takes them). */
+	uint32_t ring_kb;
 };
 
 struct sim_net;

@@ -598,6 +598,55 @@ test_nic_ring(void)
 			"batch 16: %u frames, %u descriptors", batch.max_frames, batch.max_desc);
 	sim_net_fini(&net);
 
+	/* The same 256-descriptor rings, the egress paced at the link rate
+	 * with 16 KB (--nic-ring-kb): a frame waits in a ring at most 16 KB
+	 * and its own wire time (and the wait's rounding up to the ns); the
+	 * backlog is back in the class queues (deeper than unpaced), the
+	 * bound held passes, and the last frame still arrives at the same
+	 * time. */
+	run_nic = (struct sim_nic_conf){.ring = 256, .ring_kb = 16};
+	run(&t, 0, 1, dst, &r, &net);
+	CHECK_EQ(r.got[0] + r.got[1], 2 * N_PKTS);
+	CHECK_EQ(sim_net_drops(&net, -1), 0);
+	CHECK_EQ(r.out_of_order, 0);
+	CHECK_EQ(net.pkts_live, 0);
+	{
+		struct nic_fig paced = nic_figures(&net);
+		double bound = (16 * 1024 + len + WIRE_OH) * 8.0 / 100 + 1;
+		uint64_t holds = 0;
+
+		for (unsigned int k = 0; k < t.n_nodes; k++)
+			for (uint16_t q = 0; t.nodes[k].kind != SIM_HOST && q < t.nodes[k].n_ports;
+					q++)
+				holds += t.nodes[k].eg->port[q]->ring_holds;
+		last = r.last_ns[0] > r.last_ns[1] ? r.last_ns[0] : r.last_ns[1];
+		CHECK(paced.max_wait_ns <= bound && paced.max_wait_ns < big.max_wait_ns,
+				"paced 16 KB: waited %llu ns, bound %.0f, unpaced %llu",
+				(unsigned long long)paced.max_wait_ns, bound,
+				(unsigned long long)big.max_wait_ns);
+		CHECK(paced.max_frames > SIM_NIC_FRAMES && paced.max_frames < 256,
+				"paced 16 KB: %u frames", paced.max_frames);
+		CHECK(paced.max_depth > big.max_depth, "paced: egress depth %llu B, unpaced %llu B",
+				(unsigned long long)paced.max_depth,
+				(unsigned long long)big.max_depth);
+		CHECK(holds > 0, "paced: no pass held by the ring");
+		CHECK_EQ(r.ce, paced.marked);
+		CHECK(last >= last_def - 2 && last <= last_def + 2,
+				"paced: last arrival %llu, default ring %llu",
+				(unsigned long long)last, (unsigned long long)last_def);
+		printf("NIC ring 256 paced at 16 KB: %u frames, wait %llu ns (bound %.0f), egress "
+		       "depth %llu B, %llu marked, %llu holds\n",
+				paced.max_frames, (unsigned long long)paced.max_wait_ns, bound,
+				(unsigned long long)paced.max_depth,
+				(unsigned long long)paced.marked, (unsigned long long)holds);
+	}
+	sim_net_fini(&net);
+	/* More on the wire than the egress's clock counts: refused. */
+	run_nic = (struct sim_nic_conf){.ring_kb = 32};
+	CHECK(sim_net_init_nic(&net, &t, WIRE_OH + 8, &run_nic, err, sizeof(err)) != 0 &&
+					strstr(err, "wire overhead") != NULL,
+			"paced, overhead %u: %s", WIRE_OH + 8, err);
+
 	/* A batch that does not divide the ring. */
 	run_nic = (struct sim_nic_conf){.ring = 64, .comp_batch = 5};
 	CHECK(sim_net_init_nic(&net, &t, WIRE_OH, &run_nic, err, sizeof(err)) != 0 &&

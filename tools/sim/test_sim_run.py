@@ -11,7 +11,9 @@ the topology, and acknowledge exactly the bytes the flows carried. The
 switch ports' NICs (lib/nicmodel) hold at most 2 frames with the default
 ring; with --nic-ring 1024, per mode (spray too), the ring holds the
 backlog (more than 2 frames, longer waits than the default's) and every
-flow still finishes with exact accounting. With two
+flow still finishes with exact accounting; with the egress paced at the
+link rate (--nic-ring-kb 32) a frame waits in that ring at most 32 KB and
+a frame of wire time, less than unpaced. With two
 slow uplinks every LB mode must beat ECMP's FCT slowdown. The same
 seed gives the same fct.txt byte for byte, another seed another; bad options
 exit 2 with one line.
@@ -287,9 +289,34 @@ def main():
               "%s: ring 1024 %s, default ring %s" %
               (mode, {k: v for k, v in b.items() if k != "switches"},
                {k: v for k, v in d.items() if k != "switches"}))
-        nic_wait[mode] = (d["max_wait_ns"], b["max_frames"], b["max_wait_ns"])
-    print("NIC ring 2 -> 1024, max wait ns / max frames / max wait ns: " +
-          ", ".join("%s %d / %d / %d" % ((m,) + v) for m, v in nic_wait.items()))
+        check(d["ring_kb"] == 0 and d["ring_holds"] == 0 and b["ring_kb"] == 0 and
+              b["ring_holds"] == 0, "%s: unpaced runs held by a ring" % mode)
+        # The egress paced at the link rate (--nic-ring-kb 32, the app's
+        # ring on a hardware NIC): a frame goes to the NIC only while the
+        # link clock is at most 32 KB of wire time ahead, so it waits
+        # there at most that and its own wire time: the largest frame is
+        # a host's payload, its headers and the up to 100 bytes of LB
+        # header a fabric port's MTU allows (sim_topo). Slack: 1 ns, the
+        # wait's rounding up to the ns, and 2 x 84 bytes for the egress's
+        # own PFC frames, which go to the NIC without taking the clock
+        # (lib/egress pushes them straight to the wire FIFO): one sent
+        # while the port is busy leaves the clock behind the wire by its
+        # wire time.
+        out = os.path.join(tmp, mode + "_paced")
+        run(out, "--lb", mode, "--transport", "lossless", "--seed", "1", "--nic-ring", "1024",
+            "--nic-ring-kb", "32")
+        s = check_run(mode + "/ring1024-paced32", out, True, counter)
+        c = s["nic"]
+        frame = s["params"]["mtu_payload"] + HDR + 100
+        bound = (32 * 1024 + frame + WIRE) * 8 / GBPS + 1 + 2 * (60 + WIRE) * 8 / GBPS
+        check(s["params"]["nic_ring_kb"] == 32 and c["ring_kb"] == 32 and c["ring"] == 1024 and
+              c["ring_holds"] > 0 and c["max_wait_ns"] <= bound and
+              c["max_wait_ns"] < b["max_wait_ns"],
+              "%s: paced 32 KB %s (bound %.0f ns), unpaced %d ns" %
+              (mode, {k: v for k, v in c.items() if k != "switches"}, bound, b["max_wait_ns"]))
+        nic_wait[mode] = (d["max_wait_ns"], b["max_frames"], b["max_wait_ns"], c["max_wait_ns"])
+    print("NIC ring 2 -> 1024 -> 1024 paced at 32 KB, max wait ns / max frames / max wait ns / "
+          "max wait ns: " + ", ".join("%s %d / %d / %d / %d" % ((m,) + v) for m, v in nic_wait.items()))
     # Completions written back 32 at a time, 1 us late: descriptors
     # outlive their frames.
     out = os.path.join(tmp, "ecmp_batch")
@@ -354,6 +381,8 @@ def main():
         (["--nic-ring", "0"], "--nic-ring"),
         (["--nic-ring", "1024", "--nic-comp-batch", "3"], "divide"),
         (["--nic-pad", "2"], "--nic-pad"),
+        (["--nic-ring-kb", "65537"], "--nic-ring-kb"),
+        (["--nic-ring-kb", "32", "--wire-overhead", "38"], "--wire-overhead"),
     ]
     # A --config the switches refuse, as rocetor would: its own message.
     for name, text, word in (("dup.yaml", "switch:\n  name: x\n", "duplicate key"),
