@@ -536,7 +536,7 @@ test_paused_class(void)
 		struct rtr_egress *eg;
 		const struct rtr_nicm_qstats *qs;
 		uint16_t cap = 64;
-		uint64_t t0, bound;
+		uint64_t bound;
 		uint16_t lossless_q;
 
 		cfg_reset(32, split ? 3 : 1);
