@@ -131,6 +131,20 @@ eg_frame_ps(const struct rtr_eg_shared_port *sp, uint32_t len)
 	return ((uint64_t)(len + RTR_EG_FRAME_OVERHEAD) * sp->ps_per_byte_q10) >> 10;
 }
 
+/* Take cost_ps of the port's link clock from now_ps on (one atomic, shared
+ * by the port's workers): returns when that wire time starts. */
+static inline uint64_t
+eg_clock_take(struct rtr_eg_shared_port *sp, uint64_t now_ps, uint64_t cost_ps)
+{
+	uint64_t cur = atomic_load_explicit(&sp->next_ps, memory_order_relaxed), b;
+
+	do {
+		b = cur > now_ps ? cur : now_ps;
+	} while (!atomic_compare_exchange_weak_explicit(&sp->next_ps, &cur, b + cost_ps,
+			memory_order_relaxed, memory_order_relaxed));
+	return b;
+}
+
 /* ------------------------------------------------------------ PFC */
 
 /* Queue a PFC frame toward port (eg_pfc.c). */

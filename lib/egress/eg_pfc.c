@@ -150,6 +150,11 @@ eg_pfc_send(struct rtr_egress *eg, uint16_t port, uint8_t cls, bool xoff, uint64
 	rtr_meta(m)->in_port = RTR_PORT_NONE;
 	rtr_meta(m)->out_port = (uint8_t)port;
 	rtr_eg_wire_push(w, m, now_ns + ep->delay_ns);
+	/* It goes ahead of everything, but takes its wire time on a clocked
+	 * port's link clock like any frame, or the clock would run ahead of
+	 * the wire by 84 bytes per PFC frame. */
+	if (ep->clocked)
+		eg_clock_take(ep->sh, now_ns * 1000, eg_frame_ps(ep->sh, RTR_PFC_FRAME_LEN));
 	eg->held++;
 	eg->active |= 1u << port;
 	if (xoff)

@@ -234,12 +234,7 @@ eg_schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool f
 			elig &= (uint8_t)~ep->hwq_cls[h];
 	}
 	if (nb > 0) {
-		uint64_t cur = atomic_load_explicit(&sp->next_ps, memory_order_relaxed), b;
-
-		do {
-			b = cur > now_ps ? cur : now_ps;
-		} while (!atomic_compare_exchange_weak_explicit(&sp->next_ps, &cur, b + cum,
-				memory_order_relaxed, memory_order_relaxed));
+		uint64_t b = eg_clock_take(sp, now_ps, cum);
 		if (b + bstart[nb - 1] - now_ps > ep->ring_max_ps)
 			ep->ring_max_ps = b + bstart[nb - 1] - now_ps;
 		for (unsigned int i = 0; i < nb; i++) {

@@ -313,8 +313,8 @@ cnp_wait(struct rtr_egress *eg)
 {
 	uint64_t t0 = rig.now;
 
-	CHECK_EQ(rtr_egress_enqueue_pkt(eg, 1, pkt(64, false, 0, -1, RTR_BTH_OP_CNP, TAG_CNP, 0),
-				 rig.now),
+	CHECK_EQ(rtr_egress_enqueue_pkt(
+				 eg, 1, pkt(64, false, 0, -1, RTR_BTH_OP_CNP, TAG_CNP, 0), rig.now),
 			0);
 	rtr_egress_service(eg, rig.now);
 	rig_run(eg, rig.now + 2000000);
@@ -691,6 +691,10 @@ test_imissed_xoff(void)
 	cfg.qos.pfc.class_mask = 1u << 1;
 	cfg.qos.pfc.quanta = 1000; /* 5.12 us at 100G: refreshed every 2.56 us */
 	eg = rig_up(RTR_NICM_DS_USED, 0);
+	/* 4 MB of data toward port 0 meanwhile: the XOFFs go ahead of it and
+	 * take their wire time on its link clock (else the clock would fall
+	 * 84 bytes behind the wire per XOFF and the ring grow past its bound). */
+	fill(eg, 0, 1024, 4096, 1, 0, 0);
 	t0 = rig.now;
 	rtr_egress_rx_overflow(&sh, 0, rig.now, 100000);
 	rig_run(eg, rig.now + 50000);
@@ -704,6 +708,11 @@ test_imissed_xoff(void)
 	rig_run(eg, t0 + 200000);
 	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 1);
 	CHECK_EQ(atomic_load(&sh.overflow_ports), 0);
+	CHECK(rtr_nicm_qstats(rig.nic[0], 0)->max_wait_ps / 1000 <=
+					rtr_egress_ring_bound_ns(&sh, 0, 4096, 64),
+			"port 0's ring within its bound with %" PRIu64 " XOFFs: %" PRIu64 " ns",
+			(uint64_t)atomic_load(&sh.port[0].pfc.tx_xoff),
+			rtr_nicm_qstats(rig.nic[0], 0)->max_wait_ps / 1000);
 	{
 		uint64_t xoffs = atomic_load(&sh.port[0].pfc.tx_xoff);
 
