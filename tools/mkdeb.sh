@@ -6,7 +6,8 @@
 #
 # Builds the Debian package of rocetor with dpkg-deb from a DESTDIR install
 # (doc/user-guide.md "Install and run as a service"): a release build
-# configured --prefix=/usr --sysconfdir=/etc without the tests, installed
+# configured --prefix=/usr --sysconfdir=/etc without the tests and the
+# simulator (-Dsim=false: the package is the switch), installed
 # stripped into a staging tree, plus DEBIAN/control (Depends found from the
 # libraries the binaries link), conffiles (/etc/rocetor) and maintainer
 # scripts that reload systemd. Prints the path of the .deb.
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--march) march=$2; shift 2 ;;
 	--jobs) jobs=-j$2; shift 2 ;;
-	-h | --help) sed -n '4,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "mkdeb: unknown option \"$1\" (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -42,7 +43,7 @@ for t in meson ninja dpkg-deb dpkg readelf; do
 done
 
 # 1. Build. Reconfigure an existing build dir to the package's options.
-opts="-Dprefix=/usr -Dsysconfdir=/etc -Dbuildtype=release -Dtests=false
+opts="-Dprefix=/usr -Dsysconfdir=/etc -Dbuildtype=release -Dtests=false -Dsim=false
 	-Dcpu_instruction_set=$march"
 if [ -f "$build/build.ninja" ]; then
 	# shellcheck disable=SC2086

@@ -55,6 +55,7 @@ def build_dirs():
     d = {k: os.path.join(prefix, opts[k]) for k in
          ("bindir", "sysconfdir", "libexecdir", "datadir", "mandir")}
     d["prefix"] = prefix
+    d["sim"] = bool(opts.get("sim", False))
     d["unitdir"] = opts.get("systemd_unit_dir") or os.path.join(prefix, "lib", "systemd",
                                                                  "system")
     return d
@@ -91,10 +92,15 @@ def check_file_list(t, dest, d):
         t.check(os.path.isfile(os.path.join(docdir, "doc", m)), "doc %s" % m)
     t.check(not os.path.exists(os.path.join(docdir, "doc", "rocetor.8")),
             "the man source is not a doc")
-    # Nothing from the tests, the simulator or the build tree.
+    # The simulator with the switch unless -Dsim=false (doc/simulator.md);
+    # nothing from the tests or the build tree.
+    sim = at(os.path.join(d["bindir"], "rocetor-sim"))
+    if d["sim"]:
+        t.check(os.path.isfile(sim) and os.access(sim, os.X_OK), "binary %s" % sim)
     for root, _dirs, files in os.walk(dest):
         for f in files:
-            t.check(not f.startswith(("test_", "fuzz_", "bench_")) and f != "rocetor-sim",
+            t.check(not f.startswith(("test_", "fuzz_", "bench_")) and
+                    (f != "rocetor-sim" or d["sim"]),
                     "installed %s" % os.path.join(root, f))
     return unit, man, helper
 

@@ -21,6 +21,15 @@ run --config-irn (conf/sim/irn.yaml); a run that fails keeps its log and
 is left out of the report (listed at the end). Then report.py writes
 DIR/report (report.md, report.json, PNGs) from every complete run.
 --dry-run prints the commands.
+
+A run failed when rocetor-sim exited non-zero (its status is kept in the
+run's exit_status file) or its summary.json counts unfinished flows or a
+drain limit hit (rocetor-sim exits 3 then, with fct.txt and summary.json
+written): such a run is never given to report.py (issue 32: every flow
+counted), is listed with why (the exit status, the unfinished flows, the
+drain limit) and makes evaluate.py exit 1. A failed run that wrote its
+files is not run again on a resume (it would fail the same way): remove
+its directory to run it again.
 """
 
 import argparse
@@ -45,6 +54,31 @@ def complete(d):
         os.path.exists(os.path.join(d, "fct.txt.gz"))
 
 
+def failure(d):
+    """Why a complete run may not be reported, or None: the exit status
+    evaluate.py kept (exit_status), and the flows summary.json says were
+    not counted."""
+    why = []
+    try:
+        with open(os.path.join(d, "exit_status")) as f:
+            rc = int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        rc = 0
+    if rc != 0:
+        why.append("rocetor-sim exited %d" % rc)
+    try:
+        with open(os.path.join(d, "summary.json")) as f:
+            fl = json.load(f).get("flows") or {}
+    except (OSError, ValueError, AttributeError):
+        fl = {}
+    if isinstance(fl, dict):
+        if (fl.get("unfinished") or 0) > 0:
+            why.append("%d of %s flows unfinished" % (fl["unfinished"], fl.get("started", "?")))
+        if fl.get("drain_limit_hit"):
+            why.append("the drain limit stopped it")
+    return ", ".join(why) or None
+
+
 def split(s, conv=str):
     return [conv(x) for x in s.split(",") if x]
 
@@ -56,6 +90,8 @@ def run_one(cmd, d):
         log.write(" ".join(cmd) + "\n")
         log.flush()
         rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+    with open(os.path.join(d, "exit_status"), "w") as f:
+        f.write("%d\n" % rc)
     return rc, time.monotonic() - t0
 
 
@@ -106,7 +142,6 @@ def main(argv=None):
     todo = [(c, d) for c, d in runs if not complete(d)]
     print("evaluate: %d runs, %d to do, %d done already, %d at a time" % (
         len(runs), len(todo), len(runs) - len(todo), args.jobs), flush=True)
-    failed = []
     if args.dry_run:
         for c, _ in todo:
             print(" ".join(c))
@@ -116,13 +151,20 @@ def main(argv=None):
         for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             d = futs[fut]
             rc, secs = fut.result()
-            ok = rc == 0 and complete(d)
-            if not ok:
-                failed.append(d)
+            why = failure(d) if complete(d) else "rocetor-sim exited %d, no complete output" % rc
+            if why is None and rc != 0:
+                why = "rocetor-sim exited %d" % rc
             print("evaluate: [%d/%d] %s: %s in %.1f s" % (
-                n, len(todo), os.path.basename(d), "done" if ok else "FAILED (rc %d)" % rc,
-                secs), flush=True)
-    done = [d for _, d in runs if complete(d)]
+                n, len(todo), os.path.basename(d),
+                "done" if why is None else "FAILED (%s)" % why, secs), flush=True)
+    # Only runs that completed and counted every flow go to the report.
+    done, failed = [], []
+    for _, d in runs:
+        why = failure(d) if complete(d) else "no complete output (see run.log)"
+        if why is None:
+            done.append(d)
+        else:
+            failed.append((d, why))
     if done:
         cmd = [sys.executable, os.path.join(HERE, "report.py"), "--out",
                os.path.join(args.out, "report")] + args.report_args.split() + done
@@ -131,9 +173,10 @@ def main(argv=None):
             print("evaluate: report.py failed (rc %d)" % rc, file=sys.stderr)
             return rc
     if failed:
-        print("evaluate: %d runs failed (see run.log in each):" % len(failed), file=sys.stderr)
-        for d in failed:
-            print("  " + d, file=sys.stderr)
+        print("evaluate: %d runs failed, left out of the report (see run.log in each):"
+              % len(failed), file=sys.stderr)
+        for d, why in failed:
+            print("  %s: %s" % (d, why), file=sys.stderr)
         return 1
     return 0
 

@@ -3,7 +3,8 @@
 # Copyright(c) 2026 The rocetor authors
 """FCT slowdown report of rocetor-sim runs (doc/simulator.md, issue 17).
 
-    tools/sim/report.py [--out DIR] [--warmup-ms 5] [--bdp BYTES] RUN_DIR...
+    tools/sim/report.py [--out DIR] [--warmup-ms 5] [--bdp BYTES] [--windows 5]
+        [--censored] RUN_DIR...
 
 Each RUN_DIR holds what rocetor-sim --out wrote:
 
@@ -40,6 +41,27 @@ how much lower than ECMP's the average and p99 are, as the papers quote
 them) and a PNG of slowdown (average and p99) against flow size, one line
 per mode. DIR gets report.md, report.json (every number), and per
 setting NAME.png and NAME-bins.csv.
+
+Every flow counted (issue 32): a run whose summary.json says flows were
+left unfinished (flows.unfinished > 0: started, never finished) or that
+the drain limit stopped it (flows.drain_limit_hit) would lose its slowest
+flows without a word, so report.py refuses it: it names each such run and
+its counts on stderr, writes nothing and exits 4. --censored reports them
+instead, as censored: every table row then counts the unfinished flows of
+its runs and the runs the drain limit stopped ("censored" column; 0 and 0
+when none), and report.json has "unfinished" and "drain_limit_runs" per
+mode. The unfinished flows are not in the statistics (they have no FCT):
+each figure is then a lower bound.
+
+Steady state (issue 32): per setting and mode, the slowdown (avg and p99,
+means over the seeds) of the flows by start time, in --windows (5) equal
+windows from the warm-up to the end of arrivals (params.duration_ms; the
+last start when absent): a table per setting in report.md ("windows"
+per mode in report.json). A mode drifts when its last two windows' average
+slowdowns differ by more than 10% of the earlier one, or when its average
+rises from each window to the next; report.md says so under the table and
+report.py warns on stderr (the run is too short for its load to have
+reached a steady state, or it never does).
 """
 
 import argparse
@@ -54,6 +76,10 @@ PCTLS = (0.5, 0.95, 0.99)
 # Path lengths (links) of the longest host-to-host path per topology.
 PATH_LINKS = {"leafspine": 4, "fattree": 6}
 MODE_ORDER = ["ecmp", "conweave", "seqbalance", "caver", "letflow", "drill", "spray"]
+# Exit status when a run has unfinished flows or hit the drain limit.
+EXIT_CENSORED = 4
+# Drift: the last two windows' averages apart by more than this fraction.
+DRIFT = 0.10
 
 
 def np_percentile(sorted_vals, q):
@@ -124,9 +150,19 @@ def read_run(path, warmup_ns, bdp_override):
             size, start, fct, ideal = int(w[4]), int(w[5]), int(w[6]), int(w[7])
             if start <= warmup_ns:
                 continue
-            flows.append((size, max(1.0, fct / ideal) if ideal > 0 else float("inf")))
+            flows.append((size, max(1.0, fct / ideal) if ideal > 0 else float("inf"), start))
     workload = os.path.splitext(os.path.basename(str(param(summary, "workload", default="?"))))[0]
+    fl = summary.get("flows") if isinstance(summary.get("flows"), dict) else {}
+    dur = param(summary, "duration_ms")
+    end_ns = float(dur) * 1e6 if dur else max([x[2] for x in flows], default=warmup_ns)
     return {
+        "unfinished": int(fl.get("unfinished", 0) or 0),
+        "drain_limit_hit": bool(fl.get("drain_limit_hit", False)),
+        "started": fl.get("started"),
+        "warmup_ns": warmup_ns,
+        "end_ns": end_ns,
+        "config": str(param(summary, "config", default="") or ""),
+        "lb_config": param(summary, "lb_config", default=None),
         "dir": path,
         "mode": str(param(summary, "lb", "mode", default="?")),
         "workload": workload,
@@ -149,8 +185,44 @@ def stats_of(vals):
             "p95": np_percentile(s, 95), "p99": np_percentile(s, 99)}
 
 
+def run_windows(run, n):
+    """The run's flows by start time in n equal windows from the warm-up to
+    the end of arrivals: per window its bounds (ns), flow count, average and
+    p99 (numpy's) slowdown."""
+    lo, hi = run["warmup_ns"], max(run["end_ns"], run["warmup_ns"])
+    width = (hi - lo) / n if n > 0 else 0
+    parts = [[] for _ in range(n)]
+    for _size, sd, start in run["flows"]:
+        i = int((start - lo) / width) if width > 0 else n - 1
+        parts[min(max(i, 0), n - 1)].append(sd)
+    out = []
+    for i, p in enumerate(parts):
+        st = stats_of(p)
+        out.append({"from_ns": lo + i * width, "to_ns": lo + (i + 1) * width, "n": st["n"],
+                    "avg": st["avg"], "p99": st["p99"]})
+    return out
+
+
+def drift_of(windows):
+    """Why a mode's windows (their averages) are not a steady state, or None:
+    the last two apart by more than DRIFT of the earlier, or a rise from each
+    window to the next."""
+    avgs = [w["avg"] for w in windows if w["avg"] is not None and not math.isnan(w["avg"])]
+    if len(avgs) < 2:
+        return None
+    why = []
+    a, b = avgs[-2], avgs[-1]
+    if a > 0 and abs(b - a) > DRIFT * a:
+        why.append("the last two windows' average slowdowns differ by %.1f%% (%.3f, %.3f)"
+                   % (100.0 * (b - a) / a, a, b))
+    if len(avgs) >= 3 and all(y > x for x, y in zip(avgs, avgs[1:])):
+        why.append("the average slowdown rises in every window (%s)"
+                   % ", ".join("%.3f" % v for v in avgs))
+    return "; ".join(why) or None
+
+
 def run_stats(run):
-    flows = sorted(run["flows"])  # by size, ties by slowdown
+    flows = sorted((x[0], x[1]) for x in run["flows"])  # by size, ties by slowdown
     n = len(flows)
     bins = []
     for i in range(N_BINS):
@@ -178,7 +250,7 @@ def mean_spread(vals):
     return sum(vals) / len(vals), (max(vals) - min(vals)) / 2
 
 
-def aggregate(runs):
+def aggregate(runs, n_windows=5):
     """Per setting, per mode: the means over seeds and their spreads."""
     settings = {}
     topos = {r["topo"] for r in runs}
@@ -192,7 +264,24 @@ def aggregate(runs):
         for mode, rs in modes.items():
             st = [run_stats(r) for r in rs]
             m = {"seeds": sorted(str(r["seed"]) for r in rs), "bdp": rs[0]["bdp"],
-                 "flows": sum(s["all"]["n"] for s in st)}
+                 "flows": sum(s["all"]["n"] for s in st),
+                 "unfinished": sum(r["unfinished"] for r in rs),
+                 "drain_limit_runs": sum(1 for r in rs if r["drain_limit_hit"]),
+                 "configs": sorted({r["config"] for r in rs}),
+                 "lb_config": rs[0]["lb_config"]}
+            # The mode's section as the switches ran it (rocetor-sim's
+            # params.lb_config), when every seed ran the same one.
+            if any(r["lb_config"] != rs[0]["lb_config"] for r in rs):
+                m["lb_config"] = "differs between the seeds"
+            wins = [run_windows(r, n_windows) for r in rs]
+            m["windows"] = []
+            for i in range(n_windows):
+                w = {"from_ns": wins[0][i]["from_ns"], "to_ns": wins[0][i]["to_ns"],
+                     "n": sum(x[i]["n"] for x in wins)}
+                for k in ("avg", "p99"):
+                    w[k] = mean_spread([x[i][k] for x in wins])[0]
+                m["windows"].append(w)
+            m["drift"] = drift_of(m["windows"])
             for cat in ("all", "small", "large"):
                 for k in ("avg", "p50", "p95", "p99"):
                     m["%s_%s" % (cat, k)], m["%s_%s_spread" % (cat, k)] = \
@@ -245,7 +334,38 @@ def mode_key(mode):
     return (MODE_ORDER.index(mode) if mode in MODE_ORDER else len(MODE_ORDER), mode)
 
 
-def markdown(agg):
+def fmt_ms(ns):
+    return "%g" % round(ns / 1e6, 3)
+
+
+def window_table(res, lines):
+    """The slowdown by flow start time (aggregate's windows), a row per
+    mode, and the modes that drift."""
+    any_m = next(iter(res.values()))
+    ws = any_m.get("windows") or []
+    if not ws:
+        return
+    lines.append("Slowdown (avg / p99) by flow start time, ms:")
+    lines.append("")
+    lines.append("| mode | " + " | ".join("%s-%s" % (fmt_ms(w["from_ns"]), fmt_ms(w["to_ns"]))
+                                         for w in ws) + " |")
+    lines.append("|---|" + "---|" * len(ws))
+    for mode in sorted(res, key=mode_key):
+        lines.append("| %s | %s |" % (mode, " | ".join(
+            "%s / %s" % (fmt(w["avg"]), fmt(w["p99"])) for w in res[mode]["windows"])))
+    lines.append("")
+    for mode in sorted(res, key=mode_key):
+        if res[mode].get("drift"):
+            lines.append("**Not steady: %s**: %s." % (mode, res[mode]["drift"]))
+            lines.append("")
+
+
+def fmt_censored(m):
+    return "%d unfinished, %d drain limit" % (m.get("unfinished", 0),
+                                             m.get("drain_limit_runs", 0))
+
+
+def markdown(agg, censored=False):
     lines = ["# FCT slowdown", ""]
     for key in sorted(agg):
         res = agg[key]
@@ -257,12 +377,19 @@ def markdown(agg):
         lines.append("Seeds: %s; 1 BDP = %d bytes; means over the seeds, ± half their range."
                      % (", ".join(any_m["seeds"]), round(any_m["bdp"])))
         lines.append("")
+        if censored:
+            lines.append("Censored (--censored): the unfinished flows are not in the figures, "
+                         "which are then lower bounds.")
+            lines.append("")
         lines.append("| mode | flows | avg | p50 | p95 | p99 | small avg | small p99 | "
-                     "large avg | large p99 | avg vs ECMP | p99 vs ECMP |")
-        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+                     "large avg | large p99 | avg vs ECMP | p99 vs ECMP |" +
+                     (" censored |" if censored else ""))
+        lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|" +
+                     ("---|" if censored else ""))
         for mode in sorted(res, key=mode_key):
             m = res[mode]
-            lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            lines.append(("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" +
+                          (" " + fmt_censored(m) + " |" if censored else "")) % (
                 mode, m["flows"],
                 fmt(m["all_avg"], m["all_avg_spread"]), fmt(m["all_p50"]), fmt(m["all_p95"]),
                 fmt(m["all_p99"], m["all_p99_spread"]),
@@ -271,6 +398,7 @@ def markdown(agg):
                 "(baseline)" if mode == "ecmp" else fmt_vs(m["all_avg_vs_ecmp"]),
                 "(baseline)" if mode == "ecmp" else fmt_vs(m["all_p99_vs_ecmp"])))
         lines.append("")
+        window_table(res, lines)
         lines.append("![%s](%s.png)" % (setting_name(key), setting_name(key)))
         lines.append("")
     return "\n".join(lines) + "\n"
@@ -322,12 +450,28 @@ def main(argv=None):
                     help="leave out flows starting at or before this (default 5)")
     ap.add_argument("--bdp", type=float, default=None, help="1 BDP in bytes (default: per run)")
     ap.add_argument("--no-plot", action="store_true", help="no PNGs")
+    ap.add_argument("--windows", type=int, default=5,
+                    help="start-time windows after the warm-up (default 5)")
+    ap.add_argument("--censored", action="store_true",
+                    help="report runs with unfinished flows or a drain limit hit, their "
+                    "counts in every row (default: refuse them, exit %d)" % EXIT_CENSORED)
     args = ap.parse_args(argv)
+    if args.windows < 1:
+        ap.error("--windows must be at least 1")
 
     runs = [read_run(d, args.warmup_ms * 1e6, args.bdp) for d in args.runs]
-    agg = aggregate(runs)
+    bad = [r for r in runs if r["unfinished"] > 0 or r["drain_limit_hit"]]
+    if bad and not args.censored:
+        for r in bad:
+            sys.stderr.write("report.py: %s: %d flows unfinished (of %s started)%s\n" % (
+                r["dir"], r["unfinished"], r["started"],
+                ", the drain limit stopped it" if r["drain_limit_hit"] else ""))
+        sys.stderr.write("report.py: %d runs with flows not counted: refused (--censored "
+                         "reports them, with the counts)\n" % len(bad))
+        return EXIT_CENSORED
+    agg = aggregate(runs, args.windows)
     os.makedirs(args.out, exist_ok=True)
-    md = markdown(agg)
+    md = markdown(agg, args.censored)
     with open(os.path.join(args.out, "report.md"), "w") as f:
         f.write(md)
     with open(os.path.join(args.out, "report.json"), "w") as f:
@@ -343,6 +487,10 @@ def main(argv=None):
                             mode, i, round(b["size"]), b["avg"], b["p50"], b["p95"], b["p99"]))
         if not args.no_plot:
             plot(key, res, os.path.join(args.out, name + ".png"))
+        for mode in sorted(res, key=mode_key):
+            if res[mode].get("drift"):
+                sys.stderr.write("report.py: warning: %s, %s: not steady: %s\n" % (
+                    name, mode, res[mode]["drift"]))
     sys.stdout.write(md)
     return 0
 

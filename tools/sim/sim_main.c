@@ -945,6 +945,106 @@ jw_end(struct rtr_json *w)
 	rtr_json_obj_end(w);
 }
 
+/* Whether a YAML line starts the top-level section name ("name:"). */
+static bool
+line_is_section(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(line, name, n) == 0 && line[n] == ':';
+}
+
+/*
+ * What the switches ran, for summary.json (doc/simulator.md "summary.json"):
+ * the qos section and the LB mode's section of the first ToR's config as
+ * rtr_config_dump writes it (canonical YAML, every default filled in), so
+ * that a run records its ConWeave holds, its RED and its PFC whether they
+ * came from --config or from rocetor-sim's defaults. Every switch of a run
+ * gets the same sections (build_sections). NULL when there is no ToR or no
+ * memory.
+ */
+static char *
+run_config_text(const struct run *r)
+{
+	const struct rtr_config *cfg = NULL;
+	char *all, *out, *line, *o;
+	bool keep = false;
+	int n;
+
+	for (uint32_t i = 0; i < r->topo.n_nodes && cfg == NULL; i++)
+		if (r->topo.nodes[i].kind == SIM_TOR)
+			cfg = r->topo.nodes[i].cfg;
+	if (cfg == NULL || (n = rtr_config_dump(cfg, NULL, 0)) < 0)
+		return NULL;
+	all = malloc((size_t)n + 1);
+	out = malloc((size_t)n + 1);
+	if (all == NULL || out == NULL) {
+		free(all);
+		free(out);
+		return NULL;
+	}
+	rtr_config_dump(cfg, all, (size_t)n + 1);
+	o = out;
+	for (line = all; *line != '\0';) {
+		char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) + 1 : strlen(line);
+
+		/* A top-level key starts a section: keep qos and the mode's. */
+		if (*line != ' ' && *line != '#' && *line != '-' && *line != '\n')
+			keep = line_is_section(line, "qos") || line_is_section(line, r->o.lb);
+		if (keep) {
+			memcpy(o, line, len);
+			o += len;
+		}
+		line += len;
+	}
+	*o = '\0';
+	free(all);
+	return out;
+}
+
+/*
+ * The LB mode's section of text (run_config_text) as a JSON object: each
+ * "  key: value" line of it, a number when the whole value reads as one,
+ * else the value as a string. Nothing when the mode has no section (ECMP).
+ */
+static void
+write_lb_config(struct rtr_json *w, const char *text, const char *lb)
+{
+	const char *line = text;
+	bool in = false;
+
+	rtr_json_key(w, "lb_config");
+	rtr_json_obj(w);
+	while (line != NULL && *line != '\0') {
+		const char *end = strchr(line, '\n');
+		size_t len = end != NULL ? (size_t)(end - line) : strlen(line);
+
+		if (*line != ' ')
+			in = line_is_section(line, lb);
+		else if (in && len > 2 && line[2] != ' ' && len < 256) {
+			char buf[256], *colon, *val, *num_end;
+			double v;
+
+			memcpy(buf, line + 2, len - 2);
+			buf[len - 2] = '\0';
+			colon = strstr(buf, ": ");
+			if (colon != NULL) {
+				*colon = '\0';
+				val = colon + 2;
+				errno = 0;
+				v = strtod(val, &num_end);
+				if (*val != '\0' && *num_end == '\0' && errno == 0 && isfinite(v))
+					rtr_json_kv_double(w, buf, v, 15);
+				else
+					rtr_json_kv_str(w, buf, val);
+			}
+		}
+		line = end != NULL ? end + 1 : NULL;
+	}
+	rtr_json_obj_end(w);
+}
+
 static void
 write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live_at_end)
 {
@@ -957,12 +1057,14 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	uint64_t host_sent = 0, eg[RTR_MAX_CLASSES][RTR_EGC_MAX];
 	uint64_t rx_pfc_sw = 0, rx_pfc_host = 0, tx_xoff = 0, tx_xon = 0;
 	double win_ns = (double)r->end_ns;
+	char *cfg_text = run_config_text(r);
 	struct rtr_json w;
 	struct rusage ru;
 
 	if (sum == NULL || sw == NULL) {
 		free(sum);
 		free(sw);
+		free(cfg_text);
 		return;
 	}
 	rtr_json_init(&w, f);
@@ -1059,6 +1161,10 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_str(&w, "lb", o->lb);
 	rtr_json_kv_str(&w, "transport", o->transport == SIM_TR_GBN ? "lossless" : "irn");
 	rtr_json_kv_str(&w, "config", o->config);
+	/* What the switches ran (run_config_text): the mode's section as
+	 * an object, the qos and the mode's sections as YAML text. */
+	write_lb_config(&w, cfg_text, o->lb);
+	rtr_json_kv_str(&w, "switch_config", cfg_text != NULL ? cfg_text : "");
 	rtr_json_kv_u64(&w, "seed", o->seed);
 	rtr_json_kv_u64(&w, "qps_per_flow", o->qps_per_flow);
 	rtr_json_kv_u64(&w, "reps", o->reps);
@@ -1252,6 +1358,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	jw_end(&w);
 	free(sum);
 	free(sw);
+	free(cfg_text);
 }
 
 /* --slow-link A:B:GBPS[,...]: each link between the nodes named A and B

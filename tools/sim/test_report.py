@@ -73,13 +73,17 @@ a = dict(zip(sys.argv[1::2], sys.argv[2::2]))
 if a["--lb"] == "bad":
     sys.exit(3)
 os.makedirs(a["--out"], exist_ok=True)
+drain = a["--lb"] == "drain"
 with open(os.path.join(a["--out"], "fct.txt"), "w") as f:
     for i in range(1, 21):
         fct = 10000 * i if a["--lb"] == "ecmp" else 5000 * i
         f.write("10.1.0.1 10.2.0.1 %d 4791 %d 6000000 %d 10000\n" % (i, 1000 * i, fct))
 with open(os.path.join(a["--out"], "summary.json"), "w") as f:
     json.dump({"params": {"lb": a["--lb"], "workload": a["--workload"], "load": a["--load"],
-               "transport": a["--transport"], "seed": int(a["--seed"]), "extra": a.get("--tors")}}, f)
+               "transport": a["--transport"], "seed": int(a["--seed"]), "extra": a.get("--tors")},
+               "flows": {"started": 25 if drain else 20, "finished": 20,
+                         "unfinished": 5 if drain else 0, "drain_limit_hit": drain}}, f)
+sys.exit(3 if drain else 0)
 """
 
 
@@ -114,6 +118,200 @@ def test_evaluate(tmp):
     check(r.returncode == 1, "a failing run: rc %d" % r.returncode)
     check("6 runs, 2 to do, 4 done already" in r.stdout, "resumed:\n" + r.stdout)
     check("irn-bad-s2" in r.stderr, "failures listed:\n" + r.stderr)
+    # A run that exits 3 (the drain limit, flows unfinished) with its files
+    # written: never in the report, listed with why, not run again.
+    r = subprocess.run(base + ["--modes", "ecmp,caver,drain"], capture_output=True, text=True)
+    check(r.returncode == 1, "a drain-limited run: rc %d" % r.returncode)
+    check("FbHdp2015-load0.8-irn-drain-s1: FAILED (rocetor-sim exited 3, 5 of 25 flows "
+          "unfinished, the drain limit stopped it)" in r.stdout, "the run's line:\n" + r.stdout)
+    check("irn-drain-s2: rocetor-sim exited 3, 5 of 25 flows unfinished, the drain limit "
+          "stopped it" in r.stderr, "listed with why:\n" + r.stderr)
+    j = json.load(open(os.path.join(out, "report", "report.json")))
+    check(sorted(j.get("FbHdp2015-load0.8-irn", {})) == ["caver", "ecmp"],
+          "the failed runs are not reported: %r" % sorted(j.get("FbHdp2015-load0.8-irn", {})))
+    r = subprocess.run(base + ["--modes", "ecmp,caver,drain"], capture_output=True, text=True)
+    check(r.returncode == 1 and "6 runs, 0 to do, 6 done already" in r.stdout,
+          "a failed run with its files is not run again: rc %d\n%s" % (r.returncode, r.stdout))
+
+
+def test_papers():
+    """compare.py's published figures (issue 32 item 5), pinned with what
+    each is relative to: section 4.1.1's for AliStorage2019 only, as "at
+    least" over ECMP, CONGA, LetFlow and DRILL; the Meta Hadoop (FbHdp2015)
+    80% figures as issue 32 quotes them, lower than ECMP; no AliStorage
+    figure ever for FbHdp2015."""
+    sys.path.insert(0, HERE)
+    import compare  # noqa: E402
+    cw411 = "at least, vs each of ECMP, CONGA, LetFlow, DRILL (ConWeave paper sec. 4.1.1)"
+    meta = "lower than ECMP (ConWeave paper's appendix, Meta Hadoop, as issue 32 quotes it)"
+    want = {
+        ("AliStorage2019", 0.5, "lossless"): (23.3, 45.8, cw411),
+        ("AliStorage2019", 0.5, "irn"): (12.7, 46.2, cw411),
+        ("AliStorage2019", 0.8, "lossless"): (17.6, 35.8, cw411),
+        ("AliStorage2019", 0.8, "irn"): (42.3, 66.8, cw411),
+        ("FbHdp2015", 0.5, "lossless"): None,
+        ("FbHdp2015", 0.5, "irn"): None,
+        ("FbHdp2015", 0.8, "lossless"): (40.7, 59.4, meta),
+        ("FbHdp2015", 0.8, "irn"): (28.6, 56.3, meta),
+    }
+    for (wl, load, tr), w in sorted(want.items()):
+        e = compare.paper_for("conweave", wl, load, tr, False)
+        got = None if e is None else (e["avg"], e["p99"], e["rel"])
+        check(got == w, "ConWeave's paper figure for %s %g %s: %r, want %r" % (wl, load, tr,
+                                                                          got, w))
+        if e is not None:
+            check(e["workload"] == wl, "%s %g %s: the figure is %s's" % (wl, load, tr,
+                                                                         e["workload"]))
+        # Not on a fat-tree: the papers' figures are for the leaf-spine.
+        check(compare.paper_for("conweave", wl, load, tr, True) is None,
+              "no leaf-spine figure on a fat-tree: %s %g %s" % (wl, load, tr))
+    check(compare.paper_for("conweave", "AliStorage2019", 0.8, "irn", False)["rivals"] ==
+          ("ecmp", "conga", "letflow", "drill"), "4.1.1's rivals")
+    # No AliStorage2019 figure, of any mode, load or transport, for FbHdp2015.
+    n = 0
+    for mode in ("conweave", "seqbalance", "caver"):
+        for load in (0.5, 0.8):
+            for tr in ("lossless", "irn"):
+                for ft in (False, True):
+                    e = compare.paper_for(mode, "FbHdp2015", load, tr, ft)
+                    n += 1
+                    check(e is None or e["workload"] in ("FbHdp2015", None),
+                          "%s FbHdp2015 %g %s: an AliStorage figure %r" % (mode, load, tr, e))
+                    check(e is None or "4.1.1" not in e["rel"],
+                          "%s FbHdp2015 %g %s: a section 4.1.1 figure" % (mode, load, tr))
+    check(n == 24, "every combination tried")
+    e = compare.paper_for("caver", "FbHdp2015", 0.8, "irn", True)
+    check(e is not None and (e["avg"], e["p99"]) == (15.0, None) and "up to" in e["rel"],
+          "CAVER's figure: %r" % e)
+    check(compare.paper_for("caver", "FbHdp2015", 0.8, "irn", False) is None, "CAVER: fat-tree")
+    e = compare.paper_for("seqbalance", "AliStorage2019", 0.5, "irn", False)
+    check(e is not None and (e["avg"], e["p99"]) == (16.0, 23.6) and "ECMP" in e["rel"],
+          "SeqBalance's figure: %r" % e)
+    check(compare.paper_for("seqbalance", "FbHdp2015", 0.5, "irn", False) is None,
+          "SeqBalance: AliStorage only")
+
+
+def test_compare_workloads(tmp):
+    """compare.py on a report.json of both workloads at 50% and 80%: the
+    FbHdp2015 rows never carry an AliStorage figure; "ours, as the paper
+    counts" is the smallest gain over the rivals run (ECMP, DRILL); each
+    mode's configuration is printed."""
+    def st(avg, p99, lb=None, cfgs=("conf/sim/lossless.yaml",)):
+        return {"all_avg": avg, "all_p99": p99, "lb_config": lb, "configs": list(cfgs)}
+
+    rep = {}
+    for wl in ("AliStorage2019", "FbHdp2015"):
+        for load in ("0.5", "0.8"):
+            rep["%s-load%s-lossless" % (wl, load)] = {
+                "ecmp": st(4.0, 40.0, {}), "drill": st(2.0, 20.0, {}),
+                "conweave": st(1.6, 10.0, {"resume_extra_us": 64, "resume_default_us": 600,
+                                           "flow_table_size": 65536})}
+    path = os.path.join(tmp, "both.json")
+    with open(path, "w") as f:
+        json.dump(rep, f)
+    r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"), path, "--modes",
+                        "conweave"], capture_output=True, text=True)
+    check(r.returncode == 0, "compare.py on both workloads: %s" % r.stderr)
+    rows = {ln.split(" | ")[0].lstrip("| "): ln for ln in r.stdout.splitlines()
+            if "| conweave | 1.600" in ln}
+    check(len(rows) == 4, "four ConWeave rows:\n" + r.stdout)
+    for name, ln in rows.items():
+        if name.startswith("FbHdp2015"):
+            check("4.1.1" not in ln and "23.3%" not in ln and "17.6%" not in ln,
+                  "an AliStorage figure on %s:\n%s" % (name, ln))
+    check(rows.get("FbHdp2015 50% lossless", "").endswith("| - | - | - |"),
+          "FbHdp2015 50%: no figure: " + rows.get("FbHdp2015 50% lossless", ""))
+    check("| 40.7% / 59.4% | lower than ECMP (ConWeave paper's appendix, Meta Hadoop, as issue "
+          "32 quotes it) | 60.0% / 75.0% (vs ecmp) |" in rows.get("FbHdp2015 80% lossless", ""),
+          "FbHdp2015 80%: " + rows.get("FbHdp2015 80% lossless", ""))
+    # 4.1.1's "at least": the smaller of the gains over ECMP (60%, 75%) and
+    # DRILL (20%, 50%).
+    check("| 17.6% / 35.8% | at least, vs each of ECMP, CONGA, LetFlow, DRILL (ConWeave "
+          "paper sec. 4.1.1) | 20.0% / 50.0% (vs ecmp, drill) |" in
+          rows.get("AliStorage2019 80% lossless", ""),
+          "AliStorage 80%: " + rows.get("AliStorage2019 80% lossless", ""))
+    check("| FbHdp2015 80% lossless | conweave | conf/sim/lossless.yaml | resume_default_us "
+          "600, resume_extra_us 64 |" in r.stdout, "the configuration:\n" + r.stdout)
+    check("| FbHdp2015 80% lossless | ecmp | conf/sim/lossless.yaml | (no section) |" in r.stdout,
+          "ECMP's configuration:\n" + r.stdout)
+
+
+def test_censored(tmp):
+    """A run with unfinished flows and the drain limit hit: refused (exit
+    4, named with its counts), or with --censored reported with the counts
+    in every row."""
+    d = os.path.join(tmp, "x1")
+    write_run(d, "conweave", 2, lambda i: 5000 * i)
+    with open(os.path.join(d, "summary.json")) as f:
+        j = json.load(f)
+    j["flows"] = {"started": 25, "finished": 22, "unfinished": 3, "drain_limit_hit": True}
+    with open(os.path.join(d, "summary.json"), "w") as f:
+        json.dump(j, f)
+    out = os.path.join(tmp, "cens")
+    runs = [os.path.join(tmp, "e1"), d]
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot", "--out",
+                        out] + runs, capture_output=True, text=True)
+    check(r.returncode == 4, "a censored run refused: rc %d" % r.returncode)
+    check("%s: 3 flows unfinished (of 25 started), the drain limit stopped it" % d in r.stderr
+          and "--censored" in r.stderr, "the refusal:\n" + r.stderr)
+    check(not os.path.exists(os.path.join(out, "report.json")), "nothing written")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot", "--out",
+                        out, "--censored"] + runs, capture_output=True, text=True)
+    check(r.returncode == 0, "--censored: %s" % r.stderr)
+    md = open(os.path.join(out, "report.md")).read()
+    check("| 3 unfinished, 1 drain limit |" in md and "| 0 unfinished, 0 drain limit |" in md
+          and "| avg vs ECMP | p99 vs ECMP | censored |" in md, "the censored rows:\n" + md)
+    c = json.load(open(os.path.join(out, "report.json")))["AliStorage2019-load0.5-lossless"]
+    check(c["conweave"]["unfinished"] == 3 and c["conweave"]["drain_limit_runs"] == 1 and
+          c["ecmp"]["unfinished"] == 0, "report.json's counts")
+
+
+def test_windows(tmp):
+    """The slowdown by start time: a 10 ms run, 5 windows of 1 ms after the
+    5 ms warm-up, two flows in each (at 5.25 + i and 5.75 + i ms). ECMP's
+    slowdowns 2 and 4 in every window (avg 3, p99 3.98): steady. ConWeave's
+    window i: i + 1 and i + 2 (avg 1.5, 2.5, ..., 5.5): it rises in every
+    window and its last two differ by (5.5 - 4.5) / 4.5 = 22.2%: drift."""
+    def run(d, mode, sd):
+        os.makedirs(d)
+        with open(os.path.join(d, "summary.json"), "w") as f:
+            json.dump({"params": {"lb": mode, "workload": "W.txt", "load": 0.8,
+                                  "transport": "irn", "seed": 1, "duration_ms": 10,
+                                  "config": "c.yaml", "lb_config": {"x": 1}},
+                       "flows": {"started": 10, "finished": 10, "unfinished": 0,
+                                 "drain_limit_hit": False}}, f)
+        with open(os.path.join(d, "fct.txt"), "w") as f:
+            for i in range(5):
+                for k, start in enumerate((5250000 + 1000000 * i, 5750000 + 1000000 * i)):
+                    f.write("1 2 %d 4791 1000 %d %d 10000\n" % (10 * i + k, start,
+                                                               10000 * sd(i, k)))
+    run(os.path.join(tmp, "w1"), "ecmp", lambda i, k: 2 + 2 * k)
+    run(os.path.join(tmp, "w2"), "conweave", lambda i, k: i + 1 + k)
+    out = os.path.join(tmp, "win")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot", "--out",
+                        out, os.path.join(tmp, "w1"), os.path.join(tmp, "w2")],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "report.py windows: %s" % r.stderr)
+    s = json.load(open(os.path.join(out, "report.json")))["W-load0.8-irn"]
+    ws = s["conweave"]["windows"]
+    check(len(ws) == 5 and [w["n"] for w in ws] == [2] * 5, "five windows of 2 flows: %r" % ws)
+    for i, w in enumerate(ws):
+        near(w["avg"], i + 1.5, "conweave window %d avg" % i)
+        near(w["from_ns"], 5e6 + 1e6 * i, "window %d start" % i)
+    near(s["ecmp"]["windows"][4]["p99"], 3.98, "ecmp window 4 p99")
+    check(s["ecmp"]["drift"] is None, "ECMP steady: %r" % s["ecmp"]["drift"])
+    check("differ by 22.2%" in (s["conweave"]["drift"] or "") and
+          "rises in every window" in (s["conweave"]["drift"] or ""),
+          "ConWeave drifts: %r" % s["conweave"]["drift"])
+    check("warning: W-load0.8-irn, conweave: not steady" in r.stderr and
+          "ecmp: not steady" not in r.stderr, "the warning:\n" + r.stderr)
+    md = open(os.path.join(out, "report.md")).read()
+    check("| mode | 5-6 | 6-7 | 7-8 | 8-9 | 9-10 |" in md and
+          "| ecmp | 3.000 / 3.980 | 3.000 / 3.980 |" in md and
+          "| conweave | 1.500 / 1.990 | 2.500 / 2.990 |" in md and
+          "**Not steady: conweave**" in md, "the window table:\n" + md)
+    check(s["conweave"]["lb_config"] == {"x": 1} and s["conweave"]["configs"] == ["c.yaml"],
+          "the config recorded: %r" % s["conweave"].get("lb_config"))
 
 
 def main():
@@ -209,8 +407,12 @@ def main():
                             os.path.join(out, "report.json")], capture_output=True, text=True)
         check(r.returncode == 0, "compare.py: %s" % r.stderr)
         check("| AliStorage2019 50% lossless | 11.000 / 20.310 | conweave | 5.275 / 9.905 | "
-              "52.0% | 51.2% | 23.3% / 45.8% (at least) |" in r.stdout,
+              "52.0% | 51.2% | 23.3% / 45.8% | at least, vs each of ECMP, CONGA, LetFlow, "
+              "DRILL (ConWeave paper sec. 4.1.1) | 52.0% / 51.2% (vs ecmp) |" in r.stdout,
               "compare.py's ConWeave row:\n" + r.stdout)
+        check("| AliStorage2019 50% lossless | conweave | rocetor-sim's defaults | (not "
+              "recorded: a run older than params.lb_config) |" in r.stdout,
+              "compare.py's configurations:\n" + r.stdout)
         # --versus: ECMP against ConWeave (ECMP is 108.5% / 105.0% higher).
         r = subprocess.run([sys.executable, os.path.join(HERE, "compare.py"),
                             os.path.join(out, "report.json"), "--modes", "ecmp",
@@ -221,14 +423,10 @@ def main():
               "compare.py --versus's row:\n" + r.stdout)
         check("down-tor0-spine1" not in r.stdout,
               "--versus: a setting without the base mode has no row:\n" + r.stdout)
-        sys.path.insert(0, HERE)
-        import compare  # noqa: E402
-        check(compare.paper_for("caver", "FbHdp2015", 0.8, "irn", True) == (15.0, None,
-              "k=4 fat-tree, up to") and
-              compare.paper_for("caver", "FbHdp2015", 0.8, "irn", False) is None and
-              compare.paper_for("seqbalance", "FbHdp2015", 0.5, "irn", False) is None and
-              compare.paper_for("conweave", "FbHdp2015", 0.8, "irn", False)[:2] == (42.3, 66.8),
-              "compare.paper_for")
+        test_papers()
+        test_compare_workloads(tmp)
+        test_censored(tmp)
+        test_windows(tmp)
         test_evaluate(tmp)
     return checks.summary("test_report")
 
