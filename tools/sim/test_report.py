@@ -79,7 +79,8 @@ with open(os.path.join(a["--out"], "fct.txt"), "w") as f:
         f.write("10.1.0.1 10.2.0.1 %d 4791 %d 6000000 %d 10000\n" % (i, 1000 * i, fct))
 with open(os.path.join(a["--out"], "summary.json"), "w") as f:
     json.dump({"params": {"lb": a["--lb"], "workload": a["--workload"], "load": a["--load"],
-               "transport": a["--transport"], "seed": int(a["--seed"]), "extra": a.get("--tors")}}, f)
+               "transport": a["--transport"], "seed": int(a["--seed"]), "extra": a.get("--tors"),
+               "load_basis": a.get("--load-basis", "payload")}}, f)
 """
 
 
@@ -105,6 +106,8 @@ def test_evaluate(tmp):
           "run dirs %r" % runs)
     j = json.load(open(os.path.join(out, "runs", runs[0], "summary.json")))
     check(j["params"]["extra"] == "4", "extra arguments: %r" % j)
+    # The evaluation's load basis is wire unless told (issue 32).
+    check(j["params"]["load_basis"] == "wire", "load basis: %r" % j)
     j = json.load(open(os.path.join(out, "report", "report.json")))
     s = j.get("FbHdp2015-load0.8-irn", {})
     # Slowdowns 1..20 (avg 10.5) against max(1, i / 2) (avg 5.275).
@@ -114,6 +117,12 @@ def test_evaluate(tmp):
     check(r.returncode == 1, "a failing run: rc %d" % r.returncode)
     check("6 runs, 2 to do, 4 done already" in r.stdout, "resumed:\n" + r.stdout)
     check("irn-bad-s2" in r.stderr, "failures listed:\n" + r.stderr)
+    # Runs of another load basis are not reused: all four again.
+    r = subprocess.run(base + ["--modes", "ecmp,caver", "--load-basis", "payload"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and "4 runs, 4 to do" in r.stdout, "payload basis:\n" + r.stdout)
+    j = json.load(open(os.path.join(out, "runs", runs[0], "summary.json")))
+    check(j["params"]["load_basis"] == "payload", "--load-basis payload: %r" % j)
 
 
 def main():
