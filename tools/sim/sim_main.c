@@ -57,7 +57,7 @@ struct opts {
 	bool load_wire; /* --load-basis wire */
 	double duration_ms;
 	double util_from_ms; /* the utilisation window's start; < 0: the default */
-	uint64_t max_flows; /* 0: no limit */
+	uint64_t max_flows;  /* 0: no limit */
 	const char *lb;
 	enum sim_transport transport;
 	const char *config;
@@ -851,7 +851,8 @@ ev_snapshot(struct sim *s, void *arg, uint64_t u)
 	/* u: 0 at the end of arrivals, 1 at the window's start. */
 	for (uint32_t i = 0; i < r->topo.n_nodes; i++)
 		for (uint16_t p = 0; p < r->topo.nodes[i].n_ports; p++)
-			(u ? r->wire_at_from : r->wire_at_end)[i][p] = r->net.tx[i][p].tx_wire_bytes;
+			(u ? r->wire_at_from : r->wire_at_end)[i][p] =
+					r->net.tx[i][p].tx_wire_bytes;
 	if (u == 0)
 		r->snap_done = true;
 }
@@ -1264,7 +1265,8 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_double(&w, "host_links_util", g_n[1] ? g_sum[1] / (double)g_n[1] : 0.0, 6);
 	rtr_json_kv_double(&w, "host_links_util_max", g_max[1], 6);
 	rtr_json_kv_double(&w, "host_links_vs_target",
-			g_n[1] && r->wl.host_load > 0 ? g_sum[1] / (double)g_n[1] / r->wl.host_load : 0.0,
+			g_n[1] && r->wl.host_load > 0 ? g_sum[1] / (double)g_n[1] / r->wl.host_load
+						      : 0.0,
 			6);
 	rtr_json_kv_double(&w, "tor_fabric_util", g_n[2] ? g_sum[2] / (double)g_n[2] : 0.0, 6);
 	rtr_json_kv_double(&w, "tor_fabric_util_max", g_max[2], 6);
@@ -1502,11 +1504,12 @@ main(int argc, char **argv)
 		double mean = sim_cdf_mean(&r->cdf);
 
 		r->pkts_per_flow = sim_cdf_mean_chunks(&r->cdf, r->hcfg.mtu_payload);
-		r->acks_per_flow = sim_cdf_mean_chunks(&r->cdf,
-				(uint64_t)r->hcfg.mtu_payload * r->hcfg.ack_every);
+		r->acks_per_flow = sim_cdf_mean_chunks(
+				&r->cdf, (uint64_t)r->hcfg.mtu_payload * r->hcfg.ack_every);
 		r->wire_per_payload =
 				(mean + r->pkts_per_flow * (SIM_DATA_HDR + o->wire_overhead) +
-						r->acks_per_flow * (SIM_ACK_LEN + o->wire_overhead)) /
+						r->acks_per_flow *
+								(SIM_ACK_LEN + o->wire_overhead)) /
 				mean;
 	}
 	r->hosts = sim_hosts_create(&r->net, &r->hcfg, flow_done, r);
@@ -1534,8 +1537,9 @@ main(int argc, char **argv)
 	}
 	r->wire_at_end = calloc(r->topo.n_nodes, sizeof(*r->wire_at_end));
 	r->wire_at_from = calloc(r->topo.n_nodes, sizeof(*r->wire_at_from));
-	for (uint32_t i = 0; r->wire_at_end != NULL && r->wire_at_from != NULL &&
-			i < r->topo.n_nodes; i++) {
+	for (uint32_t i = 0;
+			r->wire_at_end != NULL && r->wire_at_from != NULL && i < r->topo.n_nodes;
+			i++) {
 		r->wire_at_end[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
 		r->wire_at_from[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
 		if (r->wire_at_end[i] == NULL || r->wire_at_from[i] == NULL) {

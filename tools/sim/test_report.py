@@ -196,6 +196,27 @@ def main():
               "the PNG")
         csv = open(os.path.join(out, "AliStorage2019-load0.5-lossless-bins.csv")).read()
         check("conweave,19,2000000,10.0000" in csv, "bins CSV:\n" + csv)
+        # The load basis: a run of the wire basis (with its measured
+        # utilisation) in a setting of payload runs is refused; alone, the
+        # report names its basis and the utilisation.
+        check("Load basis: payload." in md, "load basis line:\n" + md)
+        write_run(os.path.join(tmp, "w1"), "ecmp", 3, lambda i: 10000 * i, load_basis="wire")
+        with open(os.path.join(tmp, "w1", "summary.json")) as f:
+            wj = json.load(f)
+        wj["load"] = {"host_links_util": 0.401, "tor_fabric_util": 0.62}
+        with open(os.path.join(tmp, "w1", "summary.json"), "w") as f:
+            json.dump(wj, f)
+        r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot",
+                            "--out", out + "mix", os.path.join(tmp, "e1"),
+                            os.path.join(tmp, "w1")], capture_output=True, text=True)
+        check(r.returncode != 0 and "mixes load bases (payload, wire)" in r.stderr,
+              "mixed load bases: rc %d %s" % (r.returncode, r.stderr))
+        r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot",
+                            "--out", out + "w", os.path.join(tmp, "w1")],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and "Load basis: wire; host links at 0.401 of their rate, "
+              "ToR fabric links at 0.620" in r.stdout, "wire basis report: %s %s" %
+              (r.stdout, r.stderr))
         # A run whose fct.txt was gzipped (evaluate.py's resume and
         # report.py read fct.txt.gz): the same report.
         import gzip  # noqa: E402

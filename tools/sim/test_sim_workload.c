@@ -240,8 +240,12 @@ test_chunks(const struct sim_cdf *ali_cdf)
 	struct sim_cdf c;
 	struct sim_rng r;
 	struct sim_workload w;
-	struct sim_workload_params p = {.n_hosts = 8, .host_gbps = 100, .load = 0.8,
-			.oversub = 2, .duration_ns = 1000000, .seed = 1};
+	struct sim_workload_params p = {.n_hosts = 8,
+			.host_gbps = 100,
+			.load = 0.8,
+			.oversub = 2,
+			.duration_ns = 1000000,
+			.seed = 1};
 	char err[200];
 	double sum = 0, e;
 
