@@ -7,15 +7,20 @@
         [--workloads FILE,...] [--loads 0.5,0.8] [--transports lossless,irn]
         [--seeds 1,2,3] [--jobs N] [--duration-ms 100] [--config FILE]
         [--config-lossless FILE] [--config-irn FILE] [--sim PATH]
-        [--report-args=ARGS] [--dry-run]
+        [--load-basis wire|payload] [--report-args=ARGS] [--dry-run]
         [-- EXTRA rocetor-sim ARGS (topology: --topo, --tors, ...)]
 
 Every combination of mode x workload x load x transport x seed is one run
 of `rocetor-sim ... --out DIR/runs/<workload>-load<load>-<transport>-<mode>-s<seed>`
 (its output in run.log there), N at a time (--jobs, default 1: the
-machine's cores are shared). A run whose directory already holds a
-complete summary.json (valid JSON) and fct.txt is skipped, so a cut-off
-evaluation resumes where it stopped; --config gives every run a config, else
+machine's cores are shared). Every run gets --load-basis (default wire:
+the links carry the labelled load in wire bytes, headers and ACKs
+included; payload is rocetor-sim's own default, the artifact generator's
+definition, which loads the links 5-20% above the label: doc/simulator.md
+"Load basis"). A run whose directory already holds a complete
+summary.json (valid JSON) of the same load basis and fct.txt is skipped,
+so a cut-off evaluation resumes where it stopped (a run of the other
+basis is done again); --config gives every run a config, else
 a lossless run gets --config-lossless (conf/sim/lossless.yaml) and an IRN
 run --config-irn (conf/sim/irn.yaml); a run that fails keeps its log and
 is left out of the report (listed at the end). Then report.py writes
@@ -44,11 +49,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def complete(d):
+def complete(d, basis=None):
     try:
         with open(os.path.join(d, "summary.json")) as f:
-            json.load(f)
+            s = json.load(f)
     except (OSError, ValueError):
+        return False
+    # Summaries from before --load-basis existed are of the payload basis.
+    if basis is not None and isinstance(s, dict) and \
+            s.get("params", {}).get("load_basis", "payload") != basis:
         return False
     return os.path.exists(os.path.join(d, "fct.txt")) or \
         os.path.exists(os.path.join(d, "fct.txt.gz"))
@@ -119,6 +128,9 @@ def main(argv=None):
     ap.add_argument("--config-irn", default=os.path.join(ROOT, "conf", "sim", "irn.yaml"),
                     help="--config for the IRN runs (default conf/sim/irn.yaml)")
     ap.add_argument("--sim", default=os.path.join(ROOT, "build", "tools", "sim", "rocetor-sim"))
+    ap.add_argument("--load-basis", choices=("wire", "payload"), default="wire",
+                    help="rocetor-sim --load-basis for every run (default wire: the links "
+                    "carry the labelled load, doc/simulator.md \"Load basis\")")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--report-args", default="", help="extra report.py arguments, one string (--report-args=--no-plot)")
     args = ap.parse_args(argv)
@@ -135,11 +147,12 @@ def main(argv=None):
                             wname, load, tr, mode, seed))
                         cmd = [args.sim, "--workload", wl, "--load", "%g" % load,
                                "--transport", tr, "--lb", mode, "--seed", str(seed),
-                               "--duration-ms", "%g" % args.duration_ms, "--out", d]
+                               "--duration-ms", "%g" % args.duration_ms,
+                               "--load-basis", args.load_basis, "--out", d]
                         if cfg:
                             cmd += ["--config", cfg]
                         runs.append((cmd + extra, d))
-    todo = [(c, d) for c, d in runs if not complete(d)]
+    todo = [(c, d) for c, d in runs if not complete(d, args.load_basis)]
     print("evaluate: %d runs, %d to do, %d done already, %d at a time" % (
         len(runs), len(todo), len(runs) - len(todo), args.jobs), flush=True)
     if args.dry_run:
@@ -151,7 +164,7 @@ def main(argv=None):
         for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             d = futs[fut]
             rc, secs = fut.result()
-            why = failure(d) if complete(d) else "rocetor-sim exited %d, no complete output" % rc
+            why = failure(d) if complete(d, args.load_basis) else "rocetor-sim exited %d, no complete output" % rc
             if why is None and rc != 0:
                 why = "rocetor-sim exited %d" % rc
             print("evaluate: [%d/%d] %s: %s in %.1f s" % (
@@ -160,7 +173,7 @@ def main(argv=None):
     # Only runs that completed and counted every flow go to the report.
     done, failed = [], []
     for _, d in runs:
-        why = failure(d) if complete(d) else "no complete output (see run.log)"
+        why = failure(d) if complete(d, args.load_basis) else "no complete output (see run.log)"
         if why is None:
             done.append(d)
         else:

@@ -172,6 +172,12 @@ def read_run(path, warmup_ns, bdp_override):
         "scenario": scenario(summary),
         "seed": param(summary, "seed", default=0),
         "bdp": run_bdp(summary, bdp_override),
+        # What the load counts (rocetor-sim --load-basis; runs from before
+        # it counted payload) and the links' measured utilisation over the
+        # measurement window, when the run reports it.
+        "load_basis": str(param(summary, "load_basis", default="payload")),
+        "host_util": (summary.get("load") or {}).get("host_links_util"),
+        "tor_util": (summary.get("load") or {}).get("tor_fabric_util"),
         "flows": flows,
     }
 
@@ -260,6 +266,14 @@ def aggregate(runs, n_windows=5):
         settings.setdefault(key, {}).setdefault(r["mode"], []).append(r)
     out = {}
     for key, modes in settings.items():
+        # Runs of one setting at different load bases offered different
+        # loads (doc/simulator.md "Load basis"): never averaged together.
+        bases = {r["load_basis"] for rs in modes.values() for r in rs}
+        if len(bases) > 1:
+            raise SystemExit("report.py: setting %s mixes load bases (%s): %s" % (
+                setting_name(key), ", ".join(sorted(bases)),
+                " ".join(r["dir"] for rs in modes.values() for r in rs
+                         if r["load_basis"] != "wire")))
         res = {}
         for mode, rs in modes.items():
             st = [run_stats(r) for r in rs]
@@ -268,7 +282,10 @@ def aggregate(runs, n_windows=5):
                  "unfinished": sum(r["unfinished"] for r in rs),
                  "drain_limit_runs": sum(1 for r in rs if r["drain_limit_hit"]),
                  "configs": sorted({r["config"] for r in rs}),
-                 "lb_config": rs[0]["lb_config"]}
+                 "lb_config": rs[0]["lb_config"], "load_basis": rs[0]["load_basis"]}
+            for k in ("host_util", "tor_util"):
+                v = [r[k] for r in rs if r[k] is not None]
+                m[k] = sum(v) / len(v) if v else None
             # The mode's section as the switches ran it (rocetor-sim's
             # params.lb_config), when every seed ran the same one.
             if any(r["lb_config"] != rs[0]["lb_config"] for r in rs):
@@ -376,6 +393,15 @@ def markdown(agg, censored=False):
         lines.append("")
         lines.append("Seeds: %s; 1 BDP = %d bytes; means over the seeds, ± half their range."
                      % (", ".join(any_m["seeds"]), round(any_m["bdp"])))
+        lines.append("")
+        hu = [m["host_util"] for m in res.values() if m.get("host_util") is not None]
+        tu = [m["tor_util"] for m in res.values() if m.get("tor_util") is not None]
+        load_line = "Load basis: %s" % any_m["load_basis"]
+        if hu:
+            load_line += ("; host links at %.3f of their rate, ToR fabric links at %.3f "
+                          "(measurement window, mean over the modes)" %
+                          (sum(hu) / len(hu), sum(tu) / len(tu) if tu else float("nan")))
+        lines.append(load_line + ".")
         lines.append("")
         if censored:
             lines.append("Censored (--censored): the unfinished flows are not in the figures, "

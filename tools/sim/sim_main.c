@@ -44,6 +44,8 @@
 /* Per-packet headers of a RoCEv2 data frame as sim_roce_build writes it:
  * Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4. */
 #define SIM_DATA_HDR 58
+/* An ACK as sim_host sends it: those headers and a 4-byte AETH. */
+#define SIM_ACK_LEN 62
 
 struct opts {
 	const char *topo;
@@ -52,8 +54,10 @@ struct opts {
 	uint64_t link_delay_ns;
 	const char *workload;
 	double load;
+	bool load_wire; /* --load-basis wire */
 	double duration_ms;
-	uint64_t max_flows; /* 0: no limit */
+	double util_from_ms; /* the utilisation window's start; < 0: the default */
+	uint64_t max_flows;  /* 0: no limit */
 	const char *lb;
 	enum sim_transport transport;
 	const char *config;
@@ -98,9 +102,15 @@ struct run {
 	/* The ideal FCT's parts per (src, dst) host pair. */
 	double *base_rtt_ns; /* n_hosts x n_hosts */
 	double *bottleneck_gbps;
-	/* Link utilisation over [0, end]: tx wire bytes at end. */
-	uint64_t **wire_at_end;
+	/* Link utilisation over [0, end] and [from, end]: tx wire bytes at
+	 * end and at from. */
+	uint64_t **wire_at_end, **wire_at_from;
+	uint64_t from_ns;
 	bool snap_done;
+	/* Wire bytes the links carry per payload byte (computed under either
+	 * basis; --load-basis wire scales the arrivals by it); and the parts
+	 * it is made of, per flow. */
+	double wire_per_payload, pkts_per_flow, acks_per_flow;
 	/* Reorder samples. */
 	struct sample *smp;
 	size_t n_smp, cap_smp;
@@ -124,6 +134,12 @@ usage(FILE *f)
 		   "  --workload FILE              flow-size CDF (\"size percent\" lines)\n"
 		   "  --load X                     core load, host load = X / oversubscription "
 		   "(0.5)\n"
+		   "  --load-basis payload|wire    the load counts payload bytes (the artifact's\n"
+		   "                               generator) or the links' wire bytes: data\n"
+		   "                               frames and their ACKs, headers and overhead\n"
+		   "                               included (payload)\n"
+		   "  --util-from-ms MS            links' utilisation also over [MS, duration]\n"
+		   "                               (min(5, duration / 2))\n"
 		   "  --duration-ms MS             flows start in [0, MS) (10)\n"
 		   "  --flows N                    start at most N flows (tests)\n"
 		   "  --lb MODE                    the switches' LB mode (ecmp)\n"
@@ -220,6 +236,8 @@ enum {
 	O_DELAY,
 	O_WL,
 	O_LOAD,
+	O_LOAD_BASIS,
+	O_UTIL_FROM,
 	O_DUR,
 	O_FLOWS,
 	O_LB,
@@ -254,6 +272,8 @@ static const struct option long_opts[] = {
 		{"link-delay-ns", required_argument, NULL, O_DELAY},
 		{"workload", required_argument, NULL, O_WL},
 		{"load", required_argument, NULL, O_LOAD},
+		{"load-basis", required_argument, NULL, O_LOAD_BASIS},
+		{"util-from-ms", required_argument, NULL, O_UTIL_FROM},
 		{"duration-ms", required_argument, NULL, O_DUR},
 		{"flows", required_argument, NULL, O_FLOWS},
 		{"lb", required_argument, NULL, O_LB},
@@ -294,6 +314,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			.link_delay_ns = 1000,
 			.load = 0.5,
 			.duration_ms = 10,
+			.util_from_ms = -1,
 			.lb = "ecmp",
 			.transport = SIM_TR_GBN,
 			.seed = 1,
@@ -341,6 +362,15 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_LOAD:
 			rc = num_dbl("--load", optarg, 0, false, 64, &o->load);
+			break;
+		case O_LOAD_BASIS:
+			if (strcmp(optarg, "payload") != 0 && strcmp(optarg, "wire") != 0)
+				return bad("--load-basis: expected payload or wire, got \"%s\"",
+						optarg);
+			o->load_wire = strcmp(optarg, "wire") == 0;
+			break;
+		case O_UTIL_FROM:
+			rc = num_dbl("--util-from-ms", optarg, 0, true, 1e6, &o->util_from_ms);
 			break;
 		case O_DUR:
 			rc = num_dbl("--duration-ms", optarg, 0, false, 1e6, &o->duration_ms);
@@ -457,6 +487,11 @@ parse_args(int argc, char **argv, struct opts *o)
 		return bad("--nic-ring-kb: the egress's clock counts %u bytes a frame beyond it, "
 			   "not --wire-overhead %u (the ring would outgrow its bound)",
 				RTR_EG_FRAME_OVERHEAD, o->wire_overhead);
+	if (o->util_from_ms < 0)
+		o->util_from_ms = o->duration_ms / 2 < 5 ? o->duration_ms / 2 : 5;
+	else if (o->util_from_ms >= o->duration_ms)
+		return bad("--util-from-ms %g: the window [MS, %g] of --duration-ms is empty",
+				o->util_from_ms, o->duration_ms);
 	if (o->uplink_gbps == 0)
 		o->uplink_gbps = o->link_gbps;
 	if (o->qps_per_flow == 0)
@@ -813,11 +848,13 @@ ev_snapshot(struct sim *s, void *arg, uint64_t u)
 	struct run *r = arg;
 
 	(void)s;
-	(void)u;
+	/* u: 0 at the end of arrivals, 1 at the window's start. */
 	for (uint32_t i = 0; i < r->topo.n_nodes; i++)
 		for (uint16_t p = 0; p < r->topo.nodes[i].n_ports; p++)
-			r->wire_at_end[i][p] = r->net.tx[i][p].tx_wire_bytes;
-	r->snap_done = true;
+			(u ? r->wire_at_from : r->wire_at_end)[i][p] =
+					r->net.tx[i][p].tx_wire_bytes;
+	if (u == 0)
+		r->snap_done = true;
 }
 
 static void
@@ -921,7 +958,22 @@ struct util_class {
 	char name[40];
 	uint64_t links;
 	double sum, max;
+	double wsum, wmax; /* over [from, end] */
 };
+
+/* Link classes the load is judged on: a host's link either way, and a
+ * ToR's fabric links either way (leaf-spine: to a spine; fat-tree: to an
+ * agg). 1: host, 2: ToR fabric, 0: other. */
+static int
+load_group(const char *cls)
+{
+	if (strstr(cls, "host") != NULL)
+		return 1;
+	if (strcmp(cls, "tor_to_spine") == 0 || strcmp(cls, "spine_to_tor") == 0 ||
+			strcmp(cls, "tor_to_agg") == 0 || strcmp(cls, "agg_to_tor") == 0)
+		return 2;
+	return 0;
+}
 
 /* summary.json: a top-level object of one-line objects, written member by
  * member with the JSON writer (strings escaped: paths may hold anything). */
@@ -1056,7 +1108,9 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	unsigned int n_uc = 0;
 	uint64_t host_sent = 0, eg[RTR_MAX_CLASSES][RTR_EGC_MAX];
 	uint64_t rx_pfc_sw = 0, rx_pfc_host = 0, tx_xoff = 0, tx_xon = 0;
-	double win_ns = (double)r->end_ns;
+	double win_ns = (double)r->end_ns, from_win_ns = (double)(r->end_ns - r->from_ns);
+	double g_sum[3] = {0}, g_max[3] = {0};
+	uint64_t g_n[3] = {0};
 	char *cfg_text = run_config_text(r);
 	struct rtr_json w;
 	struct rusage ru;
@@ -1082,6 +1136,8 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 			const struct sim_port *pt = &n->ports[p];
 			double bits = (double)r->wire_at_end[i][p] * 8;
 			double u = win_ns > 0 ? bits / (pt->gbps * win_ns) : 0;
+			double wbits = (double)(r->wire_at_end[i][p] - r->wire_at_from[i][p]) * 8;
+			double wu = from_win_ns > 0 ? wbits / (pt->gbps * from_win_ns) : 0;
 			char name[40];
 			unsigned int c;
 
@@ -1103,6 +1159,15 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 			uc[c].links++;
 			uc[c].sum += u;
 			uc[c].max = u > uc[c].max ? u : uc[c].max;
+			uc[c].wsum += wu;
+			uc[c].wmax = wu > uc[c].wmax ? wu : uc[c].wmax;
+			{
+				int g = load_group(name);
+
+				g_n[g]++;
+				g_sum[g] += wu;
+				g_max[g] = wu > g_max[g] ? wu : g_max[g];
+			}
 			if (n->kind != SIM_HOST && n->eg != NULL) {
 				struct rtr_eg_port_report rep;
 				struct rtr_egress *e = n->eg;
@@ -1155,6 +1220,12 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_double(&w, "cdf_mean_bytes", sim_cdf_mean(&r->cdf), 6);
 	rtr_json_kv_double(&w, "load", o->load, 6);
 	rtr_json_kv_double(&w, "host_load", r->wl.host_load, 6);
+	rtr_json_kv_str(&w, "load_basis", o->load_wire ? "wire" : "payload");
+	rtr_json_kv_double(&w, "wire_per_payload", r->wire_per_payload, 9);
+	rtr_json_kv_double(&w, "payload_host_load",
+			r->wl.host_load / (o->load_wire ? r->wire_per_payload : 1.0), 9);
+	rtr_json_kv_double(&w, "pkts_per_flow", r->pkts_per_flow, 9);
+	rtr_json_kv_double(&w, "util_from_ms", o->util_from_ms, 6);
 	rtr_json_kv_double(&w, "mean_interarrival_ns", r->wl.mean_iat_ns, 6);
 	rtr_json_kv_double(&w, "duration_ms", o->duration_ms, 6);
 	rtr_json_kv_u64(&w, "max_flows", o->max_flows);
@@ -1272,6 +1343,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 
 	jw_obj(&w, "links");
 	rtr_json_kv_u64(&w, "window_ns", r->end_ns);
+	rtr_json_kv_u64(&w, "from_ns", r->from_ns);
 	for (unsigned int c = 0; c < n_uc; c++) {
 		rtr_json_key(&w, uc[c].name);
 		rtr_json_obj(&w);
@@ -1279,8 +1351,31 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 		rtr_json_kv_double(&w, "util_mean",
 				uc[c].links ? uc[c].sum / (double)uc[c].links : 0.0, 6);
 		rtr_json_kv_double(&w, "util_max", uc[c].max, 6);
+		rtr_json_kv_double(&w, "win_util_mean",
+				uc[c].links ? uc[c].wsum / (double)uc[c].links : 0.0, 6);
+		rtr_json_kv_double(&w, "win_util_max", uc[c].wmax, 6);
 		rtr_json_obj_end(&w);
 	}
+
+	/* The load the links carried over the measurement window [from,
+	 * end] against the labelled one: host links (both directions) and a
+	 * ToR's fabric links (both directions). Under the wire basis the host
+	 * links' target is the host load; under the payload basis the
+	 * payload's host load, which they exceed by the headers and ACKs. */
+	jw_obj(&w, "load");
+	rtr_json_kv_str(&w, "basis", o->load_wire ? "wire" : "payload");
+	rtr_json_kv_double(&w, "target_host_load", r->wl.host_load, 6);
+	rtr_json_kv_double(&w, "target_core_load", o->load, 6);
+	rtr_json_kv_u64(&w, "from_ns", r->from_ns);
+	rtr_json_kv_u64(&w, "to_ns", r->end_ns);
+	rtr_json_kv_double(&w, "host_links_util", g_n[1] ? g_sum[1] / (double)g_n[1] : 0.0, 6);
+	rtr_json_kv_double(&w, "host_links_util_max", g_max[1], 6);
+	rtr_json_kv_double(&w, "host_links_vs_target",
+			g_n[1] && r->wl.host_load > 0 ? g_sum[1] / (double)g_n[1] / r->wl.host_load
+						      : 0.0,
+			6);
+	rtr_json_kv_double(&w, "tor_fabric_util", g_n[2] ? g_sum[2] / (double)g_n[2] : 0.0, 6);
+	rtr_json_kv_double(&w, "tor_fabric_util_max", g_max[2], 6);
 
 	/* The switch ports' NICs (doc/simulator.md "The switch ports' NIC"):
 	 * over all, then per switch. */
@@ -1504,6 +1599,26 @@ main(int argc, char **argv)
 	sim_host_cfg_default(&r->hcfg, o->transport);
 	r->hcfg.qps_per_flow = o->qps_per_flow;
 	r->hcfg.reps = o->reps != 0;
+	/* The wire bytes a flow of the mean puts on the links, per payload
+	 * byte: every data frame's headers and wire overhead, and the ACK
+	 * each ack_every packets (and the last) earn, which the receiver's
+	 * host link carries the other way; by symmetry (uniform destinations)
+	 * a host link carries as many ACKs of flows it receives as its own
+	 * flows earn. Not counted: NACKs, CNPs, retransmissions, PFC frames
+	 * (they depend on congestion: the test measures what they add) and
+	 * the extra packets of a flow cut over several QPs. */
+	{
+		double mean = sim_cdf_mean(&r->cdf);
+
+		r->pkts_per_flow = sim_cdf_mean_chunks(&r->cdf, r->hcfg.mtu_payload);
+		r->acks_per_flow = sim_cdf_mean_chunks(
+				&r->cdf, (uint64_t)r->hcfg.mtu_payload * r->hcfg.ack_every);
+		r->wire_per_payload =
+				(mean + r->pkts_per_flow * (SIM_DATA_HDR + o->wire_overhead) +
+						r->acks_per_flow *
+								(SIM_ACK_LEN + o->wire_overhead)) /
+				mean;
+	}
 	r->hosts = sim_hosts_create(&r->net, &r->hcfg, flow_done, r);
 	if (r->hosts == NULL) {
 		fprintf(stderr, PROG ": hosts: cannot create\n");
@@ -1517,7 +1632,8 @@ main(int argc, char **argv)
 			.oversub = r->topo.oversub,
 			.start_ns = r->start_ns,
 			.duration_ns = r->end_ns - r->start_ns,
-			.seed = o->seed};
+			.seed = o->seed,
+			.wire_per_payload = o->load_wire ? r->wire_per_payload : 1.0};
 	if (sim_workload_init(&r->wl, &wp, &r->cdf, err, sizeof(err)) != 0) {
 		fprintf(stderr, PROG ": workload: %s\n", err);
 		return 2;
@@ -1527,14 +1643,18 @@ main(int argc, char **argv)
 		return 1;
 	}
 	r->wire_at_end = calloc(r->topo.n_nodes, sizeof(*r->wire_at_end));
-	for (uint32_t i = 0; r->wire_at_end != NULL && i < r->topo.n_nodes; i++) {
+	r->wire_at_from = calloc(r->topo.n_nodes, sizeof(*r->wire_at_from));
+	for (uint32_t i = 0;
+			r->wire_at_end != NULL && r->wire_at_from != NULL && i < r->topo.n_nodes;
+			i++) {
 		r->wire_at_end[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
-		if (r->wire_at_end[i] == NULL) {
+		r->wire_at_from[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
+		if (r->wire_at_end[i] == NULL || r->wire_at_from[i] == NULL) {
 			fprintf(stderr, PROG ": out of memory\n");
 			return 1;
 		}
 	}
-	if (r->wire_at_end == NULL) {
+	if (r->wire_at_end == NULL || r->wire_at_from == NULL) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
@@ -1550,6 +1670,9 @@ main(int argc, char **argv)
 
 	for (uint32_t h = 0; h < r->topo.n_hosts; h++)
 		arm_arrival(r, h);
+	r->from_ns = (uint64_t)llround(o->util_from_ms * 1e6);
+	if (r->from_ns > 0)
+		sim_at(&r->net.sim, r->from_ns, ev_snapshot, r, 1);
 	sim_at(&r->net.sim, r->end_ns, ev_snapshot, r, 0);
 	r->sample_ns = (uint64_t)llround(o->sample_us * 1000);
 	if (r->sample_ns == 0)

@@ -164,6 +164,50 @@ sim_cdf_mean(const struct sim_cdf *c)
 	return s / 100.0;
 }
 
+/* The integral of floor(t) for t in [0, w], w >= 0. */
+static double
+floor_integral(double w)
+{
+	double k = floor(w);
+
+	return k * (k - 1) / 2 + k * (w - k);
+}
+
+double
+sim_cdf_mean_chunks(const struct sim_cdf *c, uint64_t chunk)
+{
+	/* A value v of the interpolation becomes the size max(1, floor(v)),
+	 * cut into g(v) = ceil(size / chunk) packets: 1 for v < 1, and
+	 * floor((v - 1) / chunk) + 1 above (floor(floor(v) / n) = floor(v /
+	 * n) for a whole n). Per segment v is uniform on [x0, x1] with
+	 * probability (y1 - y0) / 100, so the mean is a sum of integrals of
+	 * floor, in closed form. */
+	double m = (double)(chunk > 0 ? chunk : 1), s = 0;
+
+	for (unsigned int i = 1; i < c->n; i++) {
+		double x0 = c->x[i - 1], x1 = c->x[i], p = (c->y[i] - c->y[i - 1]) / 100.0;
+		double lo, e;
+
+		if (p <= 0)
+			continue;
+		if (x1 <= x0) {
+			/* All its mass at x1. */
+			e = x1 < 1 ? 1 : floor((x1 - 1) / m) + 1;
+			s += p * e;
+			continue;
+		}
+		lo = x0 < 1 ? 1 : x0;
+		/* Below 1: one packet. */
+		e = (x1 < 1 ? x1 : 1) - x0;
+		e = e > 0 ? e : 0;
+		if (x1 > lo)
+			e += m * (floor_integral((x1 - 1) / m) - floor_integral((lo - 1) / m)) +
+			     (x1 - lo);
+		s += p * e / (x1 - x0);
+	}
+	return s;
+}
+
 uint64_t
 sim_cdf_sample(const struct sim_cdf *c, struct sim_rng *r)
 {
@@ -207,8 +251,16 @@ sim_workload_init(struct sim_workload *w, const struct sim_workload_params *p,
 				w->host_load);
 		return -1;
 	}
-	/* host_gbps x host_load bits per ns are offered on average. */
-	w->mean_iat_ns = mean * 8.0 / (p->host_gbps * w->host_load);
+	if (p->wire_per_payload != 0 && !(p->wire_per_payload >= 1.0 && p->wire_per_payload < 16)) {
+		snprintf(err, errlen, "wire bytes per payload byte %.4f: not in [1, 16)",
+				p->wire_per_payload);
+		return -1;
+	}
+	/* host_gbps x host_load bits per ns are offered on average: of
+	 * payload, or of wire bytes (wire_per_payload of them a payload
+	 * byte). */
+	w->mean_iat_ns = mean * 8.0 * (p->wire_per_payload > 0 ? p->wire_per_payload : 1.0) /
+			 (p->host_gbps * w->host_load);
 	w->end_ns = p->start_ns + p->duration_ns;
 	w->rng = calloc(p->n_hosts, sizeof(*w->rng));
 	w->next_ns = calloc(p->n_hosts, sizeof(*w->next_ns));

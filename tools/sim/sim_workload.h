@@ -20,6 +20,10 @@
  * each host offers host_load = load / oversubscription of its link, so its
  * mean inter-arrival time is mean_size x 8 / (host_gbps x host_load) ns,
  * and each gap is truncated to whole nanoseconds (the generator's int()).
+ * With wire_per_payload = w > 1 (rocetor-sim's --load-basis wire) the
+ * mean gap is w times that: host_load is then the links' load in wire
+ * bytes (headers, ACKs, preamble and gap included, as the caller counts
+ * them in w), the payload's host_load / w.
  * The destination is uniform among every other host (the same ToR's
  * included), as the generator's "dst != src" redraw gives.
  *
@@ -54,6 +58,12 @@ double sim_cdf_value(const struct sim_cdf *c, double pct);
 /* The mean of the interpolated distribution, bytes. */
 double sim_cdf_mean(const struct sim_cdf *c);
 
+/* The mean of ceil(size / chunk) over the sizes sim_cdf_sample draws
+ * (truncated to whole bytes, at least 1), computed exactly from the
+ * interpolated distribution: the mean number of chunk-byte packets a flow
+ * is cut into (chunk >= 1). */
+double sim_cdf_mean_chunks(const struct sim_cdf *c, uint64_t chunk);
+
 /* One size, bytes (>= 1). */
 uint64_t sim_cdf_sample(const struct sim_cdf *c, struct sim_rng *r);
 
@@ -65,6 +75,10 @@ struct sim_workload_params {
 	uint64_t start_ns;    /* arrivals after this */
 	uint64_t duration_ns; /* no arrival at or after start_ns + duration_ns */
 	uint64_t seed;
+	/* Bytes the links carry per payload byte of the flows' mean (1 or 0:
+	 * the payload basis, the artifact generator's; above 1: the mean gap
+	 * grows by this factor so that the wire load is host_load). */
+	double wire_per_payload;
 };
 
 struct sim_workload_flow {

@@ -80,7 +80,8 @@ with open(os.path.join(a["--out"], "fct.txt"), "w") as f:
         f.write("10.1.0.1 10.2.0.1 %d 4791 %d 6000000 %d 10000\n" % (i, 1000 * i, fct))
 with open(os.path.join(a["--out"], "summary.json"), "w") as f:
     json.dump({"params": {"lb": a["--lb"], "workload": a["--workload"], "load": a["--load"],
-               "transport": a["--transport"], "seed": int(a["--seed"]), "extra": a.get("--tors")},
+               "transport": a["--transport"], "seed": int(a["--seed"]), "extra": a.get("--tors"),
+               "load_basis": a.get("--load-basis", "payload")},
                "flows": {"started": 25 if drain else 20, "finished": 20,
                          "unfinished": 5 if drain else 0, "drain_limit_hit": drain}}, f)
 sys.exit(3 if drain else 0)
@@ -109,6 +110,8 @@ def test_evaluate(tmp):
           "run dirs %r" % runs)
     j = json.load(open(os.path.join(out, "runs", runs[0], "summary.json")))
     check(j["params"]["extra"] == "4", "extra arguments: %r" % j)
+    # The evaluation's load basis is wire unless told (issue 32).
+    check(j["params"]["load_basis"] == "wire", "load basis: %r" % j)
     j = json.load(open(os.path.join(out, "report", "report.json")))
     s = j.get("FbHdp2015-load0.8-irn", {})
     # Slowdowns 1..20 (avg 10.5) against max(1, i / 2) (avg 5.275).
@@ -133,6 +136,12 @@ def test_evaluate(tmp):
     check(r.returncode == 1 and "6 runs, 0 to do, 6 done already" in r.stdout,
           "a failed run with its files is not run again: rc %d\n%s" % (r.returncode, r.stdout))
 
+    # Runs of another load basis are not reused: all four again.
+    r = subprocess.run(base + ["--modes", "ecmp,caver", "--load-basis", "payload"],
+                       capture_output=True, text=True)
+    check(r.returncode == 0 and "4 runs, 4 to do" in r.stdout, "payload basis:\n" + r.stdout)
+    j = json.load(open(os.path.join(out, "runs", runs[0], "summary.json")))
+    check(j["params"]["load_basis"] == "payload", "--load-basis payload: %r" % j)
 
 def test_papers():
     """compare.py's published figures (issue 32 item 5), pinned with what
@@ -285,11 +294,11 @@ def test_windows(tmp):
                 for k, start in enumerate((5250000 + 1000000 * i, 5750000 + 1000000 * i)):
                     f.write("1 2 %d 4791 1000 %d %d 10000\n" % (10 * i + k, start,
                                                                10000 * sd(i, k)))
-    run(os.path.join(tmp, "w1"), "ecmp", lambda i, k: 2 + 2 * k)
-    run(os.path.join(tmp, "w2"), "conweave", lambda i, k: i + 1 + k)
+    run(os.path.join(tmp, "win1"), "ecmp", lambda i, k: 2 + 2 * k)
+    run(os.path.join(tmp, "win2"), "conweave", lambda i, k: i + 1 + k)
     out = os.path.join(tmp, "win")
     r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot", "--out",
-                        out, os.path.join(tmp, "w1"), os.path.join(tmp, "w2")],
+                        out, os.path.join(tmp, "win1"), os.path.join(tmp, "win2")],
                        capture_output=True, text=True)
     check(r.returncode == 0, "report.py windows: %s" % r.stderr)
     s = json.load(open(os.path.join(out, "report.json")))["W-load0.8-irn"]
@@ -385,6 +394,27 @@ def main():
               "the PNG")
         csv = open(os.path.join(out, "AliStorage2019-load0.5-lossless-bins.csv")).read()
         check("conweave,19,2000000,10.0000" in csv, "bins CSV:\n" + csv)
+        # The load basis: a run of the wire basis (with its measured
+        # utilisation) in a setting of payload runs is refused; alone, the
+        # report names its basis and the utilisation.
+        check("Load basis: payload." in md, "load basis line:\n" + md)
+        write_run(os.path.join(tmp, "w1"), "ecmp", 3, lambda i: 10000 * i, load_basis="wire")
+        with open(os.path.join(tmp, "w1", "summary.json")) as f:
+            wj = json.load(f)
+        wj["load"] = {"host_links_util": 0.401, "tor_fabric_util": 0.62}
+        with open(os.path.join(tmp, "w1", "summary.json"), "w") as f:
+            json.dump(wj, f)
+        r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot",
+                            "--out", out + "mix", os.path.join(tmp, "e1"),
+                            os.path.join(tmp, "w1")], capture_output=True, text=True)
+        check(r.returncode != 0 and "mixes load bases (payload, wire)" in r.stderr,
+              "mixed load bases: rc %d %s" % (r.returncode, r.stderr))
+        r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot",
+                            "--out", out + "w", os.path.join(tmp, "w1")],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and "Load basis: wire; host links at 0.401 of their rate, "
+              "ToR fabric links at 0.620" in r.stdout, "wire basis report: %s %s" %
+              (r.stdout, r.stderr))
         # A run whose fct.txt was gzipped (evaluate.py's resume and
         # report.py read fct.txt.gz): the same report.
         import gzip  # noqa: E402

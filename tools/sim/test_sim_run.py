@@ -16,7 +16,10 @@ link rate (--nic-ring-kb 32) a frame waits in that ring at most 32 KB and
 a frame of wire time, less than unpaced. With two
 slow uplinks every LB mode must beat ECMP's FCT slowdown. The same
 seed gives the same fct.txt byte for byte, another seed another; bad options
-exit 2 with one line.
+exit 2 with one line. The load (issue 32): with --load-basis wire at core
+load 0.8 (host 0.4) the host links carry 0.4 of their rate within 1% over
+the measurement window, and with the default payload basis the wire bytes
+per payload byte times that.
 
 usage: test_sim_run.py ROCETOR_SIM
 """
@@ -225,6 +228,62 @@ def main():
     s = check_run("ecmp/irn", out, False, "ecmp_packets")
     check(s["pfc"]["frames_rx"] == 0, "irn: PFC frames %s" % s["pfc"])
 
+    # The load (issue 32, doc/simulator.md "Load basis"): core load 0.8
+    # on the 2:1 fabric, host load 0.4. --load-basis wire scales the
+    # arrivals by the wire bytes per payload byte (data frames' 58 bytes of
+    # headers and 24 of wire overhead, an 86-byte ACK per packet), so the
+    # host links must carry 0.4 of their rate over [1, 6] ms, both ways,
+    # within 1%. Sizes uniform in 500..3500 bytes (2.5 packets a flow):
+    # small flows make the headers and ACKs 21% of the payload, so a wrong
+    # count shows, and about 330,000 flows in the window keep the offered
+    # bytes' own noise small: relative sd sqrt((1 + CV^2) / n) =
+    # sqrt(1.19 / 330,000) = 0.19%, so 1% is 5 sd; the gaps' truncation
+    # to whole ns adds 0.1% (484 ns mean gap), the frames on the wire at
+    # the window's ends about 1e-4; at this load nothing is resent and no
+    # CNP or PFC frame is sent (checked). AliStorage2019's 2 MB tail
+    # (CV^2 about 22) would need millions of flows for the same
+    # precision. The ToR's fabric links carry host load x 2 (2:1) x 24/31
+    # (destinations off the ToR): 0.619. With the payload basis (the
+    # default) both are the wire bytes per payload byte (1.2099) higher.
+    small = os.path.join(tmp, "small.txt")
+    with open(small, "w") as f:
+        f.write("500 0\n3500 100\n")
+    loads = {}
+    for basis in ("wire", "payload"):
+        out = os.path.join(tmp, "load_" + basis)
+        run(out, "--lb", "ecmp", "--seed", "1", "--workload", small, "--load", "0.8",
+            "--duration-ms", "6", "--util-from-ms", "1", "--load-basis", basis)
+        s = json.load(open(os.path.join(out, "summary.json")))
+        pa, ld, hs = s["params"], s["load"], s["hosts"]
+        f = pa["wire_per_payload"]
+        # By hand: 2.499 packets and ACKs a flow (sim-workload checks the
+        # count), (2000 + 2.499 x (82 + 86)) / 2000 = 1.209916.
+        check(abs(pa["pkts_per_flow"] - 2.499) < 1e-9 and abs(f - 1.209916) < 1e-6,
+              "load/%s: %s packets a flow, %s wire bytes a payload byte" %
+              (basis, pa["pkts_per_flow"], f))
+        check(pa["load_basis"] == basis and ld["basis"] == basis and
+              abs(ld["target_host_load"] - 0.4) < 1e-12 and ld["from_ns"] == 1000000 and
+              ld["to_ns"] == 6000000, "load/%s: %s" % (basis, ld))
+        check(hs["data_retx"] == 0 and hs["cnps_sent"] == 0 and s["pfc"]["frames_rx"] == 0 and
+              s["flows"]["unfinished"] == 0, "load/%s: resent %d, CNPs %d, PFC %s, flows %s" %
+              (basis, hs["data_retx"], hs["cnps_sent"], s["pfc"], s["flows"]))
+        want = 0.4 * (f if basis == "payload" else 1.0)
+        check(abs(pa["payload_host_load"] * f / want - 1) < 1e-7 if basis == "wire" else
+              abs(pa["payload_host_load"] - 0.4) < 1e-12, "load/%s: %s" % (basis, pa))
+        for cls in ("host_to_tor", "tor_to_host"):
+            u = s["links"][cls]["win_util_mean"]
+            check(abs(u / want - 1) < 0.01, "load/%s: %s at %.4f, target %.4f" %
+                  (basis, cls, u, want))
+        check(abs(ld["host_links_util"] / want - 1) < 0.01 and
+              abs(ld["host_links_vs_target"] * 0.4 - ld["host_links_util"]) < 1e-5,
+              "load/%s: host links %s, target %.4f" % (basis, ld, want))
+        fab = want * 2 * 24 / 31
+        check(abs(ld["tor_fabric_util"] / fab - 1) < 0.01, "load/%s: ToR fabric links %.4f, "
+              "expected %.4f" % (basis, ld["tor_fabric_util"], fab))
+        loads[basis] = (ld["host_links_util"], ld["tor_fabric_util"], s["flows"]["started"])
+    print("load 0.8 (host 0.4), 500..3500 B flows, [1, 6] ms: host links / ToR fabric links / "
+          "flows: " + ", ".join("%s %.4f / %.4f / %d" % ((b,) + v) for b, v in loads.items()))
+
     # CAVER's own topology, the k = 4 fat-tree (1:1, 16 hosts, 20 switches).
     out = os.path.join(tmp, "caver_ft")
     run(out, "--lb", "caver", "--seed", "1", topo=["--topo", "fattree", "--k", "4"])
@@ -383,6 +442,9 @@ def main():
         (["--nic-pad", "2"], "--nic-pad"),
         (["--nic-ring-kb", "65537"], "--nic-ring-kb"),
         (["--nic-ring-kb", "32", "--wire-overhead", "38"], "--wire-overhead"),
+        (["--load-basis", "bytes"], "--load-basis"),
+        (["--util-from-ms", "3"], "--util-from-ms"),
+        (["--util-from-ms", "-1"], "--util-from-ms"),
     ]
     # A --config the switches refuse, as rocetor would: its own message.
     for name, text, word in (("dup.yaml", "switch:\n  name: x\n", "duplicate key"),

@@ -10,7 +10,10 @@
  * arrivals of a 128-host, 2:1 fabric at core load 0.5 have the mean gap of
  * host load 0.25 and offer 25% of the host links; nobody sends to itself,
  * destinations are uniform; the same seed gives the same flows, another
- * seed others; malformed CDFs are refused.
+ * seed others; malformed CDFs are refused. The wire basis: the mean
+ * number of packets a flow is cut into, by hand for a uniform segment and
+ * against a million draws for AliStorage2019, and the mean gap scaled by
+ * the wire bytes per payload byte.
  */
 
 #include <math.h>
@@ -230,6 +233,63 @@ test_params(const struct sim_cdf *c)
 	CHECK_EQ(sim_workload_init(&w, &p, c, err, sizeof(err)), -1);
 }
 
+/* sim_cdf_mean_chunks: packets per flow. */
+static void
+test_chunks(const struct sim_cdf *ali_cdf)
+{
+	struct sim_cdf c;
+	struct sim_rng r;
+	struct sim_workload w;
+	struct sim_workload_params p = {.n_hosts = 8,
+			.host_gbps = 100,
+			.load = 0.8,
+			.oversub = 2,
+			.duration_ns = 1000000,
+			.seed = 1};
+	char err[200];
+	double sum = 0, e;
+
+	/* Sizes uniform on [1000, 3000], 1000-byte packets: 1 packet for a
+	 * value in [1000, 1001) (size 1000), 2 in [1001, 2001), 3 in [2001,
+	 * 3000]: (1 x 1 + 2 x 1000 + 3 x 999) / 2000 = 2.499. */
+	CHECK_EQ(sim_cdf_parse(&c, "1000 0\n3000 100\n", err, sizeof(err)), 0);
+	e = sim_cdf_mean_chunks(&c, 1000);
+	CHECK(fabs(e - 2.499) < 1e-9, "uniform 1000..3000: %.6f packets", e);
+	/* 1-byte chunks: the mean size after truncation, 2000 - 0.5. */
+	e = sim_cdf_mean_chunks(&c, 1);
+	CHECK(fabs(e - 1999.5) < 1e-6, "1-byte chunks: %.6f", e);
+	sim_cdf_free(&c);
+	/* A point mass (equal sizes, rising percent) and sizes below 1. */
+	CHECK_EQ(sim_cdf_parse(&c, "0 0\n0.5 50\n2500 50\n2500 100\n", err, sizeof(err)), 0);
+	e = sim_cdf_mean_chunks(&c, 1000);
+	CHECK(fabs(e - (0.5 * 1 + 0.5 * 3)) < 1e-9, "point mass: %.6f", e);
+	sim_cdf_free(&c);
+
+	/* AliStorage2019 against a million draws (sd of the mean about 0.3%). */
+	e = sim_cdf_mean_chunks(ali_cdf, 1000);
+	sim_rng_seed(&r, 7);
+	for (int i = 0; i < 1000000; i++)
+		sum += (double)((sim_cdf_sample(ali_cdf, &r) + 999) / 1000);
+	CHECK(fabs(sum / 1e6 / e - 1) < 0.01, "AliStorage2019: %.4f packets, drawn %.4f", e,
+			sum / 1e6);
+	CHECK(e > ALI_MEAN / 1000 && e < ALI_MEAN / 1000 + 1, "AliStorage2019: %.4f packets", e);
+
+	/* The mean gap grows by the wire bytes per payload byte; 0 and 1
+	 * are the payload basis; below 1 is refused. */
+	CHECK_EQ(sim_workload_init(&w, &p, ali_cdf, err, sizeof(err)), 0);
+	e = w.mean_iat_ns;
+	sim_workload_fini(&w);
+	CHECK(fabs(e - ALI_MEAN * 8 / 40) < 1e-6, "payload gap %f", e);
+	p.wire_per_payload = 1.125;
+	CHECK_EQ(sim_workload_init(&w, &p, ali_cdf, err, sizeof(err)), 0);
+	CHECK(fabs(w.mean_iat_ns - 1.125 * e) < 1e-6 && fabs(w.host_load - 0.4) < 1e-12,
+			"wire gap %f, host load %f", w.mean_iat_ns, w.host_load);
+	sim_workload_fini(&w);
+	p.wire_per_payload = 0.9;
+	CHECK_EQ(sim_workload_init(&w, &p, ali_cdf, err, sizeof(err)), -1);
+	CHECK(strstr(err, "wire bytes per payload byte") != NULL, "%s", err);
+}
+
 int
 main(void)
 {
@@ -244,6 +304,7 @@ main(void)
 	CHECK(h1 == h2, "the same seed gave other flows");
 	CHECK(h1 != h3, "another seed gave the same flows");
 	test_params(&c);
+	test_chunks(&c);
 	sim_cdf_free(&c);
 	return rtr_test_done("sim-workload");
 }
