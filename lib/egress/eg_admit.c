@@ -28,6 +28,8 @@ cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbu
 	q->slot[q->tail & q->mask] = m;
 	q->tail++;
 	q->bytes += len;
+	if (eg->admit == EG_ADMIT_SHARED)
+		eg_sb_move(eg, len);
 	ep->nonempty |= (uint8_t)(1u << cls);
 	ep->c[cls][RTR_EGC_enqueued]++;
 	if (q->bytes > ep->c[cls][RTR_EGC_max_depth])
@@ -124,10 +126,33 @@ static_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m,
 	return -1;
 }
 
+/*
+ * EG_ADMIT_SHARED's overflow: a packet of a lossless class from an
+ * ingress port this worker has XOFFed may fill that port's headroom
+ * (headroom_kb: what was in flight when the XOFF left), within the whole
+ * pool; else as static (trim, or tail drop).
+ */
+static int
+shared_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, uint8_t cls)
+{
+	uint8_t in = rtr_meta(m)->in_port;
+	uint32_t len = m->pkt_len;
+	const struct rtr_cq *q = &ep->cq[cls];
+
+	if (eg->lossless && in < RTR_MAX_PORTS && (eg->in_xoff[in] >> cls & 1) &&
+			eg->in_hdrm[in] + len <= eg->sb_hdrm && eg_sb_used(eg) + len <= eg->sb_size &&
+			q->tail - q->head <= q->mask) {
+		eg->in_hdrm[in] += len;
+		return cls;
+	}
+	return static_overflow(eg, ep, m, cls);
+}
+
 /* The admission policies, by enum eg_admit (eg_internal.h says how to add
  * one). */
 const struct eg_admit_ops eg_admit_policies[EG_ADMIT_MAX] = {
 		[EG_ADMIT_STATIC] = {.name = "static", .overflow = static_overflow},
+		[EG_ADMIT_SHARED] = {.name = "shared", .overflow = shared_overflow},
 };
 
 static inline int
