@@ -1035,9 +1035,10 @@ buffer_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 	struct rtr_buffer_cfg *b = base;
 	uint64_t hdrm = (uint64_t)b->headroom_kb * c->cfg->n_ports;
 
-	if (b->mode != RTR_BUFFER_SHARED)
+	/* With PFC the ports' headroom is carved out of the pool (qos.pfc is
+	 * read before qos.buffer): some must be left. */
+	if (b->mode != RTR_BUFFER_SHARED || c->cfg->qos.pfc.mode == RTR_PFC_OFF)
 		return 0;
-	/* The ports' headroom is carved out of the pool: some must be left. */
 	if (hdrm >= b->size_kb)
 		return cfg_error(c->e, rtr_cfg_rule_line(node, line, "headroom_kb", "size_kb", NULL),
 				&kpath,

@@ -1953,16 +1953,22 @@ test_qos_buffer(void)
 			"t.yaml:6: qos.buffer.headroom_kb: must be 0..65536, got 65537");
 	ERR_Y(YP "qos:\n  buffer: {xon_offset_kb: -1}\n",
 			"t.yaml:6: qos.buffer.xon_offset_kb: must be 0..65536, got -1");
-	/* The three ports' headroom must leave some of the pool. */
-	ERR_Y(YP "qos:\n  buffer:\n    mode: shared\n    size_kb: 96\n    headroom_kb: 32\n",
-			"t.yaml:9: qos.buffer.headroom_kb: headroom_kb x 3 ports (96) must be < "
+	/* With PFC the three ports' headroom must leave some of the pool. */
+	ERR_Y(YP "qos:\n  pfc: {mode: software, classes: [3]}\n"
+		 "  buffer:\n    mode: shared\n    size_kb: 96\n    headroom_kb: 32\n",
+			"t.yaml:10: qos.buffer.headroom_kb: headroom_kb x 3 ports (96) must be < "
 			"size_kb (96)");
-	ERR_C(CP "qos = {\n  buffer = {\n    mode = \"shared\";\n    size_kb = 96;\n"
+	ERR_C(CP "qos = {\n  pfc = { mode = \"software\"; classes = [3]; };\n"
+		 "  buffer = {\n    mode = \"shared\";\n    size_kb = 96;\n"
 		 "    headroom_kb = 32;\n  };\n};\n",
-			"t.cfg:10: qos.buffer.headroom_kb: headroom_kb x 3 ports (96) must be < "
+			"t.cfg:11: qos.buffer.headroom_kb: headroom_kb x 3 ports (96) must be < "
 			"size_kb (96)");
-	/* ... in static mode the shared keys are not used: no rule. */
-	OK("yaml", YP "qos:\n  buffer: {size_kb: 96, headroom_kb: 32}\n", &y);
+	/* ... in static mode, or without PFC, no headroom is reserved: no rule. */
+	OK("yaml", YP "qos:\n  pfc: {mode: software, classes: [3]}\n"
+		      "  buffer: {size_kb: 96, headroom_kb: 32}\n",
+			&y);
+	rtr_config_free(&y);
+	OK("yaml", YP "qos:\n  buffer: {mode: shared, size_kb: 96, headroom_kb: 32}\n", &y);
 	rtr_config_free(&y);
 }
 

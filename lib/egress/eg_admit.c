@@ -28,8 +28,14 @@ cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbu
 	q->slot[q->tail & q->mask] = m;
 	q->tail++;
 	q->bytes += len;
-	if (eg->admit == EG_ADMIT_SHARED)
+	if (eg->admit == EG_ADMIT_SHARED) {
+		uint64_t u;
+
 		eg_sb_move(eg, len);
+		u = eg_sb_used(eg);
+		if (u > eg->sb_peak)
+			eg->sb_peak = u;
+	}
 	ep->nonempty |= (uint8_t)(1u << cls);
 	ep->c[cls][RTR_EGC_enqueued]++;
 	if (q->bytes > ep->c[cls][RTR_EGC_max_depth])

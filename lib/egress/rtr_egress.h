@@ -263,6 +263,7 @@ struct rtr_egress {
 	uint32_t sb_xon_off;   /* XON below the XOFF threshold minus it */
 	uint32_t sb_hdrm;      /* headroom per ingress port (PFC on), bytes */
 	uint32_t in_hdrm[RTR_MAX_PORTS]; /* headroom in use by ingress port (this worker) */
+	uint64_t sb_peak; /* most of the pool in use this worker saw after an admission */
 	/* PFC generation (software mode) */
 	bool pfc;
 	/* Bytes counted by ingress port and class against xoff_kb/xon_kb:

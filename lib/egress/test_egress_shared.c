@@ -175,6 +175,7 @@ test_incast(void)
 	}
 	CHECK(ok, "the pool's count is the queued bytes and never above %u", size);
 	CHECK(max <= size);
+	CHECK(eg->sb_peak <= size && eg->sb_peak >= max);
 	CHECK(drops[RTR_DROP_QUEUE_FULL] > 0);
 	/* Both queues stopped by their limit: neither takes another packet
 	 * (q + len > alpha x free), and neither is past half the pool
