@@ -1040,9 +1040,9 @@ buffer_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
 	if (b->mode != RTR_BUFFER_SHARED || c->cfg->qos.pfc.mode == RTR_PFC_OFF)
 		return 0;
 	if (hdrm >= b->size_kb)
-		return cfg_error(c->e, rtr_cfg_rule_line(node, line, "headroom_kb", "size_kb", NULL),
-				&kpath,
-				"headroom_kb x %u ports (%llu) must be < size_kb (%u)",
+		return cfg_error(c->e,
+				rtr_cfg_rule_line(node, line, "headroom_kb", "size_kb", NULL),
+				&kpath, "headroom_kb x %u ports (%llu) must be < size_kb (%u)",
 				c->cfg->n_ports, (unsigned long long)hdrm, b->size_kb);
 	return 0;
 }

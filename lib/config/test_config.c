@@ -1947,8 +1947,8 @@ test_qos_buffer(void)
 			"t.cfg:6: qos.buffer.alpha: must be >0 and <=64, got 0");
 	ERR_Y(YP "qos:\n  buffer: {alpha: 65}\n",
 			"t.yaml:6: qos.buffer.alpha: must be >0 and <=64, got 65");
-	ERR_Y(YP "qos:\n  buffer: {pfc_divisor: 12}\n",
-			"t.yaml:6: qos.buffer.pfc_divisor: must be a power of two in 1..1024, got 12");
+	ERR_Y(YP "qos:\n  buffer: {pfc_divisor: 12}\n", "t.yaml:6: qos.buffer.pfc_divisor: must be "
+							"a power of two in 1..1024, got 12");
 	ERR_Y(YP "qos:\n  buffer: {headroom_kb: 65537}\n",
 			"t.yaml:6: qos.buffer.headroom_kb: must be 0..65536, got 65537");
 	ERR_Y(YP "qos:\n  buffer: {xon_offset_kb: -1}\n",
@@ -1964,8 +1964,9 @@ test_qos_buffer(void)
 			"t.cfg:11: qos.buffer.headroom_kb: headroom_kb x 3 ports (96) must be < "
 			"size_kb (96)");
 	/* ... in static mode, or without PFC, no headroom is reserved: no rule. */
-	OK("yaml", YP "qos:\n  pfc: {mode: software, classes: [3]}\n"
-		      "  buffer: {size_kb: 96, headroom_kb: 32}\n",
+	OK("yaml",
+			YP "qos:\n  pfc: {mode: software, classes: [3]}\n"
+			   "  buffer: {size_kb: 96, headroom_kb: 32}\n",
 			&y);
 	rtr_config_free(&y);
 	OK("yaml", YP "qos:\n  buffer: {mode: shared, size_kb: 96, headroom_kb: 32}\n", &y);

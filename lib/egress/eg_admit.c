@@ -146,8 +146,8 @@ shared_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m,
 	const struct rtr_cq *q = &ep->cq[cls];
 
 	if (eg->lossless && in < RTR_MAX_PORTS && (eg->in_xoff[in] >> cls & 1) &&
-			eg->in_hdrm[in] + len <= eg->sb_hdrm && eg_sb_used(eg) + len <= eg->sb_size &&
-			q->tail - q->head <= q->mask) {
+			eg->in_hdrm[in] + len <= eg->sb_hdrm &&
+			eg_sb_used(eg) + len <= eg->sb_size && q->tail - q->head <= q->mask) {
 		eg->in_hdrm[in] += len;
 		return cls;
 	}

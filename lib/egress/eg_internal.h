@@ -65,8 +65,7 @@
  * PFC XOFF at free >> sb_pfc_shift (eg_pfc_in_add). Its overflow: headroom
  * for an ingress already XOFFed, else that of static.
  *
- * A new policy (a shared buffer with dynamic thresholds, say) is an enum
- * value, a case in eg_admit_fits(), an entry in eg_admit_policies[] and a
+ * A new policy is an enum value, a case in eg_admit_fits(), an entry in eg_admit_policies[] and a
  * line in eg_admit_choose(); its state goes in struct rtr_eport or
  * rtr_egress_shared. Enqueue, scheduler and wire do not change.
  */

@@ -294,8 +294,7 @@ test_pfc(void)
 	for (unsigned int t = 0; t < 2000 && eg->port[2]->nonempty; t++) {
 		eg->port[2]->wire[0].blocked = false;
 		rtr_egress_service_port(eg, 2, 2000 + t);
-		if ((eg->in_xoff[0] & (1u << 3)) &&
-				eg->in_bytes[0][3] + 3072 < eg_sb_free(eg) / 16)
+		if ((eg->in_xoff[0] & (1u << 3)) && eg->in_bytes[0][3] + 3072 < eg_sb_free(eg) / 16)
 			ok = false;
 		if (!(eg->in_xoff[0] & (1u << 3)) && atomic_load(&sh.port[0].pfc.tx_xon) == 0)
 			ok = false;

@@ -64,7 +64,7 @@ struct opts {
 	unsigned int wire_overhead;
 	unsigned int nic_ring, nic_comp_batch, nic_pad; /* the switch ports' NICs */
 	unsigned int nic_ring_kb;                       /* the egress's paced ring, 0: off */
-	bool buffer_shared;  /* --buffer shared: qos.buffer of the default qos */
+	bool buffer_shared;     /* --buffer shared: qos.buffer of the default qos */
 	unsigned int buffer_kb; /* --buffer-kb: its size_kb */
 	uint64_t nic_comp_delay_ns;
 	double drain_ms;
@@ -420,7 +420,8 @@ parse_args(int argc, char **argv, struct opts *o)
 			else if (strcmp(optarg, "shared") == 0)
 				o->buffer_shared = true;
 			else
-				return bad("--buffer: expected static or shared, got \"%s\"", optarg);
+				return bad("--buffer: expected static or shared, got \"%s\"",
+						optarg);
 			break;
 		case O_BUFFER_KB:
 			rc = num_uint("--buffer-kb", optarg, 64, 1048576, &o->buffer_kb);
