@@ -85,7 +85,7 @@ struct eg_admit_ops {
 	 * free it through io.drop, count it, and return -1.
 	 */
 	int (*overflow)(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m,
-			uint8_t cls);
+			uint8_t cls, uint64_t now_ns);
 };
 
 extern const struct eg_admit_ops eg_admit_policies[EG_ADMIT_MAX];
@@ -224,22 +224,14 @@ eg_xoff_refresh_ns(const struct rtr_egress *eg, uint16_t port)
 	return ((uint64_t)eg->pfc_quanta * eg->sh->port[port].quantum_ns_q10) >> 11;
 }
 
-/* Ingress accounting: len bytes of class cls received on port in joined a
- * class queue; XOFF toward in when they reach xoff_bytes. */
+/* XOFF of (in, cls) from this worker: the frame (software) or the RX hold,
+ * unless another worker holds it already. */
 static inline void
-eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+eg_pfc_xoff(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint64_t now_ns)
 {
 	struct rtr_eg_pfc_port *pp;
 	uint64_t bit, old;
 
-	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
-		return;
-	eg->in_bytes[in][cls] += len;
-	if (eg->in_xoff[in] & (1u << cls))
-		return;
-	if (eg->in_bytes[in][cls] <
-			(eg->admit == EG_ADMIT_SHARED ? eg_sb_xoff(eg) : eg->xoff_bytes))
-		return;
 	eg->in_xoff[in] |= (uint8_t)(1u << cls);
 	pp = &eg->sh->port[in].pfc;
 	bit = 1ull << eg->worker;
@@ -256,6 +248,23 @@ eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint
 	eg->pfc_refresh_at[in] = now_ns + eg_xoff_refresh_ns(eg, in);
 	if (old == 0)
 		eg_pfc_send(eg, in, cls, true, now_ns);
+}
+
+/* Ingress accounting: len bytes of class cls received on port in joined a
+ * class queue; XOFF toward in when they reach xoff_bytes (the shared
+ * buffer: free / pfc_divisor). */
+static inline void
+eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+{
+	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
+		return;
+	eg->in_bytes[in][cls] += len;
+	if (eg->in_xoff[in] & (1u << cls))
+		return;
+	if (eg->in_bytes[in][cls] <
+			(eg->admit == EG_ADMIT_SHARED ? eg_sb_xoff(eg) : eg->xoff_bytes))
+		return;
+	eg_pfc_xoff(eg, in, cls, now_ns);
 }
 
 /* Whether an XOFFed ingress (in, cls) may have its XON: below xon_bytes,

@@ -284,9 +284,14 @@ test_pfc(void)
 	CHECK_EQ(hdrm_pkts, 16);
 	CHECK_EQ(eg->in_hdrm[0], 16 * 1024);
 	CHECK(eg_sb_used(eg) <= 1024 * 1024);
-	/* Another ingress (not XOFFed) gets no headroom. */
-	CHECK_EQ(rtr_egress_enqueue(eg, 2, pkt(len, false, 0, -1, 4, 9, 1), 3, 1000), -1);
-	CHECK_EQ(eg->in_hdrm[1], 0);
+	/* Past its headroom the XOFFed ingress is dropped. */
+	CHECK_EQ(drops[RTR_DROP_QUEUE_FULL], 1);
+	/* Another ingress, below free / 16 but past the queue's limit, is
+	 * XOFFed at once and queued in its headroom: lossless is not lost. */
+	CHECK_EQ(rtr_egress_enqueue(eg, 2, pkt(len, false, 0, -1, 4, 9, 1), 3, 1000), 0);
+	CHECK_EQ(eg->in_hdrm[1], len);
+	CHECK_EQ(eg->in_xoff[1], 1u << 3);
+	CHECK_EQ(atomic_load(&sh.port[1].pfc.tx_xoff), 1);
 	/* Drain port 2 a frame at a time: XOFF held while at or above
 	 * free / 16 - 3 KB, XON once below. */
 	accept_n = 1;
@@ -303,6 +308,8 @@ test_pfc(void)
 	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 1);
 	CHECK_EQ(eg->in_xoff[0], 0);
 	CHECK_EQ(eg->in_hdrm[0], 0);
+	CHECK_EQ(eg->in_xoff[1], 0);
+	CHECK_EQ(atomic_load(&sh.port[1].pfc.tx_xon), 1);
 	CHECK_EQ(eg_sb_used(eg), 0);
 	done(eg);
 }
