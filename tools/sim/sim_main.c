@@ -989,6 +989,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	unsigned int n_uc = 0;
 	uint64_t host_sent = 0, eg[RTR_MAX_CLASSES][RTR_EGC_MAX];
 	uint64_t rx_pfc_sw = 0, rx_pfc_host = 0, tx_xoff = 0, tx_xon = 0;
+	uint64_t sb_peak = 0; /* the most of a switch's shared pool in use */
 	double win_ns = (double)r->end_ns;
 	struct rtr_json w;
 	struct rusage ru;
@@ -1037,6 +1038,9 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 			if (n->kind != SIM_HOST && n->eg != NULL) {
 				struct rtr_eg_port_report rep;
 				struct rtr_egress *e = n->eg;
+
+				if (e->sb_peak > sb_peak)
+					sb_peak = e->sb_peak;
 
 				rtr_egress_report(&e, 1, n->eg_shared, p, r->net.sim.now_ns, &rep);
 				for (unsigned int cl = 0; cl < rep.n_classes; cl++)
@@ -1151,6 +1155,10 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_u64(&w, "rx_by_hosts", rx_pfc_host);
 	rtr_json_kv_u64(&w, "tx_xoff", tx_xoff);
 	rtr_json_kv_u64(&w, "tx_xon", tx_xon);
+
+	/* qos.buffer.mode shared: the most any switch held of its pool. */
+	jw_obj(&w, "buffer");
+	rtr_json_kv_u64(&w, "peak_bytes", sb_peak);
 
 	jw_obj(&w, "egress_classes");
 	for (unsigned int cl = 0; cl < RTR_MAX_CLASSES; cl++) {
