@@ -314,6 +314,49 @@ test_pfc(void)
 	done(eg);
 }
 
+/*
+ * The XON threshold moves with free: an XOFFed ingress none of whose
+ * bytes leave gets its XON from rtr_egress_tick once another port's queue
+ * has drained and free / 16 - 3 KB is above its bytes.
+ */
+static void
+test_xon_as_free_grows(void)
+{
+	const uint32_t len = 1024;
+	struct rtr_egress *eg;
+	unsigned int n = 0;
+
+	cfg_shared(4, 1024, 1.0);
+	cfg.qos.buffer.headroom_kb = 16;
+	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
+	cfg.qos.pfc.class_mask = 1u << 3;
+	cfg.qos.pfc.quanta = 1000;
+	eg = mk(0);
+	accept_n = 0;
+	/* Class 0 (no PFC) from port 1 into port 3 takes half the pool. */
+	while (n < 2000 && rtr_egress_enqueue(eg, 3, pkt(len, false, 0, -1, 4, n, 1), 0, 1000) == 0)
+		n++;
+	CHECK(eg_sb_used(eg) > 400 * 1024, "port 3 holds %" PRIu64, eg_sb_used(eg));
+	/* Port 0 into port 2, class 3, until its XOFF (free / 16: about 30 KB). */
+	for (n = 0; n < 100 && !(eg->in_xoff[0] & (1u << 3)); n++)
+		rtr_egress_enqueue(eg, 2, pkt(len, false, 0, -1, 4, n, 0), 3, 1000);
+	CHECK(eg->in_xoff[0] & (1u << 3));
+	CHECK(eg->in_bytes[0][3] < 40 * 1024, "XOFF at %u bytes", eg->in_bytes[0][3]);
+	rtr_egress_tick(eg, 1100);
+	CHECK_EQ(eg->in_xoff[0], 1u << 3); /* nothing changed: still XOFF */
+	/* Port 3 drains; port 2 (and port 0's bytes there) does not. */
+	accept_n = -1;
+	for (unsigned int t = 0; t < 1000 && eg->port[3]->nonempty; t++)
+		rtr_egress_service_port(eg, 3, 2000 + t);
+	CHECK_EQ(eg->port[2]->cq[3].bytes, n * len);
+	CHECK_EQ(eg->in_xoff[0], 1u << 3); /* no departure of its own: no XON yet */
+	CHECK(eg->in_bytes[0][3] + 3072 < eg_sb_free(eg) / 16);
+	rtr_egress_tick(eg, 5000);
+	CHECK_EQ(eg->in_xoff[0], 0);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 1);
+	done(eg);
+}
+
 /* Two workers, one pool: each holds back less than RTR_EG_SB_BATCH; a
  * service pass flushes it. */
 static void
@@ -369,6 +412,7 @@ main(void)
 	test_incast();
 	test_alpha_follows_free();
 	test_pfc();
+	test_xon_as_free_grows();
 	test_workers();
 	test_static();
 	CHECK_EQ(live_mbufs, 0);
