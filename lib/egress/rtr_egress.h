@@ -252,18 +252,6 @@ struct rtr_egress {
 	uint8_t dscp_class[64];
 	uint8_t pcp_class[8];
 	uint8_t admit; /* admission policy (eg_internal.h: enum eg_admit) */
-	/* EG_ADMIT_SHARED (qos.buffer; doc/egress.md "Shared buffer"): the
-	 * pool is sh->sb_used plus this worker's sb_delta not yet added. */
-	int64_t sb_delta;
-	uint32_t sb_batch;               /* flush sb_delta when |sb_delta| reaches it */
-	uint64_t sb_size;                /* bytes of the pool */
-	uint64_t sb_shared;              /* the pool less every port's headroom */
-	uint64_t sb_alpha_q16;           /* a class queue's limit: alpha x free */
-	uint8_t sb_pfc_shift;            /* XOFF at free >> it */
-	uint32_t sb_xon_off;             /* XON below the XOFF threshold minus it */
-	uint32_t sb_hdrm;                /* headroom per ingress port (PFC on), bytes */
-	uint32_t in_hdrm[RTR_MAX_PORTS]; /* headroom in use by ingress port (this worker) */
-	uint64_t sb_peak; /* most of the pool in use this worker saw after an admission */
 	/* PFC generation (software mode) */
 	bool pfc;
 	/* Bytes counted by ingress port and class against xoff_kb/xon_kb:
@@ -292,6 +280,19 @@ struct rtr_egress {
 	uint32_t active; /* bit p: port p has packets queued or on the wire */
 	uint64_t held;   /* packets in class queues and wire FIFOs */
 	struct rtr_eport *port[RTR_MAX_PORTS];
+	/* EG_ADMIT_SHARED (qos.buffer; doc/egress.md "Shared buffer"): the
+	 * pool is sh->sb_used plus this worker's sb_delta not yet added.
+	 * Last, so that static's layout is what it was. */
+	int64_t sb_delta;
+	uint32_t sb_batch;               /* flush sb_delta when |sb_delta| reaches it */
+	uint64_t sb_size;                /* bytes of the pool */
+	uint64_t sb_shared;              /* the pool less every port's headroom */
+	uint64_t sb_alpha_q16;           /* a class queue's limit: alpha x free */
+	uint8_t sb_pfc_shift;            /* XOFF at free >> it */
+	uint32_t sb_xon_off;             /* XON below the XOFF threshold minus it */
+	uint32_t sb_hdrm;                /* headroom per ingress port (PFC on), bytes */
+	uint32_t in_hdrm[RTR_MAX_PORTS]; /* headroom in use by ingress port (this worker) */
+	uint64_t sb_peak; /* most of the pool in use this worker saw after an admission */
 };
 
 /* rte_eth_tx_descriptor_status's offset conventions (doc/nic-facts.md "TX
