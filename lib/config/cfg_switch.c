@@ -1025,6 +1025,42 @@ static const struct rtr_cfg_field pfc_fields[] = {
 };
 static const struct rtr_cfg_map pfc_map = {pfc_fields, RTR_ARRAY_SIZE(pfc_fields), pfc_check};
 
+static const char *const buffer_mode_names[] = {"static", "shared", NULL};
+
+static int
+buffer_check(struct rtr_cfg_ctx *c, const struct cfg_node *node, int line,
+		const struct cfg_path *path, void *base)
+{
+	struct cfg_path kpath = {path, "headroom_kb", 0};
+	struct rtr_buffer_cfg *b = base;
+	uint64_t hdrm = (uint64_t)b->headroom_kb * c->cfg->n_ports;
+
+	/* With PFC the ports' headroom is carved out of the pool (qos.pfc is
+	 * read before qos.buffer): some must be left. */
+	if (b->mode != RTR_BUFFER_SHARED || c->cfg->qos.pfc.mode == RTR_PFC_OFF)
+		return 0;
+	if (hdrm >= b->size_kb)
+		return cfg_error(c->e,
+				rtr_cfg_rule_line(node, line, "headroom_kb", "size_kb", NULL),
+				&kpath, "headroom_kb x %u ports (%llu) must be < size_kb (%u)",
+				c->cfg->n_ports, (unsigned long long)hdrm, b->size_kb);
+	return 0;
+}
+
+static const struct rtr_cfg_field buffer_fields[] = {
+		RTR_CFG_ENUM("mode", struct rtr_buffer_cfg, mode, buffer_mode_names,
+				RTR_BUFFER_STATIC),
+		RTR_CFG_UINT("size_kb", struct rtr_buffer_cfg, size_kb, 64, 1048576, 9216),
+		RTR_CFG_DOUBLE("alpha", struct rtr_buffer_cfg, alpha, 0, 64, 1,
+				.flags = RTR_CFG_MIN_EXCL),
+		RTR_CFG_UINT("headroom_kb", struct rtr_buffer_cfg, headroom_kb, 0, 65536, 32),
+		RTR_CFG_UINT("pfc_divisor", struct rtr_buffer_cfg, pfc_divisor, 1, 1024, 16,
+				.flags = RTR_CFG_POW2),
+		RTR_CFG_UINT("xon_offset_kb", struct rtr_buffer_cfg, xon_offset_kb, 0, 65536, 3),
+};
+static const struct rtr_cfg_map buffer_map = {
+		buffer_fields, RTR_ARRAY_SIZE(buffer_fields), buffer_check};
+
 static const struct rtr_cfg_field qos_fields[] = {
 		/* classes first: dscp, pcp, class_params and pfc are checked against it. */
 		RTR_CFG_UINT("classes", struct rtr_qos_cfg, classes, 1, RTR_MAX_CLASSES,
@@ -1043,6 +1079,7 @@ static const struct rtr_cfg_field qos_fields[] = {
 				trim_lengths_names, 0),
 		RTR_CFG_FUNC("trim_dscp", trim_dscp_parse, trim_dscp_dump),
 		RTR_CFG_MAP("pfc", struct rtr_qos_cfg, pfc, &pfc_map),
+		RTR_CFG_MAP("buffer", struct rtr_qos_cfg, buffer, &buffer_map),
 };
 static const struct rtr_cfg_map qos_map = {qos_fields, RTR_ARRAY_SIZE(qos_fields), NULL};
 

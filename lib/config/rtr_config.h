@@ -157,6 +157,29 @@ struct rtr_pfc_cfg {
 	uint16_t quanta;        /* pause time sent in XOFF, 512-bit-time units */
 };
 
+/* How the class queues share memory (doc/egress.md "Shared buffer").
+ * static: each class queue holds up to its queue_kb, PFC at pfc.xoff_kb
+ * (today's behaviour, the default). shared: one pool of size_kb per
+ * switch; a class queue takes a packet while its depth < alpha x free
+ * (and the pool has room), PFC (pfc.mode not off) XOFFs an ingress
+ * (port, class) at free / pfc_divisor and XONs below that minus
+ * xon_offset_kb, headroom_kb per ingress port reserved for what arrives
+ * after the XOFF. New modes go at the end. */
+enum rtr_buffer_mode {
+	RTR_BUFFER_STATIC = 0,
+	RTR_BUFFER_SHARED,
+};
+#define RTR_BUFFER_MODES (RTR_BUFFER_SHARED + 1)
+
+struct rtr_buffer_cfg {
+	enum rtr_buffer_mode mode; /* "static" | "shared" */
+	uint32_t size_kb;          /* shared: the switch's pool */
+	double alpha;              /* shared: a class queue's limit is alpha x free */
+	uint32_t headroom_kb;      /* shared, PFC: reserved per ingress port */
+	uint32_t pfc_divisor;      /* shared, PFC: XOFF at free / it (a power of 2) */
+	uint32_t xon_offset_kb;    /* shared, PFC: XON below the XOFF threshold minus it */
+};
+
 struct rtr_qos_cfg {
 	uint8_t classes; /* 1..8; class (classes-1) is control */
 	bool trust_pcp;  /* "trust": "dscp" (default) | "pcp" */
@@ -176,6 +199,7 @@ struct rtr_qos_cfg {
 	bool trim_update_lengths; /* "trim_lengths": "keep" (default) | "update" */
 	int16_t trim_dscp;        /* -1 = keep the DSCP of the trimmed packet */
 	struct rtr_pfc_cfg pfc;
+	struct rtr_buffer_cfg buffer;
 };
 
 struct rtr_switch_cfg {

@@ -1905,6 +1905,74 @@ test_nic_ring_and_hw_queues(void)
 			"t.yaml:2: ports[0].nic_ring_kb: must be 0 or 1..65536, got 65537");
 }
 
+/* qos.buffer: the static default, the shared pool's keys, ranges and rules. */
+static void
+test_qos_buffer(void)
+{
+	static struct rtr_config y, c;
+
+	/* Defaults: static (today's behaviour); the shared keys' defaults. */
+	OK("yaml", YP, &y);
+	CHECK_EQ(y.qos.buffer.mode, RTR_BUFFER_STATIC);
+	CHECK_EQ(y.qos.buffer.size_kb, 9216);
+	CHECK(y.qos.buffer.alpha == 1.0);
+	CHECK_EQ(y.qos.buffer.headroom_kb, 32);
+	CHECK_EQ(y.qos.buffer.pfc_divisor, 16);
+	CHECK_EQ(y.qos.buffer.xon_offset_kb, 3);
+	rtr_config_free(&y);
+
+	OK("yaml",
+			YP "qos:\n  buffer: {mode: shared, size_kb: 4096, alpha: 0.5, "
+			   "headroom_kb: 64, pfc_divisor: 8, xon_offset_kb: 0}\n",
+			&y);
+	CHECK_EQ(y.qos.buffer.mode, RTR_BUFFER_SHARED);
+	CHECK_EQ(y.qos.buffer.size_kb, 4096);
+	CHECK(y.qos.buffer.alpha == 0.5);
+	CHECK_EQ(y.qos.buffer.headroom_kb, 64);
+	CHECK_EQ(y.qos.buffer.pfc_divisor, 8);
+	CHECK_EQ(y.qos.buffer.xon_offset_kb, 0);
+	OK("cfg",
+			CP "qos = { buffer = { mode = \"shared\"; size_kb = 4096; alpha = 0.5; "
+			   "headroom_kb = 64; pfc_divisor = 8; xon_offset_kb = 0; }; };\n",
+			&c);
+	CHECK(config_equal(&y, &c), "yaml and libconfig give the same qos.buffer");
+	rtr_config_free(&y);
+	rtr_config_free(&c);
+
+	ERR_Y(YP "qos:\n  buffer: {mode: dynamic}\n",
+			"t.yaml:6: qos.buffer.mode: must be static or shared, got \"dynamic\"");
+	ERR_Y(YP "qos:\n  buffer: {size_kb: 32}\n",
+			"t.yaml:6: qos.buffer.size_kb: must be 64..1048576, got 32");
+	ERR_C(CP "qos = { buffer = { alpha = 0; }; };\n",
+			"t.cfg:6: qos.buffer.alpha: must be >0 and <=64, got 0");
+	ERR_Y(YP "qos:\n  buffer: {alpha: 65}\n",
+			"t.yaml:6: qos.buffer.alpha: must be >0 and <=64, got 65");
+	ERR_Y(YP "qos:\n  buffer: {pfc_divisor: 12}\n", "t.yaml:6: qos.buffer.pfc_divisor: must be "
+							"a power of two in 1..1024, got 12");
+	ERR_Y(YP "qos:\n  buffer: {headroom_kb: 65537}\n",
+			"t.yaml:6: qos.buffer.headroom_kb: must be 0..65536, got 65537");
+	ERR_Y(YP "qos:\n  buffer: {xon_offset_kb: -1}\n",
+			"t.yaml:6: qos.buffer.xon_offset_kb: must be 0..65536, got -1");
+	/* With PFC the three ports' headroom must leave some of the pool. */
+	ERR_Y(YP "qos:\n  pfc: {mode: software, classes: [3]}\n"
+		 "  buffer:\n    mode: shared\n    size_kb: 96\n    headroom_kb: 32\n",
+			"t.yaml:10: qos.buffer.headroom_kb: headroom_kb x 3 ports (96) must be < "
+			"size_kb (96)");
+	ERR_C(CP "qos = {\n  pfc = { mode = \"software\"; classes = [3]; };\n"
+		 "  buffer = {\n    mode = \"shared\";\n    size_kb = 96;\n"
+		 "    headroom_kb = 32;\n  };\n};\n",
+			"t.cfg:11: qos.buffer.headroom_kb: headroom_kb x 3 ports (96) must be < "
+			"size_kb (96)");
+	/* ... in static mode, or without PFC, no headroom is reserved: no rule. */
+	OK("yaml",
+			YP "qos:\n  pfc: {mode: software, classes: [3]}\n"
+			   "  buffer: {size_kb: 96, headroom_kb: 32}\n",
+			&y);
+	rtr_config_free(&y);
+	OK("yaml", YP "qos:\n  buffer: {mode: shared, size_kb: 96, headroom_kb: 32}\n", &y);
+	rtr_config_free(&y);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1930,6 +1998,7 @@ main(int argc, char **argv)
 	test_qos_classes();
 	test_qos_rules();
 	test_pfc_mode_names();
+	test_qos_buffer();
 	test_syntax();
 	test_truncations(dir, "demo-tor", "yaml");
 	test_truncations(dir, "demo-tor", "cfg");

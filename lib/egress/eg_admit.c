@@ -28,6 +28,14 @@ cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbu
 	q->slot[q->tail & q->mask] = m;
 	q->tail++;
 	q->bytes += len;
+	if (eg->admit == EG_ADMIT_SHARED) {
+		uint64_t u;
+
+		eg_sb_move(eg, len);
+		u = eg_sb_used(eg);
+		if (u > eg->sb_peak)
+			eg->sb_peak = u;
+	}
 	ep->nonempty |= (uint8_t)(1u << cls);
 	ep->c[cls][RTR_EGC_enqueued]++;
 	if (q->bytes > ep->c[cls][RTR_EGC_max_depth])
@@ -112,8 +120,10 @@ trim_packet(struct rtr_egress *eg, struct rte_mbuf *m)
  * are counted in the packet's own class.
  */
 static int
-static_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, uint8_t cls)
+static_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, uint8_t cls,
+		uint64_t now_ns)
 {
+	(void)now_ns;
 	if (eg->trim && cls != ep->top && trim_packet(eg, m)) {
 		ep->c[cls][RTR_EGC_trimmed]++;
 		if (eg_admit_fits(eg, &ep->cq[ep->top], m->pkt_len, false))
@@ -124,10 +134,39 @@ static_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m,
 	return -1;
 }
 
+/*
+ * EG_ADMIT_SHARED's overflow: a packet of a PFC class is never dropped
+ * while its ingress port's headroom (headroom_kb: what arrives after the
+ * XOFF) and the whole pool have room: the ingress is XOFFed now if it was
+ * not yet (the buffer is short: its bytes passed the queue's limit before
+ * they reached free / pfc_divisor, or free shrank since its last packet),
+ * and the packet is queued in the headroom. Anything else as static
+ * (trim, or tail drop).
+ */
+static int
+shared_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m, uint8_t cls,
+		uint64_t now_ns)
+{
+	uint8_t in = rtr_meta(m)->in_port;
+	uint32_t len = m->pkt_len;
+	const struct rtr_cq *q = &ep->cq[cls];
+
+	if (eg->lossless && in < RTR_MAX_PORTS && (eg->pfc_mask >> cls & 1) &&
+			eg->in_hdrm[in] + len <= eg->sb_hdrm &&
+			eg_sb_used(eg) + len <= eg->sb_size && q->tail - q->head <= q->mask) {
+		if (!(eg->in_xoff[in] >> cls & 1))
+			eg_pfc_xoff(eg, in, cls, now_ns);
+		eg->in_hdrm[in] += len;
+		return cls;
+	}
+	return static_overflow(eg, ep, m, cls, now_ns);
+}
+
 /* The admission policies, by enum eg_admit (eg_internal.h says how to add
  * one). */
 const struct eg_admit_ops eg_admit_policies[EG_ADMIT_MAX] = {
 		[EG_ADMIT_STATIC] = {.name = "static", .overflow = static_overflow},
+		[EG_ADMIT_SHARED] = {.name = "shared", .overflow = shared_overflow},
 };
 
 static inline int
@@ -155,7 +194,7 @@ admit(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls, uin
 	/* The policy's test inline; its overflow handler only for a packet
 	 * that does not fit. */
 	if (unlikely(!eg_admit_fits(eg, &ep->cq[cls], len, held))) {
-		int to = eg_admit_policies[eg->admit].overflow(eg, ep, m, cls);
+		int to = eg_admit_policies[eg->admit].overflow(eg, ep, m, cls, now_ns);
 
 		if (to < 0)
 			return -1;

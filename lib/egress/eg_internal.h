@@ -54,17 +54,24 @@
  *   for a packet that does not fit: trim it into another class, or drop
  *   it under a named reason.
  *
- * Today's only policy, EG_ADMIT_STATIC: each class holds up to its own
+ * EG_ADMIT_STATIC (the default): each class holds up to its own
  * queue_kb (tail drop), and with qos.trim a RoCE data packet that does not
  * fit is cut to its headers and queued in the control class.
  *
- * A new policy (a shared buffer with dynamic thresholds, say) is an enum
- * value, a case in eg_admit_fits(), an entry in eg_admit_policies[] and a
+ * EG_ADMIT_SHARED (qos.buffer.mode shared; doc/egress.md "Shared buffer"):
+ * one pool per switch (struct rtr_egress_shared.sb_used, atomic, with
+ * per-worker batching: eg_sb_move); a class queue takes a packet while its
+ * depth stays within alpha x free (and its queue_kb) and the pool has room;
+ * PFC XOFF at free >> sb_pfc_shift (eg_pfc_in_add). Its overflow: headroom
+ * for an ingress already XOFFed, else that of static.
+ *
+ * A new policy is an enum value, a case in eg_admit_fits(), an entry in eg_admit_policies[] and a
  * line in eg_admit_choose(); its state goes in struct rtr_eport or
  * rtr_egress_shared. Enqueue, scheduler and wire do not change.
  */
 enum eg_admit {
 	EG_ADMIT_STATIC, /* per-class queue_kb; tail drop or trim */
+	EG_ADMIT_SHARED, /* one pool per switch, alpha x free (qos.buffer) */
 	EG_ADMIT_MAX
 };
 
@@ -78,7 +85,7 @@ struct eg_admit_ops {
 	 * free it through io.drop, count it, and return -1.
 	 */
 	int (*overflow)(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m,
-			uint8_t cls);
+			uint8_t cls, uint64_t now_ns);
 };
 
 extern const struct eg_admit_ops eg_admit_policies[EG_ADMIT_MAX];
@@ -87,8 +94,57 @@ extern const struct eg_admit_ops eg_admit_policies[EG_ADMIT_MAX];
 static inline uint8_t
 eg_admit_choose(const struct rtr_qos_cfg *q)
 {
-	(void)q;
-	return EG_ADMIT_STATIC;
+	return q->buffer.mode == RTR_BUFFER_SHARED ? EG_ADMIT_SHARED : EG_ADMIT_STATIC;
+}
+
+/* ------------------------------------------------------------ shared buffer */
+
+/* Bytes of the pool in use as this worker sees them: the switch's count
+ * and its own delta (exact with one worker; off by less than
+ * RTR_EG_SB_BATCH per other worker). */
+static inline uint64_t
+eg_sb_used(const struct rtr_egress *eg)
+{
+	int64_t u = atomic_load_explicit(&eg->sh->sb_used, memory_order_relaxed) + eg->sb_delta;
+
+	return u < 0 ? 0 : (uint64_t)u;
+}
+
+/* The free shared buffer (the pool less the ports' headroom, less what is
+ * in use). */
+static inline uint64_t
+eg_sb_free(const struct rtr_egress *eg)
+{
+	uint64_t u = eg_sb_used(eg);
+
+	return u < eg->sb_shared ? eg->sb_shared - u : 0;
+}
+
+/* Flush this worker's delta into the switch's count (one atomic). */
+static inline void
+eg_sb_flush(struct rtr_egress *eg)
+{
+	atomic_fetch_add_explicit(&eg->sh->sb_used, eg->sb_delta, memory_order_relaxed);
+	eg->sb_delta = 0;
+}
+
+/* d bytes joined (> 0) or left (< 0) the class queues of this worker: an
+ * atomic only once the delta reaches sb_batch. */
+static inline void
+eg_sb_move(struct rtr_egress *eg, int64_t d)
+{
+	eg->sb_delta += d;
+	if (eg->sb_delta >= (int64_t)eg->sb_batch || eg->sb_delta <= -(int64_t)eg->sb_batch)
+		eg_sb_flush(eg);
+}
+
+/* The XOFF threshold of an ingress (port, class): free / pfc_divisor. */
+static inline uint32_t
+eg_sb_xoff(const struct rtr_egress *eg)
+{
+	uint64_t t = eg_sb_free(eg) >> eg->sb_pfc_shift;
+
+	return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
 }
 
 /*
@@ -101,6 +157,17 @@ eg_admit_fits(const struct rtr_egress *eg, const struct rtr_cq *q, uint32_t len,
 	bool room;
 
 	switch (eg->admit) {
+	case EG_ADMIT_SHARED:
+		if (held) {
+			room = true;
+		} else {
+			uint64_t used = eg_sb_used(eg);
+			uint64_t free = used < eg->sb_shared ? eg->sb_shared - used : 0;
+
+			room = used + len <= eg->sb_shared && q->bytes + len <= q->limit &&
+			       q->bytes + len <= ((free * eg->sb_alpha_q16) >> 16);
+		}
+		break;
 	case EG_ADMIT_STATIC:
 	default:
 		room = held || q->bytes + len <= q->limit;
@@ -157,19 +224,14 @@ eg_xoff_refresh_ns(const struct rtr_egress *eg, uint16_t port)
 	return ((uint64_t)eg->pfc_quanta * eg->sh->port[port].quantum_ns_q10) >> 11;
 }
 
-/* Ingress accounting: len bytes of class cls received on port in joined a
- * class queue; XOFF toward in when they reach xoff_bytes. */
+/* XOFF of (in, cls) from this worker: the frame (software) or the RX hold,
+ * unless another worker holds it already. */
 static inline void
-eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+eg_pfc_xoff(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint64_t now_ns)
 {
 	struct rtr_eg_pfc_port *pp;
 	uint64_t bit, old;
 
-	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
-		return;
-	eg->in_bytes[in][cls] += len;
-	if (eg->in_bytes[in][cls] < eg->xoff_bytes || (eg->in_xoff[in] & (1u << cls)))
-		return;
 	eg->in_xoff[in] |= (uint8_t)(1u << cls);
 	pp = &eg->sh->port[in].pfc;
 	bit = 1ull << eg->worker;
@@ -188,19 +250,45 @@ eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint
 		eg_pfc_send(eg, in, cls, true, now_ns);
 }
 
-/* They left it (sent, dropped, or their last bit left the NIC ring: the
- * ledger below); XON when below xon_bytes again. */
+/* Ingress accounting: len bytes of class cls received on port in joined a
+ * class queue; XOFF toward in when they reach xoff_bytes (the shared
+ * buffer: free / pfc_divisor). */
 static inline void
-eg_pfc_in_sub(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+{
+	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
+		return;
+	eg->in_bytes[in][cls] += len;
+	if (eg->in_xoff[in] & (1u << cls))
+		return;
+	if (eg->in_bytes[in][cls] <
+			(eg->admit == EG_ADMIT_SHARED ? eg_sb_xoff(eg) : eg->xoff_bytes))
+		return;
+	eg_pfc_xoff(eg, in, cls, now_ns);
+}
+
+/* Whether an XOFFed ingress (in, cls) may have its XON: below xon_bytes,
+ * or with the shared buffer below free / pfc_divisor minus xon_offset
+ * (or empty, should free have shrunk below the offset). */
+static inline bool
+eg_pfc_xon_ok(const struct rtr_egress *eg, uint8_t in, uint8_t cls)
+{
+	uint32_t b = eg->in_bytes[in][cls], x;
+
+	if (eg->admit != EG_ADMIT_SHARED)
+		return b < eg->xon_bytes;
+	x = eg_sb_xoff(eg);
+	return b == 0 || b + eg->sb_xon_off < x;
+}
+
+/* XON of (in, cls) from this worker: the frame (or the RX hold's end) when
+ * no other worker holds it. */
+static inline void
+eg_pfc_xon(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint64_t now_ns)
 {
 	struct rtr_eg_pfc_port *pp;
 	uint64_t bit, old;
 
-	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
-		return;
-	eg->in_bytes[in][cls] -= len;
-	if (!(eg->in_xoff[in] & (1u << cls)) || eg->in_bytes[in][cls] >= eg->xon_bytes)
-		return;
 	eg->in_xoff[in] &= (uint8_t) ~(1u << cls);
 	if (eg->in_xoff[in] == 0)
 		eg->pfc_active &= ~(1u << in);
@@ -213,6 +301,22 @@ eg_pfc_in_sub(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint
 		eg_pfc_send(eg, in, cls, false, now_ns);
 	else
 		atomic_fetch_sub_explicit(&pp->rx_hold, 1, memory_order_relaxed);
+}
+
+/* They left it (sent, dropped, or their last bit left the NIC ring: the
+ * ledger below); XON when below the XON threshold again. Headroom the
+ * ingress port used (shared buffer) is given back first. */
+static inline void
+eg_pfc_in_sub(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint64_t now_ns)
+{
+	if (in >= RTR_MAX_PORTS || !(eg->pfc_mask & (1u << cls)))
+		return;
+	eg->in_bytes[in][cls] -= len;
+	if (unlikely(eg->in_hdrm[in] != 0))
+		eg->in_hdrm[in] -= RTE_MIN(eg->in_hdrm[in], len);
+	if (!(eg->in_xoff[in] & (1u << cls)) || !eg_pfc_xon_ok(eg, in, cls))
+		return;
+	eg_pfc_xon(eg, in, cls, now_ns);
 }
 
 /*

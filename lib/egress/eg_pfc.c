@@ -253,6 +253,16 @@ rtr_egress_tick(struct rtr_egress *eg, uint64_t now_ns)
 		unsigned int in = (unsigned int)__builtin_ctz(act);
 
 		act &= act - 1;
+		/* The shared buffer's XON threshold moves with free: an ingress
+		 * none of whose bytes leave may still get its XON. */
+		if (eg->admit == EG_ADMIT_SHARED) {
+			for (unsigned int c = 0; c < eg->n_classes; c++)
+				if ((eg->in_xoff[in] & (1u << c)) &&
+						eg_pfc_xon_ok(eg, (uint8_t)in, (uint8_t)c))
+					eg_pfc_xon(eg, (uint8_t)in, (uint8_t)c, now_ns);
+			if (!(eg->pfc_active & (1u << in)))
+				continue;
+		}
 		if (now_ns < eg->pfc_refresh_at[in])
 			continue;
 		eg->pfc_refresh_at[in] = now_ns + eg_xoff_refresh_ns(eg, (uint16_t)in);

@@ -138,6 +138,10 @@ rtr_egress_service(struct rtr_egress *eg, uint64_t now_ns)
 		act &= act - 1;
 		sent += service_port(eg, eg->port[p], now_ns);
 	}
+	/* The shared buffer: this worker's pool bytes to the switch's count
+	 * once per pass (the batch bounds the error between passes). */
+	if (unlikely(eg->sb_delta != 0))
+		eg_sb_flush(eg);
 	return sent;
 }
 
@@ -160,6 +164,8 @@ drop_held(struct rtr_egress *eg, struct rtr_eport *ep, enum rtr_drop_reason why,
 
 			q->head++;
 			q->bytes -= m->pkt_len;
+			if (eg->admit == EG_ADMIT_SHARED)
+				eg_sb_move(eg, -(int64_t)m->pkt_len);
 			if (eg->lossless)
 				eg_pfc_in_sub(eg, rtr_meta(m)->in_port, (uint8_t)c, m->pkt_len, 0);
 			if (class_counter < RTR_EGC_MAX)
@@ -185,6 +191,9 @@ drop_held(struct rtr_egress *eg, struct rtr_eport *ep, enum rtr_drop_reason why,
 	}
 	eg->held -= n;
 	eg->active &= ~(1u << ep->port);
+	/* Off the data path: the pool's count exact at once. */
+	if (eg->sb_delta != 0)
+		eg_sb_flush(eg);
 	return n;
 }
 
@@ -235,5 +244,7 @@ rtr_egress_flush_all(struct rtr_egress *eg, unsigned int max_tries)
 				sent += flush_port(eg, eg->port[p], max_tries);
 		}
 	}
+	if (eg->sb_delta != 0)
+		eg_sb_flush(eg);
 	return sent;
 }

@@ -369,6 +369,19 @@ rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker, const struc
 	eg->xoff_bytes = q->pfc.xoff_kb * 1024;
 	eg->xon_bytes = q->pfc.xon_kb * 1024;
 	eg->pfc_quanta = q->pfc.quanta;
+	if (eg->admit == EG_ADMIT_SHARED) {
+		const struct rtr_buffer_cfg *b = &q->buffer;
+		uint64_t hdrm;
+
+		eg->sb_size = (uint64_t)b->size_kb * 1024;
+		eg->sb_hdrm = eg->lossless ? b->headroom_kb * 1024u : 0;
+		hdrm = (uint64_t)eg->sb_hdrm * cfg->n_ports;
+		eg->sb_shared = hdrm < eg->sb_size ? eg->sb_size - hdrm : 0;
+		eg->sb_alpha_q16 = (uint64_t)(b->alpha * 65536.0 + 0.5);
+		eg->sb_pfc_shift = (uint8_t)__builtin_ctz(b->pfc_divisor ? b->pfc_divisor : 1);
+		eg->sb_xon_off = b->xon_offset_kb * 1024u;
+		eg->sb_batch = RTR_EG_SB_BATCH;
+	}
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rtr_port_cfg *pc = &cfg->ports[i];
 
@@ -386,6 +399,10 @@ rtr_egress_free(struct rtr_egress *eg)
 {
 	if (eg == NULL)
 		return;
+	/* The pool bytes this worker still counted (its packets are freed by
+	 * the caller's flush or are lost with it). */
+	if (eg->sb_delta != 0)
+		eg_sb_flush(eg);
 	for (unsigned int p = 0; p < RTR_MAX_PORTS; p++)
 		eport_free(eg->port[p], eg->rte_mem);
 	eg_free(eg, eg->rte_mem);

@@ -54,6 +54,10 @@
 #define RTR_PFC_OPCODE        0x0101
 #define RTR_PAUSE_OPCODE      0x0001
 #define RTR_PFC_FRAME_LEN     60
+/* Shared buffer: a worker adds its pool bytes to the switch's count once
+ * they differ by this much (or at its next service pass), so the count is
+ * off by less than this per other worker (doc/egress.md "Shared buffer"). */
+#define RTR_EG_SB_BATCH 16384
 
 /* Per (port, class) counters. All are sums over workers except max_depth. */
 #define RTR_EG_CLASS_COUNTERS(X)                                                                 \
@@ -128,6 +132,10 @@ struct rtr_eg_shared_port {
 struct rtr_egress_shared {
 	const struct rtr_config *cfg;
 	_Atomic uint32_t overflow_ports; /* bit p: port[p].pfc.overflow_until is set */
+	/* qos.buffer.mode shared: bytes of the switch's pool in class queues,
+	 * as the workers have flushed them (each holds back less than
+	 * RTR_EG_SB_BATCH: doc/egress.md "Shared buffer"). */
+	_Atomic int64_t sb_used __rte_cache_aligned;
 	struct rtr_eg_shared_port port[RTR_MAX_PORTS];
 };
 
@@ -272,6 +280,19 @@ struct rtr_egress {
 	uint32_t active; /* bit p: port p has packets queued or on the wire */
 	uint64_t held;   /* packets in class queues and wire FIFOs */
 	struct rtr_eport *port[RTR_MAX_PORTS];
+	/* EG_ADMIT_SHARED (qos.buffer; doc/egress.md "Shared buffer"): the
+	 * pool is sh->sb_used plus this worker's sb_delta not yet added.
+	 * Last, so that static's layout is what it was. */
+	int64_t sb_delta;
+	uint32_t sb_batch;               /* flush sb_delta when |sb_delta| reaches it */
+	uint64_t sb_size;                /* bytes of the pool */
+	uint64_t sb_shared;              /* the pool less every port's headroom */
+	uint64_t sb_alpha_q16;           /* a class queue's limit: alpha x free */
+	uint8_t sb_pfc_shift;            /* XOFF at free >> it */
+	uint32_t sb_xon_off;             /* XON below the XOFF threshold minus it */
+	uint32_t sb_hdrm;                /* headroom per ingress port (PFC on), bytes */
+	uint32_t in_hdrm[RTR_MAX_PORTS]; /* headroom in use by ingress port (this worker) */
+	uint64_t sb_peak; /* most of the pool in use this worker saw after an admission */
 };
 
 /* rte_eth_tx_descriptor_status's offset conventions (doc/nic-facts.md "TX

@@ -68,6 +68,8 @@ struct opts {
 	unsigned int wire_overhead;
 	unsigned int nic_ring, nic_comp_batch, nic_pad; /* the switch ports' NICs */
 	unsigned int nic_ring_kb;                       /* the egress's paced ring, 0: off */
+	bool buffer_shared;     /* --buffer shared: qos.buffer of the default qos */
+	unsigned int buffer_kb; /* --buffer-kb: its size_kb */
 	uint64_t nic_comp_delay_ns;
 	double drain_ms;
 	double sample_us;
@@ -158,6 +160,10 @@ usage(FILE *f)
 		   "  --nic-pad 0|1                switch ports pad frames under 60 B (0)\n"
 		   "  --nic-ring-kb K              switch ports' egress paced at the link rate,\n"
 		   "                               at most K KB in the NIC ring (0: off)\n"
+		   "  --buffer static|shared       the default qos's switch buffer: per-class\n"
+		   "                               queues, or one shared pool per switch\n"
+		   "                               (doc/egress.md \"Shared buffer\") (static)\n"
+		   "  --buffer-kb K                the shared pool's size (9216)\n"
 		   "  --drain-ms MS                stop this long after the last arrival (100)\n"
 		   "  --sample-us US               reorder-state sampling period (10)\n"
 		   "  --link-down A:B[,..]         links left out (fat-tree/leaf-spine scenarios)\n"
@@ -253,6 +259,8 @@ enum {
 	O_NIC_DELAY,
 	O_NIC_PAD,
 	O_NIC_RING_KB,
+	O_BUFFER,
+	O_BUFFER_KB,
 	O_DRAIN,
 	O_SAMPLE,
 	O_DOWN,
@@ -289,6 +297,8 @@ static const struct option long_opts[] = {
 		{"nic-comp-delay-ns", required_argument, NULL, O_NIC_DELAY},
 		{"nic-pad", required_argument, NULL, O_NIC_PAD},
 		{"nic-ring-kb", required_argument, NULL, O_NIC_RING_KB},
+		{"buffer", required_argument, NULL, O_BUFFER},
+		{"buffer-kb", required_argument, NULL, O_BUFFER_KB},
 		{"drain-ms", required_argument, NULL, O_DRAIN},
 		{"sample-us", required_argument, NULL, O_SAMPLE},
 		{"link-down", required_argument, NULL, O_DOWN},
@@ -319,6 +329,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			.transport = SIM_TR_GBN,
 			.seed = 1,
 			.wire_overhead = RTR_EG_FRAME_OVERHEAD,
+			.buffer_kb = 9216,
 			.nic_ring = SIM_NIC_FRAMES,
 			.nic_comp_batch = 1,
 			.drain_ms = 100,
@@ -432,6 +443,18 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_NIC_RING_KB:
 			rc = num_uint("--nic-ring-kb", optarg, 0, 65536, &o->nic_ring_kb);
+			break;
+		case O_BUFFER:
+			if (strcmp(optarg, "static") == 0)
+				o->buffer_shared = false;
+			else if (strcmp(optarg, "shared") == 0)
+				o->buffer_shared = true;
+			else
+				return bad("--buffer: expected static or shared, got \"%s\"",
+						optarg);
+			break;
+		case O_BUFFER_KB:
+			rc = num_uint("--buffer-kb", optarg, 64, 1048576, &o->buffer_kb);
 			break;
 		case O_DRAIN:
 			rc = num_dbl("--drain-ms", optarg, 0, false, 1e6, &o->drain_ms);
@@ -628,15 +651,25 @@ build_sections(const struct opts *o, double cdf_mean)
 			strcat(cfg, "\n");
 		len = strlen(cfg);
 	}
-	cap = len + sizeof(qos_lossless) + sizeof(sec_conweave) + 64;
+	cap = len + sizeof(qos_lossless) + sizeof(sec_conweave) + 128;
 	out = malloc(cap);
 	if (out == NULL) {
 		free(cfg);
 		return NULL;
 	}
 	snprintf(out, cap, "%s", cfg ? cfg : "");
-	if (!has_section(out, "qos"))
+	if (!has_section(out, "qos")) {
 		strcat(out, o->transport == SIM_TR_GBN ? qos_lossless : qos_irn);
+		if (o->buffer_shared)
+			snprintf(out + strlen(out), cap - strlen(out),
+					"  buffer: {mode: shared, size_kb: %u}\n", o->buffer_kb);
+	} else if (o->buffer_shared) {
+		fprintf(stderr, PROG ": --buffer shared: --config has a qos section; set "
+				     "qos.buffer there\n");
+		free(cfg);
+		free(out);
+		return NULL;
+	}
 	added = true;
 	if (strcmp(o->lb, "conweave") == 0 && !has_section(out, o->lb)) {
 		/* base_rtt_us is the ToR-to-ToR base RTT, which the RTT_REPLY
@@ -1108,6 +1141,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	unsigned int n_uc = 0;
 	uint64_t host_sent = 0, eg[RTR_MAX_CLASSES][RTR_EGC_MAX];
 	uint64_t rx_pfc_sw = 0, rx_pfc_host = 0, tx_xoff = 0, tx_xon = 0;
+	uint64_t sb_peak = 0; /* the most of a switch's shared pool in use */
 	double win_ns = (double)r->end_ns, from_win_ns = (double)(r->end_ns - r->from_ns);
 	double g_sum[3] = {0}, g_max[3] = {0};
 	uint64_t g_n[3] = {0};
@@ -1171,6 +1205,9 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 			if (n->kind != SIM_HOST && n->eg != NULL) {
 				struct rtr_eg_port_report rep;
 				struct rtr_egress *e = n->eg;
+
+				if (e->sb_peak > sb_peak)
+					sb_peak = e->sb_peak;
 
 				rtr_egress_report(&e, 1, n->eg_shared, p, r->net.sim.now_ns, &rep);
 				for (unsigned int cl = 0; cl < rep.n_classes; cl++)
@@ -1245,6 +1282,9 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_u64(&w, "nic_comp_delay_ns", o->nic_comp_delay_ns);
 	rtr_json_kv_u64(&w, "nic_pad", o->nic_pad);
 	rtr_json_kv_u64(&w, "nic_ring_kb", o->nic_ring_kb);
+	rtr_json_kv_str(&w, "buffer", o->buffer_shared ? "shared" : "static");
+	if (o->buffer_shared)
+		rtr_json_kv_u64(&w, "buffer_kb", o->buffer_kb);
 	rtr_json_kv_u64(&w, "mtu_payload", r->hcfg.mtu_payload);
 	rtr_json_kv_double(&w, "drain_ms", o->drain_ms, 6);
 	rtr_json_kv_double(&w, "sample_us", o->sample_us, 6);
@@ -1292,6 +1332,10 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_u64(&w, "rx_by_hosts", rx_pfc_host);
 	rtr_json_kv_u64(&w, "tx_xoff", tx_xoff);
 	rtr_json_kv_u64(&w, "tx_xon", tx_xon);
+
+	/* qos.buffer.mode shared: the most any switch held of its pool. */
+	jw_obj(&w, "buffer");
+	rtr_json_kv_u64(&w, "peak_bytes", sb_peak);
 
 	jw_obj(&w, "egress_classes");
 	for (unsigned int cl = 0; cl < RTR_MAX_CLASSES; cl++) {

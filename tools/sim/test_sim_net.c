@@ -416,6 +416,68 @@ test_pfc(void)
 	}
 }
 
+/* The shared buffer (qos.buffer.mode shared, doc/egress.md "Shared
+ * buffer") in the fabric: the 4:1 incast of test_pfc without PFC, class
+ * queues of 4 MB but one 128 KB pool per switch, alpha 1: the destination
+ * ToR drops at the pool, and no switch ever holds more than the pool; the
+ * one busy queue stops at alpha / (1 + alpha) of it (q = alpha x (S - q)),
+ * 64 KB, within a frame. */
+static void
+test_shared_buffer(void)
+{
+	static const char qos[] =
+			"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 4096\n"
+			"  pfc: {mode: off}\n  buffer: {mode: shared, size_kb: 128, alpha: 1}";
+	static const uint32_t src[4] = {0, 4, 8, 13};
+	struct sim_leafspine p = {.tors = 4,
+			.spines = 2,
+			.hosts_per_tor = 4,
+			.host_gbps = 100,
+			.link_delay_ns = DELAY_NS,
+			.sections = qos};
+	struct sim_topo t;
+	struct sim_net net;
+	struct rx r;
+	char err[256];
+	uint64_t got = 0, peak = 0;
+
+	if (sim_topo_leafspine(&t, &p, "sb_", err, sizeof(err)) != 0) {
+		CHECK(0, "%s", err);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.want_host = 15;
+	if (sim_net_init(&net, &t, WIRE_OH, err, sizeof(err)) != 0) {
+		CHECK(0, "%s", err);
+		sim_topo_free(&t);
+		return;
+	}
+	net.host_rx = host_rx;
+	net.host_arg = &r;
+	for (unsigned int f = 0; f < 4; f++)
+		send_flow(&net, src[f], 15, f, (uint16_t)(49152 + f));
+	sim_run(&net.sim, 10 * 1000 * 1000);
+	for (unsigned int f = 0; f < 4; f++)
+		got += r.got[f];
+	for (unsigned int k = t.first_tor; k < t.n_nodes; k++)
+		if (t.nodes[k].kind != SIM_HOST && t.nodes[k].eg->sb_peak > peak)
+			peak = t.nodes[k].eg->sb_peak;
+	printf("shared buffer: %llu of %u frames, %llu dropped, most in a switch's pool %llu "
+	       "of %u bytes\n",
+			(unsigned long long)got, 4 * N_PKTS,
+			(unsigned long long)sim_net_drops(&net, -1), (unsigned long long)peak,
+			128 * 1024);
+	CHECK(sim_net_drops(&net, RTR_DROP_QUEUE_FULL) > 0, "the incast fit a 128 KB pool");
+	CHECK_EQ(got + sim_net_drops(&net, -1), 4 * N_PKTS);
+	CHECK(peak <= 128 * 1024, "peak %llu", (unsigned long long)peak);
+	CHECK(peak <= 64 * 1024 + 1100 && peak + 1100 >= 64 * 1024, "peak %llu",
+			(unsigned long long)peak);
+	CHECK_EQ(r.wrong_host, 0);
+	sim_net_fini(&net);
+	CHECK_EQ(net.pkts_live, 0);
+	sim_topo_free(&t);
+}
+
 /* The other LB modes carry the same flow through the fabric, each switch
  * running its mode's hooks (a ToR-only mode runs ECMP on the spines): the
  * host gets every frame, in order, as its sender wrote it (LB fields
@@ -666,6 +728,7 @@ main(void)
 	test_flows();
 	test_qos();
 	test_pfc();
+	test_shared_buffer();
 	test_modes();
 	test_nic_ring();
 	return rtr_test_done("test_sim_net");

@@ -445,6 +445,8 @@ def main():
         (["--load-basis", "bytes"], "--load-basis"),
         (["--util-from-ms", "3"], "--util-from-ms"),
         (["--util-from-ms", "-1"], "--util-from-ms"),
+        (["--buffer", "dynamic"], "--buffer"),
+        (["--buffer", "shared", "--buffer-kb", "32"], "--buffer-kb"),
     ]
     # A --config the switches refuse, as rocetor would: its own message.
     for name, text, word in (("dup.yaml", "switch:\n  name: x\n", "duplicate key"),
@@ -453,6 +455,11 @@ def main():
         with open(path, "w") as f:
             f.write(text)
         bad.append((["--config", path], word))
+    # --buffer shared sets qos.buffer of the default qos only.
+    path = os.path.join(tmp, "qos.yaml")
+    with open(path, "w") as f:
+        f.write("qos:\n  classes: 8\n")
+    bad.append((["--config", path, "--buffer", "shared"], "qos.buffer"))
     for args, word in bad:
         out = os.path.join(tmp, "bad")
         p = run(out, *args, expect=2)
