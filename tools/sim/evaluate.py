@@ -7,8 +7,8 @@
         [--workloads FILE,...] [--loads 0.5,0.8] [--transports lossless,irn]
         [--seeds 1,2,3] [--jobs N] [--duration-ms 100] [--config FILE]
         [--config-lossless FILE] [--config-irn FILE] [--sim PATH]
-        [--load-basis wire|payload] [--report-args=ARGS] [--dry-run]
-        [-- EXTRA rocetor-sim ARGS (topology: --topo, --tors, ...)]
+        [--load-basis wire|payload] [--no-mode-configs] [--report-args=ARGS]
+        [--dry-run] [-- EXTRA rocetor-sim ARGS (topology: --topo, --tors, ...)]
 
 Every combination of mode x workload x load x transport x seed is one run
 of `rocetor-sim ... --out DIR/runs/<workload>-load<load>-<transport>-<mode>-s<seed>`
@@ -26,6 +26,20 @@ run --config-irn (conf/sim/irn.yaml); a run that fails keeps its log and
 is left out of the report (listed at the end). Then report.py writes
 DIR/report (report.md, report.json, PNGs) from every complete run.
 --dry-run prints the commands.
+
+Each mode's own configuration (issue 32, fair comparisons): where a mode
+has a tuned configuration for a transport, it lies beside that
+transport's config as <config>-<mode>.yaml (conf/sim/lossless.yaml ->
+conf/sim/lossless-conweave.yaml: ConWeave's holds sized for lossless
+queues), and that mode's runs of that transport get it instead; every
+other mode and transport keeps the transport's config. The same holds
+for --config and a --config-TRANSPORT given (a fat-tree's
+conf/sim/fattree-lossless.yaml would take
+conf/sim/fattree-lossless-conweave.yaml if there were one).
+--no-mode-configs gives every mode the transport's config (the
+evaluation before issue 32). A complete run whose summary.json records
+another --config (params.config) than the one it would get now is run
+again, as one of another load basis is.
 
 A run failed when rocetor-sim exited non-zero (its status is kept in the
 run's exit_status file) or its summary.json counts unfinished flows or a
@@ -49,11 +63,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 
-def complete(d, basis=None):
+def same_file(a, b):
+    return os.path.realpath(a or "") == os.path.realpath(b or "") if (a or b) else True
+
+
+def mode_config(cfg, mode):
+    """The config a mode's runs get for a transport whose config is cfg:
+    cfg's <name>-<mode>.yaml beside it if there is one, else cfg."""
+    if not cfg:
+        return cfg
+    stem, ext = os.path.splitext(cfg)
+    own = "%s-%s%s" % (stem, mode, ext or ".yaml")
+    return own if os.path.isfile(own) else cfg
+
+
+def complete(d, basis=None, config=None):
     try:
         with open(os.path.join(d, "summary.json")) as f:
             s = json.load(f)
     except (OSError, ValueError):
+        return False
+    # A run of another --config is not this one (summaries that record
+    # none predate params.config and are taken as they are).
+    if config is not None and isinstance(s, dict) and \
+            "config" in s.get("params", {}) and \
+            not same_file(s["params"]["config"], config):
         return False
     # Summaries from before --load-basis existed are of the payload basis.
     if basis is not None and isinstance(s, dict) and \
@@ -131,6 +165,9 @@ def main(argv=None):
     ap.add_argument("--load-basis", choices=("wire", "payload"), default="wire",
                     help="rocetor-sim --load-basis for every run (default wire: the links "
                     "carry the labelled load, doc/simulator.md \"Load basis\")")
+    ap.add_argument("--no-mode-configs", action="store_true",
+                    help="give every mode the transport's config, not its own "
+                    "<config>-<mode>.yaml where one exists")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--report-args", default="", help="extra report.py arguments, one string (--report-args=--no-plot)")
     args = ap.parse_args(argv)
@@ -142,6 +179,7 @@ def main(argv=None):
             for tr in split(args.transports):
                 cfg = args.config or getattr(args, "config_" + tr, None)
                 for mode in split(args.modes):
+                    mcfg = cfg if args.no_mode_configs else mode_config(cfg, mode)
                     for seed in split(args.seeds, int):
                         d = os.path.join(args.out, "runs", "%s-load%g-%s-%s-s%d" % (
                             wname, load, tr, mode, seed))
@@ -149,10 +187,10 @@ def main(argv=None):
                                "--transport", tr, "--lb", mode, "--seed", str(seed),
                                "--duration-ms", "%g" % args.duration_ms,
                                "--load-basis", args.load_basis, "--out", d]
-                        if cfg:
-                            cmd += ["--config", cfg]
-                        runs.append((cmd + extra, d))
-    todo = [(c, d) for c, d in runs if not complete(d, args.load_basis)]
+                        if mcfg:
+                            cmd += ["--config", mcfg]
+                        runs.append((cmd + extra, d, mcfg or ""))
+    todo = [(c, d) for c, d, k in runs if not complete(d, args.load_basis, k)]
     print("evaluate: %d runs, %d to do, %d done already, %d at a time" % (
         len(runs), len(todo), len(runs) - len(todo), args.jobs), flush=True)
     if args.dry_run:
@@ -160,11 +198,12 @@ def main(argv=None):
             print(" ".join(c))
         return 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+        cfg_of = {d: k for _, d, k in runs}
         futs = {ex.submit(run_one, c, d): d for c, d in todo}
         for n, fut in enumerate(concurrent.futures.as_completed(futs), 1):
             d = futs[fut]
             rc, secs = fut.result()
-            why = failure(d) if complete(d, args.load_basis) else "rocetor-sim exited %d, no complete output" % rc
+            why = failure(d) if complete(d, args.load_basis, cfg_of[d]) else "rocetor-sim exited %d, no complete output" % rc
             if why is None and rc != 0:
                 why = "rocetor-sim exited %d" % rc
             print("evaluate: [%d/%d] %s: %s in %.1f s" % (
@@ -172,8 +211,8 @@ def main(argv=None):
                 "done" if why is None else "FAILED (%s)" % why, secs), flush=True)
     # Only runs that completed and counted every flow go to the report.
     done, failed = [], []
-    for _, d in runs:
-        why = failure(d) if complete(d, args.load_basis) else "no complete output (see run.log)"
+    for _, d, k in runs:
+        why = failure(d) if complete(d, args.load_basis, k) else "no complete output (see run.log)"
         if why is None:
             done.append(d)
         else:

@@ -81,7 +81,7 @@ with open(os.path.join(a["--out"], "fct.txt"), "w") as f:
 with open(os.path.join(a["--out"], "summary.json"), "w") as f:
     json.dump({"params": {"lb": a["--lb"], "workload": a["--workload"], "load": a["--load"],
                "transport": a["--transport"], "seed": int(a["--seed"]), "extra": a.get("--tors"),
-               "load_basis": a.get("--load-basis", "payload")},
+               "load_basis": a.get("--load-basis", "payload"), "config": a.get("--config", "")},
                "flows": {"started": 25 if drain else 20, "finished": 20,
                          "unfinished": 5 if drain else 0, "drain_limit_hit": drain}}, f)
 sys.exit(3 if drain else 0)
@@ -142,6 +142,74 @@ def test_evaluate(tmp):
     check(r.returncode == 0 and "4 runs, 4 to do" in r.stdout, "payload basis:\n" + r.stdout)
     j = json.load(open(os.path.join(out, "runs", runs[0], "summary.json")))
     check(j["params"]["load_basis"] == "payload", "--load-basis payload: %r" % j)
+    test_mode_configs(tmp, sim)
+    test_conf_qos()
+
+
+def test_conf_qos():
+    """ConWeave's lossless config differs from the transport's only in
+    its holds: the qos sections are the same text."""
+    root = os.path.dirname(os.path.dirname(HERE))
+
+    def qos(name):
+        lines, on = [], False
+        for ln in open(os.path.join(root, "conf", "sim", name)):
+            if ln.strip() and not ln.startswith((" ", "#")):
+                on = ln.startswith("qos:")
+            if on:
+                lines.append(ln.rstrip())
+        return lines
+
+    a, b = qos("lossless.yaml"), qos("lossless-conweave.yaml")
+    check(a and a == b, "conf/sim/lossless-conweave.yaml's qos is lossless.yaml's:\n%s\n%s"
+          % ("\n".join(a), "\n".join(b)))
+
+
+def test_mode_configs(tmp, sim):
+    """A mode's own config (issue 32, fair comparisons): <config>-<mode>.yaml
+    beside a transport's config goes to that mode's runs of that transport
+    only; a run of another config is run again; --no-mode-configs."""
+    conf = os.path.join(tmp, "conf")
+    os.makedirs(conf)
+    for n in ("lossless.yaml", "irn.yaml", "lossless-caver.yaml"):
+        open(os.path.join(conf, n), "w").close()
+    out = os.path.join(tmp, "evalmc")
+    base = [sys.executable, os.path.join(HERE, "evaluate.py"), "--out", out, "--sim", sim,
+            "--workloads", "/w/FbHdp2015.txt", "--loads", "0.8", "--transports", "lossless,irn",
+            "--modes", "ecmp,caver", "--seeds", "1", "--report-args=--no-plot",
+            "--config-lossless", os.path.join(conf, "lossless.yaml"),
+            "--config-irn", os.path.join(conf, "irn.yaml")]
+
+    def configs():
+        got = {}
+        for r in os.listdir(os.path.join(out, "runs")):
+            j = json.load(open(os.path.join(out, "runs", r, "summary.json")))
+            got[r] = os.path.basename(j["params"]["config"])
+        return got
+
+    r = subprocess.run(base, capture_output=True, text=True)
+    check(r.returncode == 0 and "4 runs, 4 to do" in r.stdout,
+          "mode configs: rc %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    want = {"FbHdp2015-load0.8-lossless-ecmp-s1": "lossless.yaml",
+            "FbHdp2015-load0.8-lossless-caver-s1": "lossless-caver.yaml",
+            "FbHdp2015-load0.8-irn-ecmp-s1": "irn.yaml",
+            "FbHdp2015-load0.8-irn-caver-s1": "irn.yaml"}
+    check(configs() == want, "each run's config: %r" % configs())
+    j = json.load(open(os.path.join(out, "report", "report.json")))
+    check([os.path.basename(c) for c in
+           j.get("FbHdp2015-load0.8-lossless", {}).get("caver", {}).get("configs", [])]
+          == ["lossless-caver.yaml"], "report.json: caver's lossless config: %r" % j)
+    check([os.path.basename(c) for c in
+           j.get("FbHdp2015-load0.8-irn", {}).get("caver", {}).get("configs", [])]
+          == ["irn.yaml"], "report.json: caver's IRN config: %r" % j)
+    r = subprocess.run(base + ["--dry-run"], capture_output=True, text=True)
+    check("4 runs, 0 to do" in r.stdout, "mode configs, resumed:\n" + r.stdout)
+    # Without the mode's own config, caver's lossless run is another run.
+    r = subprocess.run(base + ["--no-mode-configs"], capture_output=True, text=True)
+    check(r.returncode == 0 and "4 runs, 1 to do" in r.stdout,
+          "--no-mode-configs: rc %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    want["FbHdp2015-load0.8-lossless-caver-s1"] = "lossless.yaml"
+    check(configs() == want, "--no-mode-configs, each run's config: %r" % configs())
 
 def test_papers():
     """compare.py's published figures (issue 32 item 5), pinned with what
