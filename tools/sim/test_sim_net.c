@@ -331,6 +331,46 @@ test_qos(void)
 	}
 }
 
+/* The 4:1 incast of test_pfc and test_shared_buffer: hosts 0, 4, 8 and 13
+ * of a 4 x 2 x 4 leaf-spine with the given sections send a flow each to
+ * host 15, run 10 ms. Returns the frames host 15 got, or -1 (checked) if
+ * the fabric could not be built; on success t and net are the caller's
+ * to free. */
+static int64_t
+incast4(const char *sections, const char *prefix, struct sim_topo *t, struct sim_net *net,
+		struct rx *r)
+{
+	static const uint32_t src[4] = {0, 4, 8, 13};
+	struct sim_leafspine p = {.tors = 4,
+			.spines = 2,
+			.hosts_per_tor = 4,
+			.host_gbps = 100,
+			.link_delay_ns = DELAY_NS,
+			.sections = sections};
+	char err[256];
+	int64_t got = 0;
+
+	if (sim_topo_leafspine(t, &p, prefix, err, sizeof(err)) != 0) {
+		CHECK(0, "%s", err);
+		return -1;
+	}
+	memset(r, 0, sizeof(*r));
+	r->want_host = 15;
+	if (sim_net_init(net, t, WIRE_OH, err, sizeof(err)) != 0) {
+		CHECK(0, "%s", err);
+		sim_topo_free(t);
+		return -1;
+	}
+	net->host_rx = host_rx;
+	net->host_arg = r;
+	for (unsigned int f = 0; f < 4; f++)
+		send_flow(net, src[f], 15, f, (uint16_t)(49152 + f));
+	sim_run(&net->sim, 10 * 1000 * 1000);
+	for (unsigned int f = 0; f < 4; f++)
+		got += (int64_t)r->got[f];
+	return got;
+}
+
 /* PFC across the fabric: four hosts behind four ToRs (one behind the
  * destination's own ToR) send 1000 frames each to one host at once, a 4:1
  * incast into its link. With a 256 KB class queue and no PFC the incast
@@ -347,40 +387,20 @@ test_pfc(void)
 			"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 256\n"
 			"  pfc: {mode: software, classes: [3], xoff_kb: 32, xon_kb: 16}",
 	};
-	static const uint32_t src[4] = {0, 4, 8, 13};
 
 	for (unsigned int i = 0; i < 2; i++) {
-		struct sim_leafspine p = {.tors = 4,
-				.spines = 2,
-				.hosts_per_tor = 4,
-				.host_gbps = 100,
-				.link_delay_ns = DELAY_NS,
-				.sections = qos[i]};
 		struct sim_topo t;
 		struct sim_net net;
 		struct rx r;
-		char err[256], prefix[32];
-		uint64_t got = 0, host_pfc = 0;
+		char prefix[32];
+		int64_t n;
+		uint64_t got, host_pfc = 0;
 
 		snprintf(prefix, sizeof(prefix), "pfc%u_", i);
-		if (sim_topo_leafspine(&t, &p, prefix, err, sizeof(err)) != 0) {
-			CHECK(0, "%s", err);
+		n = incast4(qos[i], prefix, &t, &net, &r);
+		if (n < 0)
 			continue;
-		}
-		memset(&r, 0, sizeof(r));
-		r.want_host = 15;
-		if (sim_net_init(&net, &t, WIRE_OH, err, sizeof(err)) != 0) {
-			CHECK(0, "%s", err);
-			sim_topo_free(&t);
-			continue;
-		}
-		net.host_rx = host_rx;
-		net.host_arg = &r;
-		for (unsigned int f = 0; f < 4; f++)
-			send_flow(&net, src[f], 15, f, (uint16_t)(49152 + f));
-		sim_run(&net.sim, 10 * 1000 * 1000);
-		for (unsigned int f = 0; f < 4; f++)
-			got += r.got[f];
+		got = (uint64_t)n;
 		for (uint32_t h = 0; h < t.n_hosts; h++)
 			host_pfc += net.tx[h][0].rx_pfc;
 		printf("pfc %s: %llu of %u frames, %llu dropped, %llu PFC frames (%llu at hosts), "
@@ -428,37 +448,15 @@ test_shared_buffer(void)
 	static const char qos[] =
 			"qos:\n  classes: 8\n  dscp: [{dscp: 26, class: 3}]\n  queue_kb: 4096\n"
 			"  pfc: {mode: off}\n  buffer: {mode: shared, size_kb: 128, alpha: 1}";
-	static const uint32_t src[4] = {0, 4, 8, 13};
-	struct sim_leafspine p = {.tors = 4,
-			.spines = 2,
-			.hosts_per_tor = 4,
-			.host_gbps = 100,
-			.link_delay_ns = DELAY_NS,
-			.sections = qos};
 	struct sim_topo t;
 	struct sim_net net;
 	struct rx r;
-	char err[256];
-	uint64_t got = 0, peak = 0;
+	int64_t n = incast4(qos, "sb_", &t, &net, &r);
+	uint64_t got, peak = 0;
 
-	if (sim_topo_leafspine(&t, &p, "sb_", err, sizeof(err)) != 0) {
-		CHECK(0, "%s", err);
+	if (n < 0)
 		return;
-	}
-	memset(&r, 0, sizeof(r));
-	r.want_host = 15;
-	if (sim_net_init(&net, &t, WIRE_OH, err, sizeof(err)) != 0) {
-		CHECK(0, "%s", err);
-		sim_topo_free(&t);
-		return;
-	}
-	net.host_rx = host_rx;
-	net.host_arg = &r;
-	for (unsigned int f = 0; f < 4; f++)
-		send_flow(&net, src[f], 15, f, (uint16_t)(49152 + f));
-	sim_run(&net.sim, 10 * 1000 * 1000);
-	for (unsigned int f = 0; f < 4; f++)
-		got += r.got[f];
+	got = (uint64_t)n;
 	for (unsigned int k = t.first_tor; k < t.n_nodes; k++)
 		if (t.nodes[k].kind != SIM_HOST && t.nodes[k].eg->sb_peak > peak)
 			peak = t.nodes[k].eg->sb_peak;
