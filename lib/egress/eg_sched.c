@@ -237,6 +237,7 @@ eg_schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool f
 	}
 	if (nb > 0) {
 		uint64_t b = eg_clock_take(sp, now_ps, cum);
+
 		if (b + bstart[nb - 1] - now_ps > ep->ring_max_ps)
 			ep->ring_max_ps = b + bstart[nb - 1] - now_ps;
 		for (unsigned int i = 0; i < nb; i++) {
@@ -245,7 +246,11 @@ eg_schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool f
 			uint64_t dep = now_ns;
 
 			if (sp->paced) {
-				ring = (uint32_t)(((start - now_ps) << 10) / sp->ps_per_byte_q10);
+				/* The ring's bytes ahead count only for RED: no
+				 * division per frame in a class that does not mark. */
+				if (ep->cq[bc[i]].ecn)
+					ring = (uint32_t)(((start - now_ps) << 10) /
+							  sp->ps_per_byte_q10);
 				dep = start / 1000;
 			}
 			depart_one(eg, ep, bc[i], bm[i], now_ns, dep, bleft[i] + ring,
