@@ -45,8 +45,11 @@ dscp: [{dscp: 26, class: 1}]
 pfc: {mode: external, classes: [1]}"""
 
 
-def egress_port(res, p):
-    return res.port(p)
+def accounted(res, what):
+    """Every packet received is forwarded, consumed or dropped by a named
+    reason, nothing held at exit (harness.accounted)."""
+    ok, why = harness.accounted(res.stats) if res.stats else (False, "no stats")
+    return ok, "%s: accounting: %s" % (what, why)
 
 
 def test_hw_queues():
@@ -72,6 +75,7 @@ def test_hw_queues():
                       rxq=lambda port, f: 0, keep=True)
     try:
         T.eq(res.rc, 0, "exit status (stderr %s)" % res.stderr[-400:])
+        T.check(*accounted(res, "hw_queues"))
         m = re.search(r"^rocetor: port 1 fabric .* rxq (\d+) txq (\d+)", res.stdout, re.M)
         T.check(m is not None and m.group(2) == "3", "port 1 has 3 TX queues: %s"
                 % (m.group(0) if m else res.stdout[-400:]))
@@ -111,6 +115,7 @@ def test_paced():
     res = harness.run(E.config(p1=", speed_gbps: 10, nic_ring_kb: 32"), [frames, []],
                       tag="nicring-paced")
     T.eq(res.rc, 0, "exit status (stderr %s)" % res.stderr[-400:])
+    T.check(*accounted(res, "paced"))
     m = re.search(r"^rocetor: port 1: NIC ring bounded: 32 KB of wire time ahead at 10\.0 "
                   r"Gb/s, a control frame waits at most ([0-9.]+) us", res.stdout, re.M)
     T.check(m is not None, "start-up says the ring is bounded: %s" % res.stdout[-600:])
@@ -134,6 +139,7 @@ def test_paced():
 def test_auto_virtual():
     res = harness.run(E.config(), [[E.data(i) for i in range(10)], []], tag="nicring-auto")
     T.eq(res.rc, 0, "exit status")
+    T.check(*accounted(res, "auto"))
     T.check(re.search(r"^rocetor: port 1: NIC ring unbounded \(a virtual port\)", res.stdout,
                       re.M) is not None, "auto on net_pcap: unbounded: %s" % res.stdout[-400:])
     T.check(res.stats["ports"][1]["nic_ring"]["paced"] is False, "paced false")
@@ -160,6 +166,7 @@ def test_rx_hold():
         res = harness.run(E.config(p1=", shape_gbps: 1", qos=HOLD_QOS % pfc), [frames, []],
                           tag="nicring-hold", idle_ms=600)
         T.eq(res.rc, 0, "%s: exit status (stderr %s)" % (mode, res.stderr[-300:]))
+        T.check(*accounted(res, mode))
         T.eq(res.port(1)["tx_packets"], n, "%s: every frame forwarded" % mode)
         cl = res.stats["ports"][1]["classes"][1]
         T.eq(cl["drop_queue_full"], 0, "%s: no tail drop" % mode)
