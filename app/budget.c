@@ -53,10 +53,19 @@ round_pow2_minus1(uint64_t n)
 	return (uint32_t)(p - 1);
 }
 
-/* Egress: each port may fill what its class queues hold in 1500-byte
- * packets, capped at EGRESS_QUEUE_MBUFS_MAX (deeper queues need
+uint32_t
+rtr_budget_cell(const struct rtr_config *cfg)
+{
+	return cfg->qos.buffer.cell_bytes ? cfg->qos.buffer.cell_bytes : RTR_BUFFER_CELL_AUTO;
+}
+
+/* Egress, static buffer: each port may fill what its class queues hold in
+ * 1500-byte packets, capped at EGRESS_QUEUE_MBUFS_MAX (deeper queues need
  * switch.mbufs; without them the pool runs dry first and the NIC drops at
- * RX, rx_nombuf), plus the packets in flight on its delay line. */
+ * RX, rx_nombuf). Shared buffer (qos.buffer.mode shared): the pool holds
+ * at most size / cell packets (lib/egress counts each as at least a cell),
+ * every one of them, shared out evenly between the ports (the part of
+ * where each lives). Both plus the packets in flight on its delay line. */
 static uint64_t
 egress_port_part(const struct rtr_config *cfg, const struct rtr_port_cfg *pc)
 {
@@ -65,10 +74,17 @@ egress_port_part(const struct rtr_config *cfg, const struct rtr_port_cfg *pc)
 					   : 100.0;
 	uint64_t qb = 0;
 
-	for (unsigned int c = 0; c < cfg->qos.classes; c++)
-		qb += (uint64_t)cfg->qos.cls[c].queue_kb * 1024 / 1500;
-	return RTE_MIN(qb, (uint64_t)EGRESS_QUEUE_MBUFS_MAX) +
-	       (uint64_t)((double)pc->delay_us * 1000 * gbps / (8 * 1024));
+	if (cfg->qos.buffer.mode == RTR_BUFFER_SHARED) {
+		uint64_t cell = rtr_budget_cell(cfg);
+		uint64_t cells = ((uint64_t)cfg->qos.buffer.size_kb * 1024 + cell - 1) / cell;
+
+		qb = (cells + cfg->n_ports - 1) / (cfg->n_ports ? cfg->n_ports : 1);
+	} else {
+		for (unsigned int c = 0; c < cfg->qos.classes; c++)
+			qb += (uint64_t)cfg->qos.cls[c].queue_kb * 1024 / 1500;
+		qb = RTE_MIN(qb, (uint64_t)EGRESS_QUEUE_MBUFS_MAX);
+	}
+	return qb + (uint64_t)((double)pc->delay_us * 1000 * gbps / (8 * 1024));
 }
 
 static uint64_t

@@ -84,6 +84,12 @@ void rtr_budget_queues(
 #define RTR_RX_BUF_ALIGN 128
 unsigned int rtr_data_room(unsigned int mtu);
 
+/* The shared buffer's cell (qos.buffer.cell_bytes; auto: RTR_BUFFER_CELL_AUTO):
+ * lib/egress counts each packet in the pool as at least this, and the
+ * mempool has size_kb x 1024 / it mbufs for the pool. rocetor writes it
+ * into its config before the egress is made. */
+uint32_t rtr_budget_cell(const struct rtr_config *cfg);
+
 /* Fill out from cfg and in. Returns 0, or -EINVAL when in has no worker or
  * a port without queues. */
 int rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,

@@ -24,6 +24,7 @@
 #include <rte_pdump.h>
 
 #include "args.h"
+#include "budget.h"
 #include "control.h"
 #include "lb.h"
 #include "nic.h"
@@ -313,6 +314,9 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return RTR_EXIT_USAGE;
 	}
+	/* The shared buffer's auto cell, so that lib/egress bounds the pool
+	 * by the mbufs the budget gives it. */
+	app->cfg.qos.buffer.cell_bytes = rtr_budget_cell(&app->cfg);
 	if (rtr_app_lb_select(app) < 0 || mtu_check_args(app) < 0) {
 		rtr_config_free(&app->cfg);
 		rte_eal_cleanup();

@@ -78,6 +78,21 @@ port_egress_json(struct rtr_json *w, unsigned int i, void *arg)
 	rtr_egress_report_json(w, &rep);
 }
 
+/* The shared buffer (qos.buffer; doc/counters.md "buffer"). */
+static void
+buffer_json(struct rtr_json *w, void *arg)
+{
+	struct rtr_app *app = arg;
+	struct rtr_switch *sw = &app->sw;
+	struct rtr_egress *egs[RTR_MAX_LCORES];
+	struct rtr_eg_buffer_report r;
+
+	for (unsigned int i = 0; i < sw->n_workers; i++)
+		egs[i] = sw->workers[i]->eg;
+	rtr_egress_buffer_report(egs, sw->n_workers, sw->egress, &r);
+	rtr_egress_buffer_json(w, &r);
+}
+
 void
 rtr_app_write_stats(struct rtr_app *app, FILE *f)
 {
@@ -139,6 +154,8 @@ rtr_app_write_stats(struct rtr_app *app, FILE *f)
 	doc.mempool_baseline = app->mempool_baseline;
 	doc.mempool_in_use_stopped = app->mempool_stopped;
 	doc.lb_switches = atomic_load(&sw->lb_switches);
+	doc.doc_extra = buffer_json;
+	doc.doc_extra_arg = app;
 	if (rtr_stats_write_json(f, &doc, sum) < 0)
 		fprintf(stderr, "rocetor: the stats document was not written in full\n");
 	fflush(f);

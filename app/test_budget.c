@@ -715,6 +715,39 @@ test_lb_state(void)
 	rtr_config_free(&cfg);
 }
 
+/* The shared buffer (qos.buffer.mode shared): the egress part is the pool in
+ * cells (lib/egress counts each packet as at least one), split between the
+ * ports, not the class queues' queue_kb. */
+static void
+test_shared_buffer(void)
+{
+	struct rtr_config cfg;
+	struct rtr_budget b;
+
+	printf("7. shared buffer\n");
+	/* 9 MB of 256-byte cells (auto): 36864 mbufs, 18432 per port; the
+	 * static part was 8192 (4096 per port). */
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", "", "qos:\n  buffer: {mode: shared, size_kb: 9216}\n"),
+			0);
+	CHECK_EQ(cfg.qos.buffer.cell_bytes, 0);
+	CHECK_EQ(rtr_budget_cell(&cfg), RTR_BUFFER_CELL_AUTO);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.egress, 9216 * 1024 / 256);
+	CHECK_EQ(b.need, 19936 - 8192 + 36864);
+	CHECK_EQ(b.mbufs, 65535);
+	rtr_config_free(&cfg);
+	/* A cell of 1500 (the pool of full-size frames): 6292 mbufs, rounded
+	 * up per port (3146 each); a 100 us delay line adds as before. */
+	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", ", speed_gbps: 100, delay_us: 100",
+				 "qos:\n  buffer: {mode: shared, size_kb: 9216, cell_bytes: "
+				 "1500}\n"),
+			0);
+	CHECK_EQ(rtr_budget_cell(&cfg), 1500);
+	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
+	CHECK_EQ(b.egress, 2 * 3146 + 1220);
+	rtr_config_free(&cfg);
+}
+
 int
 main(void)
 {
@@ -725,5 +758,6 @@ main(void)
 	test_rw();
 	test_sockets();
 	test_lb_state();
+	test_shared_buffer();
 	return rtr_test_done("budget");
 }

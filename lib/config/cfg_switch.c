@@ -1057,6 +1057,7 @@ static const struct rtr_cfg_field buffer_fields[] = {
 		RTR_CFG_UINT("pfc_divisor", struct rtr_buffer_cfg, pfc_divisor, 1, 1024, 16,
 				.flags = RTR_CFG_POW2),
 		RTR_CFG_UINT("xon_offset_kb", struct rtr_buffer_cfg, xon_offset_kb, 0, 65536, 3),
+		RTR_CFG_UINT("cell_bytes", struct rtr_buffer_cfg, cell_bytes, 0, 16384, 0),
 };
 static const struct rtr_cfg_map buffer_map = {
 		buffer_fields, RTR_ARRAY_SIZE(buffer_fields), buffer_check};

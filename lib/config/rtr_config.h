@@ -178,7 +178,13 @@ struct rtr_buffer_cfg {
 	uint32_t headroom_kb;      /* shared, PFC: reserved per ingress port */
 	uint32_t pfc_divisor;      /* shared, PFC: XOFF at free / it (a power of 2) */
 	uint32_t xon_offset_kb;    /* shared, PFC: XON below the XOFF threshold minus it */
+	/* shared: the pool counts a packet as at least this many bytes, as an
+	 * ASIC counts cells, so that it holds at most size / cell_bytes
+	 * packets (the real switch's mbufs: app/budget.c). 0: auto, which
+	 * rocetor makes RTR_BUFFER_CELL_AUTO and the simulator 1 (bytes). */
+	uint32_t cell_bytes;
 };
+#define RTR_BUFFER_CELL_AUTO 256
 
 struct rtr_qos_cfg {
 	uint8_t classes; /* 1..8; class (classes-1) is control */

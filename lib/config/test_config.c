@@ -1919,11 +1919,12 @@ test_qos_buffer(void)
 	CHECK_EQ(y.qos.buffer.headroom_kb, 32);
 	CHECK_EQ(y.qos.buffer.pfc_divisor, 16);
 	CHECK_EQ(y.qos.buffer.xon_offset_kb, 3);
+	CHECK_EQ(y.qos.buffer.cell_bytes, 0);
 	rtr_config_free(&y);
 
 	OK("yaml",
 			YP "qos:\n  buffer: {mode: shared, size_kb: 4096, alpha: 0.5, "
-			   "headroom_kb: 64, pfc_divisor: 8, xon_offset_kb: 0}\n",
+			   "headroom_kb: 64, pfc_divisor: 8, xon_offset_kb: 0, cell_bytes: 208}\n",
 			&y);
 	CHECK_EQ(y.qos.buffer.mode, RTR_BUFFER_SHARED);
 	CHECK_EQ(y.qos.buffer.size_kb, 4096);
@@ -1931,9 +1932,12 @@ test_qos_buffer(void)
 	CHECK_EQ(y.qos.buffer.headroom_kb, 64);
 	CHECK_EQ(y.qos.buffer.pfc_divisor, 8);
 	CHECK_EQ(y.qos.buffer.xon_offset_kb, 0);
+	CHECK_EQ(y.qos.buffer.cell_bytes, 208);
 	OK("cfg",
 			CP "qos = { buffer = { mode = \"shared\"; size_kb = 4096; alpha = 0.5; "
-			   "headroom_kb = 64; pfc_divisor = 8; xon_offset_kb = 0; }; };\n",
+			   "headroom_kb = 64; pfc_divisor = 8; xon_offset_kb = 0; cell_bytes = "
+			   "208; }; "
+			   "};\n",
 			&c);
 	CHECK(config_equal(&y, &c), "yaml and libconfig give the same qos.buffer");
 	rtr_config_free(&y);
@@ -1953,6 +1957,8 @@ test_qos_buffer(void)
 			"t.yaml:6: qos.buffer.headroom_kb: must be 0..65536, got 65537");
 	ERR_Y(YP "qos:\n  buffer: {xon_offset_kb: -1}\n",
 			"t.yaml:6: qos.buffer.xon_offset_kb: must be 0..65536, got -1");
+	ERR_Y(YP "qos:\n  buffer: {cell_bytes: 16385}\n",
+			"t.yaml:6: qos.buffer.cell_bytes: must be 0..16384, got 16385");
 	/* With PFC the three ports' headroom must leave some of the pool. */
 	ERR_Y(YP "qos:\n  pfc: {mode: software, classes: [3]}\n"
 		 "  buffer:\n    mode: shared\n    size_kb: 96\n    headroom_kb: 32\n",

@@ -31,7 +31,7 @@ cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbu
 	if (eg->admit == EG_ADMIT_SHARED) {
 		uint64_t u;
 
-		eg_sb_move(eg, len);
+		eg_sb_move(eg, eg_sb_charge(eg, len));
 		u = eg_sb_used(eg);
 		if (u > eg->sb_peak)
 			eg->sb_peak = u;
@@ -153,7 +153,8 @@ shared_overflow(struct rtr_egress *eg, struct rtr_eport *ep, struct rte_mbuf *m,
 
 	if (eg->lossless && in < RTR_MAX_PORTS && (eg->pfc_mask >> cls & 1) &&
 			eg->in_hdrm[in] + len <= eg->sb_hdrm &&
-			eg_sb_used(eg) + len <= eg->sb_size && q->tail - q->head <= q->mask) {
+			eg_sb_used(eg) + eg_sb_charge(eg, len) <= eg->sb_size &&
+			q->tail - q->head <= q->mask) {
 		if (!(eg->in_xoff[in] >> cls & 1))
 			eg_pfc_xoff(eg, in, cls, now_ns);
 		eg->in_hdrm[in] += len;

@@ -99,6 +99,15 @@ eg_admit_choose(const struct rtr_qos_cfg *q)
 
 /* ------------------------------------------------------------ shared buffer */
 
+/* What a packet of len bytes takes of the pool: at least a cell
+ * (qos.buffer.cell_bytes), so that the pool holds at most size / cell
+ * packets, as many as the mbufs app/budget.c sets aside for it. */
+static inline uint32_t
+eg_sb_charge(const struct rtr_egress *eg, uint32_t len)
+{
+	return len < eg->sb_cell ? eg->sb_cell : len;
+}
+
 /* Bytes of the pool in use as this worker sees them: the switch's count
  * and its own delta (exact with one worker; off by less than
  * RTR_EG_SB_BATCH per other worker). */
@@ -164,7 +173,8 @@ eg_admit_fits(const struct rtr_egress *eg, const struct rtr_cq *q, uint32_t len,
 			uint64_t used = eg_sb_used(eg);
 			uint64_t free = used < eg->sb_shared ? eg->sb_shared - used : 0;
 
-			room = used + len <= eg->sb_shared && q->bytes + len <= q->limit &&
+			room = used + eg_sb_charge(eg, len) <= eg->sb_shared &&
+			       q->bytes + len <= q->limit &&
 			       q->bytes + len <= ((free * eg->sb_alpha_q16) >> 16);
 		}
 		break;

@@ -127,3 +127,40 @@ rtr_egress_report_json(struct rtr_json *w, const struct rtr_eg_port_report *r)
 	rtr_json_kv_u64(w, "max_ahead_ns", r->ring_max_ns);
 	rtr_json_obj_end(w);
 }
+
+void
+rtr_egress_buffer_report(struct rtr_egress *const *egs, unsigned int n,
+		struct rtr_egress_shared *sh, struct rtr_eg_buffer_report *r)
+{
+	int64_t used;
+
+	memset(r, 0, sizeof(*r));
+	if (sh == NULL || sh->cfg == NULL || sh->cfg->qos.buffer.mode != RTR_BUFFER_SHARED)
+		return;
+	r->shared = true;
+	used = atomic_load_explicit(&sh->sb_used, memory_order_relaxed);
+	for (unsigned int i = 0; i < n; i++) {
+		if (egs[i] == NULL)
+			continue;
+		r->size_bytes = egs[i]->sb_size;
+		r->shared_bytes = egs[i]->sb_shared;
+		r->cell_bytes = egs[i]->sb_cell;
+		used += egs[i]->sb_delta;
+		r->peak_bytes = RTE_MAX(r->peak_bytes, egs[i]->sb_peak);
+	}
+	r->used_bytes = used > 0 ? (uint64_t)used : 0;
+}
+
+void
+rtr_egress_buffer_json(struct rtr_json *w, const struct rtr_eg_buffer_report *r)
+{
+	rtr_json_key(w, "buffer");
+	rtr_json_obj(w);
+	rtr_json_kv_str(w, "mode", r->shared ? "shared" : "static");
+	rtr_json_kv_u64(w, "size_bytes", r->size_bytes);
+	rtr_json_kv_u64(w, "shared_bytes", r->shared_bytes);
+	rtr_json_kv_u64(w, "cell_bytes", r->cell_bytes);
+	rtr_json_kv_u64(w, "used_bytes", r->used_bytes);
+	rtr_json_kv_u64(w, "peak_bytes", r->peak_bytes);
+	rtr_json_obj_end(w);
+}

@@ -219,7 +219,7 @@ eg_schedule(struct rtr_egress *eg, struct rtr_eport *ep, uint64_t now_ns, bool f
 		}
 		m = cq_pop(ep, c, &elig);
 		if (eg->admit == EG_ADMIT_SHARED)
-			eg_sb_move(eg, -(int64_t)m->pkt_len);
+			eg_sb_move(eg, -(int64_t)eg_sb_charge(eg, m->pkt_len));
 		if (clock) {
 			bm[nb] = m;
 			bc[nb] = (uint8_t)c;

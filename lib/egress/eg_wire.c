@@ -165,7 +165,7 @@ drop_held(struct rtr_egress *eg, struct rtr_eport *ep, enum rtr_drop_reason why,
 			q->head++;
 			q->bytes -= m->pkt_len;
 			if (eg->admit == EG_ADMIT_SHARED)
-				eg_sb_move(eg, -(int64_t)m->pkt_len);
+				eg_sb_move(eg, -(int64_t)eg_sb_charge(eg, m->pkt_len));
 			if (eg->lossless)
 				eg_pfc_in_sub(eg, rtr_meta(m)->in_port, (uint8_t)c, m->pkt_len, 0);
 			if (class_counter < RTR_EGC_MAX)

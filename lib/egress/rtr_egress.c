@@ -381,6 +381,9 @@ rtr_egress_create(struct rtr_egress_shared *sh, unsigned int worker, const struc
 		eg->sb_pfc_shift = (uint8_t)__builtin_ctz(b->pfc_divisor ? b->pfc_divisor : 1);
 		eg->sb_xon_off = b->xon_offset_kb * 1024u;
 		eg->sb_batch = RTR_EG_SB_BATCH;
+		/* 0 (auto) counts bytes: rocetor resolves auto before this
+		 * (app/budget.c: RTR_BUFFER_CELL_AUTO), the simulator keeps it. */
+		eg->sb_cell = b->cell_bytes ? b->cell_bytes : 1;
 	}
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {
 		const struct rtr_port_cfg *pc = &cfg->ports[i];

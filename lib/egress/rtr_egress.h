@@ -293,6 +293,7 @@ struct rtr_egress {
 	uint32_t sb_hdrm;                /* headroom per ingress port (PFC on), bytes */
 	uint32_t in_hdrm[RTR_MAX_PORTS]; /* headroom in use by ingress port (this worker) */
 	uint64_t sb_peak; /* most of the pool in use this worker saw after an admission */
+	uint32_t sb_cell; /* the pool counts a packet as at least this (qos.buffer.cell_bytes) */
 };
 
 /* rte_eth_tx_descriptor_status's offset conventions (doc/nic-facts.md "TX
@@ -587,6 +588,23 @@ void rtr_egress_report(struct rtr_egress *const *egs, unsigned int n, struct rtr
 /* Write the members `"classes": [...], "pfc": {...}` into the object w
  * is writing (the stats document's port objects). */
 void rtr_egress_report_json(struct rtr_json *w, const struct rtr_eg_port_report *r);
+
+/* The switch's shared buffer (qos.buffer), summed over workers. */
+struct rtr_eg_buffer_report {
+	bool shared;           /* mode shared (else the rest is 0) */
+	uint64_t size_bytes;   /* the pool */
+	uint64_t shared_bytes; /* the pool less every port's headroom */
+	uint32_t cell_bytes;   /* a packet counts at least this */
+	uint64_t used_bytes;   /* in use now (each worker's uncounted delta included) */
+	uint64_t peak_bytes;   /* the most any worker saw in use after an admission */
+};
+
+/* Collect it from n workers' egresses (any may be NULL), as rtr_egress_report. */
+void rtr_egress_buffer_report(struct rtr_egress *const *egs, unsigned int n,
+		struct rtr_egress_shared *sh, struct rtr_eg_buffer_report *r);
+
+/* Write the member `"buffer": {...}` into the object w is writing. */
+void rtr_egress_buffer_json(struct rtr_json *w, const struct rtr_eg_buffer_report *r);
 
 /* IP ECN codepoints */
 #define RTR_ECN_NOT_ECT 0

@@ -405,6 +405,59 @@ test_static(void)
 	done(eg);
 }
 
+/*
+ * Cells (qos.buffer.cell_bytes): a packet takes at least a cell of the pool,
+ * so that a pool of S bytes holds at most S / cell packets however small
+ * they are (the real switch's mbufs, app/budget.c). 64-byte packets into a
+ * 64 KB pool of 256-byte cells: 256 at most, where counting bytes would take
+ * 1,024; a 1000-byte packet takes its own 1000. Auto (0) counts bytes here.
+ */
+static void
+test_cells(void)
+{
+	const uint32_t size = 64 * 1024, cell = 256;
+	struct rtr_egress *eg;
+	unsigned int n = 0, k;
+
+	cfg_shared(4, 64, 64.0);
+	cfg.qos.buffer.cell_bytes = cell;
+	eg = mk(0);
+	CHECK(eg != NULL && eg->sb_cell == cell);
+	accept_n = 0;
+	while (n < 2000 && rtr_egress_enqueue(eg, 0, pkt(64, false, 0, -1, 4, n, 1), 3, 1000) == 0)
+		n++;
+	CHECK(n <= size / cell, "%u packets of 64 B in a %u-byte pool of %u-byte cells", n, size,
+			cell);
+	CHECK(n >= size / cell - 1, "the pool took only %u", n);
+	CHECK_EQ(eg_sb_used(eg), (uint64_t)n * cell);
+	CHECK_EQ(eg->port[0]->cq[3].bytes, n * 64u); /* the queue counts bytes */
+	CHECK(drops[RTR_DROP_QUEUE_FULL] > 0);
+	done(eg);
+
+	/* A packet above a cell takes its length; the pool empties to 0. */
+	cfg_shared(4, 64, 64.0);
+	cfg.qos.buffer.cell_bytes = cell;
+	eg = mk(0);
+	accept_n = 0;
+	for (k = 0; k < 10; k++)
+		CHECK_EQ(rtr_egress_enqueue(eg, 1, pkt(1000, false, 0, -1, 4, k, 2), 3, 1000), 0);
+	CHECK_EQ(eg_sb_used(eg), 10 * 1000u);
+	rtr_egress_enqueue(eg, 1, pkt(64, false, 0, -1, 4, k, 2), 3, 1000);
+	CHECK_EQ(eg_sb_used(eg), 10 * 1000u + cell);
+	done(eg);
+
+	/* Auto in the library: bytes (the simulator's, as the artifact). */
+	cfg_shared(4, 64, 64.0);
+	eg = mk(0);
+	CHECK_EQ(eg->sb_cell, 1);
+	accept_n = 0;
+	n = 0;
+	while (n < 2000 && rtr_egress_enqueue(eg, 0, pkt(64, false, 0, -1, 4, n, 1), 3, 1000) == 0)
+		n++;
+	CHECK(n > size / cell * 3, "counting bytes, the pool took %u packets of 64 B", n);
+	done(eg);
+}
+
 int
 main(void)
 {
@@ -415,6 +468,7 @@ main(void)
 	test_xon_as_free_grows();
 	test_workers();
 	test_static();
+	test_cells();
 	CHECK_EQ(live_mbufs, 0);
 	return rtr_test_done("egress-shared");
 }

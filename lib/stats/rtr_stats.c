@@ -182,6 +182,10 @@ rtr_stats_write_json(FILE *f, const struct rtr_stats_doc *doc, const struct rtr_
 		rtr_json_kv_str(&w, "mempool_in_use_stopped", NULL);
 	else
 		rtr_json_kv_i64(&w, "mempool_in_use_stopped", doc->mempool_in_use_stopped);
+	if (doc->doc_extra != NULL) {
+		rtr_json_break(&w, 1);
+		doc->doc_extra(&w, doc->doc_extra_arg);
+	}
 	rtr_json_obj_end(&w);
 	return rtr_json_finish(&w);
 }

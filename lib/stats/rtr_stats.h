@@ -160,6 +160,9 @@ struct rtr_stats_doc {
 	int64_t mempool_in_use_stopped; /* in use once the workers stopped, before the
 					  * ports closed; -1 while running (null) */
 	uint64_t lb_switches;           /* runtime LB switches completed */
+	/* Members added at the end of the document (the shared buffer), or NULL. */
+	void (*doc_extra)(struct rtr_json *w, void *arg);
+	void *doc_extra_arg;
 	double worker_cpu_s; /* the workers' threads' CPU time, summed; < 0: unknown (null) */
 	/* The LB counters' names (the "lb" member), lb_names[i] for slot i,
 	 * from lib/lb (rtr_lb_counter_names, RTR_LBC_MAX). */

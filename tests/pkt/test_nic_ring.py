@@ -21,7 +21,12 @@ doc/egress.md "The NIC ring" and "Hardware TX queues per class"):
   xoff_kb (with pfc off: the whole 3 MB burst), nothing lost, no PFC frame
   sent, pfc.rx_holds counted;
 - nic_ring_kb unset (auto) on a virtual port: unbounded, said at start-up,
-  paced false in the stats document.
+  paced false in the stats document;
+- qos.buffer shared (issue 32) on a port shaped to 1 Gb/s: a 3 MB burst
+  queues no more than the 512 KB pool (half of it, alpha 1), the rest is
+  dropped as queue_full and counted, and the stats document's buffer says
+  the pool, the auto cell (256 B: the mempool's share, app/budget.c), a
+  peak within the pool and nothing in use at exit; the default says static.
 
 The pacing itself (the CNP/XOFF bounds, RED on ring bytes, the departure
 stamp) is held to on a model NIC on a virtual clock by the unit test
@@ -144,6 +149,35 @@ def test_auto_virtual():
                       re.M) is not None, "auto on net_pcap: unbounded: %s" % res.stdout[-400:])
     T.check(res.stats["ports"][1]["nic_ring"]["paced"] is False, "paced false")
     T.eq(res.port(1)["tx_packets"], 10, "forwarded")
+    T.eq(res.stats["buffer"]["mode"], "static", "the default buffer: %s" % res.stats["buffer"])
+
+
+SHARED_QOS = """classes: 4
+queue_kb: 16384
+dscp: [{dscp: 26, class: 1}]
+buffer: {mode: shared, size_kb: 512}"""
+
+
+def test_shared_pool():
+    n = 3000
+    frames = [E.data(i, payload=1000, dscp=26) for i in range(n)]
+    res = harness.run(E.config(p1=", shape_gbps: 1", qos=SHARED_QOS), [frames, []],
+                      tag="nicring-shared", idle_ms=600)
+    T.eq(res.rc, 0, "shared: exit status (stderr %s)" % res.stderr[-300:])
+    T.check(*accounted(res, "shared"))
+    buf = res.stats["buffer"]
+    T.check(buf["mode"] == "shared" and buf["size_bytes"] == 512 * 1024
+            and buf["cell_bytes"] == 256, "the pool and the auto cell: %s" % buf)
+    T.eq(buf["used_bytes"], 0, "nothing in the pool at exit")
+    cl = res.stats["ports"][1]["classes"][1]
+    sent = res.port(1)["tx_packets"]
+    print("  shared pool: class 1 peak %d B, pool peak %d B, %d sent, %d queue_full"
+          % (cl["max_depth"], buf["peak_bytes"], sent, cl["drop_queue_full"]))
+    T.check(0 < buf["peak_bytes"] <= 512 * 1024, "pool peak %d" % buf["peak_bytes"])
+    # alpha 1: one busy queue within half the pool (plus one frame)
+    T.check(cl["max_depth"] <= 256 * 1024 + 1100, "class 1 peaked at %d B" % cl["max_depth"])
+    T.check(cl["drop_queue_full"] > 0, "the burst past the pool is dropped and counted")
+    T.eq(sent + cl["drop_queue_full"], n, "every frame sent or dropped as queue_full")
 
 
 HOLD_QOS = """classes: 4
@@ -189,4 +223,5 @@ test_too_few_queues()
 test_rx_hold()
 test_paced()
 test_auto_virtual()
+test_shared_pool()
 sys.exit(T.done())
