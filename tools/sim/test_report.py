@@ -391,6 +391,34 @@ def test_windows(tmp):
           "the config recorded: %r" % s["conweave"].get("lb_config"))
 
 
+def test_runinfo(tmp):
+    """runinfo.py: one row per run from its summary.json, the numbers as
+    written there; a run without summary.json is named and skipped."""
+    d = os.path.join(tmp, "ri", "AliStorage2019-load0.8-lossless-conweave-s1")
+    os.makedirs(d)
+    with open(os.path.join(d, "summary.json"), "w") as f:
+        json.dump({"params": {"lb": "conweave"},
+                   "flows": {"finished": 990, "unfinished": 10},
+                   "hosts": {"data_retx": 2348, "timeouts": 3},
+                   "frames": {"egress_dropped": 0},
+                   "drops": {"queue_full": 7},
+                   "pfc": {"tx_xoff": 466},
+                   "buffer": {"peak_bytes": 3116974},
+                   "reorder": {"held_bytes_per_switch_p999_est": 1970010},
+                   "lb_counters": {"reorder_flush_timeout": 9},
+                   "load": {"host_links_util": 0.4004, "tor_fabric_util": 0.7157},
+                   "speed": {"wall_s": 235.9}}, f)
+    os.makedirs(os.path.join(tmp, "ri", "unfinished-run"))
+    r = subprocess.run([sys.executable, os.path.join(HERE, "runinfo.py"),
+                        os.path.join(tmp, "ri", "unfinished-run"), d],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "runinfo.py: %s" % r.stderr)
+    want = ("| AliStorage2019-load0.8-lossless-conweave-s1 | 1000 (10) | 2348 / 3 | 466 | "
+            "7 (queue_full 7) | 3.12 MB | 1.97 MB | 9 | 0.400 / 0.716 | 236 s |")
+    check(want in r.stdout, "runinfo row:\n%s\nwant\n%s" % (r.stdout, want))
+    check("unfinished-run: no summary.json" in r.stderr, "skipped run named: %s" % r.stderr)
+
+
 def main():
     keep = os.environ.get("SIM_REPORT_KEEP")
     with tempfile.TemporaryDirectory(prefix="sim_report_") as tmp:
@@ -525,6 +553,7 @@ def main():
         test_compare_workloads(tmp)
         test_censored(tmp)
         test_windows(tmp)
+        test_runinfo(tmp)
         test_evaluate(tmp)
     return checks.summary("test_report")
 
