@@ -18,6 +18,7 @@
 #include <rte_lcore.h>
 
 #include "lb.h"
+#include "rtr_egress.h"
 #include "rtr_lb_registry.h"
 
 int
@@ -99,6 +100,8 @@ rtr_app_lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shar
 				.shared = *shared,
 				.link_down = &sw->link_down_mask,
 				.clock = &sw->workers[i]->clock,
+				.queue_bytes = rtr_egress_queue_bytes,
+				.queue_arg = sw->workers[i]->eg,
 		};
 
 		for (unsigned int p = 0; p < cfg->n_ports; p++)
