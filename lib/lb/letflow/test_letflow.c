@@ -19,6 +19,8 @@
 #include <rte_mbuf.h>
 
 #include "rtr_lb.h"
+#include "rtr_lb_fs.h"
+#include "rtr_lb_registry.h"
 #include "rtr_letflow.h"
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -275,9 +277,90 @@ test_ecmp(void)
 	rtr_lf_free(lf);
 }
 
+/* The telemetry view (/rocetor/lb/flows): each flow with its path and its
+ * flowlets, through the mode's flows walk and its descriptor's view. */
+struct seen {
+	unsigned int n;
+	uint8_t path[4];
+	uint32_t flowlets[4];
+	uint16_t sport[4];
+};
+
+static void
+collect(void *arg, const struct rtr_lb_flow_info *f)
+{
+	struct seen *s = arg;
+
+	if (s->n < 4) {
+		s->path[s->n] = f->path;
+		s->flowlets[s->n] = f->flowlets;
+		s->sport[s->n] = f->sport;
+	}
+	s->n++;
+}
+
+struct kv_seen {
+	uint64_t path, flowlets;
+	unsigned int n;
+};
+
+static void
+kv_u64(void *arg, const char *key, uint64_t v)
+{
+	struct kv_seen *k = arg;
+
+	k->n++;
+	if (strcmp(key, "path") == 0)
+		k->path = v;
+	else if (strcmp(key, "flowlets") == 0)
+		k->flowlets = v;
+}
+
+static void
+kv_str(void *arg, const char *key, const char *v)
+{
+	(void)arg;
+	(void)key;
+	(void)v;
+	CHECK(0, "letflow's view has no strings");
+}
+
+static void
+test_view(void)
+{
+	struct rtr_lf *lf = make(1024);
+	const struct rtr_lb_desc *d = rtr_lb_mode_at(RTR_LB_LETFLOW);
+	struct rtr_group g;
+	struct seen s = {0};
+	struct kv_seen k = {0};
+	struct rtr_lb_kv kv = {kv_u64, kv_str, &k};
+	int p;
+
+	group(&g, 0xf);
+	p = pick(lf, &g, 3, 7000, T0);
+	pick(lf, &g, 3, 7000, T0 + GAP);
+	p = pick(lf, &g, 3, 7000, T0 + 2 * GAP);
+	CHECK_EQ(rtr_lb_fs_flows(lf, T0 + 2 * GAP + 5, 0, collect, &s), 1);
+	CHECK_EQ(s.n, 1);
+	CHECK_EQ(s.path[0], p);
+	CHECK_EQ(s.flowlets[0], 3);
+	CHECK_EQ(s.sport[0], 7000);
+	CHECK(d != NULL && d->flow_view != NULL && strcmp(d->name, "letflow") == 0);
+	if (d != NULL && d->flow_view != NULL) {
+		struct rtr_lb_flow_info fi = {.path = 2, .flowlets = 9};
+
+		d->flow_view(&fi, &kv);
+		CHECK_EQ(k.n, 2);
+		CHECK_EQ(k.path, 2);
+		CHECK_EQ(k.flowlets, 9);
+	}
+	rtr_lf_free(lf);
+}
+
 int
 main(void)
 {
+	test_view();
 	test_boundaries();
 	test_since_last();
 	test_spread(0xf);
