@@ -23,6 +23,11 @@ the MACs, TTL and IP checksum, with a valid ICRC (scapy's verdict).
    shaper has not sent yet, and DRILL, comparing two distinct samples,
    sends there only while that queue is empty: uplink 4 carries less than
    a tenth, and nothing is lost (the shaped queue drains at exit).
+4. On a spine (switch.role spine, every port fabric, the same group): drill
+   runs there too (ALGORITHMS.md 7: every switch with equal-cost uplinks),
+   placing every frame from port 0; letflow is a ToR's, so the spine routes
+   by ECMP under its name (ecmp_packets, each flow on one uplink, no
+   letflow counter moves).
 """
 import collections
 import os
@@ -164,6 +169,45 @@ def test_drill_queue(t, host, fab):
     t.eq(st["lb"]["drill_picks"], n)
 
 
+def spine_config(lb):
+    ports = "".join('  - {port: %d, role: fabric, mac: "%s"}\n' % (i, SW_MAC[i])
+                    for i in range(5))
+    return ("switch: {name: spine, id: 9, role: spine, lb: %s}\nports:\n" % lb + ports +
+            "routes:\n"
+            '  - {prefix: "10.1.0.0/24", port: 0, nexthop_mac: "%s"}\n' % HOST_MAC +
+            '  - prefix: "10.2.0.0/16"\n    paths:\n' +
+            "".join('      - {port: %d, nexthop_mac: "%s"}\n' % (i + 1, SPINE_MAC[i])
+                    for i in range(4)))
+
+
+def test_spine(t, host):
+    for lb in ("drill", "letflow"):
+        r = harness.run(spine_config(lb), [host, [], [], [], []], tag="bls" + lb[:3],
+                        idle_ms=600)
+        if not t.check(r.rc == 0 and r.stats is not None,
+                       "spine %s: rocetor exited %d: %s" % (lb, r.rc, r.stderr[-2000:])):
+            continue
+        ok, why = harness.accounted(r.stats)
+        t.check(ok, "spine %s: accounting: %s" % (lb, why))
+        lbc = r.stats["lb"]
+        per_port = [len(r.outputs[p]) for p in range(1, 5)]
+        t.eq(sum(per_port), len(host), "(spine %s: every frame on an uplink)" % lb)
+        paths = collections.defaultdict(set)
+        for p in range(1, 5):
+            for f in r.outputs[p]:
+                paths[flow_of(bytes(f))].add(p)
+        print("spine %s: uplinks %s; lb %s" % (lb, per_port,
+                                               {k: v for k, v in lbc.items() if v}))
+        if lb == "drill":
+            t.eq(lbc["drill_picks"], len(host), "(spine: DRILL placed every frame)")
+            t.eq(lbc["ecmp_packets"], 0)
+            t.check(all(k > len(host) / 8 for k in per_port), "spine drill: %r" % per_port)
+        else:
+            t.eq(lbc["ecmp_packets"], len(host), "(spine letflow: ECMP)")
+            t.eq(lbc["letflow_packets"] + lbc["letflow_flowlets"], 0)
+            t.check(all(len(v) == 1 for v in paths.values()), "spine letflow: a flow split")
+
+
 def main():
     t = harness.Checker("pkt-baselines")
     host, fab = frames()
@@ -172,6 +216,7 @@ def main():
     test_letflow(t, host, fab)
     test_drill(t, host, fab)
     test_drill_queue(t, host, fab)
+    test_spine(t, host)
     return t.done()
 
 
