@@ -19,7 +19,7 @@ the MACs, TTL and IP checksum, with a valid ICRC (scapy's verdict).
    the packets of the flows spread over the four uplinks (each within a
    quarter of a quarter of its share), flows are split between uplinks
    (drill_port_changes), drill_picks = the host's frames.
-3. drill with uplink 4 shaped to 0.1 Gb/s: its queue holds the frames the
+3. drill with uplink 4 shaped to 0.02 Gb/s: its queue holds the frames the
    shaper has not sent yet, and DRILL, comparing two distinct samples,
    sends there only while that queue is empty: uplink 4 carries less than
    a tenth, and nothing is lost (the shaped queue drains at exit).
@@ -158,7 +158,7 @@ def test_drill(t, host, fab):
 
 
 def test_drill_queue(t, host, fab):
-    r = run(t, "drillq", config("drill", shape4="0.1"), host, fab)
+    r = run(t, "drillq", config("drill", shape4="0.02"), host, fab)
     if r is None:
         return
     st, paths, per_port = r
