@@ -18,6 +18,7 @@
 #include <rte_lcore.h>
 
 #include "lb.h"
+#include "rtr_egress.h"
 #include "rtr_lb_registry.h"
 
 int
@@ -68,6 +69,17 @@ rtr_app_lb_destroy(const struct rtr_lb_ops *ops, void *shared, void **states, un
 		ops->shared_free(shared);
 }
 
+/* rtr_lb_init.queue_bytes: the worker's egress queues of a port. Through
+ * the worker, since at start-up the LB state is made before the egress
+ * (whose departure hook depends on the mode). */
+static uint32_t
+worker_queue_bytes(const void *arg, uint16_t port)
+{
+	const struct rtr_worker *w = arg;
+
+	return w->eg != NULL ? rtr_egress_queue_bytes(w->eg, port) : 0;
+}
+
 /* From the config: a mode whose section is absent gets the defaults the
  * validator filled in. */
 int
@@ -99,6 +111,8 @@ rtr_app_lb_create(struct rtr_app *app, const struct rtr_lb_ops *ops, void **shar
 				.shared = *shared,
 				.link_down = &sw->link_down_mask,
 				.clock = &sw->workers[i]->clock,
+				.queue_bytes = worker_queue_bytes,
+				.queue_arg = sw->workers[i],
 		};
 
 		for (unsigned int p = 0; p < cfg->n_ports; p++)

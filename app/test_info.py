@@ -42,17 +42,20 @@ def test_modes():
     check(rc == 0, "modes exits 0 (%d, %s)" % (rc, err))
     modes = json.loads(out)["modes"]
     names = [m["name"] for m in modes]
-    check(names == ["ecmp", "conweave", "seqbalance", "caver", "spray"], "names %r" % names)
+    check(names == ["ecmp", "conweave", "seqbalance", "caver", "spray", "letflow", "drill"],
+          "names %r" % names)
     check([m["id"] for m in modes] == list(range(len(modes))), "ids are the indexes")
     impl = [m["name"] for m in modes if m["implemented"]]
-    check(impl == ["ecmp", "conweave", "seqbalance", "caver", "spray"], "implemented %r" % impl)
+    check(impl == ["ecmp", "conweave", "seqbalance", "caver", "spray", "letflow", "drill"],
+          "implemented %r" % impl)
     check({m["name"]: m["spine"] for m in modes} ==
           {"ecmp": "run", "conweave": "ecmp", "seqbalance": "ecmp", "caver": "run",
-           "spray": "ecmp"}, "spine behaviour")
+           "spray": "ecmp", "letflow": "ecmp", "drill": "run"}, "spine behaviour")
     check([m["name"] for m in modes if m["holds"]] == ["conweave", "spray"],
           "conweave and spray hold")
     check([m["name"] for m in modes if m["flow_table"]] ==
-          ["conweave", "seqbalance", "caver", "spray"], "the stateful modes have a flow table")
+          ["conweave", "seqbalance", "caver", "spray", "letflow"],
+          "the stateful modes have a flow table")
     for m in modes:
         check(isinstance(m["summary"], str) and m["summary"], "%s has a summary" % m["name"])
         check(set(m) == {"id", "name", "summary", "implemented", "spine", "holds",

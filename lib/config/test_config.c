@@ -22,6 +22,8 @@
 #include "rtr_lb_registry.h"
 #include "rtr_test.h"
 #include "caver/caver_config.h"
+#include "drill/drill_config.h"
+#include "letflow/letflow_config.h"
 #include "conweave/conweave_config.h"
 #include "seqbalance/seqbalance_config.h"
 #include "core/rtr_lb_wire.h"
@@ -370,6 +372,11 @@ test_defaults(void)
 	CHECK_EQ(rtr_caver_config(&cfg)->aging_us, 500);
 	CHECK_EQ(rtr_caver_config(&cfg)->flow_idle_us, 1000);
 	CHECK_EQ(rtr_caver_config(&cfg)->flow_table_size, 1048576);
+	/* The ConWeave paper's settings: a 100 us flowlet gap, DRILL(2,1). */
+	CHECK_EQ(rtr_letflow_config(&cfg)->flowlet_gap_us, 100);
+	CHECK_EQ(rtr_letflow_config(&cfg)->flow_table_size, 1048576);
+	CHECK_EQ(rtr_drill_config(&cfg)->samples, 2);
+	CHECK_EQ(rtr_drill_config(&cfg)->memory, 1);
 	rtr_config_free(&cfg);
 
 	/* The derived seed follows the id; an explicit one, even 0, is kept. */
@@ -690,7 +697,7 @@ test_ranges(void)
 	ERR_C("ports = ( { port = 0; role = \"server\"; } );\n",
 			"t.cfg:1: ports[0].role: must be host or fabric, got \"server\"");
 	ERR_Y(YP "switch: {lb: random}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
-					   "seqbalance, caver or spray, got "
+					   "seqbalance, caver, spray, letflow or drill, got "
 					   "\"random\"");
 	ERR_Y("switch: {role: spine}\nports:\n  - {port: 0, role: fabric}\n  - {port: 1, role: "
 	      "host}\n",
@@ -702,11 +709,12 @@ test_ranges(void)
 			"only, "
 			"got host");
 	ERR_Y(YP "switch: {lb: conweav}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
-					    "seqbalance, caver or spray, got "
+					    "seqbalance, caver, spray, letflow or drill, got "
 					    "\"conweav\" (did you mean conweave?)");
-	ERR_C(CP "switch = { lb = \"ecpm\"; };\n", "t.cfg:6: switch.lb: must be ecmp, conweave, "
-						   "seqbalance, caver or spray, got "
-						   "\"ecpm\" (did you mean ecmp?)");
+	ERR_C(CP "switch = { lb = \"ecpm\"; };\n",
+			"t.cfg:6: switch.lb: must be ecmp, conweave, "
+			"seqbalance, caver, spray, letflow or drill, got "
+			"\"ecpm\" (did you mean ecmp?)");
 	ERR_C(CP "switch = { role = \"spin\"; };\n",
 			"t.cfg:6: switch.role: must be tor or spine, got \"spin\" "
 			"(did you mean spine?)");
@@ -726,6 +734,21 @@ test_ranges(void)
 	ERR_C(CP "caver = { q = 17; };\n", "t.cfg:6: caver.q: must be 1..16, got 17");
 	ERR_Y(YP "seqbalance: {phi_us: 0}\n",
 			"t.yaml:5: seqbalance.phi_us: must be 1..1000000, got 0");
+	ERR_Y(YP "letflow: {flowlet_gap_us: 0}\n",
+			"t.yaml:5: letflow.flowlet_gap_us: must be 1..1000000, got 0");
+	ERR_C(CP "letflow = { flowlet_gap_us = 1000001; };\n",
+			"t.cfg:6: letflow.flowlet_gap_us: must be 1..1000000, got 1000001");
+	ERR_Y(YP "letflow:\n  flow_table_size: 1023\n",
+			"t.yaml:6: letflow.flow_table_size: must be 1024..16777216, got 1023");
+	ERR_Y(YP "letflow: {gap_us: 100}\n", "t.yaml:5: letflow.gap_us: unknown key");
+	ERR_Y(YP "letflow: {flowlet_gap_us: soon}\n",
+			"t.yaml:5: letflow.flowlet_gap_us: expected an integer, got a string");
+	ERR_Y(YP "drill: {samples: 0}\n", "t.yaml:5: drill.samples: must be 1..16, got 0");
+	ERR_C(CP "drill = { samples = 17; };\n", "t.cfg:6: drill.samples: must be 1..16, got 17");
+	ERR_Y(YP "drill:\n  samples: 2\n  memory: 5\n",
+			"t.yaml:7: drill.memory: must be 0..4, got 5");
+	ERR_C(CP "drill = { memory = -1; };\n", "t.cfg:6: drill.memory: must be 0..4, got -1");
+	ERR_C(CP "drill = { d = 2; };\n", "t.cfg:6: drill.d: unknown key");
 	ERR_Y(YP "conweave: {dst_prefix_len: 33}\n",
 			"t.yaml:5: conweave.dst_prefix_len: must be 0..32, got 33");
 	ERR_C(CP "conweave = { dst_prefix_len6 = 129; };\n",
@@ -1592,7 +1615,8 @@ test_files(const char *dir)
 
 	/* A file error names the real file and line. */
 	file_error(tmpl, "bad.yaml", "ports:\n  - {port: 0, role: host}\nswitch:\n  lb: fastest\n",
-			":4: switch.lb: must be ecmp, conweave, seqbalance, caver or spray, got "
+			":4: switch.lb: must be ecmp, conweave, seqbalance, caver, spray, letflow "
+			"or drill, got "
 			"\"fastest\"");
 
 	/* A directory opens but does not read. */

@@ -410,3 +410,17 @@ rtr_egress_free(struct rtr_egress *eg)
 		eport_free(eg->port[p], eg->rte_mem);
 	eg_free(eg, eg->rte_mem);
 }
+
+uint32_t
+rtr_egress_queue_bytes(const void *arg, uint16_t port)
+{
+	const struct rtr_egress *eg = arg;
+	const struct rtr_eport *ep;
+	uint32_t b = 0;
+
+	if (port >= RTR_MAX_PORTS || (ep = eg->port[port]) == NULL)
+		return 0;
+	for (unsigned int c = 0; c < ep->n_classes; c++)
+		b += ep->cq[c].bytes;
+	return b;
+}

@@ -354,6 +354,16 @@ struct rtr_egress *rtr_egress_create(struct rtr_egress_shared *sh, unsigned int 
 		int socket);
 void rtr_egress_free(struct rtr_egress *eg);
 
+/*
+ * Bytes in this worker's class queues of port, every class together: the
+ * local queue depth an LB mode may weigh an uplink by (DRILL,
+ * doc/drill.md), as admission counts it (pkt_len; the staged burst and the
+ * delay line are outside). 0 for a port this egress does not serve. The
+ * signature is rtr_lb_init.queue_bytes's, with arg the struct rtr_egress:
+ * lib/lb never sees the egress itself.
+ */
+uint32_t rtr_egress_queue_bytes(const void *eg, uint16_t port);
+
 /* Bytes rtr_egress_create() allocates for one worker with cfg and
  * max_pkts (the class queues and the wires of every port; memory
  * planning, app/budget.c). */

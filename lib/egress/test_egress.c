@@ -279,6 +279,35 @@ test_direct(void)
 	done(eg);
 }
 
+/* rtr_egress_queue_bytes (what DRILL weighs an uplink by, doc/drill.md):
+ * the bytes in a port's class queues, every class, nothing of the other
+ * ports; 0 once they leave, and for ports the egress does not serve. */
+static void
+test_queue_bytes(void)
+{
+	struct rtr_egress *eg;
+
+	cfg_reset(3);
+	eg = mk();
+	nic_reset(false);
+	CHECK_EQ(rtr_egress_queue_bytes(eg, 1), 0);
+	for (unsigned int i = 0; i < 3; i++)
+		CHECK_EQ(rtr_egress_enqueue(eg, 1, pkt(200, false, 0, -1, 4, i, 0), 0, 0), 0);
+	for (unsigned int i = 0; i < 2; i++)
+		CHECK_EQ(rtr_egress_enqueue(eg, 1, pkt(500, false, 0, -1, 4, 10 + i, 0), 3, 0), 0);
+	CHECK_EQ(rtr_egress_enqueue(eg, 2, pkt(300, false, 0, -1, 4, 20, 0), 7, 0), 0);
+	CHECK_EQ(rtr_egress_queue_bytes(eg, 1), 3 * 200 + 2 * 500);
+	CHECK_EQ(rtr_egress_queue_bytes(eg, 2), 300);
+	CHECK_EQ(rtr_egress_queue_bytes(eg, 0), 0);
+	CHECK_EQ(rtr_egress_queue_bytes(eg, 5), 0);             /* not configured */
+	CHECK_EQ(rtr_egress_queue_bytes(eg, RTR_MAX_PORTS), 0); /* out of range */
+	rtr_egress_service(eg, 1000);
+	CHECK_EQ(nic.n, 6);
+	CHECK_EQ(rtr_egress_queue_bytes(eg, 1), 0);
+	CHECK_EQ(rtr_egress_queue_bytes(eg, 2), 0);
+	done(eg);
+}
+
 static void
 test_strict_priority(void)
 {
@@ -1116,6 +1145,7 @@ main(void)
 	rtr_meta_offset = (int)offsetof(struct rte_mbuf, dynfield1);
 	nic_reset(false);
 	test_classify();
+	test_queue_bytes();
 	test_strict_priority();
 	test_direct();
 	test_dwrr();

@@ -72,6 +72,13 @@ struct rtr_lb_init {
 	 * judges time by (rtr_lb_seen, rtr_lb_idle). NULL: the hooks' now_ns
 	 * (unit tests, the simulator). */
 	const struct rtr_lb_clock *clock;
+	/* The worker's local egress queue of a port: bytes in the class
+	 * queues of this worker's egress on it (rtr_egress_queue_bytes, arg
+	 * the worker's struct rtr_egress). DRILL weighs uplinks by it. NULL:
+	 * unknown, every queue reads 0 (the LB fuzzer; unit tests give their
+	 * own). */
+	uint32_t (*queue_bytes)(const void *arg, uint16_t port);
+	const void *queue_arg;
 	struct rtr_lb_io io;
 };
 

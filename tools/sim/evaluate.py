@@ -27,6 +27,10 @@ is left out of the report (listed at the end). Then report.py writes
 DIR/report (report.md, report.json, PNGs) from every complete run.
 --dry-run prints the commands.
 
+--modes takes any mode rocetor-sim --lb accepts (the registry's: ecmp,
+conweave, seqbalance, caver, spray, letflow, drill); the default is the
+list above.
+
 Each mode's own configuration (issue 32, fair comparisons): where a mode
 has a tuned configuration for a transport, it lies beside that
 transport's config as <config>-<mode>.yaml (conf/sim/lossless.yaml ->

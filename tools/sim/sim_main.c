@@ -560,6 +560,7 @@ static const char sec_conweave[] = "conweave:\n"
 static const char sec_seqbalance[] = "seqbalance:\n  dst_prefix_len: 16\n";
 static const char sec_caver[] = "caver:\n";
 static const char sec_spray[] = "spray:\n";
+static const char sec_letflow[] = "letflow:\n";
 
 /*
  * The flow table a ToR needs for this run. A flow's entry outlives it:
@@ -692,6 +693,8 @@ build_sections(const struct opts *o, double cdf_mean)
 		strcat(out, sec_caver);
 	else if (strcmp(o->lb, "spray") == 0 && !has_section(out, o->lb))
 		strcat(out, sec_spray);
+	else if (strcmp(o->lb, "letflow") == 0 && !has_section(out, o->lb))
+		strcat(out, sec_letflow);
 	else
 		added = false;
 	if (added)

@@ -880,6 +880,9 @@ sim_net_init_nic(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overh
 			snprintf(err, errlen, "%s: the egress did not start", n->name);
 			return -1;
 		}
+		/* The egress exists now: DRILL reads its queues. */
+		in.queue_bytes = rtr_egress_queue_bytes;
+		in.queue_arg = n->eg;
 		n->fwd.lb = n->lb_ops;
 		n->fwd.st = &net->st[i];
 		if (n->lb_ops->init == NULL)

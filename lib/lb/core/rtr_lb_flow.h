@@ -34,6 +34,8 @@ struct rtr_lb_flow_info {
 	bool by_table;    /* placed from the path table (false: ECMP fallback) */
 	/* spray */
 	uint32_t seq; /* SrcToR: the next number to stamp; DstToR: the next expected */
+	/* letflow */
+	uint32_t flowlets; /* flowlets the flow started */
 };
 
 #endif /* RTR_LB_FLOW_H */
