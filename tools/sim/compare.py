@@ -32,6 +32,7 @@ its own workload, topology, load and transport only (issue 32 item 5):
 """
 
 import argparse
+import os
 import json
 import sys
 
@@ -105,10 +106,20 @@ def ours_as_paper(st, mode, e):
             rivals)
 
 
+def short_path(p):
+    """A config file in this checkout as a path from its top (conf/sim/...);
+    any other as given."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if os.path.isabs(p) and os.path.commonpath([root, os.path.abspath(p)]) == root:
+        return os.path.relpath(p, root)
+    return p
+
+
 def config_of(m):
     """What a mode ran, from report.json: the --config files and its LB
     section's behaviour keys."""
-    files = ", ".join(c for c in m.get("configs") or [] if c) or "rocetor-sim's defaults"
+    files = ", ".join(short_path(c) for c in m.get("configs") or [] if c) or \
+        "rocetor-sim's defaults"
     lb = m.get("lb_config")
     if lb is None:
         sec = "(not recorded: a run older than params.lb_config)"

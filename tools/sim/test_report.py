@@ -280,7 +280,9 @@ def test_compare_workloads(tmp):
     for wl in ("AliStorage2019", "FbHdp2015"):
         for load in ("0.5", "0.8"):
             rep["%s-load%s-lossless" % (wl, load)] = {
-                "ecmp": st(4.0, 40.0, {}), "drill": st(2.0, 20.0, {}),
+                "ecmp": st(4.0, 40.0, {}, (os.path.join(os.path.dirname(os.path.dirname(HERE)),
+                                                        "conf", "sim", "lossless.yaml"),)),
+                "drill": st(2.0, 20.0, {}),
                 "conweave": st(1.6, 10.0, {"resume_extra_us": 64, "resume_default_us": 600,
                                            "flow_table_size": 65536})}
     path = os.path.join(tmp, "both.json")
@@ -309,6 +311,8 @@ def test_compare_workloads(tmp):
           "AliStorage 80%: " + rows.get("AliStorage2019 80% lossless", ""))
     check("| FbHdp2015 80% lossless | conweave | conf/sim/lossless.yaml | resume_default_us "
           "600, resume_extra_us 64 |" in r.stdout, "the configuration:\n" + r.stdout)
+    # ECMP's runs recorded the absolute path of this checkout's file: shown
+    # from the checkout's top.
     check("| FbHdp2015 80% lossless | ecmp | conf/sim/lossless.yaml | (no section) |" in r.stdout,
           "ECMP's configuration:\n" + r.stdout)
 
