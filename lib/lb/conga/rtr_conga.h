@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The rocetor authors
+ */
+
+/*
+ * CONGA (Alizadeh et al., SIGCOMM'14), the leaf-to-leaf scheme, as
+ * doc/conga.md fixes it from the paper and the ConWeave artifact's
+ * conga-routing model. UNFINISHED (issue 33): this is the algorithm's core
+ * only, not yet a mode of the registry (no lb_modes entry, no wire
+ * encoding, no hooks): the pieces a mode will be built from, each a pure
+ * function of its state and a time parameter so that unit tests drive
+ * them on a virtual clock.
+ *
+ *   DRE        one per link at every hop: X += bytes of every packet sent,
+ *              X *= (1 - alpha) every Tdre; quantised to Q bits against
+ *              the link's rate: floor(X * 8 * 2^Q / (rate * Tdre / alpha)),
+ *              at most 2^Q - 1.
+ *   CE         carried forward in the packet: each hop (source leaf
+ *              uplink, spine downlink) writes max(packet CE, its egress
+ *              link's quantised DRE).
+ *   from-leaf  at the destination leaf, per (source leaf, path): the last
+ *              CE seen; one entry fed back per reverse packet toward that
+ *              leaf, round-robin over the paths, changed entries first.
+ *   to-leaf    at the source leaf, per (destination leaf, path): the
+ *              metric fed back; older than the ageing time it counts 0.
+ *   flowlets   per flow hash (a direct-mapped table, as the paper's): a
+ *              packet at least gap after the flow's last starts a flowlet,
+ *              placed on the live path minimising max(local uplink CE,
+ *              remote metric); among equals the flow's previous path if it
+ *              is one of them, else one drawn at random.
+ */
+#ifndef RTR_CONGA_H
+#define RTR_CONGA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RTR_CONGA_MAX_PATHS 64
+#define RTR_CONGA_NO_FB     0xff /* no feedback in a packet */
+
+/* ------------------------------------------------------------------ DRE */
+
+struct rtr_conga_dre_params {
+	uint64_t period_ns; /* Tdre, at least 1 */
+	double alpha;       /* decay per period, (0, 1] */
+	unsigned int q;     /* quantisation bits, 1..8 */
+	double rate_bps;    /* the link's rate */
+};
+
+struct rtr_conga_dre {
+	uint64_t x;       /* bytes, decayed */
+	uint64_t next_ns; /* the next decay; 0: not started */
+};
+
+/* Decay for every period boundary at or before now (the first call starts
+ * the clock: the first boundary is now + Tdre). */
+void rtr_conga_dre_advance(
+		struct rtr_conga_dre *d, const struct rtr_conga_dre_params *p, uint64_t now_ns);
+/* A packet of `bytes` sent on the link at now_ns. */
+void rtr_conga_dre_add(struct rtr_conga_dre *d, const struct rtr_conga_dre_params *p,
+		uint64_t now_ns, uint32_t bytes);
+/* The quantised value, 0 .. 2^q - 1. */
+uint8_t rtr_conga_dre_q(const struct rtr_conga_dre *d, const struct rtr_conga_dre_params *p);
+
+/* A hop's update of the CE a packet carries. */
+static inline uint8_t
+rtr_conga_hop_ce(uint8_t pkt_ce, uint8_t link_ce)
+{
+	return pkt_ce > link_ce ? pkt_ce : link_ce;
+}
+
+/* ------------------------------------------------------- leaf tables */
+
+struct rtr_conga_tables;
+
+struct rtr_conga_params {
+	unsigned int n_leaves;  /* leaf ids 0 .. n_leaves - 1 */
+	unsigned int n_paths;   /* paths (uplinks) per leaf pair, <= 64 */
+	uint64_t aging_ns;      /* a to-leaf entry older than this counts 0 */
+	uint64_t gap_ns;        /* flowlet gap, at least 1 */
+	uint32_t flowlet_slots; /* the flowlet table, a power of two */
+	uint64_t rng_seed;
+};
+
+/* What the tables count (doc/conga.md "Counters"). */
+struct rtr_conga_counts {
+	uint64_t flowlets;       /* new flowlets */
+	uint64_t path_changes;   /* flowlets on another path than the flow's last */
+	uint64_t fb_sent;        /* feedback put in reverse packets */
+	uint64_t fb_received;    /* feedback stored in the to-leaf table */
+	uint64_t metric_updates; /* from-leaf entries written */
+	uint64_t aged;           /* to-leaf entries reset to 0 by ageing */
+};
+
+struct rtr_conga_tables *rtr_conga_tables_create(const struct rtr_conga_params *p);
+void rtr_conga_tables_free(struct rtr_conga_tables *t);
+const struct rtr_conga_counts *rtr_conga_counts(const struct rtr_conga_tables *t);
+
+/* Destination leaf: a packet from leaf `src` on `path` arrived with `ce`. */
+void rtr_conga_from_leaf_put(struct rtr_conga_tables *t, unsigned int src, unsigned int path,
+		uint8_t ce, uint64_t now_ns);
+/* Destination leaf: the feedback for a reverse packet toward leaf `dst`:
+ * false when there is none; else *path and *metric. Round-robin over the
+ * paths, entries changed since they were last fed back first. */
+bool rtr_conga_feedback(
+		struct rtr_conga_tables *t, unsigned int dst, uint8_t *path, uint8_t *metric);
+/* Source leaf: feedback from leaf `from` about `path` (the paths from this
+ * leaf to `from`). */
+void rtr_conga_to_leaf_put(struct rtr_conga_tables *t, unsigned int from, unsigned int path,
+		uint8_t metric, uint64_t now_ns);
+/* The remote metric of (leaf, path) at now_ns: 0 when never set or stale
+ * (older than aging_ns). */
+uint8_t rtr_conga_to_leaf_get(const struct rtr_conga_tables *t, unsigned int leaf,
+		unsigned int path, uint64_t now_ns);
+/* Ageing sweep: every to-leaf entry older than aging_ns is reset to 0
+ * (counted once in aged). */
+void rtr_conga_age(struct rtr_conga_tables *t, uint64_t now_ns);
+
+/*
+ * The best path toward leaf `dst` among the live paths (bit i of live:
+ * path i), local[i] the quantised DRE of path i's uplink: the least
+ * max(local, remote); among equals `prefer` when it is one of them, else a
+ * random one. -1 when no path is live.
+ */
+int rtr_conga_best(struct rtr_conga_tables *t, unsigned int dst, uint64_t live,
+		const uint8_t *local, int prefer, uint64_t now_ns);
+
+/*
+ * Source leaf: the path of a packet of the flow with hash `hash` toward
+ * leaf `dst` at now_ns: the flowlet's path when the flow's last packet was
+ * less than gap_ns ago and its path is live; else a new flowlet on
+ * rtr_conga_best (the previous path preferred among equals).
+ */
+int rtr_conga_flowlet_path(struct rtr_conga_tables *t, uint32_t hash, unsigned int dst,
+		uint64_t live, const uint8_t *local, uint64_t now_ns);
+
+#endif /* RTR_CONGA_H */
