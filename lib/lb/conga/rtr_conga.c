@@ -48,6 +48,32 @@ rtr_conga_dre_q(const struct rtr_conga_dre *d, const struct rtr_conga_dre_params
 	return v >= (double)max ? (uint8_t)max : (uint8_t)v;
 }
 
+void
+rtr_conga_hdr_pack(uint8_t h[4], const struct rtr_conga_hdr *f)
+{
+	h[0] = (uint8_t)(f->src_leaf >> 8);
+	h[1] = (uint8_t)f->src_leaf;
+	h[2] = f->fb_path;
+	h[3] = (uint8_t)((f->ce & 0xf) << 4 | (f->fb_metric & 0xf));
+}
+
+void
+rtr_conga_hdr_unpack(const uint8_t h[4], struct rtr_conga_hdr *f)
+{
+	f->src_leaf = (uint16_t)(h[0] << 8 | h[1]);
+	f->fb_path = h[2];
+	f->ce = h[3] >> 4;
+	f->fb_metric = h[3] & 0xf;
+}
+
+void
+rtr_conga_hdr_hop(uint8_t h[4], uint8_t link_ce)
+{
+	uint8_t ce = rtr_conga_hop_ce(h[3] >> 4, link_ce > 15 ? 15 : link_ce);
+
+	h[3] = (uint8_t)(ce << 4 | (h[3] & 0xf));
+}
+
 struct fl_entry {
 	uint64_t last_ns; /* 0: never used */
 	uint8_t path;

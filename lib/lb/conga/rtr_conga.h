@@ -69,6 +69,24 @@ rtr_conga_hop_ce(uint8_t pkt_ce, uint8_t link_ce)
 	return pkt_ce > link_ce ? pkt_ce : link_ce;
 }
 
+/* ------------------------------------- the 4-byte header (doc/conga.md) */
+
+/* The fields of the header after the BTH (planned: no switch writes it
+ * yet). Byte 0..1 source leaf (network order), byte 2 feedback path
+ * (RTR_CONGA_NO_FB: none), byte 3 CE (bits 7..4) and feedback metric
+ * (bits 3..0). */
+struct rtr_conga_hdr {
+	uint16_t src_leaf;
+	uint8_t fb_path;
+	uint8_t ce;        /* 0..15 */
+	uint8_t fb_metric; /* 0..15 */
+};
+
+void rtr_conga_hdr_pack(uint8_t h[4], const struct rtr_conga_hdr *f);
+void rtr_conga_hdr_unpack(const uint8_t h[4], struct rtr_conga_hdr *f);
+/* A hop: the CE nibble becomes max(CE, link_ce); nothing else changes. */
+void rtr_conga_hdr_hop(uint8_t h[4], uint8_t link_ce);
+
 /* ------------------------------------------------------- leaf tables */
 
 struct rtr_conga_tables;

@@ -9,7 +9,8 @@
  * forward as the max over a three-switch chain (source leaf -> spine ->
  * destination leaf), stored in the destination's from-leaf table and fed
  * back on reverse traffic (round-robin, changed entries first) into the
- * source's to-leaf table; a new flowlet's choice against a hand-computed
+ * source's to-leaf table, and the same through the header's bytes; a
+ * new flowlet's choice against a hand-computed
  * table; flowlet boundaries exactly at the gap; ageing of stale entries.
  * Expected values come from the specification, computed by hand below.
  */
@@ -170,6 +171,38 @@ test_chain(void)
 }
 
 /* local {3,1,0,2}, remote {0,4,2,1}: max {3,4,2,2}, best 2 on paths 2, 3. */
+/* The same chain through the header's bytes: the source leaf packs its
+ * uplink's CE and a feedback entry, the spine raises the CE nibble, the
+ * destination leaf reads the header back. */
+static void
+test_header(void)
+{
+	struct rtr_conga_hdr f = {.src_leaf = 0x0102, .fb_path = 3, .ce = 2, .fb_metric = 6}, g;
+	uint8_t h[4];
+
+	rtr_conga_hdr_pack(h, &f);
+	CHECK_EQ(h[0], 0x01);
+	CHECK_EQ(h[1], 0x02);
+	CHECK_EQ(h[2], 3);
+	CHECK_EQ(h[3], 0x26);
+	rtr_conga_hdr_hop(h, 5); /* the spine's link is worse: 5 */
+	CHECK_EQ(h[3], 0x56);
+	rtr_conga_hdr_hop(h, 1); /* a better link leaves the max */
+	CHECK_EQ(h[3], 0x56);
+	rtr_conga_hdr_unpack(h, &g);
+	CHECK_EQ(g.src_leaf, 0x0102);
+	CHECK_EQ(g.fb_path, 3);
+	CHECK_EQ(g.ce, 5);
+	CHECK_EQ(g.fb_metric, 6);
+	f = (struct rtr_conga_hdr){.src_leaf = 7, .fb_path = RTR_CONGA_NO_FB, .ce = 0};
+	rtr_conga_hdr_pack(h, &f);
+	rtr_conga_hdr_hop(h, 200); /* beyond a nibble: the top of the field */
+	rtr_conga_hdr_unpack(h, &g);
+	CHECK_EQ(g.fb_path, RTR_CONGA_NO_FB);
+	CHECK_EQ(g.ce, 15);
+	CHECK_EQ(g.fb_metric, 0);
+}
+
 static void
 test_choice(void)
 {
@@ -271,6 +304,7 @@ main(void)
 {
 	test_dre();
 	test_chain();
+	test_header();
 	test_choice();
 	test_flowlets();
 	test_aging();
