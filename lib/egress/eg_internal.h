@@ -279,7 +279,13 @@ eg_pfc_in_add(struct rtr_egress *eg, uint8_t in, uint8_t cls, uint32_t len, uint
 
 /* Whether an XOFFed ingress (in, cls) may have its XON: below xon_bytes,
  * or with the shared buffer below free / pfc_divisor minus xon_offset
- * (or empty, should free have shrunk below the offset). */
+ * (or empty, should free have shrunk below the offset) and with none of
+ * its headroom in use. The headroom is what absorbs the sender's bytes in
+ * flight after an XOFF: an XON while part of it is still taken leaves the
+ * next XOFF less than the round trip it must absorb, and a queue held
+ * past alpha x free by other ingresses then drops this one's lossless
+ * packets a few cycles later (the artifact's switch-mmu.cc resumes a PG
+ * only when its headroom bytes are 0, GetResumeClasses). */
 static inline bool
 eg_pfc_xon_ok(const struct rtr_egress *eg, uint8_t in, uint8_t cls)
 {
@@ -287,6 +293,8 @@ eg_pfc_xon_ok(const struct rtr_egress *eg, uint8_t in, uint8_t cls)
 
 	if (eg->admit != EG_ADMIT_SHARED)
 		return b < eg->xon_bytes;
+	if (eg->in_hdrm[in] != 0)
+		return false;
 	x = eg_sb_xoff(eg);
 	return b == 0 || b + eg->sb_xon_off < x;
 }

@@ -357,6 +357,70 @@ test_xon_as_free_grows(void)
 	done(eg);
 }
 
+/*
+ * No XON while the ingress's headroom is in use (the artifact's
+ * GetResumeClasses): with alpha 1/64 port 2's class 3 is full (about 15 KB)
+ * from ingress 1 long before any ingress reaches free / 16. Ingress 0 has
+ * one packet on port 3 and then sends 3 into port 2: XOFFed at the first,
+ * all 3 in its headroom. Port 3 drains: its departure gives back 1 KB of
+ * headroom and leaves ingress 0 far below free / 16 - 3 KB, but 2 KB of its
+ * headroom are still taken: XOFF stays (through rtr_egress_tick too) until
+ * two more of its packets have left port 2.
+ */
+static void
+test_xon_waits_for_headroom(void)
+{
+	const uint32_t len = 1024;
+	struct rtr_egress *eg;
+	unsigned int n = 0;
+	bool early = false;
+
+	cfg_shared(4, 1024, 1.0 / 64);
+	cfg.qos.buffer.headroom_kb = 16;
+	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
+	cfg.qos.pfc.class_mask = 1u << 3;
+	cfg.qos.pfc.quanta = 1000;
+	eg = mk(0);
+	accept_n = 0;
+	while (n < 100 && eg->in_hdrm[1] == 0 &&
+			rtr_egress_enqueue(eg, 2, pkt(len, false, 0, -1, 4, n, 1), 3, 1000) == 0)
+		n++;
+	CHECK(n > 8 && n < 30, "port 2 class 3 took %u packets before its limit", n);
+	CHECK_EQ(rtr_egress_enqueue(eg, 3, pkt(len, false, 0, -1, 4, 100, 0), 3, 1000), 0);
+	CHECK_EQ(eg->in_hdrm[0], 0);
+	for (unsigned int i = 0; i < 3; i++)
+		CHECK_EQ(rtr_egress_enqueue(eg, 2, pkt(len, false, 0, -1, 4, 101 + i, 0), 3, 1000),
+				0);
+	CHECK_EQ(eg->in_hdrm[0], 3 * len);
+	CHECK_EQ(eg->in_xoff[0], 1u << 3);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xoff), 1);
+	accept_n = -1;
+	for (unsigned int t = 0; t < 100 && eg->port[3]->nonempty; t++)
+		rtr_egress_service_port(eg, 3, 2000 + t);
+	CHECK_EQ(eg->in_hdrm[0], 2 * len);
+	CHECK_EQ(eg->in_bytes[0][3], 3 * len);
+	CHECK(eg->in_bytes[0][3] + 3072 < eg_sb_free(eg) / 16, "below the XON threshold");
+	CHECK_EQ(eg->in_xoff[0], 1u << 3); /* no XON with 2 KB of headroom in use */
+	rtr_egress_tick(eg, 3000);
+	CHECK_EQ(eg->in_xoff[0], 1u << 3); /* nor from the tick */
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 0);
+	/* Port 2 a frame at a time: the XON comes with the departure that
+	 * empties the headroom (the same service pass), not before. */
+	accept_n = 1;
+	eg->wire_burst = 1;
+	for (unsigned int t = 0; t < 200 && eg->port[2]->nonempty; t++) {
+		eg->port[2]->wire[0].blocked = false;
+		rtr_egress_service_port(eg, 2, 4000 + t);
+		if (!(eg->in_xoff[0] & (1u << 3)) != (eg->in_hdrm[0] == 0))
+			early = true;
+	}
+	CHECK(!early, "XOFF held exactly while the headroom is in use");
+	CHECK_EQ(eg->in_xoff[0], 0);
+	CHECK_EQ(eg->in_hdrm[0], 0);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 1);
+	done(eg);
+}
+
 /* Two workers, one pool: each holds back less than RTR_EG_SB_BATCH; a
  * service pass flushes it. */
 static void
@@ -466,6 +530,7 @@ main(void)
 	test_alpha_follows_free();
 	test_pfc();
 	test_xon_as_free_grows();
+	test_xon_waits_for_headroom();
 	test_workers();
 	test_static();
 	test_cells();

@@ -21,6 +21,7 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "test_lb_group.h"
 #include "test_lb_stats.h"
 
 #define NP 4
@@ -80,14 +81,11 @@ make(unsigned int d, unsigned int m, bool script_rand)
 	return rtr_dr_create(&p);
 }
 
+/* NP paths on ports 1..NP, the live ones the bits of live. */
 static void
 group(struct rtr_group *g, uint64_t live)
 {
-	memset(g, 0, sizeof(*g));
-	g->n_paths = NP;
-	for (unsigned int i = 0; i < NP; i++)
-		g->port[i] = (uint16_t)(1 + i);
-	atomic_store(&g->live_mask, live);
+	test_lb_group(g, NP, live);
 }
 
 static int

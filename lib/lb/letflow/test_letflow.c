@@ -26,6 +26,7 @@
 #include "rtr_route.h"
 #include "rtr_stats.h"
 #include "rtr_test.h"
+#include "test_lb_group.h"
 #include "rtr_test_mbuf.h"
 #include "test_lb_stats.h"
 
@@ -100,14 +101,11 @@ make(uint32_t entries)
 	return rtr_lf_create(&p);
 }
 
+/* NP paths on ports 1..NP, the live ones the bits of live. */
 static void
 group(struct rtr_group *g, uint64_t live)
 {
-	memset(g, 0, sizeof(*g));
-	g->n_paths = NP;
-	for (unsigned int i = 0; i < NP; i++)
-		g->port[i] = (uint16_t)(1 + i);
-	atomic_store(&g->live_mask, live);
+	test_lb_group(g, NP, live);
 }
 
 /* A packet gap - 1 ns (and gap - 1 us) after the flow's last keeps its
