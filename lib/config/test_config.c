@@ -23,6 +23,7 @@
 #include "rtr_test.h"
 #include "caver/caver_config.h"
 #include "drill/drill_config.h"
+#include "conga/conga_config.h"
 #include "letflow/letflow_config.h"
 #include "conweave/conweave_config.h"
 #include "seqbalance/seqbalance_config.h"
@@ -377,6 +378,16 @@ test_defaults(void)
 	CHECK_EQ(rtr_letflow_config(&cfg)->flow_table_size, 1048576);
 	CHECK_EQ(rtr_drill_config(&cfg)->samples, 2);
 	CHECK_EQ(rtr_drill_config(&cfg)->memory, 1);
+	/* CONGA: the ConWeave artifact's settings (doc/conga.md). */
+	CHECK_EQ(rtr_conga_config(&cfg)->flowlet_gap_us, 100);
+	CHECK_EQ(rtr_conga_config(&cfg)->dre_period_us, 50);
+	CHECK(rtr_conga_config(&cfg)->dre_alpha == 0.2);
+	CHECK_EQ(rtr_conga_config(&cfg)->quantize_bits, 3);
+	CHECK_EQ(rtr_conga_config(&cfg)->aging_us, 500);
+	CHECK_EQ(rtr_conga_config(&cfg)->flow_table_size, 65536);
+	CHECK_EQ(rtr_conga_config(&cfg)->leaf_slots, 1024);
+	CHECK_EQ(rtr_conga_config(&cfg)->dst_prefix_len, 24);
+	CHECK_EQ(rtr_conga_config(&cfg)->dst_prefix_len6, 64);
 	rtr_config_free(&cfg);
 
 	/* The derived seed follows the id; an explicit one, even 0, is kept. */
@@ -697,7 +708,7 @@ test_ranges(void)
 	ERR_C("ports = ( { port = 0; role = \"server\"; } );\n",
 			"t.cfg:1: ports[0].role: must be host or fabric, got \"server\"");
 	ERR_Y(YP "switch: {lb: random}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
-					   "seqbalance, caver, spray, letflow or drill, got "
+					   "seqbalance, caver, spray, letflow, drill or conga, got "
 					   "\"random\"");
 	ERR_Y("switch: {role: spine}\nports:\n  - {port: 0, role: fabric}\n  - {port: 1, role: "
 	      "host}\n",
@@ -708,12 +719,13 @@ test_ranges(void)
 			"t.cfg:2: ports[0].role: a spine (switch.role: spine) has fabric ports "
 			"only, "
 			"got host");
-	ERR_Y(YP "switch: {lb: conweav}\n", "t.yaml:5: switch.lb: must be ecmp, conweave, "
-					    "seqbalance, caver, spray, letflow or drill, got "
-					    "\"conweav\" (did you mean conweave?)");
+	ERR_Y(YP "switch: {lb: conweav}\n",
+			"t.yaml:5: switch.lb: must be ecmp, conweave, "
+			"seqbalance, caver, spray, letflow, drill or conga, got "
+			"\"conweav\" (did you mean conweave?)");
 	ERR_C(CP "switch = { lb = \"ecpm\"; };\n",
 			"t.cfg:6: switch.lb: must be ecmp, conweave, "
-			"seqbalance, caver, spray, letflow or drill, got "
+			"seqbalance, caver, spray, letflow, drill or conga, got "
 			"\"ecpm\" (did you mean ecmp?)");
 	ERR_C(CP "switch = { role = \"spin\"; };\n",
 			"t.cfg:6: switch.role: must be tor or spine, got \"spin\" "
@@ -749,6 +761,22 @@ test_ranges(void)
 			"t.yaml:7: drill.memory: must be 0..4, got 5");
 	ERR_C(CP "drill = { memory = -1; };\n", "t.cfg:6: drill.memory: must be 0..4, got -1");
 	ERR_C(CP "drill = { d = 2; };\n", "t.cfg:6: drill.d: unknown key");
+	ERR_Y(YP "conga: {flowlet_gap_us: 0}\n",
+			"t.yaml:5: conga.flowlet_gap_us: must be 1..1000000, got 0");
+	ERR_C(CP "conga = { dre_period_us = 100001; };\n",
+			"t.cfg:6: conga.dre_period_us: must be 1..100000, got 100001");
+	ERR_Y(YP "conga: {dre_alpha: 0}\n", "t.yaml:5: conga.dre_alpha: must be >0 and <=1, got 0");
+	ERR_Y(YP "conga:\n  quantize_bits: 5\n",
+			"t.yaml:6: conga.quantize_bits: must be 1..4, got 5");
+	ERR_C(CP "conga = { aging_us = 0; };\n",
+			"t.cfg:6: conga.aging_us: must be 1..1000000, got 0");
+	ERR_Y(YP "conga: {flow_table_size: 1023}\n",
+			"t.yaml:5: conga.flow_table_size: must be 1024..16777216, got 1023");
+	ERR_Y(YP "conga: {leaf_slots: 1000}\n",
+			"t.yaml:5: conga.leaf_slots: must be a power of two in 1..65536, got 1000");
+	ERR_Y(YP "conga: {dst_prefix_len: 33}\n",
+			"t.yaml:5: conga.dst_prefix_len: must be 0..32, got 33");
+	ERR_Y(YP "conga: {gap_us: 100}\n", "t.yaml:5: conga.gap_us: unknown key");
 	ERR_Y(YP "conweave: {dst_prefix_len: 33}\n",
 			"t.yaml:5: conweave.dst_prefix_len: must be 0..32, got 33");
 	ERR_C(CP "conweave = { dst_prefix_len6 = 129; };\n",
@@ -1615,8 +1643,8 @@ test_files(const char *dir)
 
 	/* A file error names the real file and line. */
 	file_error(tmpl, "bad.yaml", "ports:\n  - {port: 0, role: host}\nswitch:\n  lb: fastest\n",
-			":4: switch.lb: must be ecmp, conweave, seqbalance, caver, spray, letflow "
-			"or drill, got "
+			":4: switch.lb: must be ecmp, conweave, seqbalance, caver, spray, letflow, "
+			"drill or conga, got "
 			"\"fastest\"");
 
 	/* A directory opens but does not read. */

@@ -5,6 +5,7 @@
 /* CONGA's core (rtr_conga.h, doc/conga.md). No EAL, no packets. */
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "rtr_conga.h"
 
@@ -221,9 +222,23 @@ rtr_conga_to_leaf_get(const struct rtr_conga_tables *t, unsigned int leaf, unsig
 	if (leaf >= t->p.n_leaves || path >= t->p.n_paths)
 		return 0;
 	e = &t->to_leaf[(size_t)leaf * t->p.n_paths + path];
-	if (e->updated_ns == 0 || now - e->updated_ns > t->p.aging_ns)
+	/* An entry stamped after now (the worker's horizon may lag the
+	 * packets' clock) is fresh. */
+	if (e->updated_ns == 0 || (now > e->updated_ns && now - e->updated_ns > t->p.aging_ns))
 		return 0;
 	return e->metric;
+}
+
+void
+rtr_conga_leaf_reset(struct rtr_conga_tables *t, unsigned int leaf)
+{
+	size_t np = t->p.n_paths;
+
+	if (leaf >= t->p.n_leaves)
+		return;
+	memset(&t->to_leaf[leaf * np], 0, np * sizeof(*t->to_leaf));
+	memset(&t->from_leaf[leaf * np], 0, np * sizeof(*t->from_leaf));
+	t->rr[leaf] = 0;
 }
 
 void
@@ -234,7 +249,8 @@ rtr_conga_age(struct rtr_conga_tables *t, uint64_t now)
 	for (size_t i = 0; i < cells; i++) {
 		struct tl_entry *e = &t->to_leaf[i];
 
-		if (e->updated_ns != 0 && now - e->updated_ns > t->p.aging_ns) {
+		if (e->updated_ns != 0 && now > e->updated_ns &&
+				now - e->updated_ns > t->p.aging_ns) {
 			if (e->metric != 0)
 				t->n.aged++;
 			e->metric = 0;

@@ -5,11 +5,10 @@
 /*
  * CONGA (Alizadeh et al., SIGCOMM'14), the leaf-to-leaf scheme, as
  * doc/conga.md fixes it from the paper and the ConWeave artifact's
- * conga-routing model. UNFINISHED (issue 33): this is the algorithm's core
- * only, not yet a mode of the registry (no lb_modes entry, no wire
- * encoding, no hooks): the pieces a mode will be built from, each a pure
- * function of its state and a time parameter so that unit tests drive
- * them on a virtual clock.
+ * conga-routing model. The algorithm's core (this file's first part: each
+ * piece a pure function of its state and a time parameter, so that unit
+ * tests drive it on a virtual clock) and the mode `conga` built on it
+ * (rtr_conga_mode.c, the last part: the hooks of struct rtr_lb_ops).
  *
  *   DRE        one per link at every hop: X += bytes of every packet sent,
  *              X *= (1 - alpha) every Tdre; quantised to Q bits against
@@ -130,6 +129,9 @@ void rtr_conga_to_leaf_put(struct rtr_conga_tables *t, unsigned int from, unsign
  * (older than aging_ns). */
 uint8_t rtr_conga_to_leaf_get(const struct rtr_conga_tables *t, unsigned int leaf,
 		unsigned int path, uint64_t now_ns);
+/* Forget everything about leaf `leaf` (both rows, the feedback position):
+ * its slot now stands for another leaf. */
+void rtr_conga_leaf_reset(struct rtr_conga_tables *t, unsigned int leaf);
 /* Ageing sweep: every to-leaf entry older than aging_ns is reset to 0
  * (counted once in aged). */
 void rtr_conga_age(struct rtr_conga_tables *t, uint64_t now_ns);
@@ -151,5 +153,73 @@ int rtr_conga_best(struct rtr_conga_tables *t, unsigned int dst, uint64_t live,
  */
 int rtr_conga_flowlet_path(struct rtr_conga_tables *t, uint32_t hash, unsigned int dst,
 		uint64_t live, const uint8_t *local, uint64_t now_ns);
+
+/* ------------------------------------------------------------- the mode */
+
+#include "rtr_common.h"
+#include "rtr_lb.h"
+
+struct rte_mbuf;
+struct rtr_ft_limit;
+
+/*
+ * Resv7 of a CONGA DATA packet: op DATA (the parser's length signature,
+ * the host rules and every ToR's strip treat it as the shared layout's
+ * DATA header) with phase 1 and ask 1, tail 0, epoch 0: a combination
+ * ConWeave never sends (it asks only in phase 0) and spray's is not
+ * (phase 1, tail 1: RTR_SPRAY_B8).
+ */
+#define RTR_CONGA_B8 ((uint8_t)(1 << 5 | 1 << 4 | 1 << 1))
+
+struct rtr_cg_params {
+	uint64_t gap_ns;        /* flowlet gap, at least 1 */
+	uint64_t dre_period_ns; /* Tdre, at least 1 */
+	double alpha;           /* (0, 1] */
+	unsigned int q;         /* 1..4 */
+	uint64_t aging_ns;      /* to-leaf entries */
+	/* The DRE's rate of each fabric port (0: not a fabric port, no DRE). */
+	double rate_bps[RTR_MAX_PORTS];
+	uint32_t host_port_mask;
+	uint32_t flow_entries;                /* this worker's flowlet table */
+	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
+	uint32_t leaf_slots;                  /* a power of two */
+	unsigned int n_paths;                 /* paths per leaf pair kept, 1..64 */
+	unsigned int dst_prefix_len;          /* a leaf's hosts: IPv4 masked to this */
+	unsigned int dst_prefix_len6;
+	uint16_t leaf_id; /* the header's source leaf: switch.id */
+	uint64_t rng_seed;
+	unsigned int worker;
+	int socket_id;
+	bool use_rte_malloc; /* false: no EAL (unit tests) */
+};
+
+struct rtr_cg;
+
+struct rtr_cg *rtr_cg_create(const struct rtr_cg_params *p);
+void rtr_cg_free(void *state);
+/* rtr_lb_ops.init: the parameters from the conga section and the ports. */
+void *rtr_cg_init(const struct rtr_lb_init *in);
+
+/* The rtr_lb_ops entries (their contracts are rtr_lb.h's). */
+int rtr_cg_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct rte_mbuf *m,
+		struct rtr_meta *meta, uint64_t now_ns, struct rtr_lcore_stats *st);
+int rtr_cg_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t port,
+		uint64_t now_ns, struct rtr_lcore_stats *st);
+void rtr_cg_post_route(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t out_port,
+		uint64_t now_ns, struct rtr_lcore_stats *st);
+void rtr_cg_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		uint16_t out_port);
+void rtr_cg_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
+uint64_t rtr_cg_next_deadline(const void *state);
+
+/* For tests and telemetry: the quantised DRE of a port now; the tables. */
+uint8_t rtr_cg_port_q(const struct rtr_cg *cg, uint16_t port);
+struct rtr_conga_tables *rtr_cg_tables(struct rtr_cg *cg);
+/* The slot of the leaf whose hosts' addresses addr (16 bytes; IPv4: the
+ * first 4) falls in, -1 when no slot holds it. */
+int rtr_cg_leaf_of(const struct rtr_cg *cg, const uint8_t *addr, bool v6);
+
+extern const struct rtr_lb_ops rtr_lb_conga;
+extern const struct rtr_lb_desc rtr_lb_conga_desc;
 
 #endif /* RTR_CONGA_H */
