@@ -212,7 +212,7 @@ def lb_seeds(out):
             p += replay(0)
         p += clock(0xff) + tick(True) + bytes([5 | 8 | 0x80])
         progs[name] = p
-    for t in ("lb_conweave", "lb_seqbalance", "lb_caver", "lb_letflow", "lb_drill"):
+    for t in ("lb_conweave", "lb_seqbalance", "lb_caver", "lb_letflow", "lb_drill", "lb_conga"):
         for name, data in progs.items():
             put(out, t, name, data)
 
