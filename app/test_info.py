@@ -42,19 +42,19 @@ def test_modes():
     check(rc == 0, "modes exits 0 (%d, %s)" % (rc, err))
     modes = json.loads(out)["modes"]
     names = [m["name"] for m in modes]
-    check(names == ["ecmp", "conweave", "seqbalance", "caver", "spray", "letflow", "drill"],
-          "names %r" % names)
+    check(names == ["ecmp", "conweave", "seqbalance", "caver", "spray", "letflow", "drill",
+                     "conga"], "names %r" % names)
     check([m["id"] for m in modes] == list(range(len(modes))), "ids are the indexes")
     impl = [m["name"] for m in modes if m["implemented"]]
-    check(impl == ["ecmp", "conweave", "seqbalance", "caver", "spray", "letflow", "drill"],
-          "implemented %r" % impl)
+    check(impl == ["ecmp", "conweave", "seqbalance", "caver", "spray", "letflow", "drill",
+                    "conga"], "implemented %r" % impl)
     check({m["name"]: m["spine"] for m in modes} ==
           {"ecmp": "run", "conweave": "ecmp", "seqbalance": "ecmp", "caver": "run",
-           "spray": "ecmp", "letflow": "ecmp", "drill": "run"}, "spine behaviour")
+           "spray": "ecmp", "letflow": "ecmp", "drill": "run", "conga": "run"}, "spine behaviour")
     check([m["name"] for m in modes if m["holds"]] == ["conweave", "spray"],
           "conweave and spray hold")
     check([m["name"] for m in modes if m["flow_table"]] ==
-          ["conweave", "seqbalance", "caver", "spray", "letflow"],
+          ["conweave", "seqbalance", "caver", "spray", "letflow", "conga"],
           "the stateful modes have a flow table")
     for m in modes:
         check(isinstance(m["summary"], str) and m["summary"], "%s has a summary" % m["name"])

@@ -28,7 +28,7 @@ DIR/report (report.md, report.json, PNGs) from every complete run.
 --dry-run prints the commands.
 
 --modes takes any mode rocetor-sim --lb accepts (the registry's: ecmp,
-conweave, seqbalance, caver, spray, letflow, drill); the default is the
+conweave, seqbalance, caver, spray, letflow, drill, conga); the default is the
 list above.
 
 Each mode's own configuration (issue 32, fair comparisons): where a mode

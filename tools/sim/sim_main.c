@@ -551,7 +551,7 @@ static const char qos_irn[] = "qos:\n"
  * the flow table, sized to the run (flow_table_entries), 256 reorder queues
  * per host port (rocetor's 4096 cost memory and nothing else at simulated
  * scale: reorder_overflow would say when a run outgrows them), and
- * ConWeave's and SeqBalance's destination prefix: a ToR's hosts are
+ * ConWeave's, SeqBalance's and CONGA's destination prefix: a ToR's hosts are
  * 10.(t+1).0.0/16, so busy and inactive marks are per destination ToR, as in
  * the papers. */
 static const char sec_conweave[] = "conweave:\n"
@@ -561,6 +561,8 @@ static const char sec_seqbalance[] = "seqbalance:\n  dst_prefix_len: 16\n";
 static const char sec_caver[] = "caver:\n";
 static const char sec_spray[] = "spray:\n";
 static const char sec_letflow[] = "letflow:\n";
+/* CONGA's leaves as ConWeave's DstToRs: a ToR's hosts, 10.(t+1).0.0/16. */
+static const char sec_conga[] = "conga:\n  dst_prefix_len: 16\n";
 
 /*
  * The flow table a ToR needs for this run. A flow's entry outlives it:
@@ -695,6 +697,8 @@ build_sections(const struct opts *o, double cdf_mean)
 		strcat(out, sec_spray);
 	else if (strcmp(o->lb, "letflow") == 0 && !has_section(out, o->lb))
 		strcat(out, sec_letflow);
+	else if (strcmp(o->lb, "conga") == 0 && !has_section(out, o->lb))
+		strcat(out, sec_conga);
 	else
 		added = false;
 	if (added)

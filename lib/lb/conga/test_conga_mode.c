@@ -132,8 +132,8 @@ static const uint8_t IP_B[4] = {10, 1, 0, 2}; /* a host of leaf B */
 /* A host's packet src -> dst through ToR x's pick; the stamped frame in
  * *out (the caller frees it), the path returned. */
 static int
-host_send(struct rtr_cg *x, struct rtr_lcore_stats *st, const struct rtr_group *g, const uint8_t *src,
-		const uint8_t *dst, uint16_t sport, uint32_t psn, uint64_t now,
+host_send(struct rtr_cg *x, struct rtr_lcore_stats *st, const struct rtr_group *g,
+		const uint8_t *src, const uint8_t *dst, uint16_t sport, uint32_t psn, uint64_t now,
 		struct rte_mbuf **out)
 {
 	uint8_t p[LEN];
@@ -293,8 +293,7 @@ test_chain(void)
 
 	/* 7. Ageing: the metric stored at t + 3 us reads 0 after AGE, and
 	 * the sweep (due AGE after the first tick) resets it, counted once. */
-	CHECK_EQ(rtr_conga_to_leaf_get(rtr_cg_tables(a), (unsigned int)la, 1, t + 3 * US + AGE),
-			4);
+	CHECK_EQ(rtr_conga_to_leaf_get(rtr_cg_tables(a), (unsigned int)la, 1, t + 3 * US + AGE), 4);
 	rtr_cg_tick(a, T0 + AGE, &st_a);
 	CHECK_EQ(ca[RTR_LBC_conga_aged], 0);
 	rtr_cg_tick(a, T0 + 2 * AGE, &st_a);
@@ -330,7 +329,8 @@ test_boundaries(void)
 		p = host_send(a, &st_a, &g, IP_A, IP_B, (uint16_t)(2000 + f), 1, t + GAP - 1, &m);
 		fake_free(m);
 		CHECK(p == p0, "flow %u: moved %d -> %d within the gap", f, p0, p);
-		p = host_send(a, &st_a, &g, IP_A, IP_B, (uint16_t)(2000 + f), 2, t + 2 * GAP - 1, &m);
+		p = host_send(a, &st_a, &g, IP_A, IP_B, (uint16_t)(2000 + f), 2, t + 2 * GAP - 1,
+				&m);
 		fake_free(m);
 		CHECK(p != p0, "flow %u: stayed on its loaded path %d after the gap", f, p0);
 		/* Back to an idle fabric for the next flow. */
