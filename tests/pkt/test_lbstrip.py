@@ -5,7 +5,7 @@
 before a host port (issue 15 item 11; rule in doc/wire-formats.md).
 
 1. Mixed modes. A ToR in each mode (ecmp, seqbalance, caver, conweave, spray,
-   letflow, drill)
+   letflow, drill, conga)
    receives on a fabric port, for its host: ConWeave-stamped data (BTH byte 4
    = path, Resv7 fields, the 4-byte header the IP/UDP lengths do not count;
    IPv4 and IPv6, a padded zero-payload frame, RETH, AckReq), ConWeave
@@ -33,7 +33,7 @@ import test_caver as CV  # noqa: E402
 import test_conweave as CW  # noqa: E402
 import test_lbswitch as SW  # noqa: E402
 
-MODES = ("ecmp", "seqbalance", "caver", "conweave", "spray", "letflow", "drill")
+MODES = ("ecmp", "seqbalance", "caver", "conweave", "spray", "letflow", "drill", "conga")
 HOST_MAC = CW.HOST_MAC
 FAB_MAC = CW.FAB_MAC
 
@@ -153,7 +153,7 @@ def test_mixed(t):
         t.eq(len(missing), 0, "(%s: frames not delivered exactly once: %s)" % (mode, missing[:4]))
         t.eq(len(out), len(sent), "(%s: delivered)" % mode)
         t.eq(st["consumed"], len(ctrl), "(%s: control packets consumed)" % mode)
-        if mode in ("ecmp", "caver", "letflow", "drill"):
+        if mode in ("ecmp", "caver", "letflow", "drill", "conga"):
             t.eq(lb.get("foreign_ctrl", 0), len(ctrl), "(%s: foreign_ctrl)" % mode)
             t.eq(lb.get("foreign_cw_stripped", 0), 6 * 4, "(%s: ConWeave headers removed)" % mode)
         elif mode == "spray":

@@ -164,7 +164,7 @@ def held_switch_once(t, attempt):
         r = tel.cmd("/rocetor/lb/set,ecmp") or {}
         t.eq((r.get("ok"), r.get("released")), (1, 0), "(same mode) %r" % r)
         # Every other mode, config sections absent (defaults), and back.
-        for m in ("seqbalance", "caver", "spray", "letflow", "drill", "conweave", "ecmp"):
+        for m in ("seqbalance", "caver", "spray", "letflow", "drill", "conga", "conweave", "ecmp"):
             r = tel.cmd("/rocetor/lb/set,%s" % m) or {}
             t.eq((r.get("ok"), r.get("mode")), (1, m), "(switch to %s) %r" % (m, r))
         # A fault toggled at runtime: port admin down/up.
@@ -216,8 +216,8 @@ def held_switch_once(t, attempt):
     t.eq(lb["reorder_flush_timeout"], 0, "(the switch released them, not the deadline)")
     t.eq(lb["reorder_queues_in_use"], 0)
     t.eq(s["lb_mode"], "ecmp")
-    t.eq(s["lb_switches"], 8,
-         "(ecmp, then seqbalance, caver, spray, letflow, drill, conweave, ecmp)")
+    t.eq(s["lb_switches"], 9,
+         "(ecmp, then seqbalance, caver, spray, letflow, drill, conga, conweave, ecmp)")
     t.eq(s["lb_switch_released"], 4)
     t.eq(s["held_packets"], 0)
     ok, why = harness.accounted(s)

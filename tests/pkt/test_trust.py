@@ -4,7 +4,7 @@
 """Host-port trust (doc/security.md), on pcap ports.
 
 1. In every LB mode (ecmp, conweave, seqbalance, caver, spray, letflow,
-   drill) a host port drops
+   drill, conga) a host port drops
    what a host must never send, because some switch of the fabric may act
    on it: a forged ConWeave RTT_REPLY, CLEAR and NOTIFY (= SeqBalance
    Congestion Packet) and a forged CAVER ACK shim (host_lb_packet); it
@@ -110,7 +110,7 @@ def part1(t):
                     dst_ip="10.2.0.1", sport=0xC303 + i, src_mac=RNIC[0], dst_mac=HOST_MAC[0])
             for i, b in enumerate((0xC0, 0x40))]
     t.check(R.icrc_ok(b4) and R.icrc_ok(lookalike), "test frames have valid ICRCs (scapy)")
-    for lb in ("ecmp", "conweave", "seqbalance", "caver", "spray", "letflow", "drill"):
+    for lb in ("ecmp", "conweave", "seqbalance", "caver", "spray", "letflow", "drill", "conga"):
         res = harness.run(config(lb), [forged + [b4, lookalike] + cnps, [], []],
                           tag="trust1" + lb)
         if not check_accounted(t, res, lb):

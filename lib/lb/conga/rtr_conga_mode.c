@@ -347,10 +347,14 @@ rtr_cg_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	unsigned int np;
 	int leaf, path;
 
-	/* Only a host's RoCE packets carry the header (transit, frames that
-	 * already have LB fields and anything but RoCE go by ECMP). */
+	/* Only a host's RoCE packets carry the header, data and ACKs (the
+	 * reverse traffic that carries most feedback); transit, frames that
+	 * already have LB fields and anything but RoCE go by ECMP, and so
+	 * do CNPs: their BECN bit is in byte 4, which the header's path
+	 * takes and the DstToR's strip zeroes. */
 	if (!(meta->flags & RTR_MF_ROCE) || !from_host(cg, meta) ||
-			(meta->flags & (RTR_MF_LB_HDR | RTR_MF_TRIMMED)))
+			(meta->flags & (RTR_MF_LB_HDR | RTR_MF_TRIMMED)) ||
+			meta->bth_opcode == RTR_BTH_OP_CNP)
 		goto ecmp;
 	if (unlikely(meta->bth_b8 & RTR_BTH_RESV7_MASK)) {
 		/* The sender's Resv7 is covered by the ICRC: no room for the

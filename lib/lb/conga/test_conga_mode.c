@@ -376,6 +376,18 @@ test_ecmp_and_strip(void)
 	CHECK_EQ(st_a.lb[RTR_LBC_conga_packets], 0);
 	CHECK_EQ(st_a.lb[RTR_LBC_ecmp_packets], 2);
 	fake_free(m);
+	/* A host's CNP (BECN in byte 4, which the header's path would take). */
+	build(orig, IP_A, IP_B, 3000, 0, 0);
+	orig[42] = 0x81; /* CNP */
+	orig[46] = 0x40; /* BECN */
+	m = fake_frame(orig, LEN);
+	parse(m, 0, HOST, &meta);
+	path = rtr_cg_pick(a, &g, 0, m, &meta, T0, &st_a);
+	CHECK(path >= 0 && path < NP);
+	CHECK(memcmp(mdata(m), orig, LEN) == 0 && rte_pktmbuf_data_len(m) == LEN);
+	CHECK_EQ(st_a.lb[RTR_LBC_conga_packets], 0);
+	CHECK_EQ(st_a.lb[RTR_LBC_ecmp_packets], 3);
+	fake_free(m);
 	/* Only path 2 live: every flowlet there. */
 	atomic_store(&g.live_mask, 1ULL << 2);
 	for (unsigned int f = 0; f < 50; f++) {
