@@ -23,6 +23,10 @@ port 0 with 10.2.0.0/24, fabric port 1 from the spine).
    stamped with source leaf 6, each carrying feedback (path < 4, metric <
    8) once B's from-leaf row for A's leaf is set: conga_fb_sent counts
    exactly the frames that carry it.
+4. The same frames at a B that runs ConWeave (a fabric in the middle of a
+   runtime switch): its DstToR takes 0x32 for no marker of its own (phase
+   1 with ask), removes the header (foreign_cw_stripped), holds and answers
+   nothing; the host gets every frame as sent.
 """
 import collections
 import os
@@ -192,6 +196,25 @@ def main():
     t.eq(lb["conga_fb_sent"], fb, "(B: conga_fb_sent = frames carrying feedback)")
     t.eq(lb["conga_packets"], len(back), "(B: conga_packets)")
     print("B: %d of its %d frames carried feedback" % (fb, len(back)))
+
+    # 4. The same frames at a destination leaf that runs ConWeave (a fabric
+    # in the middle of a runtime switch): Resv7 0x32 is no ConWeave marker
+    # (phase 1 with ask), so the header goes and nothing is held or
+    # answered.
+    cw = (tor_config("b", 6, "10.2.0.0/24", B_MAC, HOST_B, "10.1.0.0/16", S_MAC[1:])
+          .replace("lb: conga", "lb: conweave").replace("conga: {flowlet_gap_us: 1000000}\n", ""))
+    rc = harness.run(cw, [[], out, [], [], []], tag="cgw", idle_ms=600)
+    if not ok_run(t, "B (conweave)", rc):
+        return t.done()
+    lb = rc.stats["lb"]
+    at_host = [bytes(f) for f in rc.outputs[0]]
+    t.eq(collections.Counter(content_key(f) for f in at_host), sent,
+         "(B conweave: every frame once at the host, as sent)")
+    t.eq(sum(not roce.icrc_ok(f) for f in at_host), 0, "(B conweave: bad ICRCs at the host)")
+    t.eq(lb.get("foreign_cw_stripped", 0), len(host), "(B conweave: foreign headers removed)")
+    t.eq(lb.get("reorder_held", 0) + lb.get("rtt_requests_rx", 0) + lb.get("tails_rx", 0), 0,
+         "(B conweave: nothing held, nothing taken for its own)")
+    t.eq(sum(len(rc.outputs[p]) for p in range(1, 5)), 0, "(B conweave: no control packet)")
     return t.done()
 
 

@@ -906,6 +906,16 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		rtr_lb_hdr_strip(m, meta);
 		return RTR_CW_FORWARD;
 	}
+	if (unlikely(ph == 1 && (ask || tail))) {
+		/* Never ConWeave's (its phase-1 packets ask nothing and are no
+		 * TAIL): the DATA header of another mode of the layout, spray's
+		 * (phase 1, tail) or CONGA's (phase 1, ask), from a SrcToR
+		 * that runs it. Removed as the all-modes strip would, never
+		 * held nor answered. */
+		rtr_lb_hdr_strip(m, meta);
+		c[RTR_LBC_foreign_cw_stripped]++;
+		return RTR_CW_FORWARD;
+	}
 	read_ts(frame, meta, &ts_tx, &ts_tail);
 	/* Counted as they arrive, late or not: the SrcToR's tails and
 	 * rtt_requests minus these are what the network lost. */
