@@ -13,8 +13,8 @@
 
 #define RTR_CG_COUNTERS(X)                                                                       \
 	X(conga_packets, "RoCE packets from hosts stamped with the CONGA header (conga SrcToR)") \
-	X(conga_unstamped, "RoCE packets of a host sent by ECMP unstamped: Resv7 set, no "       \
-			   "headroom or no flow entry")                                          \
+	X(conga_unstamped, "RoCE packets of a host sent by ECMP unstamped: Resv7 set or no "     \
+			   "headroom")                                                           \
 	X(conga_flowlets, "flowlets started: a flow's first packet, or one after a gap of at "   \
 			  "least flowlet_gap_us")                                                \
 	X(conga_path_changes, "flowlets placed on another path than the flow's previous one, "   \
