@@ -78,7 +78,7 @@ N_BINS = 20
 PCTLS = (0.5, 0.95, 0.99)
 # Path lengths (links) of the longest host-to-host path per topology.
 PATH_LINKS = {"leafspine": 4, "fattree": 6}
-MODE_ORDER = ["ecmp", "conweave", "seqbalance", "caver", "letflow", "drill", "spray"]
+MODE_ORDER = ["ecmp", "conweave", "seqbalance", "caver", "letflow", "drill", "conga", "spray"]
 # Exit status when a run has unfinished flows or hit the drain limit.
 EXIT_CENSORED = 4
 # Drift: the last two windows' averages apart by more than this fraction.

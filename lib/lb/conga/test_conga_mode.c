@@ -155,6 +155,44 @@ hdr(struct rte_mbuf *m)
 	return mdata(m) + 14 + 20 + 8 + 12;
 }
 
+/* What the telemetry walk and the flow view hand out. */
+struct flows_seen {
+	unsigned int n, kv_n;
+	struct rtr_lb_flow_info last;
+	uint64_t kv_path, kv_flowlets;
+};
+
+static void
+flow_cb(void *arg, const struct rtr_lb_flow_info *f)
+{
+	struct flows_seen *fs = arg;
+
+	fs->n++;
+	fs->last = *f;
+}
+
+static void
+kv_u64(void *arg, const char *key, uint64_t v)
+{
+	struct flows_seen *fs = arg;
+
+	fs->kv_n++;
+	if (strcmp(key, "path") == 0)
+		fs->kv_path = v;
+	else if (strcmp(key, "flowlets") == 0)
+		fs->kv_flowlets = v;
+}
+
+static void
+kv_str(void *arg, const char *key, const char *v)
+{
+	struct flows_seen *fs = arg;
+
+	(void)key;
+	(void)v;
+	fs->kv_n += 100; /* conga's view has no strings */
+}
+
 static void
 test_chain(void)
 {
@@ -277,6 +315,23 @@ test_chain(void)
 	CHECK_EQ(hdr(m)[3] & 0xf, 0);
 	CHECK_EQ(ca[RTR_LBC_conga_fb_sent], 2);
 	fake_free(m);
+
+	/* The telemetry view: the one flow A holds, on path 3, 2 flowlets. */
+	{
+		struct flows_seen fs = {0};
+		const struct rtr_lb_desc *d =
+				rtr_lb_mode_at((unsigned int)rtr_lb_mode_find("conga"));
+		struct rtr_lb_kv kv = {.u64 = kv_u64, .str = kv_str, .arg = &fs};
+
+		CHECK_EQ(rtr_lb_conga.flows(a, t + 2 * GAP, 0, flow_cb, &fs), 1);
+		CHECK_EQ(fs.n, 1);
+		CHECK_EQ(fs.last.path, 3);
+		CHECK_EQ(fs.last.flowlets, 2);
+		d->flow_view(&fs.last, &kv);
+		CHECK_EQ(fs.kv_path, 3);
+		CHECK_EQ(fs.kv_flowlets, 2);
+		CHECK_EQ(fs.kv_n, 2);
+	}
 
 	/* 6. DRE decay: the boundary at T0 + Tdre halves every X. */
 	rtr_cg_tick(a, T0 + TDRE - 1, &st_a);
