@@ -188,12 +188,22 @@ struct rtr_cg_params {
 	unsigned int dst_prefix_len6;
 	uint16_t leaf_id; /* the header's source leaf: switch.id */
 	uint64_t rng_seed;
+	/* The switch's published DREs (rtr_cg_shared_create): a link's DRE
+	 * is the sum of every worker's bytes on it. NULL: this worker's own
+	 * only (unit tests). */
+	struct rtr_cg_shared *shared;
+	unsigned int n_workers; /* workers that publish, 1..RTR_MAX_LCORES */
 	unsigned int worker;
 	int socket_id;
 	bool use_rte_malloc; /* false: no EAL (unit tests) */
 };
 
 struct rtr_cg;
+struct rtr_cg_shared;
+
+/* Per switch: each worker's DRE bytes per port, published for the others. */
+struct rtr_cg_shared *rtr_cg_shared_new(bool use_rte_malloc, int socket);
+void rtr_cg_shared_free(void *shared);
 
 struct rtr_cg *rtr_cg_create(const struct rtr_cg_params *p);
 void rtr_cg_free(void *state);

@@ -26,8 +26,9 @@
  * and the feedback it carries. Each name has a slot of a direct-mapped
  * table of leaf_slots; a name that takes a slot over resets its rows.
  *
- * One instance per worker: its DRE counts the bytes its own egress took,
- * its tables what its own packets carried.
+ * One instance per worker: its DRE counts the bytes its own egress took
+ * and publishes them (struct rtr_cg_shared, as CAVER's): a link's DRE is
+ * the sum over the workers; its tables hold what its own packets carried.
  */
 
 #include <stdatomic.h>
@@ -46,6 +47,7 @@
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_lb_fs.h"
+#include "rtr_lb_mem.h"
 #include "rtr_stats.h"
 
 #define NEVER     UINT64_MAX
@@ -57,6 +59,12 @@ struct cg_flow {
 	uint8_t path;
 	uint8_t n_paths;
 	uint32_t flowlets;
+};
+
+/* Per switch: published DRE bytes; each worker writes its row only. */
+struct rtr_cg_shared {
+	_Atomic uint64_t dre[RTR_MAX_LCORES][RTR_MAX_PORTS];
+	bool rte;
 };
 
 /* Which leaf a slot stands for: a masked address. */
@@ -191,7 +199,9 @@ rtr_cg_create(const struct rtr_cg_params *p)
 	if (p->gap_ns == 0 || p->dre_period_ns == 0 || !(p->alpha > 0 && p->alpha <= 1) ||
 			p->q < 1 || p->q > 4 || p->leaf_slots == 0 ||
 			(p->leaf_slots & (p->leaf_slots - 1)) != 0 || p->n_paths == 0 ||
-			p->n_paths > RTR_CONGA_MAX_PATHS)
+			p->n_paths > RTR_CONGA_MAX_PATHS ||
+			(p->shared != NULL && (p->n_workers == 0 || p->n_workers > RTR_MAX_LCORES ||
+							      p->worker >= p->n_workers)))
 		return NULL;
 	cg = calloc(1, sizeof(*cg));
 	if (cg == NULL)
@@ -259,12 +269,47 @@ rtr_cg_tables(struct rtr_cg *cg)
 	return cg->t;
 }
 
+struct rtr_cg_shared *
+rtr_cg_shared_new(bool use_rte_malloc, int socket)
+{
+	struct rtr_cg_shared *s = rtr_lb_zalloc(
+			"cg_shared", sizeof(struct rtr_cg_shared), use_rte_malloc, socket);
+
+	if (s != NULL)
+		s->rte = use_rte_malloc;
+	return s;
+}
+
+void
+rtr_cg_shared_free(void *shared)
+{
+	struct rtr_cg_shared *s = shared;
+
+	if (s != NULL)
+		rtr_lb_zfree(s, s->rte);
+}
+
+/* This worker's DRE of port, for the others to read. */
+static inline void
+dre_publish(struct rtr_cg *cg, unsigned int port)
+{
+	if (cg->p.shared != NULL)
+		atomic_store_explicit(&cg->p.shared->dre[cg->p.worker][port], cg->dre[port].x,
+				memory_order_relaxed);
+}
+
 uint8_t
 rtr_cg_port_q(const struct rtr_cg *cg, uint16_t port)
 {
+	struct rtr_conga_dre d = {0};
+
 	if (!is_fabric(cg, port))
 		return 0;
-	return rtr_conga_dre_q(&cg->dre[port], &cg->dp[port]);
+	if (cg->p.shared == NULL)
+		return rtr_conga_dre_q(&cg->dre[port], &cg->dp[port]);
+	for (unsigned int w = 0; w < cg->p.n_workers; w++)
+		d.x += atomic_load_explicit(&cg->p.shared->dre[w][port], memory_order_relaxed);
+	return rtr_conga_dre_q(&d, &cg->dp[port]);
 }
 
 /* The core's counts since the last call into the stats. */
@@ -438,8 +483,10 @@ rtr_cg_queued(void *state, const struct rte_mbuf *m, const struct rtr_meta *meta
 
 	(void)meta;
 	/* What the link will carry, every packet (the DRE is the link's). */
-	if (is_fabric(cg, out_port))
+	if (is_fabric(cg, out_port)) {
 		cg->dre[out_port].x += rte_pktmbuf_pkt_len(m);
+		dre_publish(cg, out_port);
+	}
 }
 
 /* ------------------------------------------------------------------ DstToR */
@@ -489,6 +536,7 @@ rtr_cg_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 			if (!is_fabric(cg, (uint16_t)port))
 				continue;
 			rtr_conga_dre_advance(&cg->dre[port], &cg->dp[port], now);
+			dre_publish(cg, port);
 			if (cg->dre[port].next_ns < next)
 				next = cg->dre[port].next_ns;
 		}
@@ -542,6 +590,8 @@ rtr_cg_init(const struct rtr_lb_init *in)
 			.dst_prefix_len6 = cc->dst_prefix_len6,
 			.leaf_id = cfg->sw.id,
 			.rng_seed = (uint64_t)cfg->sw.id << 16 ^ in->hash_seed,
+			.shared = in->shared,
+			.n_workers = nw,
 			.worker = in->worker,
 			.socket_id = in->socket,
 			.use_rte_malloc = in->use_rte_malloc,
@@ -566,6 +616,14 @@ rtr_cg_init(const struct rtr_lb_init *in)
 	return rtr_lb_fs_clock(rtr_cg_create(&p), in->clock);
 }
 
+static void *
+cg_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, int socket)
+{
+	(void)cfg;
+	(void)n_groups;
+	return rtr_cg_shared_new(rte, socket);
+}
+
 /* CONGA flows: the current flowlet's path, and how many flowlets. */
 static void
 cg_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
@@ -583,6 +641,8 @@ const struct rtr_lb_ops rtr_lb_conga = {
 		.fabric_parse_flags = RTR_LB_PARSE_HDR,
 		.deliver_flags = RTR_MF_LB_HDR,
 		.table = rtr_lb_fs_table,
+		.shared_create = cg_shared_create,
+		.shared_free = rtr_cg_shared_free,
 		.init = rtr_cg_init,
 		.fini = rtr_cg_free,
 		.pick = rtr_cg_pick,
@@ -596,14 +656,14 @@ const struct rtr_lb_ops rtr_lb_conga = {
 };
 
 /* A worker's flowlet table from the DPDK heap (the leaf tables are the C
- * heap's, calloc'd by the core); nothing shared. */
+ * heap's, calloc'd by the core); the published DREs once. */
 static void
 cg_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *per_worker,
 		uint64_t *shared)
 {
 	*per_worker = rtr_lb_ft_bytes(
 			rtr_conga_config(cfg)->flow_table_size, n_workers, sizeof(struct cg_flow));
-	*shared = 0;
+	*shared = RTE_MAX(sizeof(struct rtr_cg_shared), (size_t)64);
 }
 
 const struct rtr_lb_desc rtr_lb_conga_desc = {

@@ -465,11 +465,60 @@ test_ecmp_and_strip(void)
 	rtr_cg_free(a);
 }
 
+/* Two workers of one switch: a link's DRE is the sum of both workers'
+ * bytes on it (the published values), decayed by each worker's tick. */
+static void
+test_shared_dre(void)
+{
+	struct rtr_cg_shared *sh = rtr_cg_shared_new(false, 0);
+	struct rtr_cg_params p = {
+			.gap_ns = GAP,
+			.dre_period_ns = TDRE,
+			.alpha = 0.5,
+			.q = 3,
+			.aging_ns = AGE,
+			.host_port_mask = 1u << HOST,
+			.flow_entries = 1024,
+			.leaf_slots = 64,
+			.n_paths = NP,
+			.dst_prefix_len = 24,
+			.dst_prefix_len6 = 64,
+			.leaf_id = 1,
+			.shared = sh,
+			.n_workers = 2,
+	};
+	struct rtr_cg *w0, *w1;
+
+	for (unsigned int port = 1; port <= NP; port++)
+		p.rate_bps[port] = 100e9;
+	w0 = rtr_cg_create(&p);
+	p.worker = 1;
+	w1 = rtr_cg_create(&p);
+	CHECK(sh != NULL && w0 != NULL && w1 != NULL);
+	p.worker = 2; /* not below n_workers */
+	CHECK(rtr_cg_create(&p) == NULL);
+	rtr_cg_tick(w0, T0, &st_a);
+	rtr_cg_tick(w1, T0, &st_b);
+	load(w0, 2, 2 * 156250);
+	CHECK_EQ(rtr_cg_port_q(w1, 2), 2); /* worker 0's bytes, seen by 1 */
+	load(w1, 2, 3 * 156250);
+	CHECK_EQ(rtr_cg_port_q(w0, 2), 5);
+	CHECK_EQ(rtr_cg_port_q(w1, 2), 5);
+	rtr_cg_tick(w0, T0 + TDRE, &st_a); /* worker 0's half: 156250 */
+	CHECK_EQ(rtr_cg_port_q(w1, 2), 4);
+	rtr_cg_tick(w1, T0 + TDRE, &st_b); /* and worker 1's: 234375 */
+	CHECK_EQ(rtr_cg_port_q(w0, 2), 2);
+	rtr_cg_free(w0);
+	rtr_cg_free(w1);
+	rtr_cg_shared_free(sh);
+}
+
 int
 main(void)
 {
 	test_chain();
 	test_boundaries();
 	test_ecmp_and_strip();
+	test_shared_dre();
 	return rtr_test_done("conga-mode");
 }
