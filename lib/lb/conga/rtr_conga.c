@@ -244,9 +244,16 @@ rtr_conga_leaf_reset(struct rtr_conga_tables *t, unsigned int leaf)
 void
 rtr_conga_age(struct rtr_conga_tables *t, uint64_t now)
 {
-	size_t cells = (size_t)t->p.n_leaves * t->p.n_paths;
+	for (unsigned int leaf = 0; leaf < t->p.n_leaves; leaf++)
+		rtr_conga_age_leaf(t, leaf, now);
+}
 
-	for (size_t i = 0; i < cells; i++) {
+void
+rtr_conga_age_leaf(struct rtr_conga_tables *t, unsigned int leaf, uint64_t now)
+{
+	if (leaf >= t->p.n_leaves)
+		return;
+	for (size_t i = (size_t)leaf * t->p.n_paths; i < ((size_t)leaf + 1) * t->p.n_paths; i++) {
 		struct tl_entry *e = &t->to_leaf[i];
 
 		if (e->updated_ns != 0 && now > e->updated_ns &&

@@ -135,6 +135,8 @@ void rtr_conga_leaf_reset(struct rtr_conga_tables *t, unsigned int leaf);
 /* Ageing sweep: every to-leaf entry older than aging_ns is reset to 0
  * (counted once in aged). */
 void rtr_conga_age(struct rtr_conga_tables *t, uint64_t now_ns);
+/* The same for leaf `leaf`'s row only (a sweep in slices). */
+void rtr_conga_age_leaf(struct rtr_conga_tables *t, unsigned int leaf, uint64_t now_ns);
 
 /*
  * The best path toward leaf `dst` among the live paths (bit i of live:

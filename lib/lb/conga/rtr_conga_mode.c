@@ -52,6 +52,7 @@
 
 #define NEVER     UINT64_MAX
 #define KIND_FLOW 1
+#define AGE_SLICE 64 /* leaf slots the ageing sweep visits per tick */
 
 /* One flow at the SrcToR: its flowlet's path, and the group it is of. */
 struct cg_flow {
@@ -81,7 +82,7 @@ struct rtr_cg {
 	struct cg_leaf *leaf;         /* leaf_slots */
 	struct rtr_conga_counts seen; /* the core's counts already in the stats */
 	uint64_t dre_next;            /* the next DRE boundary; 0: before the first tick */
-	uint64_t age_next;            /* the next ageing sweep */
+	uint32_t age_cursor;          /* the next leaf slot the ageing sweep visits */
 	uint32_t fabric_mask;         /* ports with a DRE (< 32) */
 	struct rtr_conga_dre_params dp[RTR_MAX_PORTS];
 	struct rtr_conga_dre dre[RTR_MAX_PORTS];
@@ -542,11 +543,14 @@ rtr_cg_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 		}
 		cg->dre_next = next;
 	}
-	if (cg->age_next == 0) {
-		cg->age_next = now + cg->p.aging_ns;
-	} else if (now >= cg->age_next) {
-		rtr_conga_age(cg->t, now);
-		cg->age_next = now + cg->p.aging_ns;
+	/* Ageing in slices: the slots in use among the next AGE_SLICE
+	 * (reads already take a stale entry for 0; the sweep resets and
+	 * counts it), so that a tick never walks the whole table. */
+	for (unsigned int k = 0; k < AGE_SLICE && k < cg->p.leaf_slots; k++) {
+		uint32_t i = cg->age_cursor++ & (cg->p.leaf_slots - 1);
+
+		if (cg->leaf[i].used)
+			rtr_conga_age_leaf(cg->t, i, now);
 	}
 	rtr_lb_fs_age(&cg->fs, now);
 	sync_counts(cg, c);
@@ -557,9 +561,8 @@ rtr_cg_next_deadline(const void *state)
 {
 	const struct rtr_cg *cg = state;
 
-	if (cg->dre_next == 0 || cg->age_next == 0)
-		return 0;
-	return RTE_MIN(cg->dre_next, cg->age_next);
+	/* The ageing slices ride on these ticks and the control polls'. */
+	return cg->dre_next;
 }
 
 /* ------------------------------------------------------------- the mode */

@@ -513,6 +513,83 @@ test_shared_dre(void)
 	rtr_cg_shared_free(sh);
 }
 
+/* Ageing sweeps the leaf slots in use 64 per tick: with 256 slots, 100
+ * leaves' stale metrics are all reset (each counted once) within four
+ * ticks, not in one. Each leaf learnt from a stamped packet whose feedback
+ * its DstToR stored. */
+static void
+test_age_slices(void)
+{
+	struct rtr_cg_params p = {
+			.gap_ns = GAP,
+			.dre_period_ns = TDRE,
+			.alpha = 0.5,
+			.q = 3,
+			.aging_ns = AGE,
+			.host_port_mask = 1u << HOST,
+			.flow_entries = 1024,
+			.leaf_slots = 256,
+			.n_paths = NP,
+			.dst_prefix_len = 24,
+			.leaf_id = 2,
+	};
+	struct rtr_cg *b;
+	uint8_t f[LEN + 4], seen[256];
+	unsigned int distinct = 0;
+	struct rtr_meta meta;
+	struct rte_mbuf *m;
+
+	for (unsigned int port = 1; port <= NP; port++)
+		p.rate_bps[port] = 100e9;
+	memset(&st_b, 0, sizeof(st_b));
+	memset(seen, 0, sizeof(seen));
+	b = rtr_cg_create(&p);
+	CHECK(b != NULL);
+	rtr_cg_tick(b, T0, &st_b);
+	for (unsigned int i = 0; i < 100; i++) {
+		const uint8_t src[4] = {10, (uint8_t)(10 + i / 50), (uint8_t)(i % 50), 1};
+		const struct rtr_conga_hdr h = {
+				.src_leaf = 1, .fb_path = 2, .ce = 1, .fb_metric = 3};
+		int slot;
+
+		/* What a SrcToR stamps: the header after the BTH, lengths
+		 * unchanged. */
+		build(f, src, IP_B, 100, i, 0);
+		memmove(f + 58, f + 54, LEN - 54);
+		f[42 + 4] = 1;
+		f[42 + 8] = 0x32;
+		rtr_conga_hdr_pack(f + 54, &h);
+		m = fake_frame(f, LEN + 4);
+		parse(m, RTR_LB_PARSE_HDR, 1, &meta);
+		CHECK(meta.flags & RTR_MF_LB_HDR);
+		CHECK_EQ(rtr_cg_deliver(b, m, &meta, HOST, T0 + US, &st_b), RTR_LB_FORWARD);
+		fake_free(m);
+		slot = rtr_cg_leaf_of(b, src, false);
+		CHECK(slot >= 0);
+		if (slot >= 0 && !seen[slot]) {
+			seen[slot] = 1;
+			distinct++;
+		}
+	}
+	/* Slots two names shared were taken over (their rows reset). */
+	CHECK_EQ(distinct + st_b.lb[RTR_LBC_conga_leaf_evictions], 100);
+	CHECK_EQ(st_b.lb[RTR_LBC_conga_fb_received], 100);
+	CHECK_EQ(st_b.lb[RTR_LBC_conga_rx], 100);
+	rtr_cg_tick(b, T0 + US + AGE, &st_b); /* not older than AGE yet */
+	CHECK_EQ(st_b.lb[RTR_LBC_conga_aged], 0);
+	rtr_cg_tick(b, T0 + US + AGE + 1, &st_b);
+	CHECK(st_b.lb[RTR_LBC_conga_aged] > 0 && st_b.lb[RTR_LBC_conga_aged] < distinct,
+			"one tick aged %llu of %u", (unsigned long long)st_b.lb[RTR_LBC_conga_aged],
+			distinct);
+	for (unsigned int k = 0; k < 3; k++)
+		rtr_cg_tick(b, T0 + US + AGE + 2 + k, &st_b);
+	CHECK_EQ(st_b.lb[RTR_LBC_conga_aged], distinct);
+	rtr_cg_tick(b, T0 + 10 * AGE, &st_b);
+	CHECK_EQ(st_b.lb[RTR_LBC_conga_aged], distinct); /* counted once */
+	CHECK_EQ(live_mbufs, 0);
+	rtr_cg_free(b);
+}
+
 int
 main(void)
 {
@@ -520,5 +597,6 @@ main(void)
 	test_boundaries();
 	test_ecmp_and_strip();
 	test_shared_dre();
+	test_age_slices();
 	return rtr_test_done("conga-mode");
 }
