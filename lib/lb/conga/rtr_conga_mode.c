@@ -327,12 +327,22 @@ sync_counts(struct rtr_cg *cg, uint64_t *c)
 
 /* ------------------------------------------------------------------ SrcToR */
 
+/* The quantised DRE of the uplinks of g's first np paths (only when a
+ * flowlet starts: a packet within one needs its own path's only). */
+static void
+local_q(const struct rtr_cg *cg, const struct rtr_group *g, unsigned int np, uint8_t *local)
+{
+	for (unsigned int i = 0; i < np; i++)
+		local[i] = rtr_cg_port_q(cg, g->port[i]);
+}
+
 /* The flow's path: its flowlet's, or a new flowlet's on the best path. */
 static int
 flow_path(struct rtr_cg *cg, const struct rtr_group *g, unsigned int g_idx, struct rtr_meta *meta,
-		const struct rtr_ft_key *k, uint64_t live, int leaf, const uint8_t *local,
-		uint64_t now, uint64_t *c)
+		const struct rtr_ft_key *k, uint64_t live, int leaf, unsigned int np, uint64_t now,
+		uint64_t *c)
 {
+	uint8_t local[RTR_MAX_PATHS];
 	unsigned int dst = leaf >= 0 ? (unsigned int)leaf : cg->p.leaf_slots;
 	struct rtr_ft_entry *e;
 	enum rtr_ft_status st;
@@ -352,6 +362,7 @@ flow_path(struct rtr_cg *cg, const struct rtr_group *g, unsigned int g_idx, stru
 		 * the flow's previous path (the paper's cached port). */
 		bool same = st != RTR_FT_NEW && f->group == g_idx && f->n_paths == g->n_paths;
 
+		local_q(cg, g, np, local);
 		p = rtr_conga_best(cg->t, dst, live, local, same ? f->path : -1, now);
 		if (p < 0)
 			return -1;
@@ -363,6 +374,7 @@ flow_path(struct rtr_cg *cg, const struct rtr_group *g, unsigned int g_idx, stru
 				   !((live >> f->path) & 1))) {
 		/* Within a flowlet its path went down or the route moved the
 		 * flow: the best path now, the flowlet goes on there. */
+		local_q(cg, g, np, local);
 		p = rtr_conga_best(cg->t, dst, live, local, -1, now);
 		if (p < 0)
 			return -1;
@@ -386,7 +398,6 @@ rtr_cg_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	struct rtr_cg *cg = state;
 	uint64_t *c = stats->lb;
 	uint64_t live = atomic_load_explicit(&g->live_mask, memory_order_relaxed);
-	uint8_t local[RTR_MAX_PATHS];
 	struct rtr_conga_hdr h;
 	struct rtr_ft_key k;
 	uint8_t *frame, *bth;
@@ -416,11 +427,9 @@ rtr_cg_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		c[RTR_LBC_conga_unstamped]++;
 		goto ecmp;
 	}
-	for (unsigned int i = 0; i < np; i++)
-		local[i] = rtr_cg_port_q(cg, g->port[i]);
 	rtr_ft_key_from_frame(&k, rte_pktmbuf_mtod(m, const uint8_t *), meta, KIND_FLOW, false);
 	leaf = rtr_cg_leaf_of(cg, k.dst, k.v6);
-	path = flow_path(cg, g, g_idx, meta, &k, live, leaf, local, now, c);
+	path = flow_path(cg, g, g_idx, meta, &k, live, leaf, np, now, c);
 	if (path < 0)
 		return -1;
 	frame = rtr_lb_hdr_insert(m, meta);
@@ -430,7 +439,7 @@ rtr_cg_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	bth[4] = (uint8_t)path;
 	bth[8] = (uint8_t)((bth[8] & RTR_BTH_ACKREQ) | RTR_CONGA_B8);
 	h.src_leaf = cg->p.leaf_id;
-	h.ce = (unsigned int)path < np ? local[path] : rtr_cg_port_q(cg, g->port[path]);
+	h.ce = rtr_cg_port_q(cg, g->port[path]);
 	if (leaf < 0 || !rtr_conga_feedback(cg->t, (unsigned int)leaf, &h.fb_path, &h.fb_metric)) {
 		h.fb_path = RTR_CONGA_NO_FB;
 		h.fb_metric = 0;
