@@ -7,7 +7,7 @@ port 0 with 10.1.0.0/24, uplinks 1..4 to 10.2.0.0/16), a spine (id 9,
 ports 1..4 face A, port 0 faces B) and destination leaf B (id 6, host
 port 0 with 10.2.0.0/24, fabric port 1 from the spine).
 
-1. A: 16 RC WRITE flows from its host. Every host frame leaves by exactly
+1. A: 16 RC WRITE flows (IPv4) and 4 RC SEND flows (IPv6) from its host. Every host frame leaves by exactly
    one uplink, stamped: 4 bytes more, BTH byte 4 = the uplink's path index,
    Resv7 0x32 (AckReq kept), source leaf 5, no feedback (0xff: nothing came
    from B's leaf), a CE nibble below 2^3; without the header (byte 4 and
@@ -43,39 +43,59 @@ B_MAC = ["02:00:00:00:02:%02x" % i for i in range(5)]
 HOST_A = "02:00:00:00:aa:01"
 HOST_B = "02:00:00:00:aa:02"
 FLOWS, PKTS = 16, 100
+V6_FLOWS = 4
 B_FLOWS, B_PKTS = 4, 50
 MARK = 0x32
 
 
 def tor_config(name, sw_id, own, own_mac, host_mac, other, up_macs):
+    """own, other: (IPv4, IPv6) prefixes of this ToR's hosts and of the
+    other ToR's (over the uplinks)."""
     ports = '  - {port: 0, role: host, mac: "%s"}\n' % own_mac[0]
     for i in range(1, 5):
         ports += '  - {port: %d, role: fabric, mac: "%s"}\n' % (i, own_mac[i])
+    routes = "".join('  - {prefix: "%s", port: 0, nexthop_mac: "%s"}\n' % (o, host_mac)
+                     for o in own)
+    for o in other:
+        routes += ('  - prefix: "%s"\n    paths:\n' % o +
+                   "".join('      - {port: %d, nexthop_mac: "%s"}\n' % (i + 1, up_macs[i])
+                           for i in range(4)))
     return ("switch: {name: %s, id: %d, lb: conga}\nports:\n" % (name, sw_id) + ports +
-            "routes:\n"
-            '  - {prefix: "%s", port: 0, nexthop_mac: "%s"}\n' % (own, host_mac) +
-            '  - prefix: "%s"\n    paths:\n' % other +
-            "".join('      - {port: %d, nexthop_mac: "%s"}\n' % (i + 1, up_macs[i])
-                    for i in range(4)) +
-            "conga: {flowlet_gap_us: 1000000}\n")
+            "routes:\n" + routes + "conga: {flowlet_gap_us: 1000000}\n")
+
+
+A_NETS = ("10.1.0.0/24", "fd00:1::/64")
+B_NETS = ("10.2.0.0/24", "fd00:2::/64")
+A_WIDE = ("10.1.0.0/16", "fd00:1::/48")
+B_WIDE = ("10.2.0.0/16", "fd00:2::/48")
 
 
 def spine_config():
     ports = "".join('  - {port: %d, role: fabric, mac: "%s"}\n' % (i, S_MAC[i])
                     for i in range(5))
     return ("switch: {name: spine, id: 9, role: spine, lb: conga}\nports:\n" + ports +
-            "routes:\n"
-            '  - {prefix: "10.2.0.0/16", port: 0, nexthop_mac: "%s"}\n' % B_MAC[1] +
-            '  - prefix: "10.1.0.0/16"\n    paths:\n' +
-            "".join('      - {port: %d, nexthop_mac: "%s"}\n' % (i, A_MAC[i])
-                    for i in range(1, 5)))
+            "routes:\n" +
+            "".join('  - {prefix: "%s", port: 0, nexthop_mac: "%s"}\n' % (b, B_MAC[1])
+                    for b in B_WIDE) +
+            "".join('  - prefix: "%s"\n    paths:\n' % a +
+                    "".join('      - {port: %d, nexthop_mac: "%s"}\n' % (i, A_MAC[i])
+                            for i in range(1, 5)) for a in A_WIDE))
+
+
+def addrs(f):
+    """Source and destination addresses (IPv4 or IPv6)."""
+    l3, _, _ = roce.offsets(f)
+    return bytes(f[l3 + 12:l3 + 20]) if f[l3] >> 4 == 4 else bytes(f[l3 + 8:l3 + 40])
 
 
 def content_key(f):
     """What no switch may change: IP addresses and the UDP datagram."""
     l3, l4, _ = roce.offsets(f)
-    tot = (f[l3 + 2] << 8) | f[l3 + 3]
-    return bytes(f[l3 + 12:l3 + 20]) + bytes(f[l4:l3 + tot])
+    if f[l3] >> 4 == 4:
+        end = l3 + ((f[l3 + 2] << 8) | f[l3 + 3])
+    else:
+        end = l3 + 40 + ((f[l3 + 4] << 8) | f[l3 + 5])
+    return addrs(f) + bytes(f[l4:end])
 
 
 def hdr(f):
@@ -110,15 +130,18 @@ def main():
     host = roce.generate("--flows", FLOWS, "--packets", PKTS, "--op", "write", "--size", 8192,
                          "--seed", 3, "--src-net", "10.1.0.0/24", "--dst-net", "10.2.0.0/24",
                          "--src-mac", HOST_A, "--dst-mac", A_MAC[0])
+    host += roce.generate("--flows", V6_FLOWS, "--packets", PKTS, "--op", "send", "--size",
+                          4096, "--seed", 5, "--src-net", "fd00:1::/64", "--dst-net",
+                          "fd00:2::/64", "--src-mac", HOST_A, "--dst-mac", A_MAC[0])
     back = roce.generate("--flows", B_FLOWS, "--packets", B_PKTS, "--op", "write", "--size",
                          4096, "--seed", 4, "--src-net", "10.2.0.0/24", "--dst-net",
                          "10.1.0.0/24", "--src-mac", HOST_B, "--dst-mac", B_MAC[0])
-    t.eq(len(host), FLOWS * PKTS, "(generated)")
+    t.eq(len(host), (FLOWS + V6_FLOWS) * PKTS, "(generated)")
     t.check(all(roce.icrc_ok(f) for f in host + back), "test input: the RNICs' ICRCs")
     sent = collections.Counter(content_key(f) for f in host)
 
     # 1. Source leaf A.
-    ra = harness.run(tor_config("a", 5, "10.1.0.0/24", A_MAC, HOST_A, "10.2.0.0/16", S_MAC[1:]),
+    ra = harness.run(tor_config("a", 5, A_NETS, A_MAC, HOST_A, B_WIDE, S_MAC[1:]),
                      [host, [], [], [], []], tag="cga", idle_ms=600)
     if not ok_run(t, "A", ra):
         return t.done()
@@ -134,14 +157,14 @@ def main():
             g = unstamp(f)
             bad += not roce.icrc_ok(g)
             got[content_key(g)] += 1
-            l3, l4, _ = roce.offsets(g)
-            flows[bytes(g[l3 + 12:l3 + 20]) + bytes(g[l4:l4 + 2])].add(p)
+            _, l4, _ = roce.offsets(g)
+            flows[addrs(g) + bytes(g[l4:l4 + 2])].add(p)
     t.eq(bad, 0, "(A: frames whose header or unstamped frame is wrong)")
     t.eq(got, sent, "(A: every host frame once on the uplinks)")
-    t.eq(len(flows), FLOWS, "(A: flows)")
+    t.eq(len(flows), FLOWS + V6_FLOWS, "(A: flows)")
     t.check(all(len(v) == 1 for v in flows.values()), "A: a flow split within its flowlet")
     t.eq(lb["conga_packets"], len(host), "(A: conga_packets)")
-    t.eq(lb["conga_flowlets"], FLOWS, "(A: one flowlet per flow)")
+    t.eq(lb["conga_flowlets"], FLOWS + V6_FLOWS, "(A: one flowlet per flow)")
     t.eq(lb["conga_path_changes"], 0)
     t.eq(lb["conga_fb_sent"], 0)
     print("A: uplinks %s" % [len(x) for x in up[1:]])
@@ -168,8 +191,8 @@ def main():
 
     # 3. Destination leaf B: the spine's frames on fabric port 1, its own
     # host's frames toward A on port 0.
-    rb = harness.run(tor_config("b", 6, "10.2.0.0/24", B_MAC, HOST_B, "10.1.0.0/16",
-                                S_MAC[1:]), [back, out, [], [], []], tag="cgb", idle_ms=600)
+    rb = harness.run(tor_config("b", 6, B_NETS, B_MAC, HOST_B, A_WIDE, S_MAC[1:]),
+                     [back, out, [], [], []], tag="cgb", idle_ms=600)
     if not ok_run(t, "B", rb):
         return t.done()
     lb = rb.stats["lb"]
@@ -201,7 +224,7 @@ def main():
     # in the middle of a runtime switch): Resv7 0x32 is no ConWeave marker
     # (phase 1 with ask), so the header goes and nothing is held or
     # answered.
-    cw = (tor_config("b", 6, "10.2.0.0/24", B_MAC, HOST_B, "10.1.0.0/16", S_MAC[1:])
+    cw = (tor_config("b", 6, B_NETS, B_MAC, HOST_B, A_WIDE, S_MAC[1:])
           .replace("lb: conga", "lb: conweave").replace("conga: {flowlet_gap_us: 1000000}\n", ""))
     rc = harness.run(cw, [[], out, [], [], []], tag="cgw", idle_ms=600)
     if not ok_run(t, "B (conweave)", rc):
