@@ -27,6 +27,7 @@ port 0 with 10.2.0.0/24, fabric port 1 from the spine).
    runtime switch): its DstToR takes 0x32 for no marker of its own (phase
    1 with ask), removes the header (foreign_cw_stripped), holds and answers
    nothing; the host gets every frame as sent.
+5. A again with two workers (two queue pairs per port): the checks of 1.
 """
 import collections
 import os
@@ -125,6 +126,35 @@ def ok_run(t, name, r):
     return True
 
 
+def check_a(t, name, ra, host, sent):
+    """Source leaf A's run: every host frame once on the uplinks, stamped;
+    returns the uplinks' frames."""
+    lb = ra.stats["lb"]
+    up = [[bytes(f) for f in ra.outputs[p]] for p in range(5)]
+    t.eq(len(up[0]), 0, "(%s: nothing back to the host)" % name)
+    got, flows, bad = collections.Counter(), collections.defaultdict(set), 0
+    for p in range(1, 5):
+        for f in up[p]:
+            b4, b8, h = hdr(f)
+            bad += not (b4 == p - 1 and b8 & 0x7F == MARK and h[0:2] == b"\x00\x05" and
+                        h[2] == 0xFF and (h[3] >> 4) < 8 and (h[3] & 0xF) == 0)
+            g = unstamp(f)
+            bad += not roce.icrc_ok(g)
+            got[content_key(g)] += 1
+            _, l4, _ = roce.offsets(g)
+            flows[addrs(g) + bytes(g[l4:l4 + 2])].add(p)
+    t.eq(bad, 0, "(%s: frames whose header or unstamped frame is wrong)" % name)
+    t.eq(got, sent, "(%s: every host frame once on the uplinks)" % name)
+    t.eq(len(flows), FLOWS + V6_FLOWS, "(%s: flows)" % name)
+    t.check(all(len(v) == 1 for v in flows.values()), "%s: a flow split within its flowlet" % name)
+    t.eq(lb["conga_packets"], len(host), "(%s: conga_packets)" % name)
+    t.eq(lb["conga_flowlets"], FLOWS + V6_FLOWS, "(%s: one flowlet per flow)" % name)
+    t.eq(lb["conga_path_changes"], 0)
+    t.eq(lb["conga_fb_sent"], 0)
+    print("%s: uplinks %s" % (name, [len(x) for x in up[1:]]))
+    return up
+
+
 def main():
     t = harness.Checker("pkt-conga")
     host = roce.generate("--flows", FLOWS, "--packets", PKTS, "--op", "write", "--size", 8192,
@@ -145,29 +175,7 @@ def main():
                      [host, [], [], [], []], tag="cga", idle_ms=600)
     if not ok_run(t, "A", ra):
         return t.done()
-    lb = ra.stats["lb"]
-    up = [[bytes(f) for f in ra.outputs[p]] for p in range(5)]
-    t.eq(len(up[0]), 0, "(A: nothing back to the host)")
-    got, flows, bad = collections.Counter(), collections.defaultdict(set), 0
-    for p in range(1, 5):
-        for f in up[p]:
-            b4, b8, h = hdr(f)
-            bad += not (b4 == p - 1 and b8 & 0x7F == MARK and h[0:2] == b"\x00\x05" and
-                        h[2] == 0xFF and (h[3] >> 4) < 8 and (h[3] & 0xF) == 0)
-            g = unstamp(f)
-            bad += not roce.icrc_ok(g)
-            got[content_key(g)] += 1
-            _, l4, _ = roce.offsets(g)
-            flows[addrs(g) + bytes(g[l4:l4 + 2])].add(p)
-    t.eq(bad, 0, "(A: frames whose header or unstamped frame is wrong)")
-    t.eq(got, sent, "(A: every host frame once on the uplinks)")
-    t.eq(len(flows), FLOWS + V6_FLOWS, "(A: flows)")
-    t.check(all(len(v) == 1 for v in flows.values()), "A: a flow split within its flowlet")
-    t.eq(lb["conga_packets"], len(host), "(A: conga_packets)")
-    t.eq(lb["conga_flowlets"], FLOWS + V6_FLOWS, "(A: one flowlet per flow)")
-    t.eq(lb["conga_path_changes"], 0)
-    t.eq(lb["conga_fb_sent"], 0)
-    print("A: uplinks %s" % [len(x) for x in up[1:]])
+    up = check_a(t, "A", ra, host, sent)
 
     # 2. The spine: A's uplink p arrives on the spine's port p.
     rs = harness.run(spine_config(), [[]] + up[1:], tag="cgs", idle_ms=600)
@@ -238,6 +246,17 @@ def main():
     t.eq(lb.get("reorder_held", 0) + lb.get("rtt_requests_rx", 0) + lb.get("tails_rx", 0), 0,
          "(B conweave: nothing held, nothing taken for its own)")
     t.eq(sum(len(rc.outputs[p]) for p in range(1, 5)), 0, "(B conweave: no control packet)")
+
+    # 5. A with two workers (two RX/TX queue pairs per port, the frames
+    # dealt over them): flows handed to the worker that owns them, every
+    # DRE published per switch; the same checks as 1.
+    cfg2 = tor_config("a", 5, A_NETS, A_MAC, HOST_A, B_WIDE, S_MAC[1:]).replace(
+        "lb: conga}", "lb: conga, idle_sleep_us: 100, idle_threshold: 64}")
+    r2 = harness.run(cfg2, [host, [], [], [], []], tag="cga2", lcores="0@0,1@1,2@1", queues=2,
+                     idle_ms=800)
+    if ok_run(t, "A (2 workers)", r2):
+        t.check("2 workers" in r2.stdout, "A: expected 2 workers: " + r2.stdout[:400])
+        check_a(t, "A (2 workers)", r2, host, sent)
     return t.done()
 
 
