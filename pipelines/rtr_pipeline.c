@@ -220,6 +220,8 @@ lb_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
 	struct rtr_meta *meta = rtr_meta(m);
 
 	if (unlikely(!atomic_load_explicit(&w->sw->ports[port].link_up, memory_order_relaxed))) {
+		if (held)
+			rtr_egress_unhold(w->eg, m, rtr_egress_classify(w->eg, m), w->now_ns);
 		drop(w, m, meta->in_port, RTR_DROP_PORT_DOWN);
 		return;
 	}
@@ -228,6 +230,17 @@ lb_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
 		rtr_egress_enqueue_held(w->eg, port, m, rtr_egress_classify(w->eg, m), w->now_ns);
 	else
 		tx_enqueue(w, port, m, w->now_ns);
+}
+
+/* A packet an LB mode took into a reorder queue: counted in the shared
+ * buffer while held (rtr_egress_hold). */
+static void
+lb_hold(void *arg, struct rte_mbuf *m, uint16_t port)
+{
+	struct rtr_worker *w = arg;
+
+	(void)port;
+	rtr_egress_hold(w->eg, m, rtr_egress_classify(w->eg, m), w->now_ns);
 }
 
 static void
@@ -258,6 +271,7 @@ void
 rtr_worker_lb_io(struct rtr_worker *w, struct rtr_lb_io *io)
 {
 	io->deliver = lb_deliver;
+	io->hold = lb_hold;
 	io->control = lb_control;
 	io->alloc = lb_alloc;
 	io->arg = w;

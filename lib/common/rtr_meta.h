@@ -24,7 +24,7 @@ enum rtr_l3 {
 
 /* m->flags. What is cheap to derive is not kept: IP ECN = CE is
  * rtr_meta_ce (from tos), a broadcast/multicast destination MAC is
- * rtr_frame_l2_bcast (from the frame). Bit 0x80 is free. */
+ * rtr_frame_l2_bcast (from the frame). */
 #define RTR_MF_VLAN 0x01 /* one 802.1Q/802.1ad tag was present */
 #define RTR_MF_L4   0x02 /* UDP/TCP ports were read (not a later fragment) */
 #define RTR_MF_ROCE 0x04 /* UDP dport 4791 with a whole BTH */
@@ -38,6 +38,9 @@ enum rtr_l3 {
 /* with RTR_MF_LB_HDR: an LB control packet (cut after the header; the
  * parse flags' control ops), which the egress sends in its control class */
 #define RTR_MF_LB_CTRL 0x40
+/* held by an LB mode (a reorder queue) and counted, while held, in the
+ * egress's shared pool and its ingress's PFC bytes (rtr_egress_hold) */
+#define RTR_MF_HELD 0x80
 
 /* m->ext: extended transport headers present after the BTH, by opcode */
 #define RTR_EXT_RETH       0x01 /* 16 bytes */

@@ -215,9 +215,65 @@ rtr_egress_enqueue(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uin
 	return admit(eg, port, m, cls, now_ns, false);
 }
 
+/* ------------------------------------------------------------ held packets */
+
+/* m's bytes in its ingress's PFC count, if it is on a PFC class. */
+static inline bool
+held_pfc(const struct rtr_egress *eg, const struct rtr_meta *meta, uint8_t cls)
+{
+	return eg->lossless && meta->in_port < RTR_MAX_PORTS && cls < eg->n_classes &&
+	       (eg->pfc_mask >> cls & 1);
+}
+
+void
+rtr_egress_hold(struct rtr_egress *eg, struct rte_mbuf *m, uint8_t cls, uint64_t now_ns)
+{
+	struct rtr_meta *meta = rtr_meta(m);
+	uint64_t u;
+
+	if (eg->admit != EG_ADMIT_SHARED || (meta->flags & RTR_MF_HELD))
+		return;
+	meta->flags |= RTR_MF_HELD;
+	eg_sb_move(eg, eg_sb_charge(eg, m->pkt_len));
+	u = eg_sb_used(eg);
+	if (u > eg->sb_peak)
+		eg->sb_peak = u;
+	if (held_pfc(eg, meta, cls))
+		eg_pfc_in_add(eg, meta->in_port, cls, m->pkt_len, now_ns);
+}
+
+/* Take back what rtr_egress_hold counted for m, without an XON decision
+ * (the caller counts m again at once, or the tick decides). */
+static inline void
+held_uncount(struct rtr_egress *eg, struct rte_mbuf *m, uint8_t cls)
+{
+	struct rtr_meta *meta = rtr_meta(m);
+
+	meta->flags &= (uint8_t)~RTR_MF_HELD;
+	eg_sb_move(eg, -(int64_t)eg_sb_charge(eg, m->pkt_len));
+	if (held_pfc(eg, meta, cls))
+		eg->in_bytes[meta->in_port][cls] -= m->pkt_len;
+}
+
+void
+rtr_egress_unhold(struct rtr_egress *eg, struct rte_mbuf *m, uint8_t cls, uint64_t now_ns)
+{
+	struct rtr_meta *meta = rtr_meta(m);
+
+	if (!(meta->flags & RTR_MF_HELD))
+		return;
+	held_uncount(eg, m, cls);
+	/* Its XON, if it held one back. */
+	if (held_pfc(eg, meta, cls))
+		eg_pfc_in_sub(eg, meta->in_port, cls, 0, now_ns);
+}
+
 int
 rtr_egress_enqueue_held(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls,
 		uint64_t now_ns)
 {
+	/* Counted while held: the class queue (or the drop) takes over. */
+	if (unlikely(rtr_meta(m)->flags & RTR_MF_HELD))
+		held_uncount(eg, m, cls);
 	return admit(eg, port, m, cls, now_ns, true);
 }

@@ -476,8 +476,24 @@ rtr_egress_enqueue_pkt(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m,
 
 /*
  * Same, without the tail-drop threshold (slot capacity still applies): for
- * packets already admitted once, such as a released reorder queue.
+ * packets already admitted once, such as a released reorder queue. With
+ * the shared buffer, what rtr_egress_hold counted for m is handed over to
+ * the class queue (not counted twice).
  */
+/*
+ * An LB mode took m (class cls) into a reorder queue (rtr_lb_io.hold). With
+ * the shared buffer (qos.buffer.mode shared) m counts from now in the pool
+ * and, on a PFC class, in its ingress port's bytes, which may XOFF it: a
+ * switch's reorder queues are in its buffer (the ConWeave artifact's are
+ * egress queues of its MMU). rtr_egress_enqueue_held takes the count over;
+ * rtr_egress_unhold gives it back for a held packet that is freed. No-op
+ * with the static policy, or for m already counted (RTR_MF_HELD).
+ */
+void rtr_egress_hold(struct rtr_egress *eg, struct rte_mbuf *m, uint8_t cls, uint64_t now_ns);
+/* A held packet rtr_egress_hold counted leaves without being queued (freed,
+ * or dropped before the egress): its pool and PFC bytes go back. */
+void rtr_egress_unhold(struct rtr_egress *eg, struct rte_mbuf *m, uint8_t cls, uint64_t now_ns);
+
 int rtr_egress_enqueue_held(struct rtr_egress *eg, uint16_t port, struct rte_mbuf *m, uint8_t cls,
 		uint64_t now_ns);
 

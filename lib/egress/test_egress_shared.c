@@ -421,6 +421,80 @@ test_xon_waits_for_headroom(void)
 	done(eg);
 }
 
+/*
+ * Held packets (a reorder queue, rtr_egress_hold) are in the buffer: 60 of
+ * 1 KB from ingress 0, held for port 2, take 60 KB of the pool and count
+ * toward ingress 0's XOFF (free / 16: the 57th, as test_pfc's queued
+ * packets), before any of them is queued. Released (enqueue_held), they
+ * are counted once, not twice; freed while held (unhold), they give the
+ * pool back and the XON comes. With the static policy hold is a no-op.
+ */
+static void
+test_held(void)
+{
+	const uint32_t len = 1024;
+	struct rte_mbuf *m[60];
+	struct rtr_egress *eg;
+	unsigned int xoff_at = 0;
+
+	cfg_shared(4, 1024, 1.0);
+	cfg.qos.buffer.headroom_kb = 16;
+	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
+	cfg.qos.pfc.class_mask = 1u << 3;
+	cfg.qos.pfc.quanta = 1000;
+	eg = mk(0);
+	accept_n = 0;
+	for (unsigned int i = 0; i < 60; i++) {
+		m[i] = pkt(len, false, 0, -1, 4, i, 0);
+		rtr_egress_hold(eg, m[i], 3, 1000);
+		rtr_egress_hold(eg, m[i], 3, 1000); /* once only */
+		if (xoff_at == 0 && (eg->in_xoff[0] & (1u << 3)))
+			xoff_at = i + 1;
+	}
+	CHECK_EQ(eg_sb_used(eg), 60 * len);
+	CHECK_EQ(eg->in_bytes[0][3], 60 * len);
+	CHECK_EQ(queued(eg), 0);
+	CHECK_EQ(xoff_at, 57);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xoff), 1);
+	/* 40 released into port 2's queue: still 60 KB in all. */
+	for (unsigned int i = 0; i < 40; i++)
+		CHECK_EQ(rtr_egress_enqueue_held(eg, 2, m[i], 3, 2000), 0);
+	CHECK_EQ(eg_sb_used(eg), 60 * len);
+	CHECK_EQ(queued(eg), 40 * len);
+	CHECK_EQ(eg->in_bytes[0][3], 60 * len);
+	CHECK_EQ(rtr_meta(m[0])->flags & RTR_MF_HELD, 0);
+	/* 20 freed while held: gone from the pool and the XOFF count; 40 KB
+	 * + 3 KB is below free / 16 (57.5 KB): the XON comes from the last
+	 * unhold that crossed it (none came from the release). */
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 0);
+	for (unsigned int i = 40; i < 60; i++) {
+		rtr_egress_unhold(eg, m[i], 3, 3000);
+		rtr_egress_unhold(eg, m[i], 3, 3000); /* once only */
+		fake_free(m[i]);
+	}
+	CHECK_EQ(eg_sb_used(eg), 40 * len);
+	CHECK_EQ(eg->in_bytes[0][3], 40 * len);
+	CHECK_EQ(eg->in_xoff[0], 0);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xon), 1);
+	/* Port 2 drains: nothing left in the pool or the count. */
+	accept_n = -1;
+	for (unsigned int t = 0; t < 100 && eg->port[2]->nonempty; t++)
+		rtr_egress_service_port(eg, 2, 4000 + t);
+	CHECK_EQ(eg->in_bytes[0][3], 0);
+	CHECK_EQ(eg->in_xoff[0], 0);
+	CHECK_EQ(atomic_load(&sh.port[0].pfc.tx_xoff), 1);
+	done(eg);
+	/* Static: nothing counted while held. */
+	cfg_shared(4, 1024, 1.0);
+	cfg.qos.buffer.mode = RTR_BUFFER_STATIC;
+	eg = mk(0);
+	m[0] = pkt(len, false, 0, -1, 4, 0, 0);
+	rtr_egress_hold(eg, m[0], 3, 1000);
+	CHECK_EQ(rtr_meta(m[0])->flags & RTR_MF_HELD, 0);
+	CHECK_EQ(rtr_egress_enqueue_held(eg, 2, m[0], 3, 1000), 0);
+	done(eg);
+}
+
 /* Two workers, one pool: each holds back less than RTR_EG_SB_BATCH; a
  * service pass flushes it. */
 static void
@@ -531,6 +605,7 @@ main(void)
 	test_pfc();
 	test_xon_as_free_grows();
 	test_xon_waits_for_headroom();
+	test_held();
 	test_workers();
 	test_static();
 	test_cells();

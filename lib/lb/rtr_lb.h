@@ -51,6 +51,13 @@ struct rtr_lb_io {
 	void (*control)(void *arg, struct rte_mbuf *m);
 	struct rte_mbuf *(*alloc)(void *arg);
 	void *arg;
+	/* Optional: m, for host port `port`, was just taken into a reorder
+	 * queue (it comes back through deliver with held set; last member so that
+	 * positional initialisers of the others stay valid). With the
+	 * shared buffer the egress counts it from now in the pool and in its
+	 * ingress's PFC bytes (rtr_egress_hold), as a switch ASIC's reorder
+	 * queues are queues of its buffer. */
+	void (*hold)(void *arg, struct rte_mbuf *m, uint16_t port);
 };
 
 /* What a worker's LB state is created from. */

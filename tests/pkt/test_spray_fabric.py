@@ -13,6 +13,11 @@
 2. The same with random loss on one link: the lost packets' gaps are given
    up on at the deadline (gap_timeouts), the numbers skipped are exactly
    the packets lost, everything else arrives once and in PSN order.
+3. Case 1 with B on a shared buffer (qos.buffer.mode shared, doc/egress.md
+   "Released packets and the queue limit"): B's held packets count in its
+   pool while held (rtr_egress_hold through the pipeline's io.hold) and are
+   handed to the egress without being counted twice: delivery as in case 1,
+   the pool's peak at least one packet, and nothing in use at exit.
 """
 import os
 import sys
@@ -40,9 +45,10 @@ def elephant():
                          "--dst-mac", fabric.MACS["a"][0])
 
 
-def run(t, frames, links, tag):
+def run(t, frames, links, tag, extra_b=""):
     a, b = fabric.run_pair(fabric.tor_config("a", lb="spray", links=links, extra=SPRAY),
-                           fabric.tor_config("b", lb="spray", links=({},) * 4, extra=SPRAY),
+                           fabric.tor_config("b", lb="spray", links=({},) * 4,
+                                             extra=SPRAY + extra_b),
                            frames, lb="spray", tag=tag)
     return (a, b) if fabric.check_pair(t, a, b, tag) else None
 
@@ -104,6 +110,24 @@ def test_loss(t, frames):
             "a gap's packets waited the deadline: %d ns" % lb["spray_hold_max_ns"])
 
 
+def test_shared(t, frames):
+    r = run(t, frames, LINKS, "sps", "qos: {buffer: {mode: shared, size_kb: 4096}}\n")
+    if r is None:
+        return
+    a, b = r
+    lb, buf = b.stats["lb"], b.stats["buffer"]
+    print("spray on a shared buffer: B held %d, released %d; pool peak %d B, in use at exit %d B"
+          % (lb["spray_held"], lb["released_in_order"], buf["peak_bytes"], buf["used_bytes"]))
+    t.eq(buf["mode"], "shared")
+    t.eq(a.stats["dropped"] + b.stats["dropped"], 0, "(drops)")
+    t.eq(TF.check_delivery(t, frames, b.outputs[0], "spray shared"), 0,
+         "(out-of-order PSNs at B's host port)")
+    t.eq(lb["spray_in_order"] + lb["released_in_order"], len(frames), "(each delivered in its turn)")
+    t.check(lb["spray_held"] > 0, "B held nothing: the paths did not reorder")
+    t.check(buf["peak_bytes"] >= 1000, "B's pool never counted a packet: %d" % buf["peak_bytes"])
+    t.eq(buf["used_bytes"], 0, "(B's pool in use at exit)")
+
+
 def main():
     t = harness.Checker("pkt-spray-fabric")
     t0 = time.time()
@@ -111,6 +135,7 @@ def main():
     t.eq(len(frames), PKTS, "(generated)")
     test_lossless(t, frames)
     test_loss(t, frames)
+    test_shared(t, frames)
     print("total %.1f s" % (time.time() - t0))
     return t.done()
 

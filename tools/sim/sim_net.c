@@ -634,6 +634,18 @@ io_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
 	rtr_egress_service_port(eg, port, now);
 }
 
+/* As the pipeline: a packet held in a reorder queue counts in the shared
+ * buffer while held (rtr_egress_hold). */
+static void
+io_hold(void *arg, struct rte_mbuf *m, uint16_t port)
+{
+	struct sim_lb_io *io = arg;
+	struct rtr_egress *eg = io->net->topo->nodes[io->node].eg;
+
+	(void)port;
+	rtr_egress_hold(eg, m, rtr_egress_classify(eg, m), io->net->sim.now_ns);
+}
+
 static void
 io_control(void *arg, struct rte_mbuf *m)
 {
@@ -862,6 +874,7 @@ sim_net_init_nic(struct sim_net *net, struct sim_topo *topo, uint32_t wire_overh
 				.hash_seed = n->cfg->sw.seed,
 				.use_rte_malloc = false,
 				.io = {.deliver = io_deliver,
+						.hold = io_hold,
 						.control = io_control,
 						.alloc = io_alloc},
 		};

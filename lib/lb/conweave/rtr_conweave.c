@@ -1107,6 +1107,8 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		}
 		cw->held++;
 		c[RTR_LBC_reorder_held]++;
+		if (cw->io.hold != NULL)
+			cw->io.hold(cw->io.arg, m, d->port);
 		return RTR_CW_HELD;
 	}
 	rtr_lb_hdr_strip(m, meta);

@@ -953,6 +953,8 @@ rtr_sp_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	w->n_held++;
 	sp->held++;
 	c[RTR_LBC_spray_held]++;
+	if (sp->io.hold != NULL)
+		sp->io.hold(sp->io.arg, m, port);
 	return RTR_LB_TAKEN;
 }
 
