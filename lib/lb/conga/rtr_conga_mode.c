@@ -636,14 +636,6 @@ cg_shared_create(const struct rtr_config *cfg, unsigned int n_groups, bool rte, 
 	return rtr_cg_shared_new(rte, socket);
 }
 
-/* CONGA flows: the current flowlet's path, and how many flowlets. */
-static void
-cg_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
-{
-	kv->u64(kv->arg, "path", f->path);
-	kv->u64(kv->arg, "flowlets", f->flowlets);
-}
-
 const struct rtr_lb_ops rtr_lb_conga = {
 		.name = "conga",
 		.mode = RTR_LB_CONGA,
@@ -687,7 +679,7 @@ const struct rtr_lb_desc rtr_lb_conga_desc = {
 		/* Spines raise the CE to their egress link's DRE. */
 		.spine = RTR_LB_SPINE_RUN,
 		.state_bytes = cg_state_bytes,
-		.flow_view = cg_flow_view,
+		.flow_view = rtr_lb_fs_flowlet_view,
 		.counter_first = RTR_LBC_CG_FIRST,
 		.n_counters = RTR_LBC_CG_N,
 		/* The shared layout's DATA header: a host never sends it, none

@@ -89,3 +89,10 @@ rtr_lb_host_ports(const struct rtr_config *cfg)
 			mask |= 1u << cfg->ports[i].port;
 	return mask;
 }
+
+void
+rtr_lb_fs_flowlet_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
+{
+	kv->u64(kv->arg, "path", f->path);
+	kv->u64(kv->arg, "flowlets", f->flowlets);
+}

@@ -55,6 +55,10 @@ const struct rtr_ft *rtr_lb_fs_table(const void *state);
 unsigned int rtr_lb_fs_flows(void *state, uint64_t now_ns, unsigned int max,
 		void (*fn)(void *arg, const struct rtr_lb_flow_info *f), void *arg);
 
+/* The telemetry view of a flowlet mode's flow (letflow, conga): the
+ * current flowlet's path and how many flowlets (rtr_lb_desc.flow_view). */
+void rtr_lb_fs_flowlet_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv);
+
 /* A mode's init: state (a struct rtr_lb_fs first, or NULL) and its flow
  * table judge time by the worker's horizon c (rtr_lb_init.clock).
  * Returns state. */

@@ -245,14 +245,6 @@ rtr_lf_init(const struct rtr_lb_init *in)
 	return rtr_lb_fs_clock(rtr_lf_create(&p), in->clock);
 }
 
-/* LetFlow flows: the current flowlet's path, and how many flowlets. */
-static void
-lf_flow_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv *kv)
-{
-	kv->u64(kv->arg, "path", f->path);
-	kv->u64(kv->arg, "flowlets", f->flowlets);
-}
-
 const struct rtr_lb_ops rtr_lb_letflow = {
 		.name = "letflow",
 		.mode = RTR_LB_LETFLOW,
@@ -288,7 +280,7 @@ const struct rtr_lb_desc rtr_lb_letflow_desc = {
 		/* A path is the SrcToR's uplink: a spine routes by ECMP. */
 		.spine = RTR_LB_SPINE_ECMP,
 		.state_bytes = lf_state_bytes,
-		.flow_view = lf_flow_view,
+		.flow_view = rtr_lb_fs_flowlet_view,
 		.counter_first = RTR_LBC_LF_FIRST,
 		.n_counters = RTR_LBC_LF_N,
 		/* No fields of its own: nothing to check from hosts or to strip
