@@ -101,6 +101,18 @@ cfg_shared(unsigned int n_ports, uint32_t size_kb, double alpha)
 			.xon_offset_kb = 3};
 }
 
+/* cfg_shared on 4 ports and 1 MB, with software PFC on class 3 and 16 KB of
+ * headroom per port. */
+static void
+cfg_pfc(double alpha)
+{
+	cfg_shared(4, 1024, alpha);
+	cfg.qos.buffer.headroom_kb = 16;
+	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
+	cfg.qos.pfc.class_mask = 1u << 3;
+	cfg.qos.pfc.quanta = 1000;
+}
+
 static struct rtr_egress *
 mk(unsigned int worker)
 {
@@ -256,11 +268,7 @@ test_pfc(void)
 	unsigned int xoff_at = 0, expect = 0, hdrm_pkts = 0;
 	bool ok = true;
 
-	cfg_shared(4, 1024, 1.0);
-	cfg.qos.buffer.headroom_kb = 16;
-	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
-	cfg.qos.pfc.class_mask = 1u << 3;
-	cfg.qos.pfc.quanta = 1000;
+	cfg_pfc(1.0);
 	eg = mk(0);
 	shared = 1024 * 1024 - 4 * 16 * 1024;
 	CHECK_EQ(eg->sb_shared, shared);
@@ -326,11 +334,7 @@ test_xon_as_free_grows(void)
 	struct rtr_egress *eg;
 	unsigned int n = 0;
 
-	cfg_shared(4, 1024, 1.0);
-	cfg.qos.buffer.headroom_kb = 16;
-	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
-	cfg.qos.pfc.class_mask = 1u << 3;
-	cfg.qos.pfc.quanta = 1000;
+	cfg_pfc(1.0);
 	eg = mk(0);
 	accept_n = 0;
 	/* Class 0 (no PFC) from port 1 into port 3 takes half the pool. */
@@ -375,11 +379,7 @@ test_xon_waits_for_headroom(void)
 	unsigned int n = 0;
 	bool early = false;
 
-	cfg_shared(4, 1024, 1.0 / 64);
-	cfg.qos.buffer.headroom_kb = 16;
-	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
-	cfg.qos.pfc.class_mask = 1u << 3;
-	cfg.qos.pfc.quanta = 1000;
+	cfg_pfc(1.0 / 64);
 	eg = mk(0);
 	accept_n = 0;
 	while (n < 100 && eg->in_hdrm[1] == 0 &&
@@ -437,11 +437,7 @@ test_held(void)
 	struct rtr_egress *eg;
 	unsigned int xoff_at = 0;
 
-	cfg_shared(4, 1024, 1.0);
-	cfg.qos.buffer.headroom_kb = 16;
-	cfg.qos.pfc.mode = RTR_PFC_SOFTWARE;
-	cfg.qos.pfc.class_mask = 1u << 3;
-	cfg.qos.pfc.quanta = 1000;
+	cfg_pfc(1.0);
 	eg = mk(0);
 	accept_n = 0;
 	for (unsigned int i = 0; i < 60; i++) {
