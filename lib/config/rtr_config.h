@@ -29,7 +29,7 @@ enum rtr_role { RTR_ROLE_TOR = 0, RTR_ROLE_SPINE };
 enum rtr_port_role { RTR_PORT_HOST = 0, RTR_PORT_FABRIC };
 
 /* LB modes a config can know (the registry's size, lib/lb, is at most this):
- * seven today (conga to come), and room for the worked examples of
+ * eight today, and room for the worked examples of
  * doc/architecture.md, which tests/pkt/test_add_mode.py adds to them. */
 #define RTR_LB_MODES_MAX 16
 /* Bytes an LB mode's section may take in struct rtr_config. */

@@ -20,6 +20,19 @@
 #include "rtr_mbuf.h"
 #include "rtr_parse.h"
 
+/* A packet of len bytes joins the pool (queued or held): its charge, and
+ * the peak as this worker sees it. */
+static inline void
+sb_take(struct rtr_egress *eg, uint32_t len)
+{
+	uint64_t u;
+
+	eg_sb_move(eg, eg_sb_charge(eg, len));
+	u = eg_sb_used(eg);
+	if (u > eg->sb_peak)
+		eg->sb_peak = u;
+}
+
 static inline void
 cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbuf *m, uint32_t len)
 {
@@ -28,14 +41,8 @@ cq_push(struct rtr_egress *eg, struct rtr_eport *ep, uint8_t cls, struct rte_mbu
 	q->slot[q->tail & q->mask] = m;
 	q->tail++;
 	q->bytes += len;
-	if (eg->admit == EG_ADMIT_SHARED) {
-		uint64_t u;
-
-		eg_sb_move(eg, eg_sb_charge(eg, len));
-		u = eg_sb_used(eg);
-		if (u > eg->sb_peak)
-			eg->sb_peak = u;
-	}
+	if (eg->admit == EG_ADMIT_SHARED)
+		sb_take(eg, len);
 	ep->nonempty |= (uint8_t)(1u << cls);
 	ep->c[cls][RTR_EGC_enqueued]++;
 	if (q->bytes > ep->c[cls][RTR_EGC_max_depth])
@@ -229,15 +236,11 @@ void
 rtr_egress_hold(struct rtr_egress *eg, struct rte_mbuf *m, uint8_t cls, uint64_t now_ns)
 {
 	struct rtr_meta *meta = rtr_meta(m);
-	uint64_t u;
 
 	if (eg->admit != EG_ADMIT_SHARED || (meta->flags & RTR_MF_HELD))
 		return;
 	meta->flags |= RTR_MF_HELD;
-	eg_sb_move(eg, eg_sb_charge(eg, m->pkt_len));
-	u = eg_sb_used(eg);
-	if (u > eg->sb_peak)
-		eg->sb_peak = u;
+	sb_take(eg, m->pkt_len);
 	if (held_pfc(eg, meta, cls))
 		eg_pfc_in_add(eg, meta->in_port, cls, m->pkt_len, now_ns);
 }
