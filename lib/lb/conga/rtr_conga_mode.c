@@ -46,6 +46,7 @@
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
 #include "rtr_lb_ctrl.h"
+#include "rtr_lb_flowlet.h"
 #include "rtr_lb_fs.h"
 #include "rtr_lb_mem.h"
 #include "rtr_stats.h"
@@ -53,14 +54,6 @@
 #define NEVER     UINT64_MAX
 #define KIND_FLOW 1
 #define AGE_SLICE 64 /* leaf slots the ageing sweep visits per tick */
-
-/* One flow at the SrcToR: its flowlet's path, and the group it is of. */
-struct cg_flow {
-	uint16_t group;
-	uint8_t path;
-	uint8_t n_paths;
-	uint32_t flowlets;
-};
 
 /* Per switch: published DRE bytes; each worker writes its row only. */
 struct rtr_cg_shared {
@@ -87,12 +80,6 @@ struct rtr_cg {
 	struct rtr_conga_dre_params dp[RTR_MAX_PORTS];
 	struct rtr_conga_dre dre[RTR_MAX_PORTS];
 };
-
-static inline struct cg_flow *
-flow_of(struct rtr_ft_entry *e)
-{
-	return (struct cg_flow *)rtr_ft_value(e);
-}
 
 static inline bool
 from_host(const struct rtr_cg *cg, const struct rtr_meta *meta)
@@ -172,30 +159,11 @@ leaf_claim(struct rtr_cg *cg, const uint8_t *addr, bool v6, uint64_t *c)
 
 /* ------------------------------------------------------------------ setup */
 
-static void
-cg_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_flow_info *fi)
-{
-	(void)state;
-	(void)now;
-	fi->path = flow_of(e)->path;
-	fi->flowlets = flow_of(e)->flowlets;
-}
-
-/* Flowlet entries: an entry idle this long is a finished flowlet whose
- * next packet starts a new one anyway (letflow's rule). */
-static uint64_t
-cg_flow_aging_ns(const struct rtr_cg_params *p)
-{
-	return RTE_MAX(1000000ULL, 4 * p->gap_ns);
-}
-
 struct rtr_cg *
 rtr_cg_create(const struct rtr_cg_params *p)
 {
 	struct rtr_conga_params tp;
-	struct rtr_ft_params fp;
 	struct rtr_cg *cg;
-	char name[64];
 
 	if (p->gap_ns == 0 || p->dre_period_ns == 0 || !(p->alpha > 0 && p->alpha <= 1) ||
 			p->q < 1 || p->q > 4 || p->leaf_slots == 0 ||
@@ -230,19 +198,9 @@ rtr_cg_create(const struct rtr_cg_params *p)
 				.rate_bps = p->rate_bps[port],
 		};
 	}
-	snprintf(name, sizeof(name), "cg_flows_%u", p->worker);
-	fp = (struct rtr_ft_params){
-			.name = name,
-			.entries = p->flow_entries,
-			.limits = p->ft_limits,
-			.value_size = sizeof(struct cg_flow),
-			.aging_ns = cg_flow_aging_ns(p),
-			.pinned = NULL, /* nothing is held: every entry may go */
-			.socket_id = p->socket_id,
-			.use_rte_malloc = p->use_rte_malloc,
-	};
-	cg->fs.ft = rtr_ft_create(&fp);
-	cg->fs.fill = cg_fill;
+	/* Flowlet entries, aged as letflow's (rtr_lb_flowlet.h). */
+	rtr_lb_flowlet_table(&cg->fs, "cg_flows", p->worker, p->flow_entries, p->ft_limits,
+			p->gap_ns, p->socket_id, p->use_rte_malloc);
 	cg->p.ft_limits = NULL; /* the caller's, gone after create */
 	if (cg->fs.ft == NULL || cg->t == NULL || cg->leaf == NULL) {
 		rtr_cg_free(cg);
@@ -346,7 +304,7 @@ flow_path(struct rtr_cg *cg, const struct rtr_group *g, unsigned int g_idx, stru
 	unsigned int dst = leaf >= 0 ? (unsigned int)leaf : cg->p.leaf_slots;
 	struct rtr_ft_entry *e;
 	enum rtr_ft_status st;
-	struct cg_flow *f;
+	struct rtr_lb_flowlet *f;
 	int p;
 
 	e = rtr_ft_lookup(cg->fs.ft, k, meta->flow_hash, now, true, meta->in_port, &st);
@@ -355,9 +313,11 @@ flow_path(struct rtr_cg *cg, const struct rtr_group *g, unsigned int g_idx, stru
 		rtr_ft_count_refusal(st, c);
 		return rtr_group_pick(g, meta->flow_hash);
 	}
-	f = flow_of(e);
-	if (st == RTR_FT_NEW || rtr_lb_idle(cg->fs.clock, now, meta->in_port, e->last_ns,
-						cg->p.gap_ns - 1)) {
+	f = rtr_lb_flowlet_of(e);
+	switch (rtr_lb_flowlet_step(&cg->fs, e, st, g, g_idx, live, meta, now, cg->p.gap_ns)) {
+	case RTR_FLOWLET_SAME:
+		return f->path;
+	case RTR_FLOWLET_NEW: {
 		/* A new flowlet: the least max(local, remote); among equals
 		 * the flow's previous path (the paper's cached port). */
 		bool same = st != RTR_FT_NEW && f->group == g_idx && f->n_paths == g->n_paths;
@@ -370,8 +330,9 @@ flow_path(struct rtr_cg *cg, const struct rtr_group *g, unsigned int g_idx, stru
 			c[RTR_LBC_conga_path_changes]++;
 		c[RTR_LBC_conga_flowlets]++;
 		f->flowlets++;
-	} else if (unlikely(f->group != g_idx || f->n_paths != g->n_paths ||
-				   !((live >> f->path) & 1))) {
+		break;
+	}
+	default:
 		/* Within a flowlet its path went down or the route moved the
 		 * flow: the best path now, the flowlet goes on there. */
 		local_q(cg, g, np, local);
@@ -380,14 +341,9 @@ flow_path(struct rtr_cg *cg, const struct rtr_group *g, unsigned int g_idx, stru
 			return -1;
 		c[RTR_LBC_conga_path_changes]++;
 		c[RTR_LBC_reroutes]++;
-	} else {
-		e->last_ns = now;
-		return f->path;
+		break;
 	}
-	f->path = (uint8_t)p;
-	f->group = (uint16_t)g_idx;
-	f->n_paths = (uint8_t)g->n_paths;
-	e->last_ns = now;
+	rtr_lb_flowlet_set(e, (unsigned int)p, g, g_idx, now);
 	return p;
 }
 
@@ -665,8 +621,8 @@ static void
 cg_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *per_worker,
 		uint64_t *shared)
 {
-	*per_worker = rtr_lb_ft_bytes(
-			rtr_conga_config(cfg)->flow_table_size, n_workers, sizeof(struct cg_flow));
+	*per_worker = rtr_lb_ft_bytes(rtr_conga_config(cfg)->flow_table_size, n_workers,
+			sizeof(struct rtr_lb_flowlet));
 	*shared = RTE_MAX(sizeof(struct rtr_cg_shared), (size_t)64);
 }
 

@@ -3,10 +3,12 @@
  */
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_common.h>
 
+#include "rtr_lb_flowlet.h"
 #include "rtr_lb_fs.h"
 
 const struct rtr_ft *
@@ -95,4 +97,42 @@ rtr_lb_fs_flowlet_view(const struct rtr_lb_flow_info *f, const struct rtr_lb_kv 
 {
 	kv->u64(kv->arg, "path", f->path);
 	kv->u64(kv->arg, "flowlets", f->flowlets);
+}
+
+uint64_t
+rtr_lb_flowlet_aging_ns(uint64_t gap_ns)
+{
+	return RTE_MAX(1000000ULL, 4 * gap_ns);
+}
+
+static void
+flowlet_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_flow_info *fi)
+{
+	(void)state;
+	(void)now;
+	fi->path = rtr_lb_flowlet_of(e)->path;
+	fi->flowlets = rtr_lb_flowlet_of(e)->flowlets;
+}
+
+struct rtr_ft *
+rtr_lb_flowlet_table(struct rtr_lb_fs *fs, const char *prefix, unsigned int worker,
+		uint32_t entries, const struct rtr_ft_limit *lim, uint64_t gap_ns, int socket_id,
+		bool use_rte_malloc)
+{
+	char name[64];
+	struct rtr_ft_params fp = {
+			.name = name,
+			.entries = entries,
+			.limits = lim,
+			.value_size = sizeof(struct rtr_lb_flowlet),
+			.aging_ns = rtr_lb_flowlet_aging_ns(gap_ns),
+			.pinned = NULL, /* nothing is held: every entry may go */
+			.socket_id = socket_id,
+			.use_rte_malloc = use_rte_malloc,
+	};
+
+	snprintf(name, sizeof(name), "%s_%u", prefix, worker);
+	fs->ft = rtr_ft_create(&fp);
+	fs->fill = flowlet_fill;
+	return fs->ft;
 }

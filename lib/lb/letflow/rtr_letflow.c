@@ -19,6 +19,7 @@
 #include "rtr_common.h"
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
+#include "rtr_lb_flowlet.h"
 #include "rtr_lb_fs.h"
 #include "rtr_letflow.h"
 #include "rtr_stats.h"
@@ -26,26 +27,11 @@
 #define NEVER     UINT64_MAX
 #define KIND_FLOW 1
 
-/* One flow: the path of its current flowlet, and the group that path is of
- * (a route change moves the flow to another group: pick again). */
-struct lf_flow {
-	uint16_t group;
-	uint8_t path;
-	uint8_t n_paths;
-	uint32_t flowlets; /* flowlets the flow started (telemetry) */
-};
-
 struct rtr_lf {
 	struct rtr_lb_fs fs; /* first: the flow-state base (rtr_lb_fs.h) */
 	struct rtr_lf_params p;
 	uint64_t rng;
 };
-
-static inline struct lf_flow *
-flow_of(struct rtr_ft_entry *e)
-{
-	return (struct lf_flow *)rtr_ft_value(e);
-}
 
 static inline bool
 from_host(const struct rtr_lf *lf, const struct rtr_meta *meta)
@@ -82,27 +68,10 @@ random_live(struct rtr_lf *lf, uint64_t live, unsigned int n_paths)
 	return (unsigned int)__builtin_ctzll(live);
 }
 
-uint64_t
-rtr_lf_aging_ns(const struct rtr_lf_params *p)
-{
-	return RTE_MAX(1000000ULL, 4 * p->gap_ns);
-}
-
-static void
-lf_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_flow_info *fi)
-{
-	(void)state;
-	(void)now;
-	fi->path = flow_of(e)->path;
-	fi->flowlets = flow_of(e)->flowlets;
-}
-
 struct rtr_lf *
 rtr_lf_create(const struct rtr_lf_params *p)
 {
 	struct rtr_lf *lf;
-	struct rtr_ft_params fp;
-	char name[64];
 
 	if (p->gap_ns == 0)
 		return NULL;
@@ -111,19 +80,8 @@ rtr_lf_create(const struct rtr_lf_params *p)
 		return NULL;
 	lf->p = *p;
 	lf->rng = p->rng_seed ^ ((uint64_t)p->worker << 32) ^ 0x6a09e667f3bcc909ULL;
-	snprintf(name, sizeof(name), "lf_flows_%u", p->worker);
-	fp = (struct rtr_ft_params){
-			.name = name,
-			.entries = p->flow_entries,
-			.limits = p->ft_limits,
-			.value_size = sizeof(struct lf_flow),
-			.aging_ns = rtr_lf_aging_ns(p),
-			.pinned = NULL, /* nothing is held: every entry may go */
-			.socket_id = p->socket_id,
-			.use_rte_malloc = p->use_rte_malloc,
-	};
-	lf->fs.ft = rtr_ft_create(&fp);
-	lf->fs.fill = lf_fill;
+	rtr_lb_flowlet_table(&lf->fs, "lf_flows", p->worker, p->flow_entries, p->ft_limits,
+			p->gap_ns, p->socket_id, p->use_rte_malloc);
 	lf->p.ft_limits = NULL; /* the caller's, gone after create */
 	if (lf->fs.ft == NULL) {
 		free(lf);
@@ -153,7 +111,7 @@ rtr_lf_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	struct rtr_ft_entry *e;
 	enum rtr_ft_status st;
 	struct rtr_ft_key k;
-	struct lf_flow *f;
+	struct rtr_lb_flowlet *f;
 	unsigned int p;
 
 	/* Flowlets are a SrcToR's: transit packets, and anything but RoCE,
@@ -174,34 +132,28 @@ rtr_lf_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		c[RTR_LBC_ecmp_packets]++;
 		return rtr_group_pick(g, meta->flow_hash);
 	}
-	f = flow_of(e);
+	f = rtr_lb_flowlet_of(e);
 	c[RTR_LBC_letflow_packets]++;
-	/* A gap of at least gap_ns: rtr_lb_idle asks for more than its
-	 * bound, judged on the horizon of the packet's input (a gap the
-	 * network made, not the switch's own delay). */
-	if (st == RTR_FT_NEW || rtr_lb_idle(lf->fs.clock, now, meta->in_port, e->last_ns,
-						lf->p.gap_ns - 1)) {
+	switch (rtr_lb_flowlet_step(&lf->fs, e, st, g, g_idx, live, meta, now, lf->p.gap_ns)) {
+	case RTR_FLOWLET_SAME:
+		return f->path;
+	case RTR_FLOWLET_NEW:
 		p = random_live(lf, live, g->n_paths);
 		if (st != RTR_FT_NEW && (p != f->path || f->group != g_idx))
 			c[RTR_LBC_letflow_path_changes]++;
 		c[RTR_LBC_letflow_flowlets]++;
 		f->flowlets++;
-	} else if (unlikely(f->group != g_idx || f->n_paths != g->n_paths ||
-				   !((live >> f->path) & 1))) {
-		/* Within a flowlet, its path went down (nothing gets through a
-		 * dead link) or the route moved the flow: a new random path
+		break;
+	default:
+		/* Within a flowlet, its path went down (nothing gets through
+		 * a dead link) or the route moved the flow: a new random path
 		 * now, the flowlet goes on there. */
 		p = random_live(lf, live, g->n_paths);
 		c[RTR_LBC_letflow_path_changes]++;
 		c[RTR_LBC_reroutes]++;
-	} else {
-		e->last_ns = now;
-		return f->path;
+		break;
 	}
-	f->path = (uint8_t)p;
-	f->group = (uint16_t)g_idx;
-	f->n_paths = (uint8_t)g->n_paths;
-	e->last_ns = now;
+	rtr_lb_flowlet_set(e, p, g, g_idx, now);
 	return (int)p;
 }
 
@@ -268,7 +220,7 @@ lf_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *p
 		uint64_t *shared)
 {
 	*per_worker = rtr_lb_ft_bytes(rtr_letflow_config(cfg)->flow_table_size, n_workers,
-			sizeof(struct lf_flow));
+			sizeof(struct rtr_lb_flowlet));
 	*shared = 0;
 }
 

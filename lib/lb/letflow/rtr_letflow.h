@@ -67,8 +67,4 @@ int rtr_lf_pick(void *state, const struct rtr_group *g, unsigned int g_idx, stru
 /* Timers: a step of flow-table aging. */
 void rtr_lf_tick(void *state, uint64_t now_ns, struct rtr_lcore_stats *st);
 
-/* Flow-table aging: an entry idle this long is a finished flowlet whose
- * next packet starts a new one anyway. */
-uint64_t rtr_lf_aging_ns(const struct rtr_lf_params *p);
-
 #endif /* RTR_LETFLOW_H */
