@@ -85,8 +85,9 @@ parse(struct rte_mbuf *m, unsigned int pf, uint16_t in_port, struct rtr_meta *me
 	meta->in_port = (uint8_t)in_port;
 }
 
-static struct rtr_cg *
-make(uint16_t leaf_id, uint32_t host_mask, struct rtr_lcore_stats *st)
+/* The tests' switch: NP 100 Gb/s uplinks on ports 1..NP, 64 leaf slots. */
+static struct rtr_cg_params
+params(uint16_t leaf_id, uint32_t host_mask)
 {
 	struct rtr_cg_params p = {
 			.gap_ns = GAP,
@@ -109,6 +110,14 @@ make(uint16_t leaf_id, uint32_t host_mask, struct rtr_lcore_stats *st)
 
 	for (unsigned int port = 1; port <= NP; port++)
 		p.rate_bps[port] = 100e9;
+	return p;
+}
+
+static struct rtr_cg *
+make(uint16_t leaf_id, uint32_t host_mask, struct rtr_lcore_stats *st)
+{
+	struct rtr_cg_params p = params(leaf_id, host_mask);
+
 	memset(st, 0, sizeof(*st));
 	return rtr_cg_create(&p);
 }
@@ -471,26 +480,11 @@ static void
 test_shared_dre(void)
 {
 	struct rtr_cg_shared *sh = rtr_cg_shared_new(false, 0);
-	struct rtr_cg_params p = {
-			.gap_ns = GAP,
-			.dre_period_ns = TDRE,
-			.alpha = 0.5,
-			.q = 3,
-			.aging_ns = AGE,
-			.host_port_mask = 1u << HOST,
-			.flow_entries = 1024,
-			.leaf_slots = 64,
-			.n_paths = NP,
-			.dst_prefix_len = 24,
-			.dst_prefix_len6 = 64,
-			.leaf_id = 1,
-			.shared = sh,
-			.n_workers = 2,
-	};
+	struct rtr_cg_params p = params(1, 1u << HOST);
 	struct rtr_cg *w0, *w1;
 
-	for (unsigned int port = 1; port <= NP; port++)
-		p.rate_bps[port] = 100e9;
+	p.shared = sh;
+	p.n_workers = 2;
 	w0 = rtr_cg_create(&p);
 	p.worker = 1;
 	w1 = rtr_cg_create(&p);
@@ -520,27 +514,14 @@ test_shared_dre(void)
 static void
 test_age_slices(void)
 {
-	struct rtr_cg_params p = {
-			.gap_ns = GAP,
-			.dre_period_ns = TDRE,
-			.alpha = 0.5,
-			.q = 3,
-			.aging_ns = AGE,
-			.host_port_mask = 1u << HOST,
-			.flow_entries = 1024,
-			.leaf_slots = 256,
-			.n_paths = NP,
-			.dst_prefix_len = 24,
-			.leaf_id = 2,
-	};
+	struct rtr_cg_params p = params(2, 1u << HOST);
 	struct rtr_cg *b;
 	uint8_t f[LEN + 4], seen[256];
 	unsigned int distinct = 0;
 	struct rtr_meta meta;
 	struct rte_mbuf *m;
 
-	for (unsigned int port = 1; port <= NP; port++)
-		p.rate_bps[port] = 100e9;
+	p.leaf_slots = 256;
 	memset(&st_b, 0, sizeof(st_b));
 	memset(seen, 0, sizeof(seen));
 	b = rtr_cg_create(&p);
