@@ -182,6 +182,10 @@ def read_run(path, warmup_ns, bdp_override):
         "load_basis": str(param(summary, "load_basis", default="payload")),
         "host_util": (summary.get("load") or {}).get("host_links_util"),
         "tor_util": (summary.get("load") or {}).get("tor_fabric_util"),
+        # The ToRs' uplink imbalance (rocetor-sim --uplink-us; the
+        # ConWeave paper's Fig. 14): None for runs from before it.
+        "uplink": summary.get("uplink_imbalance")
+        if (summary.get("uplink_imbalance") or {}).get("samples") else None,
         "flows": flows,
     }
 
@@ -292,6 +296,12 @@ def aggregate(runs, n_windows=5):
             for k in ("host_util", "tor_util"):
                 v = [r[k] for r in rs if r[k] is not None]
                 m[k] = sum(v) / len(v) if v else None
+            # Uplink imbalance, % ((max - min) / mean per ToR per period):
+            # means over the seeds that measured it.
+            for k in ("mean", "p50", "p90", "p99"):
+                v = [r["uplink"][k + "_pct"] for r in rs if r["uplink"] is not None]
+                m["uplink_" + k], m["uplink_%s_spread" % k] = \
+                    mean_spread(v) if v else (None, None)
             # The mode's section as the switches ran it (rocetor-sim's
             # params.lb_config), when every seed ran the same one.
             if any(r["lb_config"] != rs[0]["lb_config"] for r in rs):
@@ -383,6 +393,27 @@ def window_table(res, lines):
             lines.append("")
 
 
+def uplink_table(res, lines):
+    """The ToRs' uplink imbalance per mode, when the runs measured it."""
+    if all(m.get("uplink_mean") is None for m in res.values()):
+        return
+    lines.append("Uplink imbalance (the ConWeave paper's Fig. 14): per ToR, every "
+                 "rocetor-sim --uplink-us (100 us), (max - min) / mean of the bytes its "
+                 "uplinks sent, in %, over the measurement window:")
+    lines.append("")
+    lines.append("| mode | mean | p50 | p90 | p99 |")
+    lines.append("|---|---|---|---|---|")
+    for mode in sorted(res, key=mode_key):
+        m = res[mode]
+        if m.get("uplink_mean") is None:
+            lines.append("| %s | - | - | - | - |" % mode)
+            continue
+        lines.append("| %s | %s | %s | %s | %s |" % (
+            mode, fmt(m["uplink_mean"], m["uplink_mean_spread"]), fmt(m["uplink_p50"]),
+            fmt(m["uplink_p90"]), fmt(m["uplink_p99"], m["uplink_p99_spread"])))
+    lines.append("")
+
+
 def fmt_censored(m):
     return "%d unfinished, %d drain limit" % (m.get("unfinished", 0),
                                              m.get("drain_limit_runs", 0))
@@ -430,6 +461,7 @@ def markdown(agg, censored=False):
                 "(baseline)" if mode == "ecmp" else fmt_vs(m["all_avg_vs_ecmp"]),
                 "(baseline)" if mode == "ecmp" else fmt_vs(m["all_p99_vs_ecmp"])))
         lines.append("")
+        uplink_table(res, lines)
         window_table(res, lines)
         lines.append("![%s](%s.png)" % (setting_name(key), setting_name(key)))
         lines.append("")

@@ -73,6 +73,7 @@ struct opts {
 	uint64_t nic_comp_delay_ns;
 	double drain_ms;
 	double sample_us;
+	double uplink_us; /* --uplink-us: the uplink imbalance's period, 0: off */
 	const char *link_down, *slow_link;
 	bool hpt_set; /* --hosts-per-tor given */
 	bool fattree;
@@ -118,6 +119,15 @@ struct run {
 	size_t n_smp, cap_smp;
 	uint64_t sample_ns;
 	bool sampling;
+	/* Uplink imbalance (the ConWeave paper's Fig. 14, its artifact's
+	 * analysis/plot_uplink.py): every up_ns, per ToR, (max - min) / mean
+	 * of the bytes its fabric ports sent in the period, in %; periods
+	 * inside [from_ns, end_ns] with any bytes sent, one value each. */
+	uint64_t up_ns;
+	uint64_t **up_last; /* tx_bytes per ToR port at the last sample */
+	double *up_v;
+	size_t n_up, cap_up;
+	FILE *up_f;                 /* uplink.txt: "t_ns tor pct" per value */
 	uint64_t min_slowdown_x1e6; /* fct / ideal, smallest, x 1e6 */
 	uint64_t flows_below_ideal;
 };
@@ -166,6 +176,8 @@ usage(FILE *f)
 		   "  --buffer-kb K                the shared pool's size (9216)\n"
 		   "  --drain-ms MS                stop this long after the last arrival (100)\n"
 		   "  --sample-us US               reorder-state sampling period (10)\n"
+		   "  --uplink-us US               uplink imbalance period: per ToR, (max - min)\n"
+		   "                               / mean of its uplinks' bytes (100; 0: off)\n"
 		   "  --link-down A:B[,..]         links left out (fat-tree/leaf-spine scenarios)\n"
 		   "  --slow-link A:B:GBPS[,..]    links run slower\n"
 		   "  --quiet                      no progress line\n");
@@ -263,6 +275,7 @@ enum {
 	O_BUFFER_KB,
 	O_DRAIN,
 	O_SAMPLE,
+	O_UPLINK,
 	O_DOWN,
 	O_SLOW,
 	O_QUIET,
@@ -301,6 +314,7 @@ static const struct option long_opts[] = {
 		{"buffer-kb", required_argument, NULL, O_BUFFER_KB},
 		{"drain-ms", required_argument, NULL, O_DRAIN},
 		{"sample-us", required_argument, NULL, O_SAMPLE},
+		{"uplink-us", required_argument, NULL, O_UPLINK},
 		{"link-down", required_argument, NULL, O_DOWN},
 		{"slow-link", required_argument, NULL, O_SLOW},
 		{"quiet", no_argument, NULL, O_QUIET},
@@ -334,6 +348,7 @@ parse_args(int argc, char **argv, struct opts *o)
 			.nic_comp_batch = 1,
 			.drain_ms = 100,
 			.sample_us = 10,
+			.uplink_us = 100,
 	};
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
@@ -461,6 +476,9 @@ parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case O_SAMPLE:
 			rc = num_dbl("--sample-us", optarg, 0, false, 1e6, &o->sample_us);
+			break;
+		case O_UPLINK:
+			rc = num_dbl("--uplink-us", optarg, 0, true, 1e6, &o->uplink_us);
 			break;
 		case O_DOWN:
 			o->link_down = optarg;
@@ -934,6 +952,74 @@ ev_sample(struct sim *s, void *arg, uint64_t u)
 	sim_after(s, r->sample_ns, ev_sample, r, 0);
 }
 
+/* (max - min) / mean of the n byte counts d, in %; < 0 if nothing was
+ * sent (the artifact leaves such periods out). */
+static double
+imbalance_pct(const uint64_t *d, unsigned int n)
+{
+	uint64_t mx = 0, mn = UINT64_MAX, sum = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		mx = d[i] > mx ? d[i] : mx;
+		mn = d[i] < mn ? d[i] : mn;
+		sum += d[i];
+	}
+	if (n == 0 || sum == 0)
+		return -1;
+	return (double)(mx - mn) * 100.0 * n / (double)sum;
+}
+
+static void
+ev_uplink(struct sim *s, void *arg, uint64_t u)
+{
+	struct run *r = arg;
+	uint64_t now = s->now_ns;
+	bool in_window = now >= r->from_ns + r->up_ns && now <= r->end_ns;
+
+	(void)u;
+	for (uint32_t i = r->topo.n_hosts; i < r->topo.n_nodes; i++) {
+		const struct sim_node *n = &r->topo.nodes[i];
+		uint64_t d[RTR_MAX_PORTS];
+		unsigned int k = 0;
+		double v;
+
+		if (n->kind != SIM_TOR)
+			continue;
+		for (uint16_t p = 0; p < n->n_ports; p++) {
+			uint64_t b = r->net.tx[i][p].tx_bytes;
+
+			if (!n->ports[p].fabric || n->ports[p].down)
+				continue;
+			d[k++] = b - r->up_last[i][p];
+			r->up_last[i][p] = b;
+		}
+		if (!in_window || (v = imbalance_pct(d, k)) < 0)
+			continue;
+		if (r->n_up == r->cap_up) {
+			size_t cap = r->cap_up ? r->cap_up * 2 : 4096;
+			double *nv = realloc(r->up_v, cap * sizeof(*nv));
+
+			if (nv == NULL)
+				continue;
+			r->up_v = nv;
+			r->cap_up = cap;
+		}
+		r->up_v[r->n_up++] = v;
+		if (r->up_f != NULL)
+			fprintf(r->up_f, "%" PRIu64 " %u %.3f\n", now, n->index, v);
+	}
+	if (now + r->up_ns <= r->end_ns)
+		sim_after(s, r->up_ns, ev_uplink, r, 0);
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int
 cmp_u32(const void *a, const void *b)
 {
@@ -1295,6 +1381,7 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 	rtr_json_kv_u64(&w, "mtu_payload", r->hcfg.mtu_payload);
 	rtr_json_kv_double(&w, "drain_ms", o->drain_ms, 6);
 	rtr_json_kv_double(&w, "sample_us", o->sample_us, 6);
+	rtr_json_kv_double(&w, "uplink_us", o->uplink_us, 6);
 
 	jw_obj(&w, "flows");
 	rtr_json_kv_u64(&w, "started", r->started);
@@ -1390,6 +1477,25 @@ write_summary(struct run *r, FILE *f, double wall_s, bool drained, uint64_t live
 		rtr_json_kv_u64(&w, "held_pkts_total_p999", sp);
 		rtr_json_kv_u64(&w, "held_bytes_per_switch_max_est", hmax * frame);
 		rtr_json_kv_u64(&w, "held_bytes_per_switch_p999_est", hp * frame);
+	}
+
+	jw_obj(&w, "uplink_imbalance");
+	rtr_json_kv_u64(&w, "period_ns", r->up_ns);
+	rtr_json_kv_u64(&w, "samples", r->n_up);
+	if (r->n_up > 0) {
+		double usum = 0;
+
+		qsort(r->up_v, r->n_up, sizeof(*r->up_v), cmp_dbl);
+		for (size_t i = 0; i < r->n_up; i++)
+			usum += r->up_v[i];
+		rtr_json_kv_double(&w, "mean_pct", usum / (double)r->n_up, 6);
+		rtr_json_kv_double(
+				&w, "p50_pct", r->up_v[(size_t)ceil(0.5 * (double)r->n_up) - 1], 6);
+		rtr_json_kv_double(
+				&w, "p90_pct", r->up_v[(size_t)ceil(0.9 * (double)r->n_up) - 1], 6);
+		rtr_json_kv_double(&w, "p99_pct", r->up_v[(size_t)ceil(0.99 * (double)r->n_up) - 1],
+				6);
+		rtr_json_kv_double(&w, "max_pct", r->up_v[r->n_up - 1], 6);
 	}
 
 	jw_obj(&w, "links");
@@ -1728,6 +1834,28 @@ main(int argc, char **argv)
 	r->sample_ns = (uint64_t)llround(o->sample_us * 1000);
 	if (r->sample_ns == 0)
 		r->sample_ns = 1;
+	r->up_ns = (uint64_t)llround(o->uplink_us * 1000);
+	if (r->up_ns > 0) {
+		r->up_last = calloc(r->topo.n_nodes, sizeof(*r->up_last));
+		for (uint32_t i = 0; r->up_last != NULL && i < r->topo.n_nodes; i++) {
+			r->up_last[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
+			if (r->up_last[i] == NULL) {
+				fprintf(stderr, PROG ": out of memory\n");
+				return 1;
+			}
+		}
+		if (r->up_last == NULL) {
+			fprintf(stderr, PROG ": out of memory\n");
+			return 1;
+		}
+		snprintf(path, sizeof(path), "%s/uplink.txt", o->out);
+		r->up_f = fopen(path, "w");
+		if (r->up_f == NULL) {
+			fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		sim_at(&r->net.sim, r->up_ns, ev_uplink, r, 0);
+	}
 	if (strcmp(o->lb, "conweave") == 0 || strcmp(o->lb, "spray") == 0) {
 		r->sampling = true;
 		sim_at(&r->net.sim, 0, ev_sample, r, 0);
@@ -1768,6 +1896,8 @@ main(int argc, char **argv)
 		}
 	}
 	r->sampling = false;
+	if (r->up_f != NULL)
+		fclose(r->up_f);
 	/* Let what is still on the wires (duplicate ACKs, retransmissions)
 	 * land, a few round trips, so the frame accounting closes. */
 	sim_run(&r->net.sim, now + 100000);

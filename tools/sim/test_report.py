@@ -347,6 +347,38 @@ def test_censored(tmp):
           c["ecmp"]["unfinished"] == 0, "report.json's counts")
 
 
+def test_uplink(tmp):
+    """The uplink imbalance (rocetor-sim's summary uplink_imbalance): means
+    over the seeds that measured it, a table row per mode, a dash for a
+    run from before it."""
+    runs = []
+    for seed, mean, p99 in ((1, 100.0, 180.0), (2, 120.0, 200.0)):
+        d = os.path.join(tmp, "up_e%d" % seed)
+        write_run(d, "ecmp", seed, lambda i: 10000 * i)
+        with open(os.path.join(d, "summary.json")) as f:
+            j = json.load(f)
+        j["uplink_imbalance"] = {"period_ns": 100000, "samples": 80, "mean_pct": mean,
+                                 "p50_pct": mean - 5, "p90_pct": mean + 30, "p99_pct": p99}
+        with open(os.path.join(d, "summary.json"), "w") as f:
+            json.dump(j, f)
+        runs.append(d)
+    d = os.path.join(tmp, "up_c1")
+    write_run(d, "conweave", 1, lambda i: 5000 * i)
+    runs.append(d)
+    out = os.path.join(tmp, "up_out")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--no-plot", "--out",
+                        out] + runs, capture_output=True, text=True)
+    check(r.returncode == 0, "report.py uplink: %s" % r.stderr)
+    s = json.load(open(os.path.join(out, "report.json")))["AliStorage2019-load0.5-lossless"]
+    near(s["ecmp"]["uplink_mean"], 110, "uplink mean over the seeds")
+    near(s["ecmp"]["uplink_mean_spread"], 10, "its spread")
+    near(s["ecmp"]["uplink_p99"], 190, "uplink p99")
+    check(s["conweave"]["uplink_mean"] is None, "no uplink figures for a run without them")
+    md = open(os.path.join(out, "report.md")).read()
+    check("| mode | mean | p50 | p90 | p99 |" in md and "| conweave | - | - | - | - |" in md
+          and "| ecmp | 110" in md, "the uplink table:\n" + md)
+
+
 def test_windows(tmp):
     """The slowdown by start time: a 10 ms run, 5 windows of 1 ms after the
     5 ms warm-up, two flows in each (at 5.25 + i and 5.75 + i ms). ECMP's
@@ -566,6 +598,7 @@ def main():
         test_compare_workloads(tmp)
         test_censored(tmp)
         test_windows(tmp)
+        test_uplink(tmp)
         test_runinfo(tmp)
         test_evaluate(tmp)
     return checks.summary("test_report")
