@@ -900,6 +900,21 @@ arrivals_pending(const struct run *r)
 
 /* ------------------------------------------------------------ sampling */
 
+/* A counter per port of every node (one spare), zeroed; NULL if out of
+ * memory. The process ends without freeing them (see the end of main). */
+static uint64_t **
+port_counters(const struct sim_topo *t)
+{
+	uint64_t **c = calloc(t->n_nodes, sizeof(*c));
+
+	for (uint32_t i = 0; c != NULL && i < t->n_nodes; i++) {
+		c[i] = calloc(t->nodes[i].n_ports + 1u, sizeof(uint64_t));
+		if (c[i] == NULL)
+			return NULL;
+	}
+	return c;
+}
+
 static void
 ev_snapshot(struct sim *s, void *arg, uint64_t u)
 {
@@ -1799,18 +1814,8 @@ main(int argc, char **argv)
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	r->wire_at_end = calloc(r->topo.n_nodes, sizeof(*r->wire_at_end));
-	r->wire_at_from = calloc(r->topo.n_nodes, sizeof(*r->wire_at_from));
-	for (uint32_t i = 0;
-			r->wire_at_end != NULL && r->wire_at_from != NULL && i < r->topo.n_nodes;
-			i++) {
-		r->wire_at_end[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
-		r->wire_at_from[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
-		if (r->wire_at_end[i] == NULL || r->wire_at_from[i] == NULL) {
-			fprintf(stderr, PROG ": out of memory\n");
-			return 1;
-		}
-	}
+	r->wire_at_end = port_counters(&r->topo);
+	r->wire_at_from = port_counters(&r->topo);
 	if (r->wire_at_end == NULL || r->wire_at_from == NULL) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
@@ -1836,14 +1841,7 @@ main(int argc, char **argv)
 		r->sample_ns = 1;
 	r->up_ns = (uint64_t)llround(o->uplink_us * 1000);
 	if (r->up_ns > 0) {
-		r->up_last = calloc(r->topo.n_nodes, sizeof(*r->up_last));
-		for (uint32_t i = 0; r->up_last != NULL && i < r->topo.n_nodes; i++) {
-			r->up_last[i] = calloc(r->topo.nodes[i].n_ports + 1u, sizeof(uint64_t));
-			if (r->up_last[i] == NULL) {
-				fprintf(stderr, PROG ": out of memory\n");
-				return 1;
-			}
-		}
+		r->up_last = port_counters(&r->topo);
 		if (r->up_last == NULL) {
 			fprintf(stderr, PROG ": out of memory\n");
 			return 1;
