@@ -16,6 +16,11 @@ what the sender sent but for MACs and TTL. Also the plan of the 1M-flow case.
 dst --stamp spray: spray's marker and numbers in the documented arrival
 order, valid ICRCs once stripped; a spray DstToR fed one pass holds what the
 JSON says and delivers every flow in PSN order, byte for byte.
+dst --stamp conga: CONGA's header as doc/conga.md documents it (leaf 2, the
+path, CE and feedback benchgen's rule gives), valid ICRCs once stripped; a
+CONGA DstToR fed them takes every CE and feedback entry, evicts no leaf (the
+bench's dst_prefix_len 16) and delivers the sender's bytes; a CONGA spine
+forwards them with the header, the CE only raised.
 """
 import json
 import os
@@ -429,6 +434,70 @@ def test_spray_dst(t, work):
         t.eq((order_bad, diff), (0, 0), "(spray dst %d: out of PSN order, differing)" % size)
 
 
+def test_conga_dst(t, work):
+    """--stamp conga: the header bytes per benchgen's rule; the CONGA
+    DstToR and spine the bench runs (tools/bench/rocebench/config.py)."""
+    n, size, packets = 12, 64, 12 * 6
+    pre = os.path.join(work, "cdst")
+    rc, err = gen("--role", "dst", "--stamp", "conga", "--flows", n, "--size", size,
+                  "--packets", packets, "--out", pre)
+    if not t.check(rc == 0, "benchgen dst --stamp conga: %s" % err):
+        return
+    j = load(pre)
+    frames = rocegen.read_pcap(j["files"][0])
+    t.eq((len(frames), j["packets_per_flow"]), (packets, 6), "(conga dst frames)")
+    fl = benchgen.Flows("dst", n, 1)
+    sent, hdrs = {}, []
+    for k, f in enumerate(frames):
+        i, r = k % n, k // n
+        _, _, b = R.offsets(f)
+        # 58 bytes of headers and ICRC (the sender padded them to 60) + 4
+        t.eq(len(f), 62, "(frame %d: 4-byte header, no padding)" % k)
+        t.eq((f[b + 4], f[b + 8], struct.unpack_from("!H", f, b + 12)[0], f[b + 14], f[b + 15]),
+             ((fl.path0[i] + r) & 3, 0x32, 2, r & 3, (((i + r) & 7) << 4) | ((3 * i + r) & 7)),
+             "(frame %d: path, Resv7, leaf, feedback path, CE/metric)" % k)
+        h = R.strip_cw(f)
+        t.eq(R.bth_fields(h)["psn"], (fl.psn0[i] + r) & 0xFFFFFF, "(frame %d: PSN)" % k)
+        sent.setdefault(R.bth_fields(h)["dqp"], {})[R.bth_fields(h)["psn"]] = h
+        hdrs.append(f[b + 15] >> 4)
+    t.check(all(R.icrc_ok(R.strip_cw(f)) for f in frames),
+            "scapy: ICRC of stripped conga dst frames")
+    # The configs the bench writes for conga-dst and conga-spine.
+    from rocebench import config as bench_config
+    bench_config.load_modes(ROCETOR)
+    p, st, host, _ = run_dsttor(work, "cdst", j["files"][0], config=bench_config.config_text(
+        "conga", "dst-conga", "conga-dst", size, n, None))
+    if t.check(p.returncode == 0 and st, "rocetor conga DstToR: %d %s" % (
+            p.returncode, p.stderr[-2000:])):
+        lb = st["lb"]
+        t.eq((lb["conga_rx"], lb["conga_fb_received"], lb["conga_leaf_evictions"]),
+             (packets, packets, 0), "(conga DstToR: received, feedback taken, evictions)")
+        ok, why = harness.accounted(st)
+        t.check(ok, "accounting: " + why)
+        t.eq(len(host), packets, "(conga DstToR: every frame delivered)")
+        t.check(all(R.icrc_ok(f) for f in host), "scapy: delivered ICRCs (conga)")
+        t.eq(order_and_diff(host, sent), (0, 0), "(conga DstToR: out of PSN order, differing)")
+    p, st, out, _ = run_dsttor(work, "cspine", j["files"][0], config=bench_config.config_text(
+        "conga", "spine-conga", "conga-spine", size, n, None))
+    if t.check(p.returncode == 0 and st, "rocetor conga spine: %d %s" % (
+            p.returncode, p.stderr[-2000:])):
+        t.eq(len(out), packets, "(conga spine: every frame forwarded)")
+        ok, why = harness.accounted(st)
+        t.check(ok, "accounting: " + why)
+        # In arrival order (one port in, one out): the header kept, the CE
+        # never lowered, the stripped frame the sender's.
+        for k, (f, g) in enumerate(zip(frames, out)):
+            _, _, b = R.offsets(g)
+            t.eq((len(g), g[b + 4], g[b + 8], g[b + 12:b + 15]),
+                 (len(f), f[b + 4], 0x32, f[b + 12:b + 15]), "(spine frame %d: header kept)" % k)
+            t.check(g[b + 15] >> 4 >= hdrs[k] and g[b + 15] & 15 == f[b + 15] & 15,
+                    "(spine frame %d: CE %d -> %d)" % (k, hdrs[k], g[b + 15] >> 4))
+            t.check(same_as_sent(R.strip_cw(g), R.strip_cw(f)),
+                    "(spine frame %d: the sender's bytes)" % k)
+        raised = sum(g[R.offsets(g)[2] + 15] >> 4 > c for g, c in zip(out, hdrs))
+        t.eq(st["lb"]["conga_ce_raised"], raised, "(conga spine: conga_ce_raised)")
+
+
 def main():
     t = harness.Checker("bench-gen")
     work = tempfile.mkdtemp(prefix="rocetor-benchgen-")
@@ -438,6 +507,7 @@ def main():
         test_plans(t)
         test_dst(t, work)
         test_spray_dst(t, work)
+        test_conga_dst(t, work)
         print("bench-gen: %.1f s" % (time.time() - t0))
     finally:
         shutil.rmtree(work, ignore_errors=True)

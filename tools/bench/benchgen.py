@@ -5,7 +5,7 @@
 
     benchgen.py --role {src,dst} --flows N --size {64,1024,4096}
                 [--packets P] [--queues Q] [--seed S] [--epoch-len L]
-                [--stamp {conweave,spray}] --out PREFIX
+                [--stamp {conweave,spray,conga}] --out PREFIX
 
 Writes PREFIX.pcap (Q = 1) or PREFIX.q0.pcap .. PREFIX.q{Q-1}.pcap (flow i in
 file i mod Q) and PREFIX.json, which describes them. When PREFIX.json already
@@ -26,6 +26,10 @@ role dst: what a ConWeave DstToR receives on a fabric port from a remote
   sequence number (0, 1, ... in each pcap loop), packet k of flow k mod N,
   each group of 4 numbers arriving as 0, 2, 1, 3 (the 2 overtakes the 1: the
   DstToR holds it until the 1 comes), a flow's last partial group in order.
+  With --stamp conga: what a CONGA DstToR (or a spine between the leaves)
+  receives (doc/conga.md): the same flows round-robin, each frame with the
+  CONGA header of leaf 2 (LBTag = forward path, a CE value and a feedback
+  entry: see gen_conga_dst()); nothing is held.
 
 --size 64: RC SEND ONLY, no payload, 60-byte frame (64 on the wire with the
 FCS); 1024 / 4096: RC RDMA WRITE MIDDLE with a 1024 / 4096-byte payload
@@ -82,6 +86,10 @@ CW_TAIL = 1
 # ConWeave never sends.
 SPRAY_R7 = CW_DATA | CW_PHASE | CW_TAIL
 SPRAY_ORDER = (0, 2, 1, 3)
+# CONGA's header (doc/conga.md "Wire format"): Resv7 0x32 (DATA, phase 1,
+# ask 1), then source leaf id, feedback path and CE/metric after the BTH.
+CONGA_R7 = CW_DATA | CW_PHASE | CW_ASK
+CONGA_LEAF = 2  # the remote leaf of role dst (the bench's switch is id 1)
 
 
 def roundup(x, n):
@@ -390,6 +398,33 @@ def gen_spray_dst(flows, n, queues, opcode, payload, packets, outs):
     return n * (full // 4)
 
 
+def gen_conga_dst(flows, n, queues, opcode, payload, packets, outs):
+    """Flow i's r-th packet: PSN psn0 + r, forward path (LBTag) (path0 + r)
+    mod 4, source leaf CONGA_LEAF, CE (i + r) mod 8, feedback on path r mod 4
+    with metric (3 i + r) mod 8: every packet carries a CE for the
+    from-leaf table and a feedback entry for the to-leaf table, as on a
+    fabric where both leaves send. Round-robin over flows. Returns the
+    number of frames."""
+    crc32, pack = zlib.crc32, struct.pack
+    pad = 60 - (14 + 20 + 8 + 12 + 4 + len(payload) + 4)
+    tail_pad = b"\0" * pad if pad > 0 else b""
+    per = packets // n
+    tpl = []
+    for i in range(n):
+        s, d = flows.addrs(i)
+        t = Template("dst", s, d, flows.sport[i], flows.dqp(i), opcode, len(payload))
+        tpl.append((t.head, t.mid, t.crc0, flows.psn0[i], flows.path0[i], outs[i % queues].add))
+    for r in range(per):
+        for i, (head, mid, crc0, psn0, path0, add) in enumerate(tpl):
+            psn = (psn0 + r) & 0xFFFFFF
+            crc = crc32(payload, crc32(pack("!I", psn), crc0))
+            add(b"".join((head, bytes(((path0 + r) & 3,)), mid,
+                          pack("!IHBB", (CONGA_R7 << 24) | psn, CONGA_LEAF, r & 3,
+                               (((i + r) & 7) << 4) | ((3 * i + r) & 7)),
+                          payload, pack("<I", crc), tail_pad)))
+    return n * per
+
+
 # --------------------------------------------------------------------------
 # Command line
 # --------------------------------------------------------------------------
@@ -422,12 +457,12 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--epoch-len", type=int, default=8,
                    help="dst: packets per ConWeave epoch (>= 3)")
-    p.add_argument("--stamp", choices=("conweave", "spray"), default="conweave",
+    p.add_argument("--stamp", choices=("conweave", "spray", "conga"), default="conweave",
                    help="dst: whose DstToR the frames are for (default conweave)")
     p.add_argument("--out", required=True, help="output prefix (PREFIX.pcap, PREFIX.json)")
     a = p.parse_args(argv)
-    if a.stamp == "spray" and a.role != "dst":
-        p.error("--stamp spray is for --role dst")
+    if a.stamp != "conweave" and a.role != "dst":
+        p.error("--stamp %s is for --role dst" % a.stamp)
     if not 1 <= a.flows <= 1 << 24:
         p.error("--flows must be 1..16777216")
     if not 1 <= a.queues <= min(a.flows, 64):
@@ -503,6 +538,19 @@ def main(argv=None):
         extra.update({"packets_per_flow": per,
                       "per_pass": {"spray_held": held, "released_in_order": held,
                                    "spray_resync": a.flows}})
+    elif a.stamp == "conga":
+        packets, per = per_flow(p, a, a.packets if a.packets is not None
+                                else max(a.flows, MIN_PACKETS))
+        flows = Flows("dst", a.flows, a.seed)
+        outs = [PcapOut(n) for n in names]
+        gen_conga_dst(flows, a.flows, a.queues, opcode, payload, packets, outs)
+        desc = ("CONGA-stamped DATA frames from leaf %d on a fabric port (MAC %s -> %s), %s, "
+                "%d-byte frames incl. the 4-byte CONGA header (CE and a feedback entry in "
+                "every frame), %d flows 10.2/16 -> 10.1/16, round-robin, %d packets per "
+                "flow, valid ICRC once the header is removed" % (
+                    CONGA_LEAF, SRC_MAC["dst"], DST_MAC["dst"], OPNAME[opcode], frame_len,
+                    a.flows, per))
+        extra["packets_per_flow"] = per
     elif a.role == "src":
         packets = a.packets if a.packets is not None else default_packets(
             "src", a.flows, a.queues, a.size, a.epoch_len)

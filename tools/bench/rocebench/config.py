@@ -42,6 +42,15 @@ RX_PORT = {"src": 0, "dst": 1}  # the port the pcap is replayed into
 # A holding mode's DstToR traffic is stamped as that mode's SrcToR stamps it
 # (benchgen --stamp): role "dst" is ConWeave's, "dst-NAME" another mode's.
 DST_STAMPS = ("spray",)
+# Roles a mode has beyond its SrcToR (and a holding mode's DstToR), each a
+# scenario on traffic stamped as the mode's SrcToR stamps it: CONGA's DstToR
+# (header removed, from-leaf and to-leaf tables fed) and spine (DRE at the
+# egress link, the CE raised). A "spine-NAME" role runs `switch.role: spine`
+# with every port a fabric port and replays the "dst-NAME" pcap.
+EXTRA_ROLES = {
+    "conga": [("conga-dst", "dst-conga", "CONGA as DstToR (header removed, tables fed)"),
+              ("conga-spine", "spine-conga", "CONGA as spine (DRE, CE raised)")],
+}
 STAGES = ["rx", "parse", "route", "lb", "egress", "tx"]
 MTU_4K = 4200  # 4096-byte payload frames are 4154 B (4158 with the ConWeave header)
 # The fabric ports of a SrcToR with host mtu MTU_4K: room for the LB header
@@ -77,6 +86,9 @@ def load_modes(rocetor):
                     (name + "-dst", dst, "%s as DstToR, reordering active" % title)]
         else:
             scen = [(name, "src", "%s as SrcToR" % title)]
+        for sc, role, text in EXTRA_ROLES.get(name, []):
+            RX_PORT[role] = RX_PORT["dst"]
+            scen.append((sc, role, text))
         for sc, role, text in scen:
             MODES[sc] = (name, role)
             MODE_TEXT[sc] = LABELS.get(sc, text)
@@ -157,6 +169,17 @@ def mem_mb(mbufs, room, lb=None, flows=0, workers=1):
     return mb + (mb & 1)
 
 
+# A mode's section keys beyond flow_table_size. CONGA names a leaf by the
+# address masked to dst_prefix_len (doc/conga.md): the bench's remote ToR is
+# 10.2/16, one leaf (the default /24 would make 256 leaves of it, each
+# evicting another from the leaf slots).
+MODE_KEYS = {"conga": [("dst_prefix_len", 16)]}
+# A spine's link speed for modes whose DRE is quantised against it: CONGA's
+# DRE at the ~4 Gb/s one core forwards reads 0 of 7 against 100 Gb/s, so the
+# CE is never raised; against 10 Gb/s about 3 of 7, and the raise (a byte
+# written into the header) happens on the frames whose CE is below.
+SPINE_SPEED_GBPS = {"conga": 10}
+
 # --port-keys and --qos (cli.py): added to every run's config.
 EXTRA_PORT_KEYS = ""
 EXTRA_QOS = ""
@@ -177,14 +200,21 @@ def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
     flow_table_size(flows) when it keeps one; switch.mbufs when mbufs is
     not None."""
     mtu = mtu_for(size)
+    spine = role.startswith("spine")
     lines = ["# rocetor benchmark config: mode %s, %d B, %s flows (tools/bench/run.py)" %
              (label, size, fmt_count(flows)),
-             "switch: {name: bench, id: 1, lb: %s%s}" % (
-                 lb, "" if mbufs is None else ", mbufs: %d" % mbufs),
+             "switch: {name: bench, id: 1, lb: %s%s%s}" % (
+                 lb, ", role: spine" if spine else "",
+                 "" if mbufs is None else ", mbufs: %d" % mbufs),
              "ports:"]
     for p in range(5):
-        e = "  - {port: %d, role: %s, l2_filter: false" % (p, "host" if p == 0 else "fabric")
-        if mtu and p == RX_PORT[role]:
+        e = "  - {port: %d, role: %s, l2_filter: false" % (
+            p, "host" if p == 0 and not spine else "fabric")
+        if spine and lb in SPINE_SPEED_GBPS:
+            e += ", speed_gbps: %d" % SPINE_SPEED_GBPS[lb]
+        if mtu and spine:  # fabric to fabric, header included: the ToR uplinks' MTU
+            e += ", mtu: %d" % MTU_4K_FABRIC
+        elif mtu and p == RX_PORT[role]:
             e += ", mtu: %d" % mtu
         elif mtu and p != 0 and RX_PORT[role] == 0:
             e += ", mtu: %d" % MTU_4K_FABRIC
@@ -197,10 +227,11 @@ def config_text(lb, role, label, size, flows, mbufs, flow_table=None):
               "    paths:"]
     for i in range(4):
         lines.append('      - {port: %d, nexthop_mac: "%s"}' % (i + 1, NEXTHOP_UP[i]))
+    keys = ["%s: %s" % kv for kv in MODE_KEYS.get(lb, [])]
     if flow_table if flow_table is not None else has_flow_table(lb):
-        lines.append("%s: {flow_table_size: %d%s}" % (
-            lb, flow_table_size(flows),
-""))
+        keys.insert(0, "flow_table_size: %d" % flow_table_size(flows))
+    if keys:
+        lines.append("%s: {%s}" % (lb, ", ".join(keys)))
     if EXTRA_QOS:
         lines.append("qos: %s" % EXTRA_QOS)
     return "\n".join(lines) + "\n"

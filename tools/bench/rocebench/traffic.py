@@ -21,13 +21,15 @@ class Traffic:
         self.cache = {}
 
     def get(self, role, size, flows, queues=1):
+        base, _, stamp = role.partition("-")
+        if base == "spine":  # a spine between the leaves sees the DstToR's frames
+            role = "dst-" + stamp
         key = (role, size, flows, queues)
         if key in self.cache:
             return self.cache[key]
         os.makedirs(self.dir, exist_ok=True)
         prefix = os.path.join(self.dir, "%s-%d-%s%s" % (role, size, fmt_count(flows),
                                                         "-q%d" % queues if queues > 1 else ""))
-        base, _, stamp = role.partition("-")
         cmd = [sys.executable, self.benchgen, "--role", base, "--flows", str(flows),
                "--size", str(size), "--out", prefix]
         if stamp:
