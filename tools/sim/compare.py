@@ -19,8 +19,8 @@ its own workload, topology, load and transport only (issue 32 item 5):
   DRILL, not its gain over ECMP: at 50% load 23.3% / 45.8% lossless and
   12.7% / 46.2% IRN; at 80% load 17.6% / 35.8% lossless and 42.3% / 66.8%
   IRN. Beside them, "ours, as the paper counts" is the smallest of our
-  gains over the rivals of the four the setting ran (ECMP, LetFlow, DRILL:
-  we have no CONGA), named in the row.
+  gains over the rivals of the four the setting ran (ECMP, CONGA, LetFlow,
+  DRILL: all four are modes since issue 33), named in the row.
 - ConWeave, Meta Hadoop (FbHdp2015) at 80% load, lower than ECMP: 40.7% /
   59.4% lossless and 28.6% / 56.3% IRN, as issue 32 quotes them (the
   paper's appendix). No figure for FbHdp2015 at 50%: section 4.1.1's are
@@ -36,8 +36,7 @@ import os
 import json
 import sys
 
-# The rivals section 4.1.1 counts ConWeave's "at least" over (CONGA: not a
-# mode of ours).
+# The rivals section 4.1.1 counts ConWeave's "at least" over.
 CW_RIVALS = ("ecmp", "conga", "letflow", "drill")
 CW_411 = "at least, vs each of ECMP, CONGA, LetFlow, DRILL (ConWeave paper sec. 4.1.1)"
 CW_META = "lower than ECMP (ConWeave paper's appendix, Meta Hadoop, as issue 32 quotes it)"

@@ -186,8 +186,52 @@ def read_run(path, warmup_ns, bdp_override):
         # ConWeave paper's Fig. 14): None for runs from before it.
         "uplink": summary.get("uplink_imbalance")
         if (summary.get("uplink_imbalance") or {}).get("samples") else None,
+        "uplink_file": os.path.join(path, "uplink.txt")
+        if (summary.get("uplink_imbalance") or {}).get("samples") else None,
         "flows": flows,
     }
+
+
+def uplink_values(run):
+    """The run's uplink imbalance values (uplink.txt's third column, %),
+    [] when it did not measure them."""
+    if not run["uplink_file"] or not os.path.exists(run["uplink_file"]):
+        return []
+    with open(run["uplink_file"]) as f:
+        return [float(w[2]) for w in (line.split() for line in f) if len(w) == 3]
+
+
+UPLINK_CDF_PCTS = (10, 25, 50, 75, 90, 99)
+
+
+def uplink_cdf(runs_by_mode):
+    """Per mode, the values of all its seeds' runs pooled and sorted (the
+    ConWeave paper's Fig. 14 draws the CDF of every ToR's every period)."""
+    out = {}
+    for mode, rs in runs_by_mode.items():
+        v = sorted(x for r in rs for x in uplink_values(r))
+        if v:
+            out[mode] = v
+    return out
+
+
+def plot_uplink(key, cdf, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    for mode in sorted(cdf, key=mode_key):
+        v = cdf[mode]
+        ax.plot(v, [(i + 1) / len(v) for i in range(len(v))], label=mode)
+    ax.set_xlabel("Uplink throughput imbalance, (max - min) / mean (%)")
+    ax.set_ylabel("CDF")
+    ax.grid(True, linestyle=":", linewidth=0.6)
+    ax.legend()
+    ax.set_title("%s: every ToR, every 100 us" % setting_name(key))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def stats_of(vals):
@@ -266,14 +310,20 @@ def mean_spread(vals):
     return sum(vals) / len(vals), (max(vals) - min(vals)) / 2
 
 
-def aggregate(runs, n_windows=5):
-    """Per setting, per mode: the means over seeds and their spreads."""
+def by_setting(runs):
+    """{setting key: {mode: [runs]}}."""
     settings = {}
     topos = {r["topo"] for r in runs}
     for r in runs:
         key = (r["topo"] if len(topos) > 1 else "", r["scenario"], r["workload"], r["load"],
                r["transport"])
         settings.setdefault(key, {}).setdefault(r["mode"], []).append(r)
+    return settings
+
+
+def aggregate(runs, n_windows=5):
+    """Per setting, per mode: the means over seeds and their spreads."""
+    settings = by_setting(runs)
     out = {}
     for key, modes in settings.items():
         # Runs of one setting at different load bases offered different
@@ -534,6 +584,7 @@ def main(argv=None):
                          "reports them, with the counts)\n" % len(bad))
         return EXIT_CENSORED
     agg = aggregate(runs, args.windows)
+    settings = by_setting(runs)
     os.makedirs(args.out, exist_ok=True)
     md = markdown(agg, args.censored)
     with open(os.path.join(args.out, "report.md"), "w") as f:
@@ -551,6 +602,19 @@ def main(argv=None):
                             mode, i, round(b["size"]), b["avg"], b["p50"], b["p95"], b["p99"]))
         if not args.no_plot:
             plot(key, res, os.path.join(args.out, name + ".png"))
+        cdf = uplink_cdf(settings[key])
+        if cdf:
+            # The uplink imbalance's distribution per mode, every seed's
+            # every value pooled: percentiles, and the CDF as a plot.
+            with open(os.path.join(args.out, name + "-uplink.csv"), "w") as f:
+                f.write("mode,values,mean,%s,max\n" % ",".join("p%d" % q for q in UPLINK_CDF_PCTS))
+                for mode in sorted(cdf, key=mode_key):
+                    v = cdf[mode]
+                    f.write("%s,%d,%.2f,%s,%.2f\n" % (
+                        mode, len(v), sum(v) / len(v),
+                        ",".join("%.2f" % np_percentile(v, q) for q in UPLINK_CDF_PCTS), v[-1]))
+            if not args.no_plot:
+                plot_uplink(key, cdf, os.path.join(args.out, name + "-uplink.png"))
         for mode in sorted(res, key=mode_key):
             if res[mode].get("drift"):
                 sys.stderr.write("report.py: warning: %s, %s: not steady: %s\n" % (

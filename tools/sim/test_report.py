@@ -361,6 +361,10 @@ def test_uplink(tmp):
                                  "p50_pct": mean - 5, "p90_pct": mean + 30, "p99_pct": p99}
         with open(os.path.join(d, "summary.json"), "w") as f:
             json.dump(j, f)
+        # uplink.txt: seed 1 has 0, 10, 20, 30; seed 2 40 .. 100 (two ToRs)
+        with open(os.path.join(d, "uplink.txt"), "w") as f:
+            for k, v in enumerate(range(0, 40, 10) if seed == 1 else range(40, 110, 10)):
+                f.write("%d %d %.3f\n" % (100000 * (k // 2 + 1), k % 2, v))
         runs.append(d)
     d = os.path.join(tmp, "up_c1")
     write_run(d, "conweave", 1, lambda i: 5000 * i)
@@ -377,6 +381,17 @@ def test_uplink(tmp):
     md = open(os.path.join(out, "report.md")).read()
     check("| mode | mean | p50 | p90 | p99 |" in md and "| conweave | - | - | - | - |" in md
           and "| ecmp | 110" in md, "the uplink table:\n" + md)
+    # Every seed's values pooled, 0 .. 100 by 10: the CSV's percentiles
+    # (numpy's linear rule on 11 values: p25 = 25, p99 = 99); no row for a
+    # mode that measured none. With plotting, the CDF's PNG.
+    csv = open(os.path.join(out, "AliStorage2019-load0.5-lossless-uplink.csv")).read()
+    check(csv == "mode,values,mean,p10,p25,p50,p75,p90,p99,max\n"
+          "ecmp,11,50.00,10.00,25.00,50.00,75.00,90.00,99.00,100.00\n", "uplink CSV:\n" + csv)
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"), "--out", out] + runs,
+                       capture_output=True, text=True)
+    png = os.path.join(out, "AliStorage2019-load0.5-lossless-uplink.png")
+    check(r.returncode == 0 and os.path.exists(png) and
+          open(png, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "the uplink CDF's PNG: %s" % r.stderr)
 
 
 def test_windows(tmp):
