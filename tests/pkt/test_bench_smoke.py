@@ -301,10 +301,68 @@ def check_l3fwd(t):
          "(on-CPU columns) %s" % tab[-1])
 
 
+DUMP_PORTS = """OFPST_PORT reply (xid=0x2): 5 ports
+  port  "p0": rx pkts=1000, bytes=60000, drop=0, errs=0, frame=0, over=0, crc=0
+           tx pkts=0, bytes=0, drop=0, errs=0, coll=0
+  port  LOCAL: rx pkts=0, bytes=0, drop=0, errs=0, frame=0, over=0, crc=0
+           tx pkts=0, bytes=0, drop=0, errs=0, coll=0
+  port  1: rx pkts=%d, bytes=0, drop=0, errs=0, frame=0, over=0, crc=0
+           tx pkts=0, bytes=0, drop=0, errs=0, coll=0
+  port  2: rx pkts=0, bytes=0, drop=0, errs=0, frame=0, over=0, crc=0
+           tx pkts=%d, bytes=0, drop=0, errs=0, coll=0
+  port  3: rx pkts=0, bytes=0, drop=0, errs=0, frame=0, over=0, crc=0
+           tx pkts=%d, bytes=0, drop=0, errs=0, coll=0
+"""
+
+
+def check_ovs(t):
+    """The OVS-DPDK peer's parts that need no OVS (rocebench/ovs.py): the
+    OpenFlow job is the switch's routes (the group hashes the 5-tuple over
+    the four uplinks with their next hops' MACs), dump-ports parsing and
+    the window, the pool's memory; and its ratio columns in the table."""
+    import types
+    from rocebench import config, ovs, report, runner
+    flows, group = ovs.flows_text("src")
+    t.check("ip,nw_dst=10.2.0.0/16,actions=dec_ttl,mod_dl_src:02:00:00:00:01:00,group:1" in flows
+            and "nw_dst=10.1.0.0/16,actions=dec_ttl,mod_dl_src:02:00:00:00:01:00,mod_dl_dst:%s,"
+            "output:1" % config.NEXTHOP_HOST in flows, "ovs flows:\n" + flows)
+    t.check("type=select,selection_method=hash,fields(ip_src,ip_dst,udp_src,udp_dst)" in group,
+            "ovs group hashes the 5-tuple: " + group)
+    for i in range(4):
+        t.check("bucket=bucket_id:%d,actions=mod_dl_dst:%s,output:%d" % (
+            i + 1, config.NEXTHOP_UP[i], i + 2) in group, "(bucket %d) %s" % (i + 1, group))
+    d0 = ovs.port_counts(DUMP_PORTS % (100, 10, 20))
+    t.eq(d0, {1: (100, 0), 2: (0, 10), 3: (0, 20)}, "(dump-ports parsed: named ports skipped)")
+    d1 = ovs.port_counts(DUMP_PORTS % (2000100, 1000010, 1000020))
+    w = ovs.window(d0, d1, 10.0, 12.0, 0)
+    t.check(abs(w["mpps"] - 1.0) < 1e-9 and abs(w["rx_mpps"] - 1.0) < 1e-9 and
+            w["per_port_out"] == {1: 1000000, 2: 1000000}, "ovs window %r" % w)
+    t.eq(ovs.mtu(4096), config.MTU_4K, "(OVS's MTU for 4 KB payloads)")
+    t.eq(ovs.mbuf_room(1024), 2048 + 512, "(OVS's mbuf at MTU 1500)")
+    t.check(ovs.mem_need(4096) > ovs.mem_need(64) >= ovs.OVS_POOL_MBUFS * 2560 / 2 ** 20,
+            "ovs memory %d %d" % (ovs.mem_need(64), ovs.mem_need(4096)))
+    a = types.SimpleNamespace(modes=["ecmp"], dst_baseline="own", benchgen="", traffic_dir="",
+                              packets=None, src_packets=None)
+    ctx = runner.Ctx(a)
+    ctx.tsc = None
+    ctx.records = [{"kind": k, "mode": m, "role": "src", "size": 64, "flows": 1000,
+                    "round": 1, "mpps": v, "ok": True, "notes": [], "problems": [],
+                    "label": m, "oncpu_cycles_per_packet": c}
+                   for k, m, v, c in (("ovs", "ovs", 3.0, 600), ("rocetor", "ecmp", 7.5, 240))]
+    rows = runner.summarise(ctx)
+    t.eq([r["mode"] for r in rows], ["ovs", "ecmp"], "(OVS's row before the modes)")
+    tab = report.md_table(ctx, rows).splitlines()
+    hdr = [c.strip() for c in tab[0].strip("|").split("|")]
+    ecmp = [c.strip() for c in tab[-1].strip("|").split("|")]
+    t.eq((ecmp[hdr.index("x ovs")], ecmp[hdr.index("x ovs on-CPU")]), ("2.50", "2.50"),
+         "(x ovs columns) %s" % tab[-1])
+
+
 def main():
     t = harness.Checker("bench-smoke")
     check_runner_checks(t)
     check_l3fwd(t)
+    check_ovs(t)
     if not os.path.isfile(BENCHGEN):
         print("bench-smoke: SKIP: %s is missing (the benchmark traffic generator)" % BENCHGEN)
         return 77

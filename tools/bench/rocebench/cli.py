@@ -20,6 +20,7 @@ from .config import (DEFAULT_MODES, MODE_INFO, MODES, TESTPMD_MODES, implemented
                      mem_mb, pool, tool)
 from .datapath import check_datapath
 from . import l3fwd
+from . import ovs
 from . import pktgen as pktgen_src
 from .machine import Hugepages, tsc_hz
 from .report import write_outputs
@@ -92,6 +93,10 @@ def parse_args(argv):
     p.add_argument("--l3fwd-build", default=l3fwd.DEFAULT_BUILD, metavar="DIR",
                    help="where l3fwd is built from Debian's dpdk source package and cached "
                    "(default %s)" % l3fwd.DEFAULT_BUILD)
+    p.add_argument("--no-ovs", action="store_true",
+                   help="no Open vSwitch runs (OVS-DPDK doing ECMP's job as the peer a user "
+                   "would run instead; Debian's openvswitch-switch-dpdk, installed when "
+                   "missing unless --no-install)")
     p.add_argument("--rocetor", default=default_rocetor())
     p.add_argument("--testpmd", default=shutil.which("dpdk-testpmd") or "/usr/bin/dpdk-testpmd")
     p.add_argument("--benchgen", default=os.environ.get("BENCHGEN",
@@ -175,6 +180,8 @@ def parse_args(argv):
         a.mbuf_headroom = 49152 if a.mbuf_headroom is None else min(a.mbuf_headroom, 49152)
         a.packets = a.packets or 16000  # 16 per flow: the pool stays at 2^16 - 1 mbufs
         a.max_mem = a.max_mem or 512
+        # OVS's fixed pool (262,144 mbufs, about 750 MB) does not fit -m 512
+        a.no_ovs = True
         a.no_install = True
     if modes_error and not a.rerender:
         p.error(modes_error)
@@ -229,6 +236,8 @@ def planned_mem(ctx):
         meta = ctx.traffic.get(role, s, f, q)
         mb, b = pool(m, s, f, meta["frames"], w, a.mbuf_headroom, a.mbuf_rounding)
         big = max(big, mem_mb(mb, b["data_room"], lb, f, w))
+    if getattr(a, "ovs", None) and not a.no_matrix:
+        big = max([big] + [ovs.mem_need(s) for s in a.sizes])
     return big
 
 
@@ -241,6 +250,7 @@ def rerender(a):
     a.runs, a.duration, a.warmup = m["runs"], m["duration_s"], m["warmup_s"]
     a.testpmd_modes = m["testpmd_modes"]
     a.l3fwd = m.get("l3fwd")
+    a.ovs = m.get("ovs")
     a.dst_baseline = m.get("dst_baseline", "own")
     ctx = Ctx(a)
     ctx.meta = m
@@ -327,6 +337,14 @@ def main(argv=None):
                 a.l3fwd, l3v, "; ".join(x[0] for x in l3fwd.PATCHES)))
         else:
             log("l3fwd: not available (%s): no l3fwd comparison" % l3why)
+    a.ovs, ovsv, ovswhy = None, None, "--no-ovs"
+    if not a.no_ovs and not a.no_matrix:
+        # the smoke never installs; OVS runs there only if it is installed
+        a.ovs, ovsv, ovswhy = ovs.ensure(install=not a.no_install and not a.smoke)
+        if a.ovs:
+            log("ovs: %s (Open vSwitch %s)" % (a.ovs, ovsv))
+        else:
+            log("ovs: not available (%s): no OVS comparison" % ovswhy)
     os.makedirs(a.out, exist_ok=True)
     built = a.rocetor
     if not a.no_snapshot:
@@ -362,16 +380,20 @@ def main(argv=None):
                 "l3fwd": ("%s (Debian dpdk %s source, patch level %d)" % (
                     a.l3fwd, l3v, l3fwd.PATCH_LEVEL) if a.l3fwd else None),
                 "l3fwd_why_not": None if a.l3fwd else l3why,
+                "ovs": ("%s (Open vSwitch %s, Debian %s)" % (a.ovs, ovsv, ovs.PACKAGE)
+                        if a.ovs else None),
+                "ovs_why_not": None if a.ovs else ovswhy,
                 "tsc_source": tsc_src, "modes": a.modes, "sizes": a.sizes, "flows": a.flows,
                 "runs": a.runs, "duration_s": a.duration, "warmup_s": a.warmup,
                 "dst_baseline": a.dst_baseline,
                 "argv": sys.argv[1:], "lock": LOCK,
                 "rocetor_info": tool(), "switch_modes": list(MODE_INFO.values())}
     log("rocetor benchmark: modes %s; sizes %s; flows %s; %d round(s) x %g s (+%g s warm-up); "
-        "testpmd %s; l3fwd %s; out %s" % (
+        "testpmd %s; l3fwd %s; ovs %s; out %s" % (
             ",".join(a.modes), ",".join(map(str, a.sizes)),
             ",".join(fmt_count(f) for f in a.flows), a.runs, a.duration, a.warmup,
-            "/".join(a.testpmd_modes) or "none", "yes" if a.l3fwd else "no", a.out))
+            "/".join(a.testpmd_modes) or "none", "yes" if a.l3fwd else "no",
+            "yes" if a.ovs else "no", a.out))
     log("TSC %s Hz (%s)" % (fnum(tsc, "%.0f"), tsc_src))
     hp = Hugepages(keep=a.keep_hugepages)
     rows, sources, scale, dp = [], {}, None, None
@@ -393,7 +415,7 @@ def main(argv=None):
         if not a.no_matrix:
             ctx.planned_runs += len(a.sizes) * len(a.flows) * a.runs * (
                 len(a.modes) + (n_roles if a.dst_baseline == "own" else 1) *
-                (len(a.testpmd_modes) + (1 if a.l3fwd else 0)))
+                (len(a.testpmd_modes) + (1 if a.l3fwd else 0) + (1 if a.ovs else 0)))
         if a.scaling:
             ctx.planned_runs += 2 * len(a.scaling_modes) * a.runs
         if a.check_datapath:

@@ -37,7 +37,7 @@ LABELS = {
 }
 TESTPMD_MODES = ["5tswap", "macswap"]
 # The peers a mode's Mpps is divided by, round by round: ratio_NAME.
-PEERS = TESTPMD_MODES + ["l3fwd"]
+PEERS = TESTPMD_MODES + ["l3fwd", "ovs"]
 RX_PORT = {"src": 0, "dst": 1}  # the port the pcap is replayed into
 # A holding mode's DstToR traffic is stamped as that mode's SrcToR stamps it
 # (benchgen --stamp): role "dst" is ConWeave's, "dst-NAME" another mode's.

@@ -16,10 +16,13 @@ from .config import STAGES
 
 def md_table(ctx, rows):
     stages = [s for s in STAGES if any(s in r.get("stage_cycles", {}) for r in rows)]
+    # OVS's columns only when it ran (tables of runs before it keep their shape)
+    ovs = any(r["kind"] == "ovs" for r in rows)
     hdr = ["size", "flows", "mode", "Mpps/core", "min-max", "x 5tswap", "x l3fwd",
-           "x macswap"] + \
-        ["%s cyc" % s for s in (stages or ["stage"])] + ["busy cyc", "on-CPU cyc", "x 5tswap on-CPU", "x l3fwd on-CPU", "ns/pkt",
-                                  "warnings"]
+           "x macswap"] + (["x ovs"] if ovs else []) + \
+        ["%s cyc" % s for s in (stages or ["stage"])] + \
+        ["busy cyc", "on-CPU cyc", "x 5tswap on-CPU", "x l3fwd on-CPU"] + \
+        (["x ovs on-CPU"] if ovs else []) + ["ns/pkt", "warnings"]
     out = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for r in rows:
         sc = r.get("stage_cycles", {})
@@ -30,13 +33,18 @@ def md_table(ctx, rows):
                  fnum(r.get("ratio_5tswap"), "%.2f") if r["kind"] == "rocetor" else "-",
                  fnum(r.get("ratio_l3fwd"), "%.2f") if r["kind"] == "rocetor" else "-",
                  fnum(r.get("ratio_macswap"), "%.2f") if r["kind"] == "rocetor" else "-"]
+        if ovs:
+            cells.append(fnum(r.get("ratio_ovs"), "%.2f") if r["kind"] == "rocetor" else "-")
         cells += [fnum(sc.get(s), "%.0f") for s in (stages or ["-"])]
         cells += [fnum(r.get("busy_cycles_per_packet"), "%.0f"),
                   (fnum(r.get("oncpu_cycles_per_packet"), "%.0f") +
                    (" (%.0f%%)" % (100 * r["oncpu_frac"]) if r.get("oncpu_frac") else "")),
                   fnum(r.get("ratio_5tswap_oncpu"), "%.2f") if r["kind"] == "rocetor" else "-",
-                  fnum(r.get("ratio_l3fwd_oncpu"), "%.2f") if r["kind"] == "rocetor" else "-",
-                  fnum(r.get("ns_per_packet_wall"), "%.1f") if r["kind"] == "rocetor" else
+                  fnum(r.get("ratio_l3fwd_oncpu"), "%.2f") if r["kind"] == "rocetor" else "-"]
+        if ovs:
+            cells.append(fnum(r.get("ratio_ovs_oncpu"), "%.2f") if r["kind"] == "rocetor"
+                         else "-")
+        cells += [fnum(r.get("ns_per_packet_wall"), "%.1f") if r["kind"] == "rocetor" else
                   fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.1f")]
         w = list(r["warnings"])
         if r["good_runs"] < r["runs"]:
@@ -67,10 +75,11 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
         w = csv.writer(f)
         w.writerow(["size", "flows", "mode", "role", "runs", "good_runs", "sane_runs",
                     "mpps_median", "mpps_min", "mpps_max", "ratio_5tswap", "ratio_macswap",
-                    "ratio_l3fwd"] +
+                    "ratio_l3fwd", "ratio_ovs"] +
                    ["cycles_" + s for s in STAGES] + ["busy_cycles_per_packet",
                                                       "oncpu_cycles_per_packet", "oncpu_frac",
                                                       "ratio_5tswap_oncpu", "ratio_l3fwd_oncpu",
+                                                      "ratio_ovs_oncpu",
                                                       "ns_per_packet", "warnings"])
         for r in rows:
             sc = r.get("stage_cycles", {})
@@ -79,13 +88,15 @@ def write_outputs(ctx, rows, sources, scale, dp, elapsed):
                         fnum(r["mpps_min"], "%.4f", ""), fnum(r["mpps_max"], "%.4f", ""),
                         fnum(r.get("ratio_5tswap"), "%.4f", ""),
                         fnum(r.get("ratio_macswap"), "%.4f", ""),
-                        fnum(r.get("ratio_l3fwd"), "%.4f", "")] +
+                        fnum(r.get("ratio_l3fwd"), "%.4f", ""),
+                        fnum(r.get("ratio_ovs"), "%.4f", "")] +
                        [fnum(sc.get(s), "%.1f", "") for s in STAGES] +
                        [fnum(r.get("busy_cycles_per_packet"), "%.1f", ""),
                         fnum(r.get("oncpu_cycles_per_packet"), "%.1f", ""),
                         fnum(r.get("oncpu_frac"), "%.3f", ""),
                         fnum(r.get("ratio_5tswap_oncpu"), "%.4f", ""),
                         fnum(r.get("ratio_l3fwd_oncpu"), "%.4f", ""),
+                        fnum(r.get("ratio_ovs_oncpu"), "%.4f", ""),
                         fnum(1000.0 / r["mpps"] if r["mpps"] else None, "%.2f", ""),
                         "; ".join(r["warnings"])])
     text = report_text(ctx, rows, sources, scale, dp, elapsed)
@@ -107,6 +118,8 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
     L.append("- rocetor: %s (checkout %s; ran a copy, sha256 %s); testpmd: %s" % (
         m["rocetor"], m["git"], m["rocetor_sha256"][:12], m["testpmd"]))
     L.append("- l3fwd: %s" % (m.get("l3fwd") or "not run (%s)" % m.get("l3fwd_why_not")))
+    if "ovs_why_not" in m:
+        L.append("- ovs: %s" % (m.get("ovs") or "not run (%s)" % m.get("ovs_why_not")))
     L.append("- TSC: %s Hz (%s); cycles are TSC cycles per packet (ns = cycles / %.3f)" % (
         fnum(m["tsc_hz"], "%.0f"), m["tsc_source"], (m["tsc_hz"] or 1e9) / 1e9))
     L.append("- method: %d round(s) per (size, flows) group, each round the peers (%s) "
@@ -118,7 +131,8 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
              "l3fwd -l 0), hugepages (--huge-unlink); ratio = median over rounds of "
              "mode / peer of the same round (conweave-dst: the peers on %s)" % (
                  a.runs, ", ".join(["testpmd " + x for x in m["testpmd_modes"]] +
-                                   (["l3fwd"] if m.get("l3fwd") else [])) or "none",
+                                   (["l3fwd"] if m.get("l3fwd") else []) +
+                                   (["OVS-DPDK"] if m.get("ovs") else [])) or "none",
                  a.duration, a.warmup,
                  "the DstToR port setup and pcap" if m.get("dst_baseline", "own") == "own"
                  else "the role-src setup (--dst-baseline src)"))
@@ -255,7 +269,7 @@ def plot(ctx, rows):
                          and r["mpps"])
             if not pts:
                 continue
-            tp = mode.startswith("testpmd") or mode == "l3fwd"
+            tp = mode.startswith("testpmd") or mode in ("l3fwd", "ovs")
             lab = "%s (%s)" % (mode, role) if tp else mode
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
                     linestyle="--" if tp else "-", linewidth=1 if tp else 2, label=lab)

@@ -11,8 +11,12 @@ import time
 from .common import fmt_count, fnum, log, median
 from .config import MODES, PEERS, STAGES
 from .l3fwd import run_l3fwd
+from .ovs import run_ovs
 from .runs import err_tail, run_rocetor, run_testpmd
 from .traffic import Traffic, source_text
+
+
+PEER_KINDS = ("testpmd", "l3fwd", "ovs")
 
 
 class Ctx:
@@ -47,7 +51,7 @@ def testpmd_available(args):
 
 def peer_runs(ctx, tp, role, size, flows, meta, r):
     """Round r's peers on the ports and pcap of `role`: testpmd's forward
-    modes, then l3fwd (when built)."""
+    modes, then l3fwd (when built), then OVS-DPDK (when installed)."""
     a = ctx.args
     for fwd in tp:
         rec = run_testpmd(ctx, fwd, size, flows, meta, role,
@@ -61,6 +65,12 @@ def peer_runs(ctx, tp, role, size, flows, meta, r):
         rec["round"] = r
         ctx.records.append(rec)
         ctx.progress(rec, "round %d l3fwd (%s setup)" % (r, role))
+    if getattr(a, "ovs", None):
+        rec = run_ovs(ctx, size, flows, meta, role,
+                      "ovs-%s-%d-%s-r%d" % (role, size, fmt_count(flows), r))
+        rec["round"] = r
+        ctx.records.append(rec)
+        ctx.progress(rec, "round %d ovs (%s setup)" % (r, role))
 
 
 def run_matrix(ctx):
@@ -115,9 +125,9 @@ def summarise(ctx):
         tpx = {}  # (peer, role, round) -> Mpps
         pcy = {}  # (peer, role, round) -> the peer's on-CPU cycles per packet
         for r in g:
-            if r["kind"] in ("testpmd", "l3fwd") and r["mpps"]:
+            if r["kind"] in PEER_KINDS and r["mpps"]:
                 tpx[(r.get("fwd", r["kind"]), r["role"], r["round"])] = r["mpps"]
-            if r["kind"] in ("testpmd", "l3fwd") and r.get("oncpu_cycles_per_packet"):
+            if r["kind"] in PEER_KINDS and r.get("oncpu_cycles_per_packet"):
                 pcy[(r.get("fwd", r["kind"]), r["role"], r["round"])] = \
                     r["oncpu_cycles_per_packet"]
         names = []
@@ -127,7 +137,7 @@ def summarise(ctx):
                 names.append(key)
         # the peers' rows first (testpmd, l3fwd), then the modes in the order asked
         names.sort(key=lambda k: (0 if k[0].startswith("testpmd") else
-                                  1 if k[0] == "l3fwd" else 2,
+                                  1 if k[0] == "l3fwd" else 2 if k[0] == "ovs" else 3,
                                   a.modes.index(k[0]) if k[0] in a.modes else 0))
         for mode, role in names:
             rs = [r for r in g if r["mode"] == mode and r["role"] == role]
