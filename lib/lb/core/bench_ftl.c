@@ -29,17 +29,6 @@
 #define BURST  32
 #define ROUNDS 7
 
-static uint32_t
-mix32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
-}
-
 static void
 key_of(uint32_t i, struct rtr_ft_key *k)
 {
@@ -64,9 +53,12 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One pass over order[] (n lookups); returns TSC cycles. */
+/* One pass over order[] (n lookups) in table ft, or fl when ft is NULL
+ * (one function for both, so that they differ only in the table: the
+ * branch on which is the same for every packet); returns TSC cycles. */
 static uint64_t
-pass_ft(struct rtr_ft *t, const uint32_t *order, uint32_t n, uint32_t vsize, uint64_t now)
+pass(struct rtr_ft *ft, struct rtr_ftl *fl, const uint32_t *order, uint32_t n, uint32_t vsize,
+		uint64_t now)
 {
 	struct rtr_ft_key k[BURST];
 	uint32_t h[BURST];
@@ -76,50 +68,36 @@ pass_ft(struct rtr_ft *t, const uint32_t *order, uint32_t n, uint32_t vsize, uin
 	for (uint32_t b = 0; b + BURST <= n; b += BURST) {
 		for (unsigned int j = 0; j < BURST; j++) {
 			key_of(order[b + j], &k[j]);
-			h[j] = mix32(order[b + j]);
-			rtr_ft_prefetch(t, h[j], 0);
+			h[j] = rtr_hash_mix(order[b + j]);
+			if (ft != NULL)
+				rtr_ft_prefetch(ft, h[j], 0);
+			else
+				rtr_ftl_prefetch(fl, h[j]);
 		}
-		for (unsigned int j = 0; j < BURST; j++)
-			rtr_ft_prefetch(t, h[j], 1);
+		for (unsigned int j = 0; ft != NULL && j < BURST; j++)
+			rtr_ft_prefetch(ft, h[j], 1);
 		for (unsigned int j = 0; j < BURST; j++) {
-			struct rtr_ft_entry *e = rtr_ft_lookup(
-					t, &k[j], h[j], now, false, RTR_FT_ORIGIN_NONE, &st);
+			uint64_t *last;
 			uint8_t *v;
 
-			if (e == NULL) /* a flow its full bucket refused */
-				continue;
-			v = rtr_ft_value(e);
-			e->last_ns = now;
-			v[0]++;
-			v[vsize - 8]++;
-		}
-	}
-	return rte_rdtsc() - t0;
-}
+			if (ft != NULL) {
+				struct rtr_ft_entry *e = rtr_ft_lookup(ft, &k[j], h[j], now, false,
+						RTR_FT_ORIGIN_NONE, &st);
 
-static uint64_t
-pass_ftl(struct rtr_ftl *t, const uint32_t *order, uint32_t n, uint32_t vsize, uint64_t now)
-{
-	struct rtr_ft_key k[BURST];
-	uint32_t h[BURST];
-	enum rtr_ft_status st;
-	uint64_t t0 = rte_rdtsc();
+				if (e == NULL) /* a flow its full bucket refused */
+					continue;
+				last = &e->last_ns;
+				v = rtr_ft_value(e);
+			} else {
+				struct rtr_ftl_slot *s = rtr_ftl_lookup(fl, &k[j], h[j], now, false,
+						RTR_FT_ORIGIN_NONE, &st);
 
-	for (uint32_t b = 0; b + BURST <= n; b += BURST) {
-		for (unsigned int j = 0; j < BURST; j++) {
-			key_of(order[b + j], &k[j]);
-			h[j] = mix32(order[b + j]);
-			rtr_ftl_prefetch(t, h[j]);
-		}
-		for (unsigned int j = 0; j < BURST; j++) {
-			struct rtr_ftl_slot *s = rtr_ftl_lookup(
-					t, &k[j], h[j], now, false, RTR_FT_ORIGIN_NONE, &st);
-			uint8_t *v;
-
-			if (s == NULL)
-				continue;
-			v = rtr_ftl_value(s);
-			s->last_ns = now;
+				if (s == NULL)
+					continue;
+				last = &s->last_ns;
+				v = rtr_ftl_value(s);
+			}
+			*last = now;
 			v[0]++;
 			v[vsize - 8]++;
 		}
@@ -152,8 +130,10 @@ run(uint32_t flows, uint32_t vsize)
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		key_of(i, &k);
-		in_ft += rtr_ft_lookup(ft, &k, mix32(i), 1, true, RTR_FT_ORIGIN_NONE, &st) != NULL;
-		in_fl += rtr_ftl_lookup(fl, &k, mix32(i), 1, true, RTR_FT_ORIGIN_NONE, &st) != NULL;
+		in_ft += rtr_ft_lookup(ft, &k, rtr_hash_mix(i), 1, true, RTR_FT_ORIGIN_NONE, &st) !=
+			 NULL;
+		in_fl += rtr_ftl_lookup(fl, &k, rtr_hash_mix(i), 1, true, RTR_FT_ORIGIN_NONE,
+					 &st) != NULL;
 		order[i] = i;
 	}
 	if (in_ft < n - n / 100 || in_fl < n - n / 100) {
@@ -169,11 +149,11 @@ run(uint32_t flows, uint32_t vsize)
 		j = (uint32_t)(s % (i + 1));
 		RTE_SWAP(order[i], order[j]);
 	}
-	pass_ft(ft, order, n, vsize, 2); /* warm both once */
-	pass_ftl(fl, order, n, vsize, 2);
+	pass(ft, NULL, order, n, vsize, 2); /* warm both once */
+	pass(NULL, fl, order, n, vsize, 2);
 	for (int r = 0; r < ROUNDS; r++) {
-		cf[r] = pass_ft(ft, order, n, vsize, 3 + (uint64_t)r);
-		cl[r] = pass_ftl(fl, order, n, vsize, 3 + (uint64_t)r);
+		cf[r] = pass(ft, NULL, order, n, vsize, 3 + (uint64_t)r);
+		cl[r] = pass(NULL, fl, order, n, vsize, 3 + (uint64_t)r);
 	}
 	qsort(cf, ROUNDS, sizeof(cf[0]), cmp_u64);
 	qsort(cl, ROUNDS, sizeof(cl[0]), cmp_u64);

@@ -81,17 +81,6 @@ index_of(const struct rtr_ft_key *k)
 	return (hi << 10) | lo;
 }
 
-static uint32_t
-mix32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
-}
-
 static struct rtr_ftl *
 mk(uint32_t entries, uint32_t vsize)
 {
@@ -313,7 +302,7 @@ random_ops(uint64_t seed, bool crowded)
 
 	for (uint32_t op = 0; op < OPS; op++) {
 		uint32_t i = (uint32_t)(rtr_test_xorshift(&s) % U), rr;
-		uint32_t h = crowded ? (mix32(i) & 0xFE000000u) : mix32(i);
+		uint32_t h = crowded ? (rtr_hash_mix(i) & 0xFE000000u) : rtr_hash_mix(i);
 		struct rtr_ftl_slot *x;
 
 		now += rtr_test_xorshift(&s) % (2 * US);
@@ -394,8 +383,9 @@ random_ops(uint64_t seed, bool crowded)
 					continue;
 				key_of(j, &k);
 				y = rtr_ftl_lookup(t, &k,
-						crowded ? (mix32(j) & 0xFE000000u) : mix32(j), now,
-						false, 0, &st);
+						crowded ? (rtr_hash_mix(j) & 0xFE000000u)
+							: rtr_hash_mix(j),
+						now, false, 0, &st);
 				if (y == NULL) {
 					if (!may_be_gone(&r, j, now))
 						lost++;
