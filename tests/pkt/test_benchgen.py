@@ -376,19 +376,28 @@ def test_dst(t, work):
         t.check(swaps > 0, "the dst input is reordered")
 
 
+def gen_stamped(t, work, tag, stamp, n, size, packets):
+    """benchgen --role dst --stamp STAMP into WORK/TAG: (its JSON, its
+    frames), or None (a failed check) when benchgen fails."""
+    pre = os.path.join(work, tag)
+    rc, err = gen("--role", "dst", "--stamp", stamp, "--flows", n, "--size", size,
+                  "--packets", packets, "--out", pre)
+    if not t.check(rc == 0, "benchgen dst --stamp %s: %s" % (stamp, err)):
+        return None
+    j = load(pre)
+    return j, rocegen.read_pcap(j["files"][0])
+
+
 def test_spray_dst(t, work):
     """--stamp spray: spray's marker and numbers, each group of 4 arriving
     as 0, 2, 1, 3; a spray DstToR fed one pass holds exactly what the json
     says and delivers every flow in PSN order with the sender's bytes."""
     for size, n, packets in ((64, 40, 40 * 10), (1024, 7, 7 * 9)):
         tag = "sdst%d_%d" % (size, n)
-        pre = os.path.join(work, tag)
-        rc, err = gen("--role", "dst", "--stamp", "spray", "--flows", n, "--size", size,
-                      "--packets", packets, "--out", pre)
-        if not t.check(rc == 0, "benchgen dst --stamp spray: %s" % err):
+        got = gen_stamped(t, work, tag, "spray", n, size, packets)
+        if got is None:
             continue
-        j = load(pre)
-        frames = rocegen.read_pcap(j["files"][0])
+        j, frames = got
         per = packets // n
         t.eq((len(frames), j["packets_per_flow"]), (packets, per), "(spray dst frames)")
         # The arrival order of numbers per flow, computed here: groups of
@@ -438,13 +447,10 @@ def test_conga_dst(t, work):
     """--stamp conga: the header bytes per benchgen's rule; the CONGA
     DstToR and spine the bench runs (tools/bench/rocebench/config.py)."""
     n, size, packets = 12, 64, 12 * 6
-    pre = os.path.join(work, "cdst")
-    rc, err = gen("--role", "dst", "--stamp", "conga", "--flows", n, "--size", size,
-                  "--packets", packets, "--out", pre)
-    if not t.check(rc == 0, "benchgen dst --stamp conga: %s" % err):
+    got = gen_stamped(t, work, "cdst", "conga", n, size, packets)
+    if got is None:
         return
-    j = load(pre)
-    frames = rocegen.read_pcap(j["files"][0])
+    j, frames = got
     t.eq((len(frames), j["packets_per_flow"]), (packets, 6), "(conga dst frames)")
     fl = benchgen.Flows("dst", n, 1)
     sent, hdrs = {}, []
