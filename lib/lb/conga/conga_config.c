@@ -27,6 +27,9 @@ static const struct rtr_cfg_field conga_fields[] = {
 		/* As conweave.dst_prefix_len: what names a ToR's hosts. */
 		RTR_CFG_UINT("dst_prefix_len", struct rtr_conga_cfg, dst_prefix_len, 0, 32, 24),
 		RTR_CFG_UINT("dst_prefix_len6", struct rtr_conga_cfg, dst_prefix_len6, 0, 128, 64),
+		/* 0: every live path (the CONGA paper); the ConWeave artifact's
+		 * GetBestPath(dst, 4) weighs 4 consecutive ones (conga-routing.cc). */
+		RTR_CFG_UINT("path_samples", struct rtr_conga_cfg, path_samples, 0, 64, 0),
 };
 
 _Static_assert(sizeof(struct rtr_conga_cfg) <= RTR_LB_CFG_SIZE, "section too large");

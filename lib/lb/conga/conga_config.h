@@ -24,6 +24,7 @@ struct rtr_conga_cfg {
 	uint32_t leaf_slots;      /* leaves (masked addresses) each table row set holds */
 	uint32_t dst_prefix_len;  /* a leaf: its hosts' IPv4 addresses masked to this */
 	uint32_t dst_prefix_len6; /* ... and IPv6 */
+	uint32_t path_samples;    /* paths a new flowlet weighs (0: all) */
 };
 
 /* Keys, defaults and ranges (rtr_cfg_schema.h). */

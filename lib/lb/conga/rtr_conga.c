@@ -278,6 +278,17 @@ rtr_conga_best(struct rtr_conga_tables *t, unsigned int dst, uint64_t live, cons
 		live &= (1ULL << np) - 1;
 	if (live == 0)
 		return -1;
+	if (t->p.samples > 0 && t->p.samples < np) {
+		/* The artifact's GetBestPath: samples consecutive paths from a
+		 * random offset in 0 .. np - samples; all live paths when none
+		 * of them is. */
+		unsigned int o = (unsigned int)(((rng_next(t) >> 32) * (np - t->p.samples + 1)) >>
+						32);
+		uint64_t win = ((1ULL << t->p.samples) - 1) << o;
+
+		if (live & win)
+			live &= win;
+	}
 	for (i = 0; i < np; i++) {
 		unsigned int remote, m;
 

@@ -97,6 +97,10 @@ struct rtr_conga_params {
 	uint64_t gap_ns;        /* flowlet gap, at least 1 */
 	uint32_t flowlet_slots; /* the flowlet table, a power of two */
 	uint64_t rng_seed;
+	/* A new flowlet weighs this many consecutive paths from a random
+	 * offset (the ConWeave artifact's CONGA: 4); 0 or >= n_paths: every
+	 * path (the CONGA paper). */
+	unsigned int samples;
 };
 
 /* What the tables count (doc/conga.md "Counters"). */
@@ -186,6 +190,7 @@ struct rtr_cg_params {
 	const struct rtr_ft_limit *ft_limits; /* per host port, read at create; NULL: none */
 	uint32_t leaf_slots;                  /* a power of two */
 	unsigned int n_paths;                 /* paths per leaf pair kept, 1..64 */
+	unsigned int samples;                 /* conga.path_samples (0: every path) */
 	unsigned int dst_prefix_len;          /* a leaf's hosts: IPv4 masked to this */
 	unsigned int dst_prefix_len6;
 	uint16_t leaf_id; /* the header's source leaf: switch.id */

@@ -183,6 +183,7 @@ rtr_cg_create(const struct rtr_cg_params *p)
 			.gap_ns = p->gap_ns,
 			.flowlet_slots = 1, /* the mode keeps flowlets in its flow table */
 			.rng_seed = p->rng_seed ^ ((uint64_t)p->worker << 32),
+			.samples = p->samples,
 	};
 	cg->t = rtr_conga_tables_create(&tp);
 	cg->leaf = calloc(p->leaf_slots, sizeof(*cg->leaf));
@@ -554,6 +555,7 @@ rtr_cg_init(const struct rtr_lb_init *in)
 			.ft_limits = lim,
 			.leaf_slots = cc->leaf_slots,
 			.n_paths = 1,
+			.samples = cc->path_samples,
 			.dst_prefix_len = cc->dst_prefix_len,
 			.dst_prefix_len6 = cc->dst_prefix_len6,
 			.leaf_id = cfg->sw.id,

@@ -231,6 +231,44 @@ test_choice(void)
 	rtr_conga_tables_free(t);
 }
 
+/* path_samples (the artifact's GetBestPath(dst, 4)): 8 paths, the best
+ * (metric 0) is path 7 and the next best path 0 (1), the rest 5. Sampling
+ * 4 consecutive paths from an offset in 0..4, path 7 is seen only from
+ * offset 4 (1 in 5) and path 0 only from offset 0; the other offsets take
+ * the least of 5s, never a path outside their window. Every path weighed
+ * (0): always 7. A window with no live path: every live path. */
+static void
+test_samples(void)
+{
+	struct rtr_conga_params p = {.n_leaves = 4,
+			.n_paths = 8,
+			.aging_ns = AGE,
+			.gap_ns = GAP,
+			.flowlet_slots = 1024,
+			.rng_seed = 5,
+			.samples = 4};
+	static const uint8_t local[8] = {1, 5, 5, 5, 5, 5, 5, 0};
+	struct rtr_conga_tables *t = rtr_conga_tables_create(&p);
+	unsigned int seen[8] = {0}, n = 5000;
+
+	for (unsigned int i = 0; i < n; i++)
+		seen[rtr_conga_best(t, B, 0xff, local, -1, T0)]++;
+	/* offsets 0 -> 0, 1..3 -> one of their 4 paths with 5, 4 -> 7 */
+	CHECK(seen[7] > n / 5 - n / 25 && seen[7] < n / 5 + n / 25, "path 7: %u of %u", seen[7], n);
+	CHECK(seen[0] > n / 5 - n / 25 && seen[0] < n / 5 + n / 25, "path 0: %u of %u", seen[0], n);
+	CHECK(seen[1] + seen[2] + seen[3] + seen[4] + seen[5] + seen[6] == n - seen[0] - seen[7]);
+	CHECK(seen[6] > 0 && seen[1] > 0, "the windows' other paths %u %u", seen[1], seen[6]);
+	/* Only path 7 live: a window without it falls back to it. */
+	for (unsigned int i = 0; i < 200; i++)
+		CHECK_EQ(rtr_conga_best(t, B, 0x80, local, -1, T0), 7);
+	rtr_conga_tables_free(t);
+	p.samples = 0;
+	t = rtr_conga_tables_create(&p);
+	for (unsigned int i = 0; i < 200; i++)
+		CHECK_EQ(rtr_conga_best(t, B, 0xff, local, -1, T0), 7);
+	rtr_conga_tables_free(t);
+}
+
 static void
 test_flowlets(void)
 {
@@ -306,6 +344,7 @@ main(void)
 	test_chain();
 	test_header();
 	test_choice();
+	test_samples();
 	test_flowlets();
 	test_aging();
 	return rtr_test_done("conga");
