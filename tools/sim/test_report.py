@@ -163,6 +163,11 @@ def test_conf_qos():
     a, b = qos("lossless.yaml"), qos("lossless-conweave.yaml")
     check(a and a == b, "conf/sim/lossless-conweave.yaml's qos is lossless.yaml's:\n%s\n%s"
           % ("\n".join(a), "\n".join(b)))
+    # The artifact-rule CONGA runs (issue 33) differ only in their conga
+    # section too.
+    for tr in ("lossless", "irn"):
+        a, b = qos(tr + ".yaml"), qos("conga-artifact-%s.yaml" % tr)
+        check(a and a == b, "conf/sim/conga-artifact-%s.yaml's qos is %s.yaml's" % (tr, tr))
 
 
 def test_mode_configs(tmp, sim):
