@@ -676,7 +676,7 @@ rtr_cw_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 		/* Busy toward the flow's destination (the key's dst: the data
 		 * packet's destination, the NOTIFY's source), not the group's
 		 * every destination (doc/conweave.md). */
-		if (busy == NULL || !rtr_pm_ref(busy, f->group, e->key.dst, e->key.v6, &r) ||
+		if (busy == NULL || !rtr_pm_ref(busy, f->group, k.dst, k.v6, &r) ||
 				path >= r.n_paths)
 			return;
 		ret = rtr_pm_mark(busy, &r, path, now + cw->p.theta_path_busy_ns, now);
@@ -1054,7 +1054,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 		if (d->ring == NO_RING) {
 			struct rtr_pring_pool *pool = port < RTR_MAX_PORTS ? cw->pool[port] : NULL;
 
-			r = pool ? rtr_pring_acquire(pool, e->hash) : NULL;
+			r = pool ? rtr_pring_acquire(pool, e->key.hash) : NULL;
 			if (r == NULL) {
 				/* D8: no queue: this epoch is not reordered. */
 				c[RTR_LBC_reorder_overflow]++;

@@ -2727,8 +2727,9 @@ ft_key(unsigned int i)
 	return k;
 }
 
-/* A hash in bucket b of the 8-bucket table below: buckets are the hash's
- * top bits (rtr_ft_bucket); i keeps the signatures apart. */
+/* A hash of home 8 * b in the 64-home table below (homes are the hash's top
+ * 6 bits, rtr_ft_home): the windows of homes 0, 8, 16, ... never overlap,
+ * so each acts as a bucket of 8; i keeps the hashes apart. */
 #define FT_H(b, i) (((uint32_t)(b) << 29) | (uint32_t)(i))
 
 static void
@@ -2746,7 +2747,7 @@ test_flowtab(void)
 	struct rtr_ft_entry *e[12], *x;
 	struct rtr_ft_stats st;
 	enum rtr_ft_status status;
-	struct rtr_ft_key k;
+	struct rtr_ft_key k, back;
 	uint32_t cursor;
 	unsigned int n;
 
@@ -2761,8 +2762,9 @@ test_flowtab(void)
 	e[0] = rtr_ft_lookup(t, &k, 5, 0, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(e[0] != NULL);
 	CHECK_EQ(status, RTR_FT_NEW);
-	CHECK(memcmp(&e[0]->key, &k, sizeof(k)) == 0);
-	CHECK_EQ(e[0]->hash, 5);
+	rtr_ft_key_of(t, e[0], &back);
+	CHECK(memcmp(&back, &k, sizeof(k)) == 0);
+	CHECK_EQ(e[0]->key.hash, 5);
 	CHECK_EQ(e[0]->last_ns, 0);
 	CHECK_EQ((uintptr_t)rtr_ft_value(e[0]) % 8, 0); /* callers keep uint64_t there */
 	memset(rtr_ft_value(e[0]), 0xab, 24);
@@ -2785,7 +2787,8 @@ test_flowtab(void)
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.in_use, 0);
 	CHECK_EQ(st.inserted, 1);
-	/* Hash 0 works (signature 0 means empty internally). */
+	/* Hash 0 works (the set-associative table before issue 34 took
+	 * signature 0 for an empty way). */
 	k = ft_key(99);
 	x = rtr_ft_lookup(t, &k, 0, 30, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x != NULL && status == RTR_FT_NEW);
@@ -2793,7 +2796,7 @@ test_flowtab(void)
 			status == RTR_FT_FOUND);
 	rtr_ft_remove(t, x);
 
-	/* Eight keys of one bucket fill it; the ninth is refused. */
+	/* Eight keys of one home fill its window; the ninth is refused. */
 	for (unsigned int i = 0; i < 8; i++) {
 		k = ft_key(10 + i);
 		e[i] = rtr_ft_lookup(
@@ -2809,7 +2812,7 @@ test_flowtab(void)
 	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 100, true, RTR_FT_ORIGIN_NONE, &status) ==
 			NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
-	/* Another bucket is not affected. */
+	/* Another home (whose window does not overlap) is not affected. */
 	k = ft_key(19);
 	x = rtr_ft_lookup(t, &k, FT_H(4, 4), 100, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x != NULL && status == RTR_FT_NEW);
@@ -2828,7 +2831,8 @@ test_flowtab(void)
 	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 10000, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == e[5]);
 	CHECK_EQ(status, RTR_FT_NEW);
-	CHECK(memcmp(&x->key, &k, sizeof(k)) == 0);
+	rtr_ft_key_of(t, x, &back);
+	CHECK(memcmp(&back, &k, sizeof(k)) == 0);
 	CHECK_EQ(x->last_ns, 10000);
 	CHECK_EQ(((uint8_t *)rtr_ft_value(x))[0], 0); /* value zeroed */
 	k = ft_key(15);
@@ -2857,15 +2861,17 @@ test_flowtab(void)
 	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, RTR_FT_ORIGIN_NONE, &status) ==
 			e[2]);
 
-	/* Sweep: frees the aged, unpinned entries of the buckets it walks. */
+	/* Sweep: frees the aged, unpinned entries of the slots it walks. */
 	for (unsigned int i = 0; i < 8; i++)
 		if (i != 2)
 			e[i]->last_ns = 9000;
 	e[0]->last_ns = 0;
 	e[1]->last_ns = 0;
 	n = 0;
-	for (unsigned int i = 0; i < 8; i++) /* one bucket per call: all 8 */
+	for (unsigned int i = 0; i < 24; i++) /* one slot per call: those before home 24 */
 		n += rtr_ft_sweep(t, 10000, 1);
+	CHECK_EQ(n, 0);
+	n = rtr_ft_sweep(t, 10000, 8); /* home 24's window */
 	CHECK_EQ(n, 2);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.aged, 2);
@@ -2877,8 +2883,9 @@ test_flowtab(void)
 			e[2]); /* pinned */
 	/* Later everything unpinned has aged. */
 	((uint8_t *)rtr_ft_value(e[2]))[0] = 0;
-	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 6);
-	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 0);
+	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 0);  /* slots 32-39: empty */
+	CHECK_EQ(rtr_ft_sweep(t, 1000000, 64), 6); /* on round to 24-31 */
+	CHECK_EQ(rtr_ft_sweep(t, 1000000, 64), 0);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.in_use, 0);
 	cursor = 0;
@@ -2976,7 +2983,7 @@ test_flowtab_limits(void)
 	k = ft_key(10);
 	CHECK(rtr_ft_lookup(t, &k, 10 * 2654435761u, 200, true, 3, &status) != NULL);
 	/* Aged entries swept give it back too (all of them are idle at 10000). */
-	CHECK(rtr_ft_sweep(t, 10000, 64) == 12);
+	CHECK(rtr_ft_sweep(t, 10000, 256) == 12);
 	CHECK_EQ(rtr_ft_origin_in_use(t, 3), 0);
 	CHECK_EQ(rtr_ft_origin_in_use(t, 5), 0);
 	rtr_ft_get_stats(t, &st);

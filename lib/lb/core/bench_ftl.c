@@ -3,15 +3,13 @@
  */
 
 /*
- * Not a test: the cost of a flow-table lookup, rtr_flowtab (set-associative,
- * signatures then entry) against rtr_ftl (one line), as a stateful mode
- * uses them: per burst of 32 packets the keys built and hashed, every
- * packet's flow prefetched (rtr_flowtab's two steps, rtr_ftl's one), then
- * each looked up and its state read and written (last_ns and two value
- * bytes, at 0 and value_size - 8). Flows visited in a random order, each
- * table sized 4 x the flows (the bench's flow_table_size rule). Prints
- * TSC cycles per lookup, the median of --rounds rounds, the two tables
- * alternating round by round. doc/performance.md.
+ * Not a test: the cost of a flow-table lookup in rtr_flowtab, as a stateful
+ * mode makes it: per burst of 32 packets the keys built and hashed, every
+ * packet's flow prefetched (both steps, as rtr_lb_fs_prefetch), then each
+ * looked up and its state read and written (last_ns and two value bytes,
+ * at 0 and value_size - 8). Flows visited in a random order, the table
+ * sized 4 x the flows (the bench's flow_table_size rule). Prints TSC
+ * cycles per lookup, the median of 7 rounds. doc/performance.md.
  *
  *   bench_ftl [FLOWS...]   (default 1000 100000 1000000)
  */
@@ -24,7 +22,6 @@
 #include <rte_cycles.h>
 
 #include "rtr_flowtab.h"
-#include "rtr_ftl.h"
 
 #define BURST  32
 #define ROUNDS 7
@@ -53,12 +50,9 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One pass over order[] (n lookups) in table ft, or fl when ft is NULL
- * (one function for both, so that they differ only in the table: the
- * branch on which is the same for every packet); returns TSC cycles. */
+/* One pass over order[] (n lookups); returns TSC cycles. */
 static uint64_t
-pass(struct rtr_ft *ft, struct rtr_ftl *fl, const uint32_t *order, uint32_t n, uint32_t vsize,
-		uint64_t now)
+pass(struct rtr_ft *ft, const uint32_t *order, uint32_t n, uint32_t vsize, uint64_t now)
 {
 	struct rtr_ft_key k[BURST];
 	uint32_t h[BURST];
@@ -69,35 +63,19 @@ pass(struct rtr_ft *ft, struct rtr_ftl *fl, const uint32_t *order, uint32_t n, u
 		for (unsigned int j = 0; j < BURST; j++) {
 			key_of(order[b + j], &k[j]);
 			h[j] = rtr_hash_mix(order[b + j]);
-			if (ft != NULL)
-				rtr_ft_prefetch(ft, h[j], 0);
-			else
-				rtr_ftl_prefetch(fl, h[j]);
+			rtr_ft_prefetch(ft, h[j], 0);
 		}
-		for (unsigned int j = 0; ft != NULL && j < BURST; j++)
+		for (unsigned int j = 0; j < BURST; j++)
 			rtr_ft_prefetch(ft, h[j], 1);
 		for (unsigned int j = 0; j < BURST; j++) {
-			uint64_t *last;
+			struct rtr_ft_entry *e = rtr_ft_lookup(
+					ft, &k[j], h[j], now, false, RTR_FT_ORIGIN_NONE, &st);
 			uint8_t *v;
 
-			if (ft != NULL) {
-				struct rtr_ft_entry *e = rtr_ft_lookup(ft, &k[j], h[j], now, false,
-						RTR_FT_ORIGIN_NONE, &st);
-
-				if (e == NULL) /* a flow its full bucket refused */
-					continue;
-				last = &e->last_ns;
-				v = rtr_ft_value(e);
-			} else {
-				struct rtr_ftl_slot *s = rtr_ftl_lookup(fl, &k[j], h[j], now, false,
-						RTR_FT_ORIGIN_NONE, &st);
-
-				if (s == NULL)
-					continue;
-				last = &s->last_ns;
-				v = rtr_ftl_value(s);
-			}
-			*last = now;
+			if (e == NULL) /* a flow its full window refused */
+				continue;
+			e->last_ns = now;
+			v = rtr_ft_value(e);
 			v[0]++;
 			v[vsize - 8]++;
 		}
@@ -112,19 +90,14 @@ run(uint32_t flows, uint32_t vsize)
 			.entries = 4 * flows,
 			.value_size = vsize,
 			.aging_ns = UINT64_MAX / 4};
-	struct rtr_ftl_params lp = {.name = "ftl",
-			.entries = 4 * flows,
-			.value_size = vsize,
-			.aging_ns = UINT64_MAX / 4};
 	struct rtr_ft *ft = rtr_ft_create(&fp);
-	struct rtr_ftl *fl = rtr_ftl_create(&lp);
 	uint32_t n = flows - flows % BURST, *order = malloc(sizeof(*order) * n);
-	uint64_t cf[ROUNDS], cl[ROUNDS], s = 0x2545F4914F6CDD1Dull;
-	uint32_t in_ft = 0, in_fl = 0;
+	uint64_t cf[ROUNDS], s = 0x2545F4914F6CDD1Dull;
+	uint32_t in_ft = 0;
 	enum rtr_ft_status st;
 	struct rtr_ft_key k;
 
-	if (ft == NULL || fl == NULL || order == NULL) {
+	if (ft == NULL || order == NULL) {
 		fprintf(stderr, "bench_ftl: no memory for %u flows\n", flows);
 		exit(1);
 	}
@@ -132,12 +105,10 @@ run(uint32_t flows, uint32_t vsize)
 		key_of(i, &k);
 		in_ft += rtr_ft_lookup(ft, &k, rtr_hash_mix(i), 1, true, RTR_FT_ORIGIN_NONE, &st) !=
 			 NULL;
-		in_fl += rtr_ftl_lookup(fl, &k, rtr_hash_mix(i), 1, true, RTR_FT_ORIGIN_NONE,
-					 &st) != NULL;
 		order[i] = i;
 	}
-	if (in_ft < n - n / 100 || in_fl < n - n / 100) {
-		fprintf(stderr, "bench_ftl: %u flows: %u / %u inserted\n", n, in_ft, in_fl);
+	if (in_ft < n - n / 100) {
+		fprintf(stderr, "bench_ftl: %u flows: %u inserted\n", n, in_ft);
 		exit(1);
 	}
 	for (uint32_t i = n - 1; i > 0; i--) { /* Fisher-Yates, xorshift64 */
@@ -149,21 +120,14 @@ run(uint32_t flows, uint32_t vsize)
 		j = (uint32_t)(s % (i + 1));
 		RTE_SWAP(order[i], order[j]);
 	}
-	pass(ft, NULL, order, n, vsize, 2); /* warm both once */
-	pass(NULL, fl, order, n, vsize, 2);
-	for (int r = 0; r < ROUNDS; r++) {
-		cf[r] = pass(ft, NULL, order, n, vsize, 3 + (uint64_t)r);
-		cl[r] = pass(NULL, fl, order, n, vsize, 3 + (uint64_t)r);
-	}
+	pass(ft, order, n, vsize, 2); /* warm once */
+	for (int r = 0; r < ROUNDS; r++)
+		cf[r] = pass(ft, order, n, vsize, 3 + (uint64_t)r);
 	qsort(cf, ROUNDS, sizeof(cf[0]), cmp_u64);
-	qsort(cl, ROUNDS, sizeof(cl[0]), cmp_u64);
-	printf("| %u | %u | %u | %u | %u / %u | %.1f | %.1f | %.2f |\n", flows, vsize, fp.entries,
-			fl->stride, n - in_ft, n - in_fl, (double)cf[ROUNDS / 2] / n,
-			(double)cl[ROUNDS / 2] / n,
-			(double)cf[ROUNDS / 2] / (double)cl[ROUNDS / 2]);
+	printf("| %u | %u | %u | %u | %u | %.1f |\n", flows, vsize, fp.entries, ft->stride,
+			n - in_ft, (double)cf[ROUNDS / 2] / n);
 	fflush(stdout);
 	rtr_ft_free(ft);
-	rtr_ftl_free(fl);
 	free(order);
 }
 
@@ -173,8 +137,8 @@ main(int argc, char **argv)
 	uint32_t def[] = {1000, 100000, 1000000};
 	unsigned int nf = argc > 1 ? (unsigned int)argc - 1 : RTE_DIM(def);
 
-	printf("| flows | value B | entries | ftl slot B | refused ft / ftl | rtr_flowtab cyc | "
-	       "rtr_ftl cyc | ratio |\n|---|---|---|---|---|---|---|---|\n");
+	printf("| flows | value B | entries | slot B | refused | rtr_flowtab cyc |\n"
+	       "|---|---|---|---|---|---|\n");
 	for (unsigned int f = 0; f < nf; f++) {
 		uint32_t flows = argc > 1 ? (uint32_t)strtoul(argv[f + 1], NULL, 0) : def[f];
 

@@ -7,50 +7,49 @@
 #include <string.h>
 
 #include <rte_common.h>
-#include <rte_malloc.h>
 
 #include "rtr_flowtab.h"
 #include "rtr_lb_mem.h"
 
-static size_t
+#define ADDR6_BYTES 32 /* an IPv6 slot's source and destination */
+
+static uint32_t
 ft_stride(uint32_t value_size)
 {
-	return RTE_ALIGN_CEIL(sizeof(struct rtr_ft_entry) + value_size, 64);
+	return RTE_ALIGN_CEIL((uint32_t)sizeof(struct rtr_ft_entry) + value_size, 64);
 }
 
 static uint32_t
-ft_buckets(uint32_t entries)
+ft_homes(uint32_t entries)
 {
-	uint32_t n = entries < RTR_FT_WAYS ? RTR_FT_WAYS : entries;
-
-	return rte_align32pow2(n) / RTR_FT_WAYS;
+	return rte_align32pow2(entries < RTR_FT_WINDOW ? RTR_FT_WINDOW : entries);
 }
 
 size_t
 rtr_ft_memsize(const struct rtr_ft_params *p)
 {
-	size_t nb = ft_buckets(p->entries);
+	size_t total = ft_homes(p->entries);
 
-	return nb * sizeof(struct rtr_ft_bucket) + 64 + nb * RTR_FT_WAYS * ft_stride(p->value_size);
+	return total * ft_stride(p->value_size) + total * ADDR6_BYTES + 64;
 }
 
 struct rtr_ft *
 rtr_ft_create(const struct rtr_ft_params *p)
 {
 	struct rtr_ft *t;
-	size_t sz, bsz;
 
-	if (p == NULL || p->entries == 0 || p->entries > (1u << 28) || p->value_size > 4096) {
+	if (p == NULL || p->entries == 0 || p->entries > (1u << 28) || p->value_size > 4064) {
 		errno = EINVAL;
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return NULL;
-	t->n_buckets = ft_buckets(p->entries);
-	t->mask = t->n_buckets - 1;
-	t->shift = 32 - (uint32_t)__builtin_popcount(t->mask); /* n_buckets is 2^k */
-	t->stride = (uint32_t)ft_stride(p->value_size);
+	t->n_home = ft_homes(p->entries);
+	t->total = t->n_home;
+	t->mask = t->n_home - 1;
+	t->shift = 32 - (uint32_t)__builtin_ctz(t->n_home);
+	t->stride = ft_stride(p->value_size);
 	t->value_size = p->value_size;
 	t->aging_ns = p->aging_ns;
 	t->pinned = p->pinned;
@@ -67,16 +66,15 @@ rtr_ft_create(const struct rtr_ft_params *p)
 		if (og->max_entries != 0 || og->interval_ns != 0)
 			t->limited = true;
 	}
-	sz = rtr_ft_memsize(p);
-	t->block = rtr_lb_zalloc(p->name ? p->name : "flowtab", sz, t->rte, p->socket_id);
+	t->block = rtr_lb_zalloc(
+			p->name ? p->name : "flowtab", rtr_ft_memsize(p), t->rte, p->socket_id);
 	if (t->block == NULL) {
 		free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
-	bsz = RTE_ALIGN_CEIL((size_t)t->n_buckets * sizeof(struct rtr_ft_bucket), 64);
-	t->buckets = t->block;
-	t->entries = (uint8_t *)t->block + bsz;
+	t->slots = t->block;
+	t->addr6 = t->slots + (size_t)t->total * t->stride;
 	return t;
 }
 
@@ -89,16 +87,86 @@ rtr_ft_free(struct rtr_ft *t)
 	free(t);
 }
 
-static inline uint32_t
-ft_sig(uint32_t hash)
+/* A 64-bit digest of an IPv6 flow's addresses (splitmix64's finaliser over
+ * the four words, chained): only ever used with the addresses compared. */
+static inline uint64_t
+mix64(uint64_t x)
 {
-	return hash != 0 ? hash : 1;
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
 }
 
-/* An entry leaves: its origin holds one less. */
-static inline void
-ft_release(struct rtr_ft *t, const struct rtr_ft_entry *e)
+static uint64_t
+digest6(const uint8_t src[16], const uint8_t dst[16])
 {
+	uint64_t w[4], h = 0;
+
+	memcpy(&w[0], src, 8);
+	memcpy(&w[1], src + 8, 8);
+	memcpy(&w[2], dst, 8);
+	memcpy(&w[3], dst + 8, 8);
+	for (unsigned int i = 0; i < 4; i++)
+		h = mix64(h ^ w[i]);
+	return h;
+}
+
+/* The compact form of k as an entry holds it. */
+static inline void
+ft_ckey(struct rtr_ft_ckey *c, const struct rtr_ft_key *k, uint32_t hash)
+{
+	c->hash = hash;
+	c->sport = k->sport;
+	c->kind = k->kind;
+	if (k->v6) {
+		uint64_t d = digest6(k->src, k->dst);
+
+		c->flags = RTR_FT_V6;
+		c->src = (uint32_t)d;
+		c->dst = (uint32_t)(d >> 32);
+	} else {
+		c->flags = 0;
+		memcpy(&c->src, k->src, 4);
+		memcpy(&c->dst, k->dst, 4);
+	}
+}
+
+static inline bool
+ckey_eq(const struct rtr_ft_ckey *a, const struct rtr_ft_ckey *b)
+{
+	uint64_t a0, a1, b0, b1;
+
+	memcpy(&a0, a, 8);
+	memcpy(&a1, (const uint8_t *)a + 8, 8);
+	memcpy(&b0, b, 8);
+	memcpy(&b1, (const uint8_t *)b + 8, 8);
+	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
+static inline uint32_t
+slot_index(const struct rtr_ft *t, const struct rtr_ft_entry *e)
+{
+	return (uint32_t)(((const uint8_t *)e - t->slots) / t->stride);
+}
+
+static inline bool
+ft_aged(const struct rtr_ft *t, const struct rtr_ft_entry *e, uint64_t now_ns)
+{
+	/* Idle by the horizon, never by the wall clock: an entry whose next
+	 * packet waits in an RX queue is not idle. last_ns may be later than
+	 * the horizon (rtr_lb_since). */
+	return rtr_lb_since(rtr_lb_seen(t->clock, now_ns), e->last_ns) > t->aging_ns &&
+	       (t->pinned == NULL || !t->pinned(e));
+}
+
+/* Free used slot i: out of its home's neighbourhood and its origin's count. */
+static void
+ft_release(struct rtr_ft *t, uint32_t i)
+{
+	struct rtr_ft_entry *e = rtr_ft_slot_at(t, i);
+
+	rtr_ft_slot_at(t, (i - e->disp) & t->mask)->hop &= (uint8_t) ~(1u << e->disp);
+	e->key.kind = 0;
 	t->st.in_use--;
 	if (e->origin != 0)
 		t->origin[e->origin - 1].in_use--;
@@ -150,37 +218,31 @@ rtr_ft_origin_stats(const struct rtr_ft *t, unsigned int origin, uint64_t *in_us
 }
 
 static inline bool
-ft_aged(const struct rtr_ft *t, const struct rtr_ft_entry *e, uint64_t now_ns)
+addr6_eq(const struct rtr_ft *t, uint32_t i, const struct rtr_ft_key *k)
 {
-	/* Idle by the horizon, never by the wall clock: an entry whose next
-	 * packet waits in an RX queue is not idle. last_ns may be later than
-	 * the horizon (rtr_lb_since). */
-	return rtr_lb_since(rtr_lb_seen(t->clock, now_ns), e->last_ns) > t->aging_ns &&
-	       (t->pinned == NULL || !t->pinned(e));
+	const uint8_t *a = t->addr6 + (size_t)i * ADDR6_BYTES;
+
+	return memcmp(a, k->src, 16) == 0 && memcmp(a + 16, k->dst, 16) == 0;
 }
 
 struct rtr_ft_entry *
 rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint64_t now_ns,
 		bool insert, unsigned int origin, enum rtr_ft_status *status)
 {
-	uint32_t b = rtr_ft_bucket(t, hash), sig = ft_sig(hash);
-	struct rtr_ft_bucket *bk = &t->buckets[b];
+	const uint32_t home = rtr_ft_home(t, hash);
 	struct rtr_ft_entry *e, *victim = NULL;
-	int empty = -1, vway = -1;
-	unsigned int w;
+	struct rtr_ft_ckey c;
+	uint32_t i, vi = 0;
+	int free_d = -1;
 
-	for (uint32_t mask = rtr_ft_sig_match(bk, sig); mask != 0; mask &= mask - 1) {
-		e = rtr_ft_entry_at(t, b, (unsigned int)__builtin_ctz(mask));
-		if (memcmp(&e->key, k, sizeof(*k)) == 0) {
+	ft_ckey(&c, k, hash);
+	for (uint32_t m = rtr_ft_slot_at(t, home)->hop; m != 0; m &= m - 1) {
+		i = (home + (uint32_t)__builtin_ctz(m)) & t->mask;
+		e = rtr_ft_slot_at(t, i);
+		if (ckey_eq(&e->key, &c) && (!(c.flags & RTR_FT_V6) || addr6_eq(t, i, k))) {
 			*status = RTR_FT_FOUND;
 			return e;
 		}
-	}
-	{
-		uint32_t free_ways = rtr_ft_sig_match(bk, 0);
-
-		if (free_ways != 0)
-			empty = __builtin_ctz(free_ways);
 	}
 	if (!insert) {
 		*status = RTR_FT_ABSENT;
@@ -190,35 +252,45 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 		origin = RTR_FT_ORIGIN_NONE;
 	else if (t->limited && (*status = ft_admit(t, origin, now_ns)) != RTR_FT_NEW)
 		return NULL;
-	if (empty < 0) {
-		/* Reuse the longest idle way that has aged. */
-		for (w = 0; w < RTR_FT_WAYS; w++) {
-			e = rtr_ft_entry_at(t, b, w);
-			if (ft_aged(t, e, now_ns) &&
-					(victim == NULL || e->last_ns < victim->last_ns)) {
-				victim = e;
-				vway = (int)w;
-			}
+	for (unsigned int d = 0; d < RTR_FT_WINDOW; d++) {
+		e = rtr_ft_slot_at(t, (home + d) & t->mask);
+		if (e->key.kind == 0) {
+			free_d = (int)d;
+			break;
 		}
+		if (ft_aged(t, e, now_ns) && (victim == NULL || e->last_ns < victim->last_ns)) {
+			victim = e;
+			vi = (home + d) & t->mask;
+		}
+	}
+	if (free_d < 0) {
 		if (victim == NULL) {
 			t->st.full++;
 			*status = RTR_FT_FULL;
 			return NULL;
 		}
 		t->st.evicted++;
-		ft_release(t, victim);
-		empty = vway;
+		ft_release(t, vi);
+		free_d = (int)((vi - home) & t->mask);
 	}
-	e = rtr_ft_entry_at(t, b, (unsigned int)empty);
-	memset(e, 0, t->stride);
-	e->key = *k;
-	e->hash = hash;
+	i = (home + (uint32_t)free_d) & t->mask;
+	e = rtr_ft_slot_at(t, i);
+	/* Everything but the hop byte, which is this slot's as a home. */
+	memset(e->value, 0, t->stride - offsetof(struct rtr_ft_entry, value));
+	memset(e->rsv, 0, sizeof(e->rsv));
+	e->key = c;
 	e->last_ns = now_ns;
+	e->disp = (uint8_t)free_d;
+	e->origin = 0;
 	if (origin != RTR_FT_ORIGIN_NONE) {
-		e->origin = origin + 1;
+		e->origin = (uint8_t)(origin + 1);
 		t->origin[origin].in_use++;
 	}
-	bk->sig[empty] = sig;
+	if (c.flags & RTR_FT_V6) {
+		memcpy(t->addr6 + (size_t)i * ADDR6_BYTES, k->src, 16);
+		memcpy(t->addr6 + (size_t)i * ADDR6_BYTES + 16, k->dst, 16);
+	}
+	rtr_ft_slot_at(t, home)->hop |= (uint8_t)(1u << free_d);
 	t->st.inserted++;
 	t->st.in_use++;
 	*status = RTR_FT_NEW;
@@ -228,14 +300,8 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 void
 rtr_ft_remove(struct rtr_ft *t, struct rtr_ft_entry *e)
 {
-	size_t idx = (size_t)((uint8_t *)e - t->entries) / t->stride;
-	uint32_t b = (uint32_t)(idx / RTR_FT_WAYS);
-	unsigned int w = (unsigned int)(idx % RTR_FT_WAYS);
-
-	if (t->buckets[b].sig[w] != 0) {
-		t->buckets[b].sig[w] = 0;
-		ft_release(t, e);
-	}
+	if (e->key.kind != 0)
+		ft_release(t, slot_index(t, e));
 }
 
 unsigned int
@@ -244,42 +310,53 @@ rtr_ft_sweep(struct rtr_ft *t, uint64_t now_ns, unsigned int n)
 	unsigned int freed = 0;
 
 	while (n-- > 0) {
-		uint32_t b = t->sweep_cursor;
-		struct rtr_ft_bucket *bk = &t->buckets[b];
+		uint32_t i = t->sweep_cursor;
+		struct rtr_ft_entry *e = rtr_ft_slot_at(t, i);
 
-		t->sweep_cursor = (b + 1) & t->mask;
-		for (unsigned int w = 0; w < RTR_FT_WAYS; w++) {
-			struct rtr_ft_entry *e = rtr_ft_entry_at(t, b, w);
-
-			if (bk->sig[w] != 0 && ft_aged(t, e, now_ns)) {
-				bk->sig[w] = 0;
-				ft_release(t, e);
-				t->st.aged++;
-				freed++;
-			}
+		t->sweep_cursor = i + 1 < t->total ? i + 1 : 0;
+		if (e->key.kind != 0 && ft_aged(t, e, now_ns)) {
+			ft_release(t, i);
+			t->st.aged++;
+			freed++;
 		}
 	}
 	return freed;
 }
 
 struct rtr_ft_entry *
-rtr_ft_next(struct rtr_ft *t, uint32_t *cursor)
+rtr_ft_next(const struct rtr_ft *t, uint32_t *cursor)
 {
-	uint32_t total = t->n_buckets * RTR_FT_WAYS;
+	while (*cursor < t->total) {
+		struct rtr_ft_entry *e = rtr_ft_slot_at(t, (*cursor)++);
 
-	while (*cursor < total) {
-		uint32_t i = (*cursor)++;
-
-		if (t->buckets[i / RTR_FT_WAYS].sig[i % RTR_FT_WAYS] != 0)
-			return rtr_ft_entry_at(t, i / RTR_FT_WAYS, i % RTR_FT_WAYS);
+		if (e->key.kind != 0)
+			return e;
 	}
 	return NULL;
+}
+
+void
+rtr_ft_key_of(const struct rtr_ft *t, const struct rtr_ft_entry *e, struct rtr_ft_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->sport = e->key.sport;
+	k->kind = e->key.kind;
+	if (e->key.flags & RTR_FT_V6) {
+		const uint8_t *a = t->addr6 + (size_t)slot_index(t, e) * ADDR6_BYTES;
+
+		k->v6 = 1;
+		memcpy(k->src, a, 16);
+		memcpy(k->dst, a + 16, 16);
+	} else {
+		memcpy(k->src, &e->key.src, 4);
+		memcpy(k->dst, &e->key.dst, 4);
+	}
 }
 
 uint32_t
 rtr_ft_capacity(const struct rtr_ft *t)
 {
-	return t->n_buckets * RTR_FT_WAYS;
+	return t->n_home;
 }
 
 void

@@ -3,27 +3,45 @@
  */
 
 /*
- * The per-worker flow table of the stateful LB modes: fixed size, set
- * associative (8 ways per bucket), no allocation after creation, no locks
- * (one worker owns it; telemetry only reads).
+ * The per-worker flow table of the stateful LB modes: fixed size, no
+ * allocation after creation, no locks (one worker owns it; telemetry only
+ * reads). A lookup reads one cache line (issue 34; until then a
+ * set-associative table whose lookup was a dependent chain of two or
+ * three lines: the bucket's signatures, then the entry with a 38-byte key).
  *
- *   bucket = hash & (n_buckets - 1); 8 signatures of one bucket share half a
- *   cache line, so a lookup reads that line and, on a signature match, the
- *   entry (key + the caller's value, 64-byte aligned);
- *   insert takes an empty way, else the least recently used way that has
- *   aged (idle longer than aging_ns and not pinned by the pinned() callback),
- *   else reports FULL: the caller falls back to ECMP and counts it;
- *   rtr_ft_sweep() walks a few buckets per call and frees aged entries, so
- *   idle flows leave even when nothing collides with them.
+ *   Open addressing over 64-byte slots (a multiple when the value is
+ *   larger), neighbourhood ("hopscotch") style: a key lives within
+ *   RTR_FT_WINDOW slots of its home slot (the hash's top bits; the last
+ *   homes' windows wrap round to slot 0, so a table of N holds at most
+ *   N flows and a table of 8 is one fully associative bucket), and the
+ *   home slot's `hop` byte says which of those slots hold keys of that
+ *   home. A lookup reads the home slot's line: the hop byte, and the key
+ *   and hot value of the flow that sits there, which is the flow looked
+ *   up whenever its home was free when it came (at the tables' usual load
+ *   of a quarter, most flows). Other keys of the home cost one more line
+ *   each, in the next slots (adjacent lines).
+ *   The key is compact and inline: hash, UDP source port, kind, the v6
+ *   flag and the two IPv4 addresses, 16 bytes compared as two words. An
+ *   IPv6 flow keeps a 64-bit digest of its addresses there and the
+ *   addresses themselves in a side array, compared on a digest match (a
+ *   second line, for IPv6 only): no false match either way.
+ *   Insert takes a free slot of the window, else the longest idle slot of
+ *   the window that has aged (idle longer than aging_ns by the horizon,
+ *   and not pinned by the pinned() callback), else reports FULL (the
+ *   caller falls back to ECMP and counts it): at most RTR_FT_WINDOW slots
+ *   are read, whatever the table holds. rtr_ft_sweep() frees aged slots a
+ *   few at a time, so idle flows leave even when nothing collides with
+ *   them.
  *
- * Keys are exact (both addresses, the UDP source port, a kind byte that lets
- * one table hold several roles of a flow), never just a hash.
+ * Entry (slot): bytes 0-7 last_ns, 8-23 the compact key, 24 hop, 25 the
+ * slot's displacement from its home, 26 origin + 1, then the caller's
+ * value from byte 32: with value_size <= 32 a flow is one line.
  *
  * Per-origin limits (doc/security.md): an insert may name its origin (the
  * host port whose packet creates the entry). Each origin can be held to a
  * number of entries (its share of the table) and to a rate of new entries
  * (a GCRA token bucket: rate per second, burst); an insert over either
- * limit is refused like a full bucket (RTR_FT_LIMIT_SHARE / _RATE, NULL),
+ * limit is refused like a full window (RTR_FT_LIMIT_SHARE / _RATE, NULL),
  * so one host cannot fill the table and push the other hosts' new flows
  * to ECMP. Entries of RTR_FT_ORIGIN_NONE (the fabric's) are not limited.
  */
@@ -43,8 +61,10 @@
 #include "rtr_parse.h"
 #include "rtr_stats.h"
 
-#define RTR_FT_WAYS 8
+#define RTR_FT_WINDOW 8
+#define RTR_FT_V6     0x01 /* rtr_ft_ckey.flags */
 
+/* A flow's key as callers give it. */
 struct rtr_ft_key {
 	uint8_t src[16]; /* IPv4: first 4 bytes, rest 0 */
 	uint8_t dst[16];
@@ -53,22 +73,35 @@ struct rtr_ft_key {
 	uint8_t v6;
 };
 
+/* The compact key, as an entry holds it (16 bytes, compared as two words). */
+struct rtr_ft_ckey {
+	uint32_t hash;
+	uint16_t sport;
+	uint8_t kind; /* 0: the slot is empty */
+	uint8_t flags;
+	uint32_t src; /* IPv4 address; IPv6: the digest's low half */
+	uint32_t dst; /* IPv4 address; IPv6: the digest's high half */
+};
+
 struct rtr_ft_entry {
 	uint64_t last_ns; /* last use; the caller updates it */
-	struct rtr_ft_key key;
-	uint32_t hash;
-	uint32_t origin; /* the insert's origin + 1; 0: none */
+	struct rtr_ft_ckey key;
+	uint8_t hop;    /* bit d: slot home + d holds a key whose home is this slot */
+	uint8_t disp;   /* this slot's key: its home is this slot - disp */
+	uint8_t origin; /* the insert's origin + 1; 0: none */
+	uint8_t rsv[5];
 	/* value_size bytes, zeroed at insert; 8-byte aligned, since callers
-	 * keep uint64_t fields there (the key leaves it at offset 52). */
+	 * keep uint64_t fields there. */
 	_Alignas(8) uint8_t value[];
 };
 
-_Static_assert(offsetof(struct rtr_ft_entry, value) % 8 == 0, "rtr_ft_entry value alignment");
+_Static_assert(sizeof(struct rtr_ft_ckey) == 16, "rtr_ft_ckey is two words");
+_Static_assert(offsetof(struct rtr_ft_entry, value) == 32, "rtr_ft_entry value at 32");
 
 enum rtr_ft_status {
 	RTR_FT_FOUND = 0,
 	RTR_FT_NEW,         /* inserted now: value zeroed */
-	RTR_FT_FULL,        /* not there and no way free: NULL returned */
+	RTR_FT_FULL,        /* not there and no slot free: NULL returned */
 	RTR_FT_ABSENT,      /* not there, insert not asked: NULL returned */
 	RTR_FT_LIMIT_SHARE, /* not there, the origin holds its share: NULL */
 	RTR_FT_LIMIT_RATE,  /* not there, the origin is over its rate: NULL */
@@ -89,8 +122,8 @@ typedef bool (*rtr_ft_pinned_fn)(const struct rtr_ft_entry *e);
 
 struct rtr_ft_params {
 	const char *name;
-	uint32_t entries;        /* rounded up to a power of two, at least 8 */
-	uint32_t value_size;     /* bytes of caller state per entry */
+	uint32_t entries;        /* home slots: rounded up to a power of two, >= 8 */
+	uint32_t value_size;     /* bytes of caller state per entry (<= 4064) */
 	uint64_t aging_ns;       /* idle time after which an entry may go */
 	rtr_ft_pinned_fn pinned; /* NULL: nothing is pinned */
 	int socket_id;
@@ -120,18 +153,15 @@ struct rtr_ft_origin {
 	uint64_t limit_rate;
 };
 
-struct rtr_ft_bucket {
-	uint32_t sig[RTR_FT_WAYS]; /* 0 = empty way */
-};
-
 /* The table (fields private to rtr_flowtab.c; here for the inline prefetch). */
 struct rtr_ft {
-	struct rtr_ft_bucket *buckets;
-	uint8_t *entries; /* n_buckets * WAYS * stride bytes */
-	uint32_t n_buckets;
-	uint32_t mask;
-	uint32_t shift; /* bucket = hash >> shift (the hash's top bits) */
-	uint32_t stride;
+	uint8_t *slots;  /* total * stride bytes */
+	uint8_t *addr6;  /* total * 32 bytes: an IPv6 slot's source and destination */
+	uint32_t n_home; /* home slots, 2^k */
+	uint32_t total;  /* slots: n_home (a window wraps past the last) */
+	uint32_t mask;   /* n_home - 1 */
+	uint32_t shift;  /* home = hash >> shift (the hash's top bits) */
+	uint32_t stride; /* bytes per slot, a multiple of 64 */
 	uint32_t value_size;
 	uint32_t sweep_cursor;
 	uint64_t aging_ns;
@@ -147,72 +177,43 @@ struct rtr_ft {
 };
 
 /*
- * The bucket of a flow hash: its top bits. Workers own flows by their RSS
- * hash (lib/rss), not this one; the buckets still take the top bits, so a
+ * The home slot of a flow hash: its top bits. Workers own flows by their
+ * RSS hash (lib/rss), not this one; homes still take the top bits, so a
  * table is fully used whatever low bits a worker's share has in common
  * (when workers owned flows by flow_hash % n_workers, low-bit buckets left
- * each worker's table 1/n used: with 2 workers, 2% of 1K flows found their
- * bucket full in a table 4 x their number).
+ * each worker's table 1/n used).
  */
 static inline uint32_t
-rtr_ft_bucket(const struct rtr_ft *t, uint32_t hash)
+rtr_ft_home(const struct rtr_ft *t, uint32_t hash)
 {
 	return t->shift >= 32 ? 0 : hash >> t->shift;
 }
 
-/* The entry in way `way` of bucket b. */
+/* Slot i (0 .. total - 1). */
 static inline struct rtr_ft_entry *
-rtr_ft_entry_at(const struct rtr_ft *t, uint32_t b, unsigned int way)
+rtr_ft_slot_at(const struct rtr_ft *t, uint32_t i)
 {
-	return (struct rtr_ft_entry *)(t->entries + ((size_t)b * RTR_FT_WAYS + way) * t->stride);
-}
-
-/*
- * The ways of a bucket whose signature is sig, as a bit mask, without a
- * branch per way: which way holds a flow is random, so a loop that stops
- * at the first match mispredicts once per packet.
- */
-static inline uint32_t
-rtr_ft_sig_match(const struct rtr_ft_bucket *bk, uint32_t sig)
-{
-	uint32_t mask = 0;
-
-	for (unsigned int w = 0; w < RTR_FT_WAYS; w++)
-		mask |= (uint32_t)(bk->sig[w] == sig) << w;
-	return mask;
+	return (struct rtr_ft_entry *)(t->slots + (size_t)i * t->stride);
 }
 
 /*
  * Prefetch for a lookup of hash (a burst prefetches every packet's flow
- * before looking any up, so the misses overlap): step 0 the bucket's
- * signature line, step 1 (once step 0 has landed) the lines of the first
- * entry whose signature matches. Reads nothing else, changes nothing.
+ * before looking any up, so the misses overlap): the home slot's line, and
+ * its second line when a slot has two (ConWeave's). Step 1 (the old
+ * table's second step, after the signatures had landed) has nothing left
+ * to do. Reads nothing, changes nothing.
  * (rte_prefetch0 is inline asm: GCC dropped __builtin_prefetch here under
  * DPDK's -march=corei7.)
  */
 static inline void
 rtr_ft_prefetch(const struct rtr_ft *t, uint32_t hash, unsigned int step)
 {
-	const uint32_t b = rtr_ft_bucket(t, hash);
-	const struct rtr_ft_bucket *bk = &t->buckets[b];
-	uint32_t sig = hash != 0 ? hash : 1;
-
 	if (step == 0) {
-		rte_prefetch0(bk);
-		return;
-	}
-	uint32_t mask = rtr_ft_sig_match(bk, sig);
+		const uint8_t *s = (const uint8_t *)rtr_ft_slot_at(t, rtr_ft_home(t, hash));
 
-	if (mask != 0) {
-		const uint8_t *e = (const uint8_t *)rtr_ft_entry_at(
-				t, b, (unsigned int)__builtin_ctz(mask));
-
-		rte_prefetch0(e);
-		/* The second line only when the entry has one: with 64-byte
-		 * entries (SeqBalance, CAVER) it would be the next entry, a
-		 * wasted DRAM fetch per packet with 1M flows (doc/performance.md). */
+		rte_prefetch0(s);
 		if (t->stride > 64)
-			rte_prefetch0(e + 64);
+			rte_prefetch0(s + 64);
 	}
 }
 
@@ -247,16 +248,20 @@ rtr_ft_count_refusal(enum rtr_ft_status st, uint64_t *c)
 		c[RTR_LBC_flow_table_full]++;
 }
 
-/* Remove an entry returned by rtr_ft_lookup/rtr_ft_next. */
+/* Remove an entry returned by rtr_ft_lookup/rtr_ft_next (again: no effect). */
 void rtr_ft_remove(struct rtr_ft *t, struct rtr_ft_entry *e);
 
-/* Free aged, unpinned entries in the next n buckets (round robin); returns
- * how many were freed. */
+/* Free aged, unpinned entries among the next n slots (round robin);
+ * returns how many were freed. */
 unsigned int rtr_ft_sweep(struct rtr_ft *t, uint64_t now_ns, unsigned int n);
 
 /* Iterate: *cursor starts at 0; returns the next used entry or NULL. */
-struct rtr_ft_entry *rtr_ft_next(struct rtr_ft *t, uint32_t *cursor);
+struct rtr_ft_entry *rtr_ft_next(const struct rtr_ft *t, uint32_t *cursor);
 
+/* The full key of a used entry (IPv6 addresses from the side array). */
+void rtr_ft_key_of(const struct rtr_ft *t, const struct rtr_ft_entry *e, struct rtr_ft_key *k);
+
+/* Slots: the most flows the table holds. */
 uint32_t rtr_ft_capacity(const struct rtr_ft *t);
 void rtr_ft_get_stats(const struct rtr_ft *t, struct rtr_ft_stats *s);
 
@@ -300,13 +305,17 @@ rtr_ft_key_from_frame(struct rtr_ft_key *k, const uint8_t *frame, const struct r
  * (/rocetor/lb/flows): the key and the idle time at now; the rest zeroed,
  * for the mode to fill. */
 static inline void
-rtr_ft_flow_info(struct rtr_lb_flow_info *fi, const struct rtr_ft_entry *e, uint64_t now)
+rtr_ft_flow_info(struct rtr_lb_flow_info *fi, const struct rtr_ft *t, const struct rtr_ft_entry *e,
+		uint64_t now)
 {
+	struct rtr_ft_key k;
+
+	rtr_ft_key_of(t, e, &k);
 	memset(fi, 0, sizeof(*fi));
-	memcpy(fi->src, e->key.src, 16);
-	memcpy(fi->dst, e->key.dst, 16);
-	fi->v6 = e->key.v6;
-	fi->sport = e->key.sport;
+	memcpy(fi->src, k.src, 16);
+	memcpy(fi->dst, k.dst, 16);
+	fi->v6 = k.v6;
+	fi->sport = k.sport;
 	fi->idle_ns = now > e->last_ns ? now - e->last_ns : 0;
 }
 

@@ -31,7 +31,7 @@ rtr_lb_fs_flows(void *state, uint64_t now_ns, unsigned int max,
 	while ((max == 0 || n < max) && (e = rtr_ft_next(fs->ft, &cursor)) != NULL) {
 		struct rtr_lb_flow_info fi;
 
-		rtr_ft_flow_info(&fi, e, now_ns);
+		rtr_ft_flow_info(&fi, fs->ft, e, now_ns);
 		fi.dst_role = false;
 		fi.reply_deadline_in_ns = UINT64_MAX;
 		fi.deadline_in_ns = UINT64_MAX;
@@ -48,7 +48,7 @@ rtr_lb_ft_limits(const struct rtr_lb_init *in, uint32_t entries, struct rtr_ft_l
 {
 	const struct rtr_config *cfg = in->cfg;
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
-	uint32_t cap = rte_align32pow2(RTE_MAX(entries, (uint32_t)RTR_FT_WAYS));
+	uint32_t cap = rte_align32pow2(RTE_MAX(entries, (uint32_t)RTR_FT_WINDOW));
 
 	memset(lim, 0, sizeof(*lim) * RTR_FT_ORIGINS);
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {

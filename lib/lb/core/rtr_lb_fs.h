@@ -33,8 +33,9 @@ struct rtr_lb_fs {
 			struct rtr_lb_flow_info *fi);
 };
 
-/* Entries a tick examines for aging (rtr_ft_sweep). */
-#define RTR_LB_FS_SWEEP 4
+/* Slots a tick examines for aging (rtr_ft_sweep): 32, as many entries as
+ * the set-associative table's 4 buckets of 8 before issue 34. */
+#define RTR_LB_FS_SWEEP 32
 
 /* rtr_lb_ops.prefetch: a RoCE packet's bucket (step 0), then its entry
  * (step 1). */

@@ -353,8 +353,7 @@ rtr_sb_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 	}
 	f = flow_of(e);
 	if (inactive == NULL || path >= f->n_paths ||
-			!rtr_pm_ref(inactive, f->group, e->key.dst, e->key.v6, &r) ||
-			path >= r.n_paths)
+			!rtr_pm_ref(inactive, f->group, k.dst, k.v6, &r) || path >= r.n_paths)
 		return;
 	/* Inactive toward the sub-flow's destination (the key's dst: the
 	 * data packet's destination, the Congestion Packet's source), not the

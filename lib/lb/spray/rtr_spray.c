@@ -570,7 +570,7 @@ rtr_sp_control_rx(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64
 		c[RTR_LBC_ctrl_no_flow]++;
 		return;
 	}
-	if (busy == NULL || !rtr_pm_ref(busy, src_of(e)->group, e->key.dst, e->key.v6, &r) ||
+	if (busy == NULL || !rtr_pm_ref(busy, src_of(e)->group, k.dst, k.v6, &r) ||
 			meta->bth_b4 >= r.n_paths)
 		return;
 	ret = rtr_pm_mark(busy, &r, meta->bth_b4, now + sp->p.busy_ns, now);

@@ -3,9 +3,9 @@
  */
 
 /*
- * The one-line flow table (rtr_ftl), without the EAL: parameters and
+ * The one-line flow table (rtr_flowtab), without the EAL: parameters and
  * layout (a flow with a 32-byte value is one 64-byte slot), the basic
- * operations, a home's neighbourhood filling to RTR_FTL_WINDOW and then
+ * operations, a home's neighbourhood filling to RTR_FT_WINDOW and then
  * refusing, eviction of the longest idle aged slot only, pinned slots kept,
  * IPv6 keys compared by address after the digest (a forged digest match is
  * no match), and 2 x 2,000,000 random operations against a reference map
@@ -23,14 +23,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtr_ftl.h"
+#include "rtr_flowtab.h"
 #include "rtr_test.h"
 
 #define US    1000ull
 #define AGING (1000 * US)
 
 static bool
-pin(const struct rtr_ftl_slot *s)
+pin(const struct rtr_ft_entry *s)
 {
 	return s->value[8] != 0;
 }
@@ -81,10 +81,10 @@ index_of(const struct rtr_ft_key *k)
 	return (hi << 10) | lo;
 }
 
-static struct rtr_ftl *
+static struct rtr_ft *
 mk(uint32_t entries, uint32_t vsize)
 {
-	struct rtr_ftl_params p = {
+	struct rtr_ft_params p = {
 			.name = "test",
 			.entries = entries,
 			.value_size = vsize,
@@ -94,77 +94,77 @@ mk(uint32_t entries, uint32_t vsize)
 			.use_rte_malloc = false,
 	};
 
-	return rtr_ftl_create(&p);
+	return rtr_ft_create(&p);
 }
 
 static void
 test_params(void)
 {
-	struct rtr_ftl_params p = {.entries = 0, .value_size = 8};
-	struct rtr_ftl *t;
+	struct rtr_ft_params p = {.entries = 0, .value_size = 8};
+	struct rtr_ft *t;
 
 	errno = 0;
-	CHECK(rtr_ftl_create(&p) == NULL && errno == EINVAL);
+	CHECK(rtr_ft_create(&p) == NULL && errno == EINVAL);
 	p.entries = 8;
 	p.value_size = 5000;
-	CHECK(rtr_ftl_create(&p) == NULL && errno == EINVAL);
-	CHECK(rtr_ftl_create(NULL) == NULL);
+	CHECK(rtr_ft_create(&p) == NULL && errno == EINVAL);
+	CHECK(rtr_ft_create(NULL) == NULL);
 	t = mk(1000, 32);
 	CHECK(t != NULL);
 	CHECK_EQ(t->n_home, 1024);
 	CHECK_EQ(t->stride, 64); /* a 32-byte value: one line per flow */
-	CHECK_EQ(rtr_ftl_capacity(t), 1024 + RTR_FTL_WINDOW - 1);
+	CHECK_EQ(rtr_ft_capacity(t), 1024);
 	CHECK_EQ((uintptr_t)t->slots % 64, 0);
-	CHECK_EQ(rtr_ftl_home(t, 0xffffffffu), 1023);
-	rtr_ftl_free(t);
+	CHECK_EQ(rtr_ft_home(t, 0xffffffffu), 1023);
+	rtr_ft_free(t);
 	t = mk(8, 33);
 	CHECK_EQ(t->stride, 128);
 	CHECK_EQ(t->n_home, 8);
-	rtr_ftl_free(t);
-	rtr_ftl_free(NULL);
+	rtr_ft_free(t);
+	rtr_ft_free(NULL);
 }
 
 static void
 test_basic(void)
 {
-	struct rtr_ftl *t = mk(64, 24);
+	struct rtr_ft *t = mk(64, 24);
 	enum rtr_ft_status st;
 	struct rtr_ft_key k, back;
-	struct rtr_ftl_slot *s, *x;
+	struct rtr_ft_entry *s, *x;
 	uint32_t cur = 0;
 
 	key_of(3, &k);
-	s = rtr_ftl_lookup(t, &k, 7, 100, false, RTR_FT_ORIGIN_NONE, &st);
+	s = rtr_ft_lookup(t, &k, 7, 100, false, RTR_FT_ORIGIN_NONE, &st);
 	CHECK(s == NULL && st == RTR_FT_ABSENT);
-	s = rtr_ftl_lookup(t, &k, 7, 100, true, 2, &st);
+	s = rtr_ft_lookup(t, &k, 7, 100, true, 2, &st);
 	CHECK(s != NULL && st == RTR_FT_NEW);
 	CHECK_EQ(s->origin, 3);
-	CHECK_EQ((uintptr_t)rtr_ftl_value(s) % 8, 0);
+	CHECK_EQ((uintptr_t)rtr_ft_value(s) % 8, 0);
 	CHECK_EQ(s->last_ns, 100);
-	memset(rtr_ftl_value(s), 0xab, 24);
-	x = rtr_ftl_lookup(t, &k, 7, 200, true, 2, &st);
+	memset(rtr_ft_value(s), 0xab, 24);
+	x = rtr_ft_lookup(t, &k, 7, 200, true, 2, &st);
 	CHECK(x == s && st == RTR_FT_FOUND && s->value[23] == 0xab);
-	rtr_ftl_key_of(t, s, &back);
+	rtr_ft_key_of(t, s, &back);
 	CHECK(memcmp(&back, &k, sizeof(k)) == 0);
 	/* The same key with another kind is another flow. */
 	k.kind = 3;
-	CHECK(rtr_ftl_lookup(t, &k, 7, 200, false, 0, &st) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, 7, 200, false, 0, &st) == NULL);
 	k.kind = 2;
-	CHECK(rtr_ftl_next(t, &cur) == s && rtr_ftl_next(t, &cur) == NULL);
+	CHECK(rtr_ft_next(t, &cur) == s && rtr_ft_next(t, &cur) == NULL);
 	CHECK_EQ(t->st.in_use, 1);
-	rtr_ftl_remove(t, s);
-	rtr_ftl_remove(t, s); /* twice: no effect */
+	rtr_ft_remove(t, s);
+	rtr_ft_remove(t, s); /* twice: no effect */
 	CHECK_EQ(t->st.in_use, 0);
-	CHECK(rtr_ftl_lookup(t, &k, 7, 300, false, 0, &st) == NULL && st == RTR_FT_ABSENT);
-	s = rtr_ftl_lookup(t, &k, 7, 300, true, RTR_FT_ORIGIN_NONE, &st);
+	CHECK(rtr_ft_lookup(t, &k, 7, 300, false, 0, &st) == NULL && st == RTR_FT_ABSENT);
+	s = rtr_ft_lookup(t, &k, 7, 300, true, RTR_FT_ORIGIN_NONE, &st);
 	CHECK(st == RTR_FT_NEW && s->value[23] == 0 && s->origin == 0); /* value zeroed */
 	/* IPv6: stored by digest and addresses, read back whole. */
 	key_of(10, &k);
-	s = rtr_ftl_lookup(t, &k, 9, 300, true, 0, &st);
-	CHECK(st == RTR_FT_NEW && (s->key.flags & RTR_FTL_V6));
-	rtr_ftl_key_of(t, s, &back);
+	s = rtr_ft_lookup(t, &k, 9, 300, true, 0, &st);
+	CHECK(st == RTR_FT_NEW && (s->key.flags & RTR_FT_V6));
+	rtr_ft_key_of(t, s, &back);
 	CHECK(memcmp(&back, &k, sizeof(k)) == 0);
-	rtr_ftl_free(t);
+	rtr_ft_free(t);
 }
 
 /* Eight keys of one home fill its window; the ninth is refused until one
@@ -172,8 +172,8 @@ test_basic(void)
 static void
 test_window(void)
 {
-	struct rtr_ftl *t = mk(64, 24);
-	struct rtr_ftl_slot *s[10];
+	struct rtr_ft *t = mk(64, 24);
+	struct rtr_ft_entry *s[10];
 	enum rtr_ft_status st;
 	struct rtr_ft_key k;
 	const uint32_t h = 5u << 26; /* home 5 of 64 */
@@ -181,43 +181,126 @@ test_window(void)
 
 	for (i = 0; i < 8; i++) {
 		key_of(100 + i, &k);
-		s[i] = rtr_ftl_lookup(t, &k, h, 1000 + i, true, 0, &st);
-		CHECK(st == RTR_FT_NEW && s[i] == rtr_ftl_slot_at(t, 5 + i), "key %u", i);
+		s[i] = rtr_ft_lookup(t, &k, h, 1000 + i, true, 0, &st);
+		CHECK(st == RTR_FT_NEW && s[i] == rtr_ft_slot_at(t, 5 + i), "key %u", i);
 	}
-	CHECK_EQ(rtr_ftl_slot_at(t, 5)->hop, 0xff);
+	CHECK_EQ(rtr_ft_slot_at(t, 5)->hop, 0xff);
 	for (i = 0; i < 8; i++) { /* all found, each with its own value */
 		key_of(100 + i, &k);
-		CHECK(rtr_ftl_lookup(t, &k, h, 2000, false, 0, &st) == s[i]);
+		CHECK(rtr_ft_lookup(t, &k, h, 2000, false, 0, &st) == s[i]);
 	}
 	key_of(108, &k);
-	CHECK(rtr_ftl_lookup(t, &k, h, 2000, true, 0, &st) == NULL && st == RTR_FT_FULL);
+	CHECK(rtr_ft_lookup(t, &k, h, 2000, true, 0, &st) == NULL && st == RTR_FT_FULL);
 	CHECK_EQ(t->st.full, 1);
 	/* A key of home 6 finds its own window (6..13) full too: 6..12 hold
 	 * home 5's keys, 13 is free. */
 	key_of(200, &k);
-	s[9] = rtr_ftl_lookup(t, &k, 6u << 26, 2000, true, 0, &st);
-	CHECK(st == RTR_FT_NEW && s[9] == rtr_ftl_slot_at(t, 13) && s[9]->disp == 7);
-	CHECK_EQ(rtr_ftl_slot_at(t, 6)->hop, 0x80);
+	s[9] = rtr_ft_lookup(t, &k, 6u << 26, 2000, true, 0, &st);
+	CHECK(st == RTR_FT_NEW && s[9] == rtr_ft_slot_at(t, 13) && s[9]->disp == 7);
+	CHECK_EQ(rtr_ft_slot_at(t, 6)->hop, 0x80);
 	/* Key 2 (slot 7) idle longest once 0 and 1 are used again; 0 pinned. */
 	s[0]->last_ns = 5000;
 	s[0]->value[8] = 1;
 	s[1]->last_ns = 5000;
 	s[0]->last_ns = 10;
 	key_of(108, &k);
-	s[8] = rtr_ftl_lookup(t, &k, h, 1008 + AGING + 1, true, 0, &st);
-	CHECK(st == RTR_FT_NEW && s[8] == rtr_ftl_slot_at(t, 7),
+	s[8] = rtr_ft_lookup(t, &k, h, 1008 + AGING + 1, true, 0, &st);
+	CHECK(st == RTR_FT_NEW && s[8] == rtr_ft_slot_at(t, 7),
 			"evicted the longest idle unpinned");
 	CHECK_EQ(t->st.evicted, 1);
 	key_of(102, &k);
-	CHECK(rtr_ftl_lookup(t, &k, h, 1008 + AGING + 1, false, 0, &st) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, h, 1008 + AGING + 1, false, 0, &st) == NULL);
 	key_of(100, &k);
-	CHECK(rtr_ftl_lookup(t, &k, h, 1008 + AGING + 1, false, 0, &st) == s[0]);
+	CHECK(rtr_ft_lookup(t, &k, h, 1008 + AGING + 1, false, 0, &st) == s[0]);
 	/* The sweep frees what aged, never the pinned slot. */
-	CHECK_EQ(rtr_ftl_sweep(t, 2 * AGING + 100000, rtr_ftl_capacity(t)), 8);
+	CHECK_EQ(rtr_ft_sweep(t, 2 * AGING + 100000, rtr_ft_capacity(t)), 8);
 	CHECK_EQ(t->st.in_use, 1);
-	CHECK_EQ(rtr_ftl_slot_at(t, 5)->hop, 0x01);
-	CHECK_EQ(rtr_ftl_slot_at(t, 6)->hop, 0x00);
-	rtr_ftl_free(t);
+	CHECK_EQ(rtr_ft_slot_at(t, 5)->hop, 0x01);
+	CHECK_EQ(rtr_ft_slot_at(t, 6)->hop, 0x00);
+	rtr_ft_free(t);
+}
+
+static unsigned int structure_errors(const struct rtr_ft *t);
+
+/* The last homes' windows wrap round to slot 0: a table of N holds N flows
+ * (table_size is the most it holds, as before issue 34), and one of 8 is a
+ * single fully associative bucket. An evicted entry's origin holds one
+ * less. */
+static void
+test_wrap(void)
+{
+	struct rtr_ft_limit lim[RTR_FT_ORIGINS] = {[2] = {.max_entries = 100}};
+	struct rtr_ft_params p = {.name = "wrap",
+			.entries = 64,
+			.value_size = 24,
+			.aging_ns = AGING,
+			.limits = lim,
+			.use_rte_malloc = false};
+	struct rtr_ft *t = rtr_ft_create(&p);
+	struct rtr_ft_entry *s[9];
+	enum rtr_ft_status st;
+	struct rtr_ft_key k;
+	const uint32_t h = 62u << 26; /* home 62 of 64: window 62, 63, 0..5 */
+	unsigned int i, n;
+
+	CHECK(t != NULL);
+	if (t == NULL)
+		return;
+	CHECK_EQ(t->total, 64);
+	for (i = 0; i < 8; i++) {
+		key_of(300 + i, &k);
+		s[i] = rtr_ft_lookup(t, &k, h, 1000, true, 2, &st);
+		CHECK(st == RTR_FT_NEW && s[i] == rtr_ft_slot_at(t, (62 + i) % 64), "key %u", i);
+	}
+	CHECK_EQ(rtr_ft_slot_at(t, 62)->hop, 0xff);
+	CHECK_EQ(s[5]->disp, 5);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 2), 8);
+	CHECK_EQ(structure_errors(t), 0);
+	for (i = 0; i < 8; i++) {
+		key_of(300 + i, &k);
+		CHECK(rtr_ft_lookup(t, &k, h, 1000, false, 2, &st) == s[i]);
+	}
+	key_of(308, &k);
+	CHECK(rtr_ft_lookup(t, &k, h, 1000, true, 2, &st) == NULL && st == RTR_FT_FULL);
+	/* A key of home 0 finds 0..5 taken by home 62's keys: slot 6. */
+	key_of(400, &k);
+	s[8] = rtr_ft_lookup(t, &k, 0, 1000, true, RTR_FT_ORIGIN_NONE, &st);
+	CHECK(st == RTR_FT_NEW && s[8] == rtr_ft_slot_at(t, 6) && s[8]->disp == 6);
+	/* Eviction of a wrapped slot: home 62's longest idle (slot 1). */
+	for (i = 0; i < 8; i++)
+		s[i]->last_ns = 5000;
+	s[3]->last_ns = 10;
+	key_of(308, &k);
+	CHECK(rtr_ft_lookup(t, &k, h, 10 + AGING + 1, true, RTR_FT_ORIGIN_NONE, &st) == s[3] &&
+			st == RTR_FT_NEW);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 2), 7);
+	CHECK_EQ(t->st.in_use, 9);
+	CHECK_EQ(structure_errors(t), 0);
+	rtr_ft_remove(t, s[3]);
+	rtr_ft_remove(t, s[0]);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 2), 6);
+	CHECK_EQ(rtr_ft_slot_at(t, 62)->hop, 0xf6);
+	CHECK_EQ(structure_errors(t), 0);
+	rtr_ft_free(t);
+	/* A table of 8: any 8 flows fit, whatever their hashes; the ninth
+	 * does not. */
+	p.entries = 8;
+	p.limits = NULL;
+	t = rtr_ft_create(&p);
+	CHECK(t != NULL && rtr_ft_capacity(t) == 8);
+	if (t == NULL)
+		return;
+	for (i = 0, n = 0; i < 8; i++) {
+		key_of(500 + i, &k);
+		n += rtr_ft_lookup(t, &k, rtr_hash_mix(i) | 0xe0000000u, 1, true,
+				     RTR_FT_ORIGIN_NONE, &st) != NULL;
+	}
+	CHECK_EQ(n, 8);
+	key_of(508, &k);
+	CHECK(rtr_ft_lookup(t, &k, 123, 1, true, RTR_FT_ORIGIN_NONE, &st) == NULL &&
+			st == RTR_FT_FULL);
+	CHECK_EQ(structure_errors(t), 0);
+	rtr_ft_free(t);
 }
 
 /* Two IPv6 flows whose digests and hashes are made equal (the first slot's
@@ -226,8 +309,8 @@ test_window(void)
 static void
 test_v6_verify(void)
 {
-	struct rtr_ftl *t = mk(64, 8), *u = mk(64, 8);
-	struct rtr_ftl_slot *a, *b;
+	struct rtr_ft *t = mk(64, 8), *u = mk(64, 8);
+	struct rtr_ft_entry *a, *b;
 	enum rtr_ft_status st;
 	struct rtr_ft_key ka, kb;
 
@@ -235,40 +318,41 @@ test_v6_verify(void)
 	key_of(20, &kb);
 	kb.sport = ka.sport;
 	kb.kind = ka.kind;
-	a = rtr_ftl_lookup(t, &ka, 77, 0, true, 0, &st);
-	b = rtr_ftl_lookup(u, &kb, 77, 0, true, 0, &st);
+	a = rtr_ft_lookup(t, &ka, 77, 0, true, 0, &st);
+	b = rtr_ft_lookup(u, &kb, 77, 0, true, 0, &st);
 	CHECK(a != NULL && b != NULL && memcmp(&a->key, &b->key, 16) != 0);
 	a->key = b->key; /* a forged digest match */
-	CHECK(rtr_ftl_lookup(t, &kb, 77, 0, false, 0, &st) == NULL && st == RTR_FT_ABSENT);
-	CHECK(rtr_ftl_lookup(t, &kb, 77, 0, true, 0, &st) != a && st == RTR_FT_NEW);
-	rtr_ftl_free(t);
-	rtr_ftl_free(u);
+	CHECK(rtr_ft_lookup(t, &kb, 77, 0, false, 0, &st) == NULL && st == RTR_FT_ABSENT);
+	CHECK(rtr_ft_lookup(t, &kb, 77, 0, true, 0, &st) != a && st == RTR_FT_NEW);
+	rtr_ft_free(t);
+	rtr_ft_free(u);
 }
 
 /* The structure: every used slot in its home's hop byte, every hop bit on
  * a used slot of that home; the used count. */
 static unsigned int
-structure_errors(const struct rtr_ftl *t)
+structure_errors(const struct rtr_ft *t)
 {
 	unsigned int bad = 0, used = 0;
 
 	for (uint32_t j = 0; j < t->total; j++) {
-		const struct rtr_ftl_slot *s = rtr_ftl_slot_at(t, j);
+		const struct rtr_ft_entry *s = rtr_ft_slot_at(t, j);
 
 		if (s->key.kind != 0) {
 			used++;
-			if (s->disp >= RTR_FTL_WINDOW || j < s->disp ||
-					rtr_ftl_home(t, s->key.hash) != j - s->disp ||
-					!(rtr_ftl_slot_at(t, j - s->disp)->hop & (1u << s->disp)))
+			uint32_t home = (j - s->disp) & t->mask;
+
+			if (s->disp >= RTR_FT_WINDOW || rtr_ft_home(t, s->key.hash) != home ||
+					!(rtr_ft_slot_at(t, home)->hop & (1u << s->disp)))
 				bad++;
 		}
-		for (unsigned int d = 0; d < RTR_FTL_WINDOW; d++) {
-			const struct rtr_ftl_slot *o;
+		for (unsigned int d = 0; d < RTR_FT_WINDOW; d++) {
+			const struct rtr_ft_entry *o;
 
 			if (!(s->hop & (1u << d)))
 				continue;
-			o = j + d < t->total ? rtr_ftl_slot_at(t, j + d) : NULL;
-			if (o == NULL || o->key.kind == 0 || o->disp != d)
+			o = rtr_ft_slot_at(t, (j + d) & t->mask);
+			if (o->key.kind == 0 || o->disp != d)
 				bad++;
 		}
 	}
@@ -292,7 +376,7 @@ static void
 random_ops(uint64_t seed, bool crowded)
 {
 	enum { U = 12000, OPS = 2000000 };
-	struct rtr_ftl *t = mk(4096, 24);
+	struct rtr_ft *t = mk(4096, 24);
 	struct ref r = {calloc(U, 1), calloc(U, 1), calloc(U, 8), calloc(U, 8)};
 	unsigned int false_match = 0, wrong_value = 0, lost = 0, bad_full = 0, phantom = 0;
 	unsigned int structure = 0, full = 0, evictions_seen = 0;
@@ -303,7 +387,7 @@ random_ops(uint64_t seed, bool crowded)
 	for (uint32_t op = 0; op < OPS; op++) {
 		uint32_t i = (uint32_t)(rtr_test_xorshift(&s) % U), rr;
 		uint32_t h = crowded ? (rtr_hash_mix(i) & 0xFE000000u) : rtr_hash_mix(i);
-		struct rtr_ftl_slot *x;
+		struct rtr_ft_entry *x;
 
 		now += rtr_test_xorshift(&s) % (2 * US);
 		rr = (uint32_t)(rtr_test_xorshift(&s) % 100);
@@ -311,7 +395,7 @@ random_ops(uint64_t seed, bool crowded)
 		if (rr < 55 || rr >= 90) {
 			bool ins = rr < 55;
 
-			x = rtr_ftl_lookup(t, &k, h, now, ins, 0, &st);
+			x = rtr_ft_lookup(t, &k, h, now, ins, 0, &st);
 			if (st == RTR_FT_FOUND) {
 				if (!r.present[i])
 					false_match++;
@@ -336,14 +420,14 @@ random_ops(uint64_t seed, bool crowded)
 					r.last[i] = now;
 				}
 			} else if (st == RTR_FT_FULL) {
-				uint32_t home = rtr_ftl_home(t, h);
+				uint32_t home = rtr_ft_home(t, h);
 
 				full++;
 				if (r.present[i] && !may_be_gone(&r, i, now))
 					lost++;
 				r.present[i] = 0;
-				for (unsigned int d = 0; d < RTR_FTL_WINDOW; d++) {
-					const struct rtr_ftl_slot *o = rtr_ftl_slot_at(t, home + d);
+				for (unsigned int d = 0; d < RTR_FT_WINDOW; d++) {
+					const struct rtr_ft_entry *o = rtr_ft_slot_at(t, home + d);
 
 					if (o->key.kind == 0 ||
 							(now - o->last_ns > AGING && !o->value[8]))
@@ -351,9 +435,9 @@ random_ops(uint64_t seed, bool crowded)
 				}
 			}
 		} else if (rr < 75) {
-			x = rtr_ftl_lookup(t, &k, h, now, false, 0, &st);
+			x = rtr_ft_lookup(t, &k, h, now, false, 0, &st);
 			if (x != NULL) {
-				rtr_ftl_remove(t, x);
+				rtr_ft_remove(t, x);
 				if (!r.present[i])
 					false_match++;
 			} else if (r.present[i] && !may_be_gone(&r, i, now)) {
@@ -361,18 +445,18 @@ random_ops(uint64_t seed, bool crowded)
 			}
 			r.present[i] = 0;
 		} else {
-			evictions_seen += rtr_ftl_sweep(t, now, 32);
+			evictions_seen += rtr_ft_sweep(t, now, 32);
 		}
 		if (op % 20000 == 19999) {
 			uint32_t cur = 0, n = 0;
-			struct rtr_ftl_slot *y;
+			struct rtr_ft_entry *y;
 			struct rtr_ft_key back;
 
 			structure += structure_errors(t);
-			while ((y = rtr_ftl_next(t, &cur)) != NULL) {
+			while ((y = rtr_ft_next(t, &cur)) != NULL) {
 				uint32_t j;
 
-				rtr_ftl_key_of(t, y, &back);
+				rtr_ft_key_of(t, y, &back);
 				j = index_of(&back);
 				n++;
 				if (j >= U || !r.present[j] || memcmp(y->value, &r.tag[j], 8) != 0)
@@ -382,7 +466,7 @@ random_ops(uint64_t seed, bool crowded)
 				if (!r.present[j])
 					continue;
 				key_of(j, &k);
-				y = rtr_ftl_lookup(t, &k,
+				y = rtr_ft_lookup(t, &k,
 						crowded ? (rtr_hash_mix(j) & 0xFE000000u)
 							: rtr_hash_mix(j),
 						now, false, 0, &st);
@@ -395,8 +479,8 @@ random_ops(uint64_t seed, bool crowded)
 			CHECK_EQ(n, t->st.in_use);
 		}
 	}
-	printf("ftl random (%s hash, seed %" PRIu64 "): %u refusals, %" PRIu64 " evicted, %" PRIu64
-	       " aged, %u in use at the end\n",
+	printf("flowtab random (%s hash, seed %" PRIu64 "): %u refusals, %" PRIu64
+	       " evicted, %" PRIu64 " aged, %u in use at the end\n",
 			crowded ? "crowded" : "mixed", seed, full, t->st.evicted, t->st.aged,
 			t->st.in_use);
 	CHECK_EQ(false_match, 0);
@@ -410,7 +494,7 @@ random_ops(uint64_t seed, bool crowded)
 	if (crowded)
 		CHECK(full > 0, "the crowded run must refuse some inserts");
 	(void)evictions_seen;
-	rtr_ftl_free(t);
+	rtr_ft_free(t);
 	free(r.present);
 	free(r.pinned);
 	free(r.tag);
@@ -424,7 +508,8 @@ main(void)
 	test_basic();
 	test_window();
 	test_v6_verify();
+	test_wrap();
 	random_ops(0x9E3779B97F4A7C15ull, false);
 	random_ops(0xD1B54A32D192ED03ull, true);
-	return rtr_test_done("ftl");
+	return rtr_test_done("flowtab");
 }
