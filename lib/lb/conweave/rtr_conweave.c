@@ -432,6 +432,9 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	unsigned int phase;
 	int path;
 
+	/* No flow reference for rtr_cw_depart unless stamped below (the
+	 * field may hold the PMD's RSS hash). */
+	m->hash.fdir.lo = 0;
 	/* Only RoCE data from a host takes part: ACK/NAK/CNP, other traffic,
 	 * and whatever already carries ConWeave fields (transit, control
 	 * packets this switch originates) go by ECMP untouched. */
@@ -556,6 +559,9 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	meta->bth_b4 = bth[4];
 	meta->bth_b8 = bth[8];
 	meta->flags |= RTR_MF_LB_HDR;
+	/* rtr_cw_depart finds the flow by this, without a second lookup. */
+	m->hash.fdir.lo = rtr_ft_ref(cw->fs.ft, e) + 1;
+	m->hash.fdir.hi = e->gen;
 	c[RTR_LBC_cw_packets]++;
 	return path;
 ecmp:
@@ -582,6 +588,11 @@ ecmp:
  *
  * A packet that leaves in the 1.024 us tick it was picked in needs nothing
  * (unless it is the TAIL or in phase 1): no flow lookup on an idle uplink.
+ * Any other finds its flow by the reference rtr_cw_pick left in the mbuf
+ * (m->hash.fdir: slot + 1, generation), not by a second lookup (issue 34);
+ * if the entry has left since (aged, evicted, or its slot reused), the
+ * packet keeps its pick-time stamps, as when a lookup found no flow: a
+ * later life of the same flow is never written through an old reference.
  */
 void
 rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t now,
@@ -607,8 +618,16 @@ rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t n
 	pick_tx = (uint16_t)(h[0] << 8 | h[1]);
 	if (pick_tx == ts && !rtr_cw_tail(b8) && !rtr_cw_phase(b8))
 		return;
-	rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
-	e = rtr_ft_lookup(cw->fs.ft, &k, meta->flow_hash, now, false, RTR_FT_ORIGIN_NONE, &st);
+	if (m->hash.fdir.lo != 0) {
+		e = rtr_ft_deref(cw->fs.ft, m->hash.fdir.lo - 1, m->hash.fdir.hi);
+		if (e != NULL && e->key.kind != KIND_SRC)
+			e = NULL;
+	} else {
+		/* Stamped by a packet path that kept no reference. */
+		rtr_ft_key_from_frame(&k, frame, meta, KIND_SRC, false);
+		e = rtr_ft_lookup(cw->fs.ft, &k, meta->flow_hash, now, false, RTR_FT_ORIGIN_NONE,
+				&st);
+	}
 	if (e == NULL)
 		return; /* the flow is gone: the pick-time stamps stay */
 	f = src_of(e);

@@ -999,6 +999,89 @@ test_src_clear_from_departure(void)
 	rtr_pm_free(sh);
 }
 
+/*
+ * Departure finds the flow by the reference the pick left in the mbuf, not
+ * by a second lookup (issue 34): a TAIL whose frame no longer names its
+ * flow (destination address changed after the pick) still gets its
+ * departure stamps. A reference to an entry that has left since (aged out,
+ * the flow then back in the same slot) finds nothing: the packet keeps its
+ * pick-time stamps and the new entry is not written.
+ */
+static void
+test_src_depart_by_reference(void)
+{
+	struct rtr_pm *sh =
+			rtr_pm_create(&(struct rtr_pm_params){.name = "cw_busy", .n_groups = 1});
+	struct rtr_cw_params p = def_params(sh);
+	struct rtr_cw *src = mk_inst(&p, &src_sink);
+	struct rtr_ft *ft = (struct rtr_ft *)(uintptr_t)rtr_lb_fs_table(src);
+	struct flow f = flow4(52, 53, 5200);
+	uint64_t t0 = T0 + 39000000, dep = t0 + 8001 + 30000;
+	struct rte_mbuf *m, *m2;
+	struct rtr_ft_entry *e;
+	struct stamp s;
+	uint32_t idx, gen;
+
+	printf("4d. SrcToR: departure by the pick's flow reference\n");
+	memset(cs, 0, sizeof(cs_st.lb));
+	src_send(src, &f, 0, t0, cs, NULL);
+	s = src_send(src, &f, 1, t0 + 8001, cs, &m);
+	CHECK(is_b8(s.b8, 1, 0, 1, 1, 1), "b8 %#x", s.b8); /* the TAIL */
+	CHECK(m->hash.fdir.lo != 0);
+	idx = m->hash.fdir.lo - 1;
+	gen = m->hash.fdir.hi;
+	e = rtr_ft_deref(ft, idx, gen);
+	CHECK(e != NULL && e->key.kind != 0);
+	mdata(m)[rtr_meta(m)->l3_off + 19] ^= 0x55; /* a lookup would miss now */
+	rtr_cw_depart(src, m, rtr_meta(m), dep, LB_ST(cs));
+	s = read_stamp(m, 0);
+	CHECK_EQ(s.ts_tx, rtr_cw_ts(dep));
+	CHECK_EQ(s.ts_tail, rtr_cw_ts(dep));
+	fake_free(m);
+	/* A stale reference: the next packet (phase 1) picked, then the flow
+	 * ages out and comes back into the same slot before it departs. */
+	s = src_send(src, &f, 2, dep + 1000, cs, &m2);
+	CHECK(is_b8(s.b8, 1, 1, 1, 0, 0), "b8 %#x", s.b8);
+	CHECK_EQ(m2->hash.fdir.lo - 1, idx);
+	CHECK_EQ(m2->hash.fdir.hi, gen);
+	CHECK(rtr_ft_sweep(ft, dep + 1000 + 10 * rtr_cw_aging_ns(&p), rtr_ft_capacity(ft)) >= 1);
+	CHECK(rtr_ft_deref(ft, idx, gen) == NULL);
+	src_send(src, &f, 3, dep + 1000 + 10 * rtr_cw_aging_ns(&p), cs, NULL);
+	e = rtr_ft_slot_at(ft, idx);
+	CHECK(e->key.kind != 0 && e->gen != gen, "the flow's new life in the same slot");
+	s = read_stamp(m2, 0);
+	{
+		uint16_t pick_tx = s.ts_tx, pick_tail = s.ts_tail;
+		uint8_t before[64];
+
+		memcpy(before, e->value,
+				sizeof(before) < ft->value_size ? sizeof(before) : ft->value_size);
+		rtr_cw_depart(src, m2, rtr_meta(m2), dep + 1000 + 10 * rtr_cw_aging_ns(&p) + 50000,
+				LB_ST(cs));
+		s = read_stamp(m2, 0);
+		CHECK_EQ(s.ts_tx, pick_tx);
+		CHECK_EQ(s.ts_tail, pick_tail);
+		CHECK(memcmp(before, e->value,
+				      sizeof(before) < ft->value_size ? sizeof(before)
+								      : ft->value_size) == 0,
+				"the new entry is not written through the old reference");
+	}
+	fake_free(m2);
+	/* Packets the pick did not stamp carry no reference. */
+	{
+		struct rte_mbuf *a = mk_host(&f, 4, 4, 0, 0x02);
+
+		a->hash.fdir.lo = 12345;     /* e.g. a PMD's RSS hash */
+		rtr_meta(a)->bth_b8 |= 0x10; /* Resv7 set by the sender: bypass */
+		mdata(a)[rtr_meta(a)->l4_off + 8 + 8] |= 0x10;
+		rtr_cw_pick(src, &G, 0, a, rtr_meta(a), dep + 2000, LB_ST(cs));
+		CHECK_EQ(a->hash.fdir.lo, 0);
+		fake_free(a);
+	}
+	rtr_cw_free(src);
+	rtr_pm_free(sh);
+}
+
 /* ------------------------------------------------------------ 5. busy paths */
 
 /* n flows (sport base..base+n-1) send their first packet at t. */
@@ -3708,6 +3791,7 @@ main(void)
 	test_src_clear_inactive();
 	test_src_lost_clear();
 	test_src_clear_from_departure();
+	test_src_depart_by_reference();
 	test_src_busy();
 	test_src_busy_per_dst();
 	test_src_bypass();

@@ -146,7 +146,7 @@ ckey_eq(const struct rtr_ft_ckey *a, const struct rtr_ft_ckey *b)
 static inline uint32_t
 slot_index(const struct rtr_ft *t, const struct rtr_ft_entry *e)
 {
-	return (uint32_t)(((const uint8_t *)e - t->slots) / t->stride);
+	return rtr_ft_ref(t, e);
 }
 
 static inline bool
@@ -167,6 +167,7 @@ ft_release(struct rtr_ft *t, uint32_t i)
 
 	rtr_ft_slot_at(t, (i - e->disp) & t->mask)->hop &= (uint8_t) ~(1u << e->disp);
 	e->key.kind = 0;
+	e->gen++;
 	t->st.in_use--;
 	if (e->origin != 0)
 		t->origin[e->origin - 1].in_use--;
@@ -277,7 +278,7 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 	e = rtr_ft_slot_at(t, i);
 	/* Everything but the hop byte, which is this slot's as a home. */
 	memset(e->value, 0, t->stride - offsetof(struct rtr_ft_entry, value));
-	memset(e->rsv, 0, sizeof(e->rsv));
+	e->rsv = 0;
 	e->key = c;
 	e->last_ns = now_ns;
 	e->disp = (uint8_t)free_d;

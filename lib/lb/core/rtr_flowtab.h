@@ -34,8 +34,9 @@
  *   them.
  *
  * Entry (slot): bytes 0-7 last_ns, 8-23 the compact key, 24 hop, 25 the
- * slot's displacement from its home, 26 origin + 1, then the caller's
- * value from byte 32: with value_size <= 32 a flow is one line.
+ * slot's displacement from its home, 26 origin + 1, 28-31 the slot's
+ * generation, then the caller's value from byte 32: with value_size <= 32
+ * a flow is one line.
  *
  * Per-origin limits (doc/security.md): an insert may name its origin (the
  * host port whose packet creates the entry). Each origin can be held to a
@@ -89,7 +90,11 @@ struct rtr_ft_entry {
 	uint8_t hop;    /* bit d: slot home + d holds a key whose home is this slot */
 	uint8_t disp;   /* this slot's key: its home is this slot - disp */
 	uint8_t origin; /* the insert's origin + 1; 0: none */
-	uint8_t rsv[5];
+	uint8_t rsv;
+	/* Bumped each time the slot's entry leaves: a reference taken from
+	 * an entry (rtr_ft_ref) finds it again only while it is the same
+	 * flow's same life (rtr_ft_deref), never a reused slot. */
+	uint32_t gen;
 	/* value_size bytes, zeroed at insert; 8-byte aligned, since callers
 	 * keep uint64_t fields there. */
 	_Alignas(8) uint8_t value[];
@@ -267,6 +272,30 @@ void rtr_ft_get_stats(const struct rtr_ft *t, struct rtr_ft_stats *s);
 
 /* Bytes rtr_ft_create takes for p (for memory planning). */
 size_t rtr_ft_memsize(const struct rtr_ft_params *p);
+
+/* A reference to entry e that a packet can carry (in its mbuf) to a later
+ * stage: the slot index; with e->gen, rtr_ft_deref finds e again without a
+ * lookup. */
+static inline uint32_t
+rtr_ft_ref(const struct rtr_ft *t, const struct rtr_ft_entry *e)
+{
+	return (uint32_t)(((const uint8_t *)e - t->slots) / t->stride);
+}
+
+/* The entry a reference (slot idx, generation gen) was taken from, if it is
+ * still there: NULL when the slot is out of range, free, or has been freed
+ * since (aged, evicted, removed; reused or not). Never an entry of another
+ * flow, nor of a later life of the same flow. */
+static inline struct rtr_ft_entry *
+rtr_ft_deref(const struct rtr_ft *t, uint32_t idx, uint32_t gen)
+{
+	struct rtr_ft_entry *e;
+
+	if (idx >= t->total)
+		return NULL;
+	e = rtr_ft_slot_at(t, idx);
+	return e->key.kind != 0 && e->gen == gen ? e : NULL;
+}
 
 static inline void *
 rtr_ft_value(struct rtr_ft_entry *e)
