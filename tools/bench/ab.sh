@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A/B of two rocetor binaries, alternating order each pair: on-CPU cycles per
 # packet at 64 B (AB_SIZES: e.g. 64,1024), 1K flows, ecmp / conweave-src /
-# conweave-dst. B_ARGS / A_ARGS: extra run.py arguments of each side (e.g.
+# conweave-dst (AB_MODES: another comma list; AB_FLOWS: e.g. 1K,1M: the
+# table then has a row per flow count). B_ARGS / A_ARGS: extra run.py arguments of each side (e.g.
 # the same binary with A_ARGS="--port-keys 'speed_gbps: 400, nic_ring_kb: 32'").
 # usage: tools/bench/ab.sh BEFORE AFTER PAIRS OUTDIR (doc/performance.md)
 set -u
@@ -13,7 +14,7 @@ for i in $(seq 1 $N); do
 	if [ $((i % 2)) = 1 ]; then order="before after"; else order="after before"; fi
 	for w in $order; do
 		bin=$B; extra=${B_ARGS:-}; [ $w = after ] && bin=$A && extra=${A_ARGS:-}
-		eval python3 "$(dirname "$0")/run.py" --modes ecmp,conweave-src,conweave-dst --sizes $SIZES --flows 1K --runs 1 --duration 2 --no-testpmd --no-l3fwd --no-plot --no-install --rocetor $bin --out $OUT/$w-$i "$extra" >/dev/null 2>&1 || echo "run $w-$i failed"
+		eval python3 "$(dirname "$0")/run.py" --modes ${AB_MODES:-ecmp,conweave-src,conweave-dst} --sizes $SIZES --flows ${AB_FLOWS:-1K} --runs 1 --duration 2 --no-testpmd --no-l3fwd --no-plot --no-install --rocetor $bin --out $OUT/$w-$i "$extra" >/dev/null 2>&1 || echo "run $w-$i failed"
 	done
 done
 python3 - "$OUT" "$N" <<'PY'
@@ -27,10 +28,10 @@ for w in ("before", "after"):
         except Exception:
             continue
         for r in d["summary"]:
-            res.setdefault((r["mode"], r.get("size"), w), []).append((r["oncpu_cycles_per_packet"], r["mpps"], r["busy_cycles_per_packet"]))
+            res.setdefault((r["mode"], "%s B %s flows" % (r.get("size"), r.get("flows")), w), []).append((r["oncpu_cycles_per_packet"], r["mpps"], r["busy_cycles_per_packet"]))
 print("| mode | size | before on-CPU cyc (median, n) | after | after/before | before busy cyc | after busy cyc | per-pair after/before on-CPU |")
 print("|---|---|---|---|---|---|---|---|")
-for mode, size in sorted({(k[0], k[1]) for k in res}, key=lambda x: (x[0], x[1] or 0)):
+for mode, size in sorted({(k[0], k[1]) for k in res}):
     b = res.get((mode, size, "before"), []); a = res.get((mode, size, "after"), [])
     if not a or not b:
         continue

@@ -26,6 +26,7 @@
 #include "rtr_flowtab.h"
 #include "rtr_lb.h"
 #include "rtr_lb_fs.h"
+#include "rtr_lb_mem.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_mbuf.h"
 #include "rtr_pathmark.h"
@@ -47,37 +48,48 @@
 
 /* ------------------------------------------------------------------ state */
 
-/* SrcToR state of one flow (2.2). */
+/* SrcToR state of one flow (2.2): 32 bytes, so that with the entry's
+ * header it is one cache line (issue 34). The flow's last activity is the
+ * entry's last_ns; the TAIL's and the epoch's times are kept as the 16-bit
+ * ConWeave timestamps they are only ever used as. */
 struct cw_src {
-	uint64_t active_ns;
 	uint64_t reply_deadline;
-	uint64_t tail_ns;        /* when the TAIL was picked, then when it left */
 	uint64_t clear_deadline; /* phase 1: new epoch after this (NEVER: not armed) */
-	uint64_t epoch_ns;       /* when this epoch's first packet was picked */
+	uint16_t tail_ts;        /* rtr_cw_ts of the TAIL's pick, then of its departure */
+	uint16_t epoch_ts;       /* rtr_cw_ts of this epoch's first packet's pick */
 	uint16_t group;
 	uint8_t epoch;
 	uint8_t phase;
 	uint8_t path;
 	uint8_t stabilized;
-	uint8_t tail_left; /* the TAIL departed: tail_ns is its departure */
+	uint8_t tail_left; /* the TAIL departed: tail_ts is its departure */
 	uint8_t p1_left;   /* a phase-1 packet departed: clear_deadline is from it */
 };
 
-/* DstToR state of one flow (2.3). */
-struct cw_dst {
-	uint64_t phase0_rx;
-	uint64_t deadline; /* hold deadline (NEVER: not holding) */
+/* A hold: the flow whose packets a reorder ring holds, beside that ring
+ * (rtr_cw.hold[port][ring]), valid while the flow's cw_dst.ring names it. */
+struct cw_hold {
+	uint64_t deadline; /* hold deadline */
 	uint64_t hold_start;
-	uint64_t ep_rx;    /* arrival of the packet that set ep_tx */
-	uint32_t hold_gen; /* which heap entries are current */
-	uint16_t ep_tx;    /* ts_tx of the earliest packet seen of the epoch */
-	uint16_t phase0_tx;
+	uint32_t gen;     /* this hold's number (rtr_cw.hold_gen): its heap entries */
 	uint16_t ts_tail; /* of the held phase-1 packets */
 	uint16_t ts_tx1;  /* ts_tx of the first held packet */
 	uint8_t path_id;  /* path of the first held packet */
-	uint16_t ring;    /* reorder ring index, NO_RING */
-	uint8_t port;     /* host port of the ring */
-	uint8_t valid;    /* an epoch has been seen */
+};
+
+_Static_assert(sizeof(struct cw_src) <= 32, "cw_src: one line with the entry's header");
+
+/* DstToR state of one flow (2.3): 32 bytes, one cache line with the
+ * entry's header (issue 34). What only a hold needs is in its ring's
+ * struct cw_hold. */
+struct cw_dst {
+	uint64_t phase0_rx;
+	uint64_t ep_rx; /* arrival of the packet that set ep_tx */
+	uint16_t ep_tx; /* ts_tx of the earliest packet seen of the epoch */
+	uint16_t phase0_tx;
+	uint16_t ring; /* reorder ring index, NO_RING */
+	uint8_t port;  /* host port of the ring */
+	uint8_t valid; /* an epoch has been seen */
 	uint8_t epoch;
 	uint8_t rx_phase;
 	uint8_t phase0_seen;
@@ -85,6 +97,8 @@ struct cw_dst {
 	uint8_t clear_sent;
 	uint8_t no_reorder; /* overflow: no more holding in this epoch */
 };
+
+_Static_assert(sizeof(struct cw_dst) <= 32, "cw_dst: one line with the entry's header");
 
 struct cw_timer {
 	uint64_t deadline;
@@ -101,6 +115,8 @@ struct rtr_cw {
 	uint64_t clear_to_ns; /* rtr_cw_clear_timeout_ns() */
 	uint64_t rng;
 	struct rtr_pring_pool *pool[RTR_MAX_PORTS];
+	struct cw_hold *hold[RTR_MAX_PORTS]; /* per reorder ring of pool[port] */
+	uint32_t hold_gen;                   /* the last hold's number */
 	/* Min-heap of hold deadlines; one entry per holding flow (deadline
 	 * pushes are applied lazily when the entry comes to the top). */
 	struct cw_timer *heap;
@@ -129,6 +145,28 @@ static inline struct cw_src *
 src_of(struct rtr_ft_entry *e)
 {
 	return (struct cw_src *)rtr_ft_value(e);
+}
+
+/* The hold of a flow whose ring is not NO_RING. */
+static inline struct cw_hold *
+hold_of(const struct rtr_cw *cw, const struct cw_dst *d)
+{
+	return &cw->hold[d->port][d->ring];
+}
+
+static inline struct cw_dst *dst_of(struct rtr_ft_entry *e);
+
+/* Whether a heap entry (e, gen) is the current hold of its flow: the
+ * entry is still a DstToR flow's (not freed, not reused for another role),
+ * it holds a ring, and that ring's hold is the one numbered gen (hold
+ * numbers are unique per worker, 0 is none). */
+static inline bool
+hold_current(const struct rtr_cw *cw, struct rtr_ft_entry *e, uint32_t gen)
+{
+	const struct cw_dst *d = (const struct cw_dst *)rtr_ft_value(e);
+
+	return e->key.kind == KIND_DST && d->ring != NO_RING && d->port < RTR_MAX_PORTS &&
+	       cw->hold[d->port] != NULL && hold_of(cw, d)->gen == gen;
 }
 
 static inline struct cw_dst *
@@ -243,9 +281,12 @@ cw_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_f
 		fi->held = d->ring == NO_RING ? 0
 					      : rtr_pring_depth(rtr_pring_at(
 								cw->pool[d->port], d->ring));
-		fi->deadline_in_ns = d->ring == NO_RING
-						     ? NEVER
-						     : (d->deadline > now ? d->deadline - now : 0);
+		fi->deadline_in_ns =
+				d->ring == NO_RING
+						? NEVER
+						: (hold_of(cw, d)->deadline > now ? hold_of(cw, d)->deadline -
+												    now
+										  : 0);
 	}
 }
 
@@ -304,6 +345,11 @@ rtr_cw_create(const struct rtr_cw_params *p, const struct rtr_lb_io *io)
 		cw->pool[port] = rtr_pring_pool_create(&pp);
 		if (cw->pool[port] == NULL)
 			goto fail;
+		snprintf(name, sizeof(name), "cw_holds_w%u_p%u", p->worker, port);
+		cw->hold[port] = rtr_lb_zalloc(name, sizeof(struct cw_hold) * p->n_rings,
+				p->use_rte_malloc, p->socket_id);
+		if (cw->hold[port] == NULL)
+			goto fail;
 		n_ports++;
 	}
 	cw->heap_cap = n_ports * p->n_rings + 1;
@@ -322,8 +368,11 @@ rtr_cw_free(void *state)
 	struct rtr_cw *cw = state;
 	if (cw == NULL)
 		return;
-	for (unsigned int port = 0; port < RTR_MAX_PORTS; port++)
+	for (unsigned int port = 0; port < RTR_MAX_PORTS; port++) {
 		rtr_pring_pool_free(cw->pool[port], NULL, NULL);
+		if (cw->hold[port] != NULL)
+			rtr_lb_zfree(cw->hold[port], cw->p.use_rte_malloc);
+	}
 	rtr_ft_free(cw->fs.ft);
 	free(cw->heap);
 	free(cw);
@@ -411,7 +460,6 @@ unstamped(struct rtr_cw *cw, const struct rtr_group *g, unsigned int g_idx, stru
 	if (unlikely(!(live & (1ULL << f->path))))
 		move_off_dead(cw, g, g_idx, &k, f, live, meta->flow_hash, now, c);
 	e->last_ns = now;
-	f->active_ns = now;
 	c[RTR_LBC_cw_unstamped]++;
 	return f->path;
 }
@@ -457,7 +505,6 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		goto ecmp;
 	}
 	f = src_of(e);
-	e->last_ns = now;
 	if (st == RTR_FT_NEW) {
 		/* live was tested non-zero: a second load of the mask could
 		 * find every path down and store -1 as path 255. */
@@ -466,7 +513,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		expired = true;
 	} else {
 		/* S1 */
-		expired = rtr_lb_idle(cw->fs.clock, now, meta->in_port, f->active_ns,
+		expired = rtr_lb_idle(cw->fs.clock, now, meta->in_port, e->last_ns,
 				cw->p.theta_inactive_ns);
 	}
 	stab = false;
@@ -481,16 +528,16 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		stab = true;
 		c[RTR_LBC_clear_timeouts]++;
 	}
-	f->active_ns = now;
+	e->last_ns = now;
 	f->group = (uint16_t)g_idx;
 	if (unlikely(!(live & (1ULL << f->path))))
 		move_off_dead(cw, g, g_idx, &k, f, live, meta->flow_hash, now, c);
 	if (expired || stab) {
 		/* S2: a new epoch; this packet is its RTT_REQUEST. */
 		f->epoch = (f->epoch + 1) & 3;
-		f->epoch_ns = now;
+		f->epoch_ts = rtr_cw_ts(now);
 		f->phase = 0;
-		f->tail_ns = 0;
+		f->tail_ts = 0;
 		f->tail_left = 0;
 		f->p1_left = 0;
 		f->stabilized = 0;
@@ -518,7 +565,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 		f->reply_deadline = NEVER;
 		c[RTR_LBC_reply_timeouts]++;
 		ask = tail = true;
-		f->tail_ns = now; /* until it departs (rtr_cw_depart) */
+		f->tail_ts = rtr_cw_ts(now); /* until it departs (rtr_cw_depart) */
 		f->tail_left = 0;
 		f->p1_left = 0;
 		path = f->path;
@@ -548,7 +595,7 @@ rtr_cw_pick(void *state, const struct rtr_group *g, unsigned int g_idx, struct r
 	bth[8] = (uint8_t)((bth[8] & RTR_BTH_ACKREQ) |
 			   RTR_CW_B8(RTR_LB_OP_DATA, phase, f->epoch, ask, tail));
 	{
-		uint16_t ts_tx = rtr_cw_ts(now), ts_tail = rtr_cw_ts(f->tail_ns);
+		uint16_t ts_tx = rtr_cw_ts(now), ts_tail = f->tail_ts;
 		uint8_t *h = bth + RTR_BTH_LEN;
 
 		h[0] = (uint8_t)(ts_tx >> 8);
@@ -631,15 +678,14 @@ rtr_cw_depart(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint64_t n
 	if (e == NULL)
 		return; /* the flow is gone: the pick-time stamps stay */
 	f = src_of(e);
-	if (rtr_cw_epoch(b8) != f->epoch ||
-			(int16_t)(uint16_t)(pick_tx - rtr_cw_ts(f->epoch_ns)) < 0)
+	if (rtr_cw_epoch(b8) != f->epoch || (int16_t)(uint16_t)(pick_tx - f->epoch_ts) < 0)
 		return; /* an older epoch (the second test: one 4 epochs older) */
 	if (rtr_cw_tail(b8)) {
-		f->tail_ns = now;
+		f->tail_ts = ts;
 		f->tail_left = 1;
 		ts_tail = ts;
 	} else if (rtr_cw_phase(b8)) {
-		ts_tail = f->tail_left ? rtr_cw_ts(f->tail_ns) : ts;
+		ts_tail = f->tail_left ? f->tail_ts : ts;
 		/* The DstToR's hold starts when this packet arrives, not
 		 * when it was picked: the first phase-1 departure restarts
 		 * the CLEAR timeout (it may have queued in the new uplink). */
@@ -773,14 +819,15 @@ emit_held(void *arg, struct rte_mbuf *m)
 		 * stripped, so the ConWeave fields are put back for the
 		 * builder. */
 		struct cw_dst *d = cw->clear_for;
+		const struct cw_hold *h = hold_of(cw, d);
 		struct rtr_meta tm = *rtr_meta(m);
 
 		cw->clear_for = NULL;
-		tm.bth_b4 = d->path_id;
+		tm.bth_b4 = h->path_id;
 		tm.bth_b8 = RTR_CW_B8(RTR_LB_OP_DATA, 1, d->epoch, 0, 0);
 		d->clear_sent = 1;
 		send_control(cw, rte_pktmbuf_mtod(m, const uint8_t *), &tm, RTR_LB_OP_REPLY, 1,
-				d->ts_tx1, d->ts_tail, cw->cur_c);
+				h->ts_tx1, h->ts_tail, cw->cur_c);
 	}
 	cw->io.deliver(cw->io.arg, m, cw->cur_port, true);
 }
@@ -833,9 +880,7 @@ heap_compact(struct rtr_cw *cw)
 	unsigned int i, j = 0;
 
 	for (i = 0; i < cw->heap_n; i++) {
-		const struct cw_dst *d = dst_of(cw->heap[i].e);
-
-		if (cw->heap[i].gen == d->hold_gen && d->ring != NO_RING)
+		if (hold_current(cw, cw->heap[i].e, cw->heap[i].gen))
 			cw->heap[j++] = cw->heap[i];
 	}
 	cw->heap_n = j;
@@ -859,17 +904,17 @@ release_ring(struct rtr_cw *cw, struct cw_dst *d, uint64_t now, uint64_t *c)
 {
 	struct rtr_pring_pool *pool = cw->pool[d->port];
 	struct rtr_pring *r = rtr_pring_at(pool, d->ring);
-	uint64_t held_for = now - d->hold_start;
+	struct cw_hold *h = hold_of(cw, d);
+	uint64_t held_for = now - h->hold_start;
 
 	cw->cur_port = d->port;
 	cw->cur_c = c;
 	rtr_pring_release(pool, r, emit_held, cw);
 	cw->clear_for = NULL;
 	d->ring = NO_RING;
-	d->deadline = NEVER;
-	d->hold_gen++;
+	h->gen = 0; /* no hold's number: its heap entries are stale */
 	c[RTR_LBC_reorder_queues_in_use]--;
-	if (held_for > c[RTR_LBC_reorder_hold_max_ns] && now >= d->hold_start)
+	if (held_for > c[RTR_LBC_reorder_hold_max_ns] && now >= h->hold_start)
 		c[RTR_LBC_reorder_hold_max_ns] = held_for;
 }
 
@@ -883,7 +928,7 @@ resume_gap(const struct rtr_cw *cw, const struct cw_dst *d)
 
 	if (!d->phase0_seen)
 		return cap;
-	diff = (int16_t)(uint16_t)(d->ts_tail - d->phase0_tx);
+	diff = (int16_t)(uint16_t)(hold_of(cw, d)->ts_tail - d->phase0_tx);
 	return diff > 0 ? RTE_MIN((uint64_t)diff << 10, cap) : 0;
 }
 
@@ -894,7 +939,7 @@ static inline uint64_t
 hold_deadline(const struct rtr_cw *cw, const struct cw_dst *d, uint64_t from)
 {
 	return RTE_MIN(from + resume_gap(cw, d) + cw->p.resume_extra_ns,
-			d->hold_start + cw->hold_max_ns);
+			hold_of(cw, d)->hold_start + cw->hold_max_ns);
 }
 
 /* ts_tx a before b, modulo 2^16. */
@@ -963,10 +1008,8 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	fresh = st == RTR_FT_NEW || !d->valid ||
 		rtr_lb_idle(cw->fs.clock, now, meta->in_port, e->last_ns, cw->aging_ns / 2);
 	e->last_ns = now;
-	if (st == RTR_FT_NEW) {
+	if (st == RTR_FT_NEW)
 		d->ring = NO_RING;
-		d->deadline = NEVER;
-	}
 	/* D1 */
 	if (!fresh) {
 		unsigned int diff = (ep - d->epoch) & 3;
@@ -1027,8 +1070,8 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			/* A later phase-0 packet pushes the deadline. */
 			uint64_t dl = hold_deadline(cw, d, now);
 
-			if (dl > d->deadline)
-				d->deadline = dl;
+			if (dl > hold_of(cw, d)->deadline)
+				hold_of(cw, d)->deadline = dl;
 		}
 	}
 	/* D3 */
@@ -1057,6 +1100,7 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 	if (ph == 1 && d->rx_phase == 0 && !d->no_reorder) {
 		/* D6: it overtook the TAIL: hold it. */
 		struct rtr_pring *r;
+		struct cw_hold *h;
 
 		if (unlikely(cw->held >= cw->hold_budget)) {
 			/* D8 for the mempool: the worker
@@ -1090,30 +1134,34 @@ rtr_cw_deliver(void *state, struct rte_mbuf *m, struct rtr_meta *meta, uint16_t 
 			}
 			d->ring = (uint16_t)rtr_pring_index(r);
 			d->port = (uint8_t)port;
-			d->ts_tail = ts_tail;
-			d->ts_tx1 = ts_tx;
-			d->path_id = meta->bth_b4;
-			d->hold_start = now;
-			d->deadline = hold_deadline(cw, d, d->phase0_seen ? d->phase0_rx : now);
-			d->hold_gen++;
-			heap_push(cw, d->deadline, e, d->hold_gen);
+			h = hold_of(cw, d);
+			h->ts_tail = ts_tail;
+			h->ts_tx1 = ts_tx;
+			h->path_id = meta->bth_b4;
+			h->hold_start = now;
+			h->deadline = hold_deadline(cw, d, d->phase0_seen ? d->phase0_rx : now);
+			if (++cw->hold_gen == 0) /* 0: no hold */
+				cw->hold_gen = 1;
+			h->gen = cw->hold_gen;
+			heap_push(cw, h->deadline, e, h->gen);
 			c[RTR_LBC_reorder_queues_in_use]++;
 			if (c[RTR_LBC_reorder_queues_in_use] > c[RTR_LBC_reorder_queues_max])
 				c[RTR_LBC_reorder_queues_max] = c[RTR_LBC_reorder_queues_in_use];
 		} else {
 			r = rtr_pring_at(cw->pool[d->port], d->ring);
-			if ((int16_t)(uint16_t)(ts_tail - d->ts_tail) > 0) {
+			h = hold_of(cw, d);
+			if ((int16_t)(uint16_t)(ts_tail - h->ts_tail) > 0) {
 				/* A later ts_tail: the TAIL was still queued at
 				 * the SrcToR when this packet left, or this is
 				 * its departure (rtr_cw_depart). T_resume moves
 				 * with it, within the longest hold. */
 				uint64_t dl;
 
-				d->ts_tail = ts_tail;
+				h->ts_tail = ts_tail;
 				dl = hold_deadline(cw, d,
-						d->phase0_seen ? d->phase0_rx : d->hold_start);
-				if (dl > d->deadline)
-					d->deadline = dl;
+						d->phase0_seen ? d->phase0_rx : h->hold_start);
+				if (dl > h->deadline)
+					h->deadline = dl;
 			}
 		}
 		rtr_lb_hdr_strip(m, meta);
@@ -1155,13 +1203,14 @@ rtr_cw_tick(void *state, uint64_t now, struct rtr_lcore_stats *stats)
 	uint64_t *c = stats->lb;
 	while (cw->heap_n > 0 && cw->heap[0].deadline <= now) {
 		struct cw_timer t = cw->heap[0];
-		struct cw_dst *d = dst_of(t.e);
+		struct cw_hold *h;
 
 		heap_pop(cw);
-		if (t.gen != d->hold_gen || d->ring == NO_RING)
+		if (!hold_current(cw, t.e, t.gen))
 			continue; /* released meanwhile */
-		if (d->deadline > now) {
-			heap_push(cw, d->deadline, t.e,
+		h = hold_of(cw, dst_of(t.e));
+		if (h->deadline > now) {
+			heap_push(cw, h->deadline, t.e,
 					t.gen); /* pushed later; the pop made room */
 			continue;
 		}
@@ -1330,8 +1379,10 @@ cw_state_bytes(const struct rtr_config *cfg, unsigned int n_workers, uint64_t *p
 			RTE_MAX(sizeof(struct cw_src), sizeof(struct cw_dst)));
 	if (cc->reorder_queues_per_port > 0)
 		*per_worker += (uint64_t)__builtin_popcount(hosts) *
-			       rtr_pring_pool_memsize(cc->reorder_queues_per_port,
-					       cc->reorder_queue_depth);
+			       (rtr_pring_pool_memsize(cc->reorder_queues_per_port,
+						cc->reorder_queue_depth) +
+					       sizeof(struct cw_hold) *
+							       cc->reorder_queues_per_port);
 	*shared = rtr_pm_memsize_cfg(cfg, cc->dst_prefix_len, cc->dst_prefix_len6);
 }
 
