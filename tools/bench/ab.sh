@@ -28,15 +28,22 @@ for w in ("before", "after"):
         except Exception:
             continue
         for r in d["summary"]:
-            res.setdefault((r["mode"], "%s B %s flows" % (r.get("size"), r.get("flows")), w), []).append((r["oncpu_cycles_per_packet"], r["mpps"], r["busy_cycles_per_packet"]))
-print("| mode | size | before on-CPU cyc (median, n) | after | after/before | before busy cyc | after busy cyc | per-pair after/before on-CPU |")
-print("|---|---|---|---|---|---|---|---|")
+            sc = r.get("stage_cycles") or {}
+            own = sum(v for k, v in sc.items() if k not in ("rx", "tx"))
+            res.setdefault((r["mode"], "%s B %s flows" % (r.get("size"), r.get("flows")), w), []).append(
+                (r["oncpu_cycles_per_packet"], r["mpps"], r["busy_cycles_per_packet"], own, sc.get("lb", 0.0)))
+print("| mode | size | before on-CPU cyc (median, n) | after | after/before | before busy cyc | after busy cyc | "
+      "own (busy - rx - tx) before / after | lb stage before / after | per-pair after/before on-CPU |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for mode, size in sorted({(k[0], k[1]) for k in res}):
     b = res.get((mode, size, "before"), []); a = res.get((mode, size, "after"), [])
     if not a or not b:
         continue
     mb = st.median(x[0] for x in b); ma = st.median(x[0] for x in a)
     pairs = ["%.2f" % (a[k][0] / b[k][0]) for k in range(min(len(a), len(b)))]
-    print("| %s | %s | %.0f (%d) | %.0f (%d) | %.3f | %.0f | %.0f | %s |" % (mode, size, mb, len(b), ma, len(a), ma / mb,
-          st.median(x[2] for x in b), st.median(x[2] for x in a), " ".join(pairs)))
+    print("| %s | %s | %.0f (%d) | %.0f (%d) | %.3f | %.0f | %.0f | %.0f / %.0f | %.0f / %.0f | %s |" % (
+          mode, size, mb, len(b), ma, len(a), ma / mb,
+          st.median(x[2] for x in b), st.median(x[2] for x in a),
+          st.median(x[3] for x in b), st.median(x[3] for x in a),
+          st.median(x[4] for x in b), st.median(x[4] for x in a), " ".join(pairs)))
 PY
