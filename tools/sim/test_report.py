@@ -484,6 +484,50 @@ def test_runinfo(tmp):
     check("unfinished-run: no summary.json" in r.stderr, "skipped run named: %s" % r.stderr)
 
 
+def test_combine_seeds(tmp):
+    """combine_seeds.py: the 3-seed mean (2 m12 + m3) / 3 of the table's
+    avg and p99 and of every bin, the "ours, as the paper counts" column
+    from the combined means, and the seeds-1-2 table recomputed."""
+    d = os.path.join(tmp, "comb")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "evaluation.md"), "w") as f:
+        f.write("x\n<!-- table:fig12 -->\n| setting | ECMP avg / p99 | mode | avg / p99 | a | b | c |\n"
+                "|---|---|---|---|---|---|---|\n"
+                "| AliStorage2019 50% irn | 2.000 / 10.000 | conga | 1.800 / 9.000 | 10.0% | 10.0% | - |\n"
+                "| AliStorage2019 50% irn | 2.000 / 10.000 | letflow | 2.000 / 10.000 | 0.0% | 0.0% | - |\n"
+                "| AliStorage2019 50% irn | 2.000 / 10.000 | drill | 1.500 / 12.000 | 25.0% | -20.0% | - |\n"
+                "| AliStorage2019 50% irn | 2.000 / 10.000 | conweave | 1.600 / 6.000 | 20.0% | 40.0% | x |\n"
+                "<!-- /table -->\n")
+    modes = {"ecmp": (2.3, 11.0), "conga": (1.5, 9.3), "letflow": (2.0, 10.0),
+             "drill": (1.2, 12.3), "conweave": (1.3, 6.3)}
+    rep = {"AliStorage2019-load0.5-irn": {
+        m: {"all_avg": a, "all_p99": p, "bins": [{"size": 1000.0, "avg": a, "p50": 1.0, "p95": 2.0, "p99": p}]}
+        for m, (a, p) in modes.items()}}
+    with open(os.path.join(d, "s3.json"), "w") as f:
+        json.dump(rep, f)
+    with open(os.path.join(d, "AliStorage2019-load0.5-irn-bins.csv"), "w") as f:
+        f.write("mode,bin,size,avg,p50,p95,p99\n")
+        for m in modes:
+            f.write("%s,0,1003,1.0000,1.0000,2.0000,8.0000\n" % m)
+    out = os.path.join(d, "out")
+    r = subprocess.run([sys.executable, os.path.join(HERE, "combine_seeds.py"),
+                        os.path.join(d, "evaluation.md"), d, os.path.join(d, "s3.json"), "--out", out],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, "combine_seeds.py: %s" % r.stderr)
+    t = open(os.path.join(out, "fig12-s123.md")).read()
+    # ECMP (2*2+2.3)/3 = 2.1, (2*10+11)/3 = 10.333; conweave 1.5 / 6.1;
+    # rivals: ecmp 2.1, conga (3.6+1.5)/3 = 1.7, letflow 2.0, drill 1.4:
+    # the smallest gain is vs DRILL, (1.4 - 1.5) / 1.4 = -7.1%; p99 vs
+    # conga (18+9.3)/3 = 9.1: (9.1 - 6.1) / 9.1 = 33.0%.
+    check("| AliStorage2019 50% irn | 2.100 / 10.333 | conweave | 1.500 / 6.100 | 28.6% | 41.0% | "
+          "-7.1% / 33.0% (vs ecmp, conga, letflow, drill) |" in t, "combine_seeds' row:\n" + t)
+    b = open(os.path.join(out, "AliStorage2019-load0.5-irn-bins.csv")).read()
+    check("ecmp,0,1002,1.4333,1.0000,2.0000,9.0000" in b, "combined bins:\n" + b)
+    rec = open(os.path.join(out, "fig12-s12-recomputed.md")).read()
+    check("| AliStorage2019 50% irn | 2.000 / 10.000 | conweave | 1.600 / 6.000 | 20.0% | 40.0% | "
+          "-6.7% / 33.3% (vs ecmp, conga, letflow, drill) |" in rec, "recomputed:\n" + rec)
+
+
 def main():
     keep = os.environ.get("SIM_REPORT_KEEP")
     with tempfile.TemporaryDirectory(prefix="sim_report_") as tmp:
@@ -621,6 +665,7 @@ def main():
         test_uplink(tmp)
         test_runinfo(tmp)
         test_evaluate(tmp)
+        test_combine_seeds(tmp)
     return checks.summary("test_report")
 
 
