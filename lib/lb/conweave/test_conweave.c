@@ -2810,24 +2810,26 @@ ft_key(unsigned int i)
 	return k;
 }
 
-/* A hash of home 8 * b in the 64-home table below (homes are the hash's top
- * 6 bits, rtr_ft_home): the windows of homes 0, 8, 16, ... never overlap,
- * so each acts as a bucket of 8; i keeps the hashes apart. */
-#define FT_H(b, i) (((uint32_t)(b) << 29) | (uint32_t)(i))
+/* A hash of home 16 * b (b < 4) in the 64-home table below (homes are the
+ * hash's top 6 bits, rtr_ft_home): the windows of homes 0, 16, 32, 48 never
+ * overlap, so each acts as a bucket of RTR_FT_WINDOW (16); i keeps the
+ * hashes apart. */
+#define FT_H(b, i) (((uint32_t)(b) << 30) | (uint32_t)(i))
 
 static void
 test_flowtab(void)
 {
 	struct rtr_ft_params fp = {
 			.name = "test_ft",
-			.entries = 64, /* 8 buckets of 8 */
+			.entries = 64, /* 4 windows of 16 */
 			.value_size = 24,
 			.aging_ns = 1000,
 			.pinned = ft_pin,
 			.use_rte_malloc = false,
 	};
 	struct rtr_ft *t = rtr_ft_create(&fp);
-	struct rtr_ft_entry *e[12], *x;
+	struct rtr_ft_entry *e[RTR_FT_WINDOW + 4], *x;
+	const unsigned int W = RTR_FT_WINDOW;
 	struct rtr_ft_stats st;
 	enum rtr_ft_status status;
 	struct rtr_ft_key k, back;
@@ -2879,39 +2881,39 @@ test_flowtab(void)
 			status == RTR_FT_FOUND);
 	rtr_ft_remove(t, x);
 
-	/* Eight keys of one home fill its window; the ninth is refused. */
-	for (unsigned int i = 0; i < 8; i++) {
+	/* W keys of one home fill its window; the next is refused. */
+	for (unsigned int i = 0; i < W; i++) {
 		k = ft_key(10 + i);
 		e[i] = rtr_ft_lookup(
 				t, &k, FT_H(3, 3 + 8 * i), 100, true, RTR_FT_ORIGIN_NONE, &status);
 		CHECK(e[i] != NULL && status == RTR_FT_NEW, "i %u", i);
 	}
-	for (unsigned int i = 0; i < 8; i++) {
+	for (unsigned int i = 0; i < W; i++) {
 		k = ft_key(10 + i);
 		CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * i), 100, false, RTR_FT_ORIGIN_NONE,
 				      &status) == e[i]);
 	}
-	k = ft_key(18);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 100, true, RTR_FT_ORIGIN_NONE, &status) ==
+	k = ft_key(10 + W);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * W), 100, true, RTR_FT_ORIGIN_NONE, &status) ==
 			NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	/* Another home (whose window does not overlap) is not affected. */
-	k = ft_key(19);
-	x = rtr_ft_lookup(t, &k, FT_H(4, 4), 100, true, RTR_FT_ORIGIN_NONE, &status);
+	k = ft_key(11 + W);
+	x = rtr_ft_lookup(t, &k, FT_H(2, 4), 100, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x != NULL && status == RTR_FT_NEW);
 	rtr_ft_remove(t, x);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.full, 1);
-	CHECK_EQ(st.in_use, 8);
+	CHECK_EQ(st.in_use, W);
 
 	/* Ages at now = 10000: e[5] (idle 9950) and e[2] (idle 9900) aged,
 	 * the others used at 9500 (idle 500). The LRU of the aged goes. */
-	for (unsigned int i = 0; i < 8; i++)
+	for (unsigned int i = 0; i < W; i++)
 		e[i]->last_ns = 9500;
 	e[2]->last_ns = 100;
 	e[5]->last_ns = 50;
-	k = ft_key(18);
-	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 8), 10000, true, RTR_FT_ORIGIN_NONE, &status);
+	k = ft_key(10 + W);
+	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * W), 10000, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == e[5]);
 	CHECK_EQ(status, RTR_FT_NEW);
 	rtr_ft_key_of(t, x, &back);
@@ -2923,42 +2925,43 @@ test_flowtab(void)
 			NULL);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.evicted, 1);
-	CHECK_EQ(st.in_use, 8);
+	CHECK_EQ(st.in_use, W);
 	/* Exactly aging_ns idle is not aged. */
 	e[2]->last_ns = 9000;
-	k = ft_key(20);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, RTR_FT_ORIGIN_NONE, &status) ==
-			NULL);
+	k = ft_key(12 + W);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * (W + 1)), 10000, true, RTR_FT_ORIGIN_NONE,
+			      &status) == NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	/* A pinned entry never goes, however old; the other aged one does. */
 	e[2]->last_ns = 0;
 	((uint8_t *)rtr_ft_value(e[2]))[0] = 1;
 	e[7]->last_ns = 200;
-	x = rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 9), 10000, true, RTR_FT_ORIGIN_NONE, &status);
+	x = rtr_ft_lookup(
+			t, &k, FT_H(3, 3 + 8 * (W + 1)), 10000, true, RTR_FT_ORIGIN_NONE, &status);
 	CHECK(x == e[7] && status == RTR_FT_NEW);
-	k = ft_key(21);
-	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 10), 10000, true, RTR_FT_ORIGIN_NONE, &status) ==
-			NULL);
+	k = ft_key(13 + W);
+	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * (W + 2)), 10000, true, RTR_FT_ORIGIN_NONE,
+			      &status) == NULL);
 	CHECK_EQ(status, RTR_FT_FULL);
 	k = ft_key(12);
 	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3 + 8 * 2), 10000, false, RTR_FT_ORIGIN_NONE, &status) ==
 			e[2]);
 
 	/* Sweep: frees the aged, unpinned entries of the slots it walks. */
-	for (unsigned int i = 0; i < 8; i++)
+	for (unsigned int i = 0; i < W; i++)
 		if (i != 2)
 			e[i]->last_ns = 9000;
 	e[0]->last_ns = 0;
 	e[1]->last_ns = 0;
 	n = 0;
-	for (unsigned int i = 0; i < 24; i++) /* one slot per call: those before home 24 */
+	for (unsigned int i = 0; i < 48; i++) /* one slot per call: those before home 48 */
 		n += rtr_ft_sweep(t, 10000, 1);
 	CHECK_EQ(n, 0);
-	n = rtr_ft_sweep(t, 10000, 8); /* home 24's window */
+	n = rtr_ft_sweep(t, 10000, W); /* home 48's window */
 	CHECK_EQ(n, 2);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.aged, 2);
-	CHECK_EQ(st.in_use, 6);
+	CHECK_EQ(st.in_use, W - 2);
 	k = ft_key(10);
 	CHECK(rtr_ft_lookup(t, &k, FT_H(3, 3), 10000, false, RTR_FT_ORIGIN_NONE, &status) == NULL);
 	k = ft_key(12);
@@ -2966,8 +2969,8 @@ test_flowtab(void)
 			e[2]); /* pinned */
 	/* Later everything unpinned has aged. */
 	((uint8_t *)rtr_ft_value(e[2]))[0] = 0;
-	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 0);  /* slots 32-39: empty */
-	CHECK_EQ(rtr_ft_sweep(t, 1000000, 64), 6); /* on round to 24-31 */
+	CHECK_EQ(rtr_ft_sweep(t, 1000000, 8), 0);      /* slots 0-7: empty */
+	CHECK_EQ(rtr_ft_sweep(t, 1000000, 64), W - 2); /* on round, 48-63 */
 	CHECK_EQ(rtr_ft_sweep(t, 1000000, 64), 0);
 	rtr_ft_get_stats(t, &st);
 	CHECK_EQ(st.in_use, 0);
@@ -2985,17 +2988,17 @@ test_flowtab(void)
 		n++;
 	CHECK_EQ(n, 20);
 	rtr_ft_free(t);
-	/* Buckets come from the hash's top bits: the flows one of two workers
+	/* Homes come from the hash's top bits: the flows one of two workers
 	 * owns (flow_hash % 2 == 0: every low bit alike here) still spread
-	 * over all 8 buckets and fill the table exactly. With low-bit buckets
-	 * all 64 would meet in one bucket and 56 would be refused. */
+	 * over all 4 windows and fill the table exactly. With low-bit homes
+	 * all 64 would meet in one window and 48 would be refused. */
 	t = rtr_ft_create(&fp);
 	CHECK(t != NULL);
 	if (t == NULL)
 		return;
 	for (unsigned int i = 0; i < 64; i++) {
 		k = ft_key(200 + i);
-		x = rtr_ft_lookup(t, &k, FT_H(i % 8, 16u * (i / 8) + 2), 100, true,
+		x = rtr_ft_lookup(t, &k, FT_H(i % 4, 16u * (i / 4) + 2), 100, true,
 				RTR_FT_ORIGIN_NONE, &status);
 		CHECK(x != NULL && status == RTR_FT_NEW, "flow %u of one worker's share", i);
 	}

@@ -22,7 +22,7 @@ ft_stride(uint32_t value_size)
 static uint32_t
 ft_homes(uint32_t entries)
 {
-	return rte_align32pow2(entries < RTR_FT_WINDOW ? RTR_FT_WINDOW : entries);
+	return rte_align32pow2(entries < RTR_FT_MIN ? RTR_FT_MIN : entries);
 }
 
 size_t
@@ -48,6 +48,7 @@ rtr_ft_create(const struct rtr_ft_params *p)
 	t->n_home = ft_homes(p->entries);
 	t->total = t->n_home;
 	t->mask = t->n_home - 1;
+	t->window = RTE_MIN((uint32_t)RTR_FT_WINDOW, t->n_home);
 	t->shift = 32 - (uint32_t)__builtin_ctz(t->n_home);
 	t->stride = ft_stride(p->value_size);
 	t->value_size = p->value_size;
@@ -165,7 +166,7 @@ ft_release(struct rtr_ft *t, uint32_t i)
 {
 	struct rtr_ft_entry *e = rtr_ft_slot_at(t, i);
 
-	rtr_ft_slot_at(t, (i - e->disp) & t->mask)->hop &= (uint8_t) ~(1u << e->disp);
+	rtr_ft_slot_at(t, (i - e->disp) & t->mask)->hop &= (uint16_t) ~(1u << e->disp);
 	e->key.kind = 0;
 	e->gen++;
 	t->st.in_use--;
@@ -253,7 +254,7 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 		origin = RTR_FT_ORIGIN_NONE;
 	else if (t->limited && (*status = ft_admit(t, origin, now_ns)) != RTR_FT_NEW)
 		return NULL;
-	for (unsigned int d = 0; d < RTR_FT_WINDOW; d++) {
+	for (unsigned int d = 0; d < t->window; d++) {
 		e = rtr_ft_slot_at(t, (home + d) & t->mask);
 		if (e->key.kind == 0) {
 			free_d = (int)d;
@@ -278,7 +279,6 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 	e = rtr_ft_slot_at(t, i);
 	/* Everything but the hop byte, which is this slot's as a home. */
 	memset(e->value, 0, t->stride - offsetof(struct rtr_ft_entry, value));
-	e->rsv = 0;
 	e->key = c;
 	e->last_ns = now_ns;
 	e->disp = (uint8_t)free_d;
@@ -291,7 +291,7 @@ rtr_ft_lookup(struct rtr_ft *t, const struct rtr_ft_key *k, uint32_t hash, uint6
 		memcpy(t->addr6 + (size_t)i * ADDR6_BYTES, k->src, 16);
 		memcpy(t->addr6 + (size_t)i * ADDR6_BYTES + 16, k->dst, 16);
 	}
-	rtr_ft_slot_at(t, home)->hop |= (uint8_t)(1u << free_d);
+	rtr_ft_slot_at(t, home)->hop |= (uint16_t)(1u << free_d);
 	t->st.inserted++;
 	t->st.in_use++;
 	*status = RTR_FT_NEW;

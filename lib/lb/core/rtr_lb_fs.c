@@ -48,7 +48,7 @@ rtr_lb_ft_limits(const struct rtr_lb_init *in, uint32_t entries, struct rtr_ft_l
 {
 	const struct rtr_config *cfg = in->cfg;
 	unsigned int nw = in->n_workers ? in->n_workers : 1;
-	uint32_t cap = rte_align32pow2(RTE_MAX(entries, (uint32_t)RTR_FT_WINDOW));
+	uint32_t cap = rte_align32pow2(RTE_MAX(entries, (uint32_t)RTR_FT_MIN));
 
 	memset(lim, 0, sizeof(*lim) * RTR_FT_ORIGINS);
 	for (unsigned int i = 0; i < cfg->n_ports; i++) {

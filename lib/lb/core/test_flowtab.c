@@ -169,58 +169,62 @@ test_basic(void)
 
 /* Eight keys of one home fill its window; the ninth is refused until one
  * ages; the longest idle aged one goes; a pinned one never does. */
+static unsigned int structure_errors(const struct rtr_ft *t);
+
 static void
 test_window(void)
 {
 	struct rtr_ft *t = mk(64, 24);
-	struct rtr_ft_entry *s[10];
+	struct rtr_ft_entry *s[RTR_FT_WINDOW + 2];
 	enum rtr_ft_status st;
 	struct rtr_ft_key k;
 	const uint32_t h = 5u << 26; /* home 5 of 64 */
+	const unsigned int W = RTR_FT_WINDOW;
 	unsigned int i;
 
-	for (i = 0; i < 8; i++) {
+	CHECK_EQ(t->window, W);
+	for (i = 0; i < W; i++) {
 		key_of(100 + i, &k);
 		s[i] = rtr_ft_lookup(t, &k, h, 1000 + i, true, 0, &st);
 		CHECK(st == RTR_FT_NEW && s[i] == rtr_ft_slot_at(t, 5 + i), "key %u", i);
 	}
-	CHECK_EQ(rtr_ft_slot_at(t, 5)->hop, 0xff);
-	for (i = 0; i < 8; i++) { /* all found, each with its own value */
+	CHECK_EQ(rtr_ft_slot_at(t, 5)->hop, (1u << W) - 1);
+	for (i = 0; i < W; i++) { /* all found, each with its own value */
 		key_of(100 + i, &k);
 		CHECK(rtr_ft_lookup(t, &k, h, 2000, false, 0, &st) == s[i]);
 	}
-	key_of(108, &k);
+	key_of(100 + W, &k);
 	CHECK(rtr_ft_lookup(t, &k, h, 2000, true, 0, &st) == NULL && st == RTR_FT_FULL);
 	CHECK_EQ(t->st.full, 1);
-	/* A key of home 6 finds its own window (6..13) full too: 6..12 hold
-	 * home 5's keys, 13 is free. */
+	/* A key of home 6 finds its own window (6 .. 5 + W + 1) full but for
+	 * its last slot: 6 .. 4 + W hold home 5's keys. */
 	key_of(200, &k);
-	s[9] = rtr_ft_lookup(t, &k, 6u << 26, 2000, true, 0, &st);
-	CHECK(st == RTR_FT_NEW && s[9] == rtr_ft_slot_at(t, 13) && s[9]->disp == 7);
-	CHECK_EQ(rtr_ft_slot_at(t, 6)->hop, 0x80);
+	s[W + 1] = rtr_ft_lookup(t, &k, 6u << 26, 2000, true, 0, &st);
+	CHECK(st == RTR_FT_NEW && s[W + 1] == rtr_ft_slot_at(t, 5 + W) && s[W + 1]->disp == W - 1);
+	CHECK_EQ(rtr_ft_slot_at(t, 6)->hop, 1u << (W - 1));
 	/* Key 2 (slot 7) idle longest once 0 and 1 are used again; 0 pinned. */
-	s[0]->last_ns = 5000;
+	for (i = 0; i < W; i++)
+		s[i]->last_ns = 5000;
 	s[0]->value[8] = 1;
-	s[1]->last_ns = 5000;
 	s[0]->last_ns = 10;
-	key_of(108, &k);
-	s[8] = rtr_ft_lookup(t, &k, h, 1008 + AGING + 1, true, 0, &st);
-	CHECK(st == RTR_FT_NEW && s[8] == rtr_ft_slot_at(t, 7),
+	s[2]->last_ns = 20;
+	key_of(100 + W, &k);
+	s[W] = rtr_ft_lookup(t, &k, h, 20 + AGING + 1, true, 0, &st);
+	CHECK(st == RTR_FT_NEW && s[W] == rtr_ft_slot_at(t, 7),
 			"evicted the longest idle unpinned");
 	CHECK_EQ(t->st.evicted, 1);
 	key_of(102, &k);
-	CHECK(rtr_ft_lookup(t, &k, h, 1008 + AGING + 1, false, 0, &st) == NULL);
+	CHECK(rtr_ft_lookup(t, &k, h, 20 + AGING + 1, false, 0, &st) == NULL);
 	key_of(100, &k);
-	CHECK(rtr_ft_lookup(t, &k, h, 1008 + AGING + 1, false, 0, &st) == s[0]);
+	CHECK(rtr_ft_lookup(t, &k, h, 20 + AGING + 1, false, 0, &st) == s[0]);
 	/* The sweep frees what aged, never the pinned slot. */
-	CHECK_EQ(rtr_ft_sweep(t, 2 * AGING + 100000, rtr_ft_capacity(t)), 8);
+	CHECK_EQ(rtr_ft_sweep(t, 2 * AGING + 100000, rtr_ft_capacity(t)), W);
 	CHECK_EQ(t->st.in_use, 1);
 	CHECK_EQ(rtr_ft_slot_at(t, 5)->hop, 0x01);
 	CHECK_EQ(rtr_ft_slot_at(t, 6)->hop, 0x00);
+	CHECK_EQ(structure_errors(t), 0);
 	rtr_ft_free(t);
 }
-
-static unsigned int structure_errors(const struct rtr_ft *t);
 
 /* The last homes' windows wrap round to slot 0: a table of N holds N flows
  * (table_size is the most it holds, as before issue 34), and one of 8 is a
@@ -237,49 +241,50 @@ test_wrap(void)
 			.limits = lim,
 			.use_rte_malloc = false};
 	struct rtr_ft *t = rtr_ft_create(&p);
-	struct rtr_ft_entry *s[9];
+	struct rtr_ft_entry *s[RTR_FT_WINDOW + 1];
+	const unsigned int W = RTR_FT_WINDOW;
 	enum rtr_ft_status st;
 	struct rtr_ft_key k;
-	const uint32_t h = 62u << 26; /* home 62 of 64: window 62, 63, 0..5 */
+	const uint32_t h = 62u << 26; /* home 62 of 64: window 62, 63, 0 .. W - 3 */
 	unsigned int i, n;
 
 	CHECK(t != NULL);
 	if (t == NULL)
 		return;
 	CHECK_EQ(t->total, 64);
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < W; i++) {
 		key_of(300 + i, &k);
 		s[i] = rtr_ft_lookup(t, &k, h, 1000, true, 2, &st);
 		CHECK(st == RTR_FT_NEW && s[i] == rtr_ft_slot_at(t, (62 + i) % 64), "key %u", i);
 	}
-	CHECK_EQ(rtr_ft_slot_at(t, 62)->hop, 0xff);
+	CHECK_EQ(rtr_ft_slot_at(t, 62)->hop, (1u << W) - 1);
 	CHECK_EQ(s[5]->disp, 5);
-	CHECK_EQ(rtr_ft_origin_in_use(t, 2), 8);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 2), W);
 	CHECK_EQ(structure_errors(t), 0);
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < W; i++) {
 		key_of(300 + i, &k);
 		CHECK(rtr_ft_lookup(t, &k, h, 1000, false, 2, &st) == s[i]);
 	}
-	key_of(308, &k);
+	key_of(300 + W, &k);
 	CHECK(rtr_ft_lookup(t, &k, h, 1000, true, 2, &st) == NULL && st == RTR_FT_FULL);
-	/* A key of home 0 finds 0..5 taken by home 62's keys: slot 6. */
+	/* A key of home 0 finds 0 .. W - 3 taken by home 62's keys: slot W - 2. */
 	key_of(400, &k);
-	s[8] = rtr_ft_lookup(t, &k, 0, 1000, true, RTR_FT_ORIGIN_NONE, &st);
-	CHECK(st == RTR_FT_NEW && s[8] == rtr_ft_slot_at(t, 6) && s[8]->disp == 6);
+	s[W] = rtr_ft_lookup(t, &k, 0, 1000, true, RTR_FT_ORIGIN_NONE, &st);
+	CHECK(st == RTR_FT_NEW && s[W] == rtr_ft_slot_at(t, W - 2) && s[W]->disp == W - 2);
 	/* Eviction of a wrapped slot: home 62's longest idle (slot 1). */
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < W; i++)
 		s[i]->last_ns = 5000;
 	s[3]->last_ns = 10;
-	key_of(308, &k);
+	key_of(300 + W, &k);
 	CHECK(rtr_ft_lookup(t, &k, h, 10 + AGING + 1, true, RTR_FT_ORIGIN_NONE, &st) == s[3] &&
 			st == RTR_FT_NEW);
-	CHECK_EQ(rtr_ft_origin_in_use(t, 2), 7);
-	CHECK_EQ(t->st.in_use, 9);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 2), W - 1);
+	CHECK_EQ(t->st.in_use, W + 1);
 	CHECK_EQ(structure_errors(t), 0);
 	rtr_ft_remove(t, s[3]);
 	rtr_ft_remove(t, s[0]);
-	CHECK_EQ(rtr_ft_origin_in_use(t, 2), 6);
-	CHECK_EQ(rtr_ft_slot_at(t, 62)->hop, 0xf6);
+	CHECK_EQ(rtr_ft_origin_in_use(t, 2), W - 2);
+	CHECK_EQ(rtr_ft_slot_at(t, 62)->hop, ((1u << W) - 1) & ~0x09u);
 	CHECK_EQ(structure_errors(t), 0);
 	rtr_ft_free(t);
 	/* A table of 8: any 8 flows fit, whatever their hashes; the ninth
@@ -342,11 +347,11 @@ structure_errors(const struct rtr_ft *t)
 			used++;
 			uint32_t home = (j - s->disp) & t->mask;
 
-			if (s->disp >= RTR_FT_WINDOW || rtr_ft_home(t, s->key.hash) != home ||
+			if (s->disp >= t->window || rtr_ft_home(t, s->key.hash) != home ||
 					!(rtr_ft_slot_at(t, home)->hop & (1u << s->disp)))
 				bad++;
 		}
-		for (unsigned int d = 0; d < RTR_FT_WINDOW; d++) {
+		for (unsigned int d = 0; d < t->window; d++) {
 			const struct rtr_ft_entry *o;
 
 			if (!(s->hop & (1u << d)))
@@ -426,8 +431,9 @@ random_ops(uint64_t seed, bool crowded)
 				if (r.present[i] && !may_be_gone(&r, i, now))
 					lost++;
 				r.present[i] = 0;
-				for (unsigned int d = 0; d < RTR_FT_WINDOW; d++) {
-					const struct rtr_ft_entry *o = rtr_ft_slot_at(t, home + d);
+				for (unsigned int d = 0; d < t->window; d++) {
+					const struct rtr_ft_entry *o =
+							rtr_ft_slot_at(t, (home + d) & t->mask);
 
 					if (o->key.kind == 0 ||
 							(now - o->last_ns > AGING && !o->value[8]))
