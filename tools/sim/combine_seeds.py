@@ -15,6 +15,12 @@ fig12 table's format, for the settings seed 3 has), NAME-bins.csv and
 NAME.png (3-seed means; the lossless plots leave DRILL out, as the doc's).
 
 usage: combine_seeds.py EVALUATION_MD BINS_DIR SEED3_REPORT_JSON... --out DIR
+
+Since the 3-seed table replaced it in doc/evaluation.md, the seeds-1-2
+table and bins are in doc/eval/i33/s12/ (fig12.md, NAME-bins.csv):
+  combine_seeds.py doc/eval/i33/s12/fig12.md doc/eval/i33/s12 \
+      doc/eval/i33/seed3/*-report.json --out OUT
+gives doc/eval/i33/s123/ and the table again.
 """
 import argparse
 import json
