@@ -59,7 +59,7 @@ for rp in a.reports:
 def pct(base, x):
     return (base - x) / base * 100.0
 
-def row_table(means, label):
+def row_table(means):
     out = ["| setting | ECMP avg / p99 | mode | avg / p99 | avg lower by | p99 lower by | ours, as the paper counts |",
            "|---|---|---|---|---|---|---|"]
     for key in sorted(means):
@@ -85,16 +85,16 @@ def row_table(means, label):
     return "\n".join(out) + "\n"
 
 # Check: the seeds 1-2 table recomputed from its own means.
-open(os.path.join(a.out, "fig12-s12-recomputed.md"), "w").write(row_table(m12, "s12"))
+open(os.path.join(a.out, "fig12-s12-recomputed.md"), "w").write(row_table(m12))
 seed3 = {k: {mo: (v[mo]["all_avg"], v[mo]["all_p99"]) for mo in v} for k, v in s3.items()}
-open(os.path.join(a.out, "fig12-s3.md"), "w").write(row_table(seed3, "s3"))
+open(os.path.join(a.out, "fig12-s3.md"), "w").write(row_table(seed3))
 comb = {}
 for k in seed3:
     if k not in m12 or set(m12[k]) - set(seed3[k]):
         print("skip", k, "(modes missing)"); continue
     comb[k] = {mo: ((2 * m12[k][mo][0] + seed3[k][mo][0]) / 3, (2 * m12[k][mo][1] + seed3[k][mo][1]) / 3)
                for mo in m12[k]}
-open(os.path.join(a.out, "fig12-s123.md"), "w").write(row_table(comb, "s123"))
+open(os.path.join(a.out, "fig12-s123.md"), "w").write(row_table(comb))
 # Largest move of a mode's avg from the seeds-1-2 mean.
 for k in sorted(comb):
     mv = max(abs(comb[k][mo][0] / m12[k][mo][0] - 1) for mo in comb[k])

@@ -154,8 +154,6 @@ hold_of(const struct rtr_cw *cw, const struct cw_dst *d)
 	return &cw->hold[d->port][d->ring];
 }
 
-static inline struct cw_dst *dst_of(struct rtr_ft_entry *e);
-
 /* Whether a heap entry (e, gen) is the current hold of its flow: the
  * entry is still a DstToR flow's (not freed, not reused for another role),
  * it holds a ring, and that ring's hold is the one numbered gen (hold
@@ -163,7 +161,7 @@ static inline struct cw_dst *dst_of(struct rtr_ft_entry *e);
 static inline bool
 hold_current(const struct rtr_cw *cw, struct rtr_ft_entry *e, uint32_t gen)
 {
-	const struct cw_dst *d = (const struct cw_dst *)rtr_ft_value(e);
+	const struct cw_dst *d = rtr_ft_value(e); /* dst_of, when it is one */
 
 	return e->key.kind == KIND_DST && d->ring != NO_RING && d->port < RTR_MAX_PORTS &&
 	       cw->hold[d->port] != NULL && hold_of(cw, d)->gen == gen;
@@ -281,12 +279,13 @@ cw_fill(const void *state, struct rtr_ft_entry *e, uint64_t now, struct rtr_lb_f
 		fi->held = d->ring == NO_RING ? 0
 					      : rtr_pring_depth(rtr_pring_at(
 								cw->pool[d->port], d->ring));
-		fi->deadline_in_ns =
-				d->ring == NO_RING
-						? NEVER
-						: (hold_of(cw, d)->deadline > now ? hold_of(cw, d)->deadline -
-												    now
-										  : 0);
+		if (d->ring == NO_RING) {
+			fi->deadline_in_ns = NEVER;
+		} else {
+			uint64_t dl = hold_of(cw, d)->deadline;
+
+			fi->deadline_in_ns = dl > now ? dl - now : 0;
+		}
 	}
 }
 

@@ -28,9 +28,9 @@ ft_homes(uint32_t entries)
 size_t
 rtr_ft_memsize(const struct rtr_ft_params *p)
 {
-	size_t total = ft_homes(p->entries);
+	size_t n = ft_homes(p->entries);
 
-	return total * ft_stride(p->value_size) + total * ADDR6_BYTES + 64;
+	return n * ft_stride(p->value_size) + n * ADDR6_BYTES + 64;
 }
 
 struct rtr_ft *
@@ -46,7 +46,6 @@ rtr_ft_create(const struct rtr_ft_params *p)
 	if (t == NULL)
 		return NULL;
 	t->n_home = ft_homes(p->entries);
-	t->total = t->n_home;
 	t->mask = t->n_home - 1;
 	t->window = RTE_MIN((uint32_t)RTR_FT_WINDOW, t->n_home);
 	t->shift = 32 - (uint32_t)__builtin_ctz(t->n_home);
@@ -75,7 +74,7 @@ rtr_ft_create(const struct rtr_ft_params *p)
 		return NULL;
 	}
 	t->slots = t->block;
-	t->addr6 = t->slots + (size_t)t->total * t->stride;
+	t->addr6 = t->slots + (size_t)t->n_home * t->stride;
 	return t;
 }
 
@@ -142,12 +141,6 @@ ckey_eq(const struct rtr_ft_ckey *a, const struct rtr_ft_ckey *b)
 	memcpy(&b0, b, 8);
 	memcpy(&b1, (const uint8_t *)b + 8, 8);
 	return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-}
-
-static inline uint32_t
-slot_index(const struct rtr_ft *t, const struct rtr_ft_entry *e)
-{
-	return rtr_ft_ref(t, e);
 }
 
 static inline bool
@@ -302,7 +295,7 @@ void
 rtr_ft_remove(struct rtr_ft *t, struct rtr_ft_entry *e)
 {
 	if (e->key.kind != 0)
-		ft_release(t, slot_index(t, e));
+		ft_release(t, rtr_ft_ref(t, e));
 }
 
 unsigned int
@@ -314,7 +307,7 @@ rtr_ft_sweep(struct rtr_ft *t, uint64_t now_ns, unsigned int n)
 		uint32_t i = t->sweep_cursor;
 		struct rtr_ft_entry *e = rtr_ft_slot_at(t, i);
 
-		t->sweep_cursor = i + 1 < t->total ? i + 1 : 0;
+		t->sweep_cursor = (i + 1) & t->mask;
 		if (e->key.kind != 0 && ft_aged(t, e, now_ns)) {
 			ft_release(t, i);
 			t->st.aged++;
@@ -327,7 +320,7 @@ rtr_ft_sweep(struct rtr_ft *t, uint64_t now_ns, unsigned int n)
 struct rtr_ft_entry *
 rtr_ft_next(const struct rtr_ft *t, uint32_t *cursor)
 {
-	while (*cursor < t->total) {
+	while (*cursor < t->n_home) {
 		struct rtr_ft_entry *e = rtr_ft_slot_at(t, (*cursor)++);
 
 		if (e->key.kind != 0)
@@ -343,7 +336,7 @@ rtr_ft_key_of(const struct rtr_ft *t, const struct rtr_ft_entry *e, struct rtr_f
 	k->sport = e->key.sport;
 	k->kind = e->key.kind;
 	if (e->key.flags & RTR_FT_V6) {
-		const uint8_t *a = t->addr6 + (size_t)slot_index(t, e) * ADDR6_BYTES;
+		const uint8_t *a = t->addr6 + (size_t)rtr_ft_ref(t, e) * ADDR6_BYTES;
 
 		k->v6 = 1;
 		memcpy(k->src, a, 16);

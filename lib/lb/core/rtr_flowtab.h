@@ -164,10 +164,10 @@ struct rtr_ft_origin {
 
 /* The table (fields private to rtr_flowtab.c; here for the inline prefetch). */
 struct rtr_ft {
-	uint8_t *slots;  /* total * stride bytes */
-	uint8_t *addr6;  /* total * 32 bytes: an IPv6 slot's source and destination */
-	uint32_t n_home; /* home slots, 2^k */
-	uint32_t total;  /* slots: n_home (a window wraps past the last) */
+	uint8_t *slots;  /* n_home * stride bytes */
+	uint8_t *addr6;  /* n_home * 32 bytes: an IPv6 slot's source and destination */
+	uint32_t n_home; /* slots, each the home of the hashes that map to it; 2^k
+			  * (a window wraps past the last) */
 	uint32_t mask;   /* n_home - 1 */
 	uint32_t window; /* min(RTR_FT_WINDOW, n_home) */
 	uint32_t shift;  /* home = hash >> shift (the hash's top bits) */
@@ -199,7 +199,7 @@ rtr_ft_home(const struct rtr_ft *t, uint32_t hash)
 	return t->shift >= 32 ? 0 : hash >> t->shift;
 }
 
-/* Slot i (0 .. total - 1). */
+/* Slot i (0 .. n_home - 1). */
 static inline struct rtr_ft_entry *
 rtr_ft_slot_at(const struct rtr_ft *t, uint32_t i)
 {
@@ -302,7 +302,7 @@ rtr_ft_deref(const struct rtr_ft *t, uint32_t idx, uint32_t gen)
 {
 	struct rtr_ft_entry *e;
 
-	if (idx >= t->total)
+	if (idx >= t->n_home)
 		return NULL;
 	e = rtr_ft_slot_at(t, idx);
 	return e->key.kind != 0 && e->gen == gen ? e : NULL;

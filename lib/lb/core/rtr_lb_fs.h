@@ -37,8 +37,8 @@ struct rtr_lb_fs {
  * the set-associative table's 4 buckets of 8 before issue 34. */
 #define RTR_LB_FS_SWEEP 32
 
-/* rtr_lb_ops.prefetch: a RoCE packet's bucket (step 0), then its entry
- * (step 1). */
+/* rtr_lb_ops.prefetch: a RoCE packet's home slot (step 0), then the other
+ * slots of its home (step 1; rtr_ft_prefetch). */
 static inline void
 rtr_lb_fs_prefetch(const void *state, const struct rtr_meta *meta, unsigned int step)
 {

@@ -251,7 +251,7 @@ test_wrap(void)
 	CHECK(t != NULL);
 	if (t == NULL)
 		return;
-	CHECK_EQ(t->total, 64);
+	CHECK_EQ(t->n_home, 64);
 	for (i = 0; i < W; i++) {
 		key_of(300 + i, &k);
 		s[i] = rtr_ft_lookup(t, &k, h, 1000, true, 2, &st);
@@ -340,7 +340,7 @@ structure_errors(const struct rtr_ft *t)
 {
 	unsigned int bad = 0, used = 0;
 
-	for (uint32_t j = 0; j < t->total; j++) {
+	for (uint32_t j = 0; j < t->n_home; j++) {
 		const struct rtr_ft_entry *s = rtr_ft_slot_at(t, j);
 
 		if (s->key.kind != 0) {
