@@ -14,6 +14,7 @@
 #define RTR_CKSUM_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
@@ -56,6 +57,32 @@ rtr_ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
 	sum = (sum & 0xffff) + (sum >> 16);
 	ip->hdr_checksum = (rte_be16_t)~sum;
 	ip->time_to_live--;
+}
+
+/*
+ * The header checksum of an IPv4 header of 20 bytes (no options), as
+ * rte_ipv4_cksum computes it (the checksum field is read, so the caller
+ * zeroes it first), to store as is (like rte_ipv4_cksum's): five 32-bit words
+ * summed and folded (RFC 1071: the sum does not depend on the word size
+ * or byte order), no loop. LB control packets are built with it.
+ */
+static inline rte_be16_t
+rtr_ipv4_cksum20(const struct rte_ipv4_hdr *ip)
+{
+	const uint8_t *p = (const uint8_t *)ip;
+	uint64_t sum = 0;
+	uint32_t w;
+
+	for (unsigned int i = 0; i < 20; i += 4) {
+		memcpy(&w, p + i, 4);
+		sum += w;
+	}
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (rte_be16_t)(uint16_t)~sum;
 }
 
 #endif /* RTR_CKSUM_H */

@@ -11,7 +11,9 @@
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 
+#include "rtr_cksum.h"
 #include "rtr_lb_ctrl.h"
 #include "rtr_stats.h"
 
@@ -26,7 +28,10 @@ rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame, const struct rtr_met
 	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
 	if (f == NULL)
 		return NULL;
-	memcpy(f, frame, bth_off + RTR_BTH_LEN);
+	/* rte_memcpy: a copy of 54-98 bytes, which memcpy of a length not
+	 * known at build time did with `rep movs` (half this function's
+	 * cycles at the DstToR, perf). */
+	rte_memcpy(f, frame, bth_off + RTR_BTH_LEN);
 	l3 = f + meta->l3_off;
 	if (meta->l3 == RTR_L3_IPV4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
@@ -38,7 +43,8 @@ rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame, const struct rtr_met
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(n - meta->l3_off));
 		ip->time_to_live = 64;
 		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ip->hdr_checksum = likely(ip->version_ihl == 0x45) ? rtr_ipv4_cksum20(ip) :
+				(rte_be16_t)rte_ipv4_cksum(ip);
 	} else {
 		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
 
