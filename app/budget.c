@@ -187,7 +187,7 @@ rtr_mbuf_budget(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 			max_mtu = cfg->ports[i].mtu;
 	}
 	out->per_worker = RTR_BURST * (cfg->n_ports + 1) + RTR_POOL_CACHE * 3 / 2 +
-			  cfg->sw.handoff_ring + RTR_INJECT_RING_SIZE;
+			  cfg->sw.handoff_ring + RTR_INJECT_RING_SIZE + RTR_CTRL_STASH;
 	out->workers = (uint64_t)in->workers * out->per_worker;
 	out->control = RTR_CTRL_RING_SIZE + 1024; /* control ring + control/pdump slack */
 	out->egress = egress_part(cfg);

@@ -110,12 +110,12 @@ test_ecmp(void)
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.rx_desc, 2048);
 	CHECK_EQ(b.tx_desc, 2048);
-	CHECK_EQ(b.per_worker, 32 * 3 + 384 + 4096 + 1024); /* 5600 */
-	CHECK_EQ(b.workers, 5600);
+	CHECK_EQ(b.per_worker, 32 * 3 + 384 + 4096 + 1024 + 16); /* 5616 */
+	CHECK_EQ(b.workers, 5616);
 	CHECK_EQ(b.egress, 8192);
 	CHECK_EQ(b.hold, 0);
 	CHECK_EQ(b.control, 2048);
-	CHECK_EQ(b.need, 19936);
+	CHECK_EQ(b.need, 19952);
 	CHECK_EQ(b.mbufs, 32767);
 	CHECK(!b.mbufs_set);
 	CHECK(b.hold_mode == NULL);
@@ -127,8 +127,8 @@ test_ecmp(void)
 	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
 	CHECK_EQ(b.rx_desc, 4096);
 	CHECK_EQ(b.tx_desc, 4096);
-	CHECK_EQ(b.workers, 11200);
-	CHECK_EQ(b.need, 29632);
+	CHECK_EQ(b.workers, 11232);
+	CHECK_EQ(b.need, 29664);
 	CHECK_EQ(b.mbufs, 32767);
 	CHECK_EQ(b.hold_per_worker, 0);
 	rtr_config_free(&cfg);
@@ -138,7 +138,7 @@ test_ecmp(void)
 	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", ", speed_gbps: 100, delay_us: 100, mtu: 9000", ""), 0);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.egress, 8192 + 1220);
-	CHECK_EQ(b.need, 19936 + 1220);
+	CHECK_EQ(b.need, 19952 + 1220);
 	CHECK_EQ(b.data_room, 128 + 9088); /* 9000 + 30, rounded up to 128 */
 	rtr_config_free(&cfg);
 
@@ -184,14 +184,14 @@ test_conweave(void)
 	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "", ""), 0);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.hold, 4096);
-	CHECK_EQ(b.need, 19936 + 4096);
+	CHECK_EQ(b.need, 19952 + 4096);
 	CHECK_EQ(b.mbufs, 32767);
 	CHECK_STR(mode_name(&b), "conweave");
 	CHECK(b.hold_key == NULL);
 	CHECK_EQ(b.hold_per_worker, 4096);
 	CHECK(!b.hold_cut);
 	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
-	CHECK_EQ(b.need, 29632 + 4096);
+	CHECK_EQ(b.need, 29664 + 4096);
 	CHECK_EQ(b.mbufs, 65535);
 	CHECK_EQ(b.hold_per_worker, 2048);
 	rtr_config_free(&cfg);
@@ -212,7 +212,7 @@ test_conweave(void)
 	CHECK_EQ(load_1h1f(&cfg, "conweave", "", "", "conweave: {hold_budget: 3000}\n"), 0);
 	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
 	CHECK_EQ(b.hold, 3000);
-	CHECK_EQ(b.need, 29632 + 3000);
+	CHECK_EQ(b.need, 29664 + 3000);
 	CHECK_EQ(b.mbufs, 32767); /* 32632 fits in 2^15 - 1 */
 	CHECK_STR(b.hold_key, "conweave.hold_budget");
 	CHECK_EQ(b.hold_per_worker, 1500);
@@ -246,8 +246,8 @@ test_cut(void)
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.mbufs, 4095);
 	CHECK(b.mbufs_set);
-	CHECK_EQ(b.need, 24032); /* the formula's need is still reported */
-	/* others 19936 > 4095: nothing remains, a quarter is 1023 */
+	CHECK_EQ(b.need, 24048); /* the formula's need is still reported */
+	/* others 19952 > 4095: nothing remains, a quarter is 1023 */
 	CHECK_EQ(b.hold_per_worker, 1023);
 	CHECK(b.hold_cut);
 	CHECK_EQ(budget(&cfg, 2, false, &b), 0);
@@ -255,7 +255,7 @@ test_cut(void)
 	CHECK(b.hold_cut);
 	rtr_config_free(&cfg);
 
-	/* A quarter at least the share: not cut. others 19936, 22000 / 4 =
+	/* A quarter at least the share: not cut. others 19952, 22000 / 4 =
 	 * 5500 >= 4096. */
 	CHECK_EQ(load_1h1f(&cfg, "conweave", ", mbufs: 22000", "", ""), 0);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
@@ -264,14 +264,14 @@ test_cut(void)
 	rtr_config_free(&cfg);
 
 	/* Four host ports: share 16384; others = rx 5120 + tx 5120 + worker
-	 * 5696 + egress 20480 + control 2048 = 38464. 54000 leaves 15536,
+	 * 5712 + egress 20480 + control 2048 = 38480. 54000 leaves 15520,
 	 * more than a quarter (13500): holding gets what remains. */
 	snprintf(text, sizeof(text), cfg_4h1f, ", mbufs: 54000");
 	CHECK_EQ(load(&cfg, text), 0);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.hold, 16384);
-	CHECK_EQ(b.need, 38464 + 16384);
-	CHECK_EQ(b.hold_per_worker, 15536);
+	CHECK_EQ(b.need, 38480 + 16384);
+	CHECK_EQ(b.hold_per_worker, 15520);
 	CHECK(b.hold_cut);
 	rtr_config_free(&cfg);
 	/* The same config by formula: 54848 -> 65535, nothing cut. */
@@ -296,7 +296,7 @@ test_rw(void)
 	CHECK_EQ(load_1h1f(&cfg, "ecmp", "", "", ""), 0);
 	CHECK_EQ(budget(&cfg, 1, true, &b), 0);
 	CHECK_EQ(b.hold, 4096);
-	CHECK_EQ(b.need, 19936 + 4096);
+	CHECK_EQ(b.need, 19952 + 4096);
 	CHECK_STR(mode_name(&b), "conweave");
 	CHECK(b.hold_key == NULL);
 	CHECK_EQ(b.hold_per_worker, 4096);
@@ -355,7 +355,7 @@ test_rw(void)
 	CHECK_STR(mode_name(&b), "conweave");
 	CHECK_EQ(b.hold_per_worker, 1);
 	CHECK_EQ(b.data_room, 128 + 9088);
-	CHECK_EQ(b.need, 4096 + 5600 + 8192 + 2048);
+	CHECK_EQ(b.need, 4096 + 5616 + 8192 + 2048);
 	rtr_config_free(&cfg);
 }
 
@@ -526,7 +526,7 @@ test_sockets(void)
 	}
 
 	/* Port 0 and worker 0 on socket 0, port 1 and worker 1 on socket 1:
-	 * rx 2048 + tx 2048 + worker 5600 + egress 4096 each, control 2048 on
+	 * rx 2048 + tx 2048 + worker 5616 + egress 4096 each, control 2048 on
 	 * the main socket: 15840 -> 16383 and 13792 -> 16383. */
 	{
 		static const int ws[2] = {0, 1}, ps[2] = {0, 1};
@@ -536,13 +536,13 @@ test_sockets(void)
 		CHECK_EQ(bs.n_pools, 2);
 		CHECK_EQ(bs.s[0].rx_desc, 2048);
 		CHECK_EQ(bs.s[1].tx_desc, 2048);
-		CHECK_EQ(bs.s[0].workers, 5600);
-		CHECK_EQ(bs.s[1].workers, 5600);
+		CHECK_EQ(bs.s[0].workers, 5616);
+		CHECK_EQ(bs.s[1].workers, 5616);
 		CHECK_EQ(bs.s[1].egress, 4096);
 		CHECK_EQ(bs.s[0].control, 2048);
 		CHECK_EQ(bs.s[1].control, 0);
-		CHECK_EQ(bs.s[0].need, 15840);
-		CHECK_EQ(bs.s[1].need, 13792);
+		CHECK_EQ(bs.s[0].need, 15856);
+		CHECK_EQ(bs.s[1].need, 13808);
 		CHECK_EQ(bs.s[0].mbufs, 16383);
 		CHECK_EQ(bs.s[1].mbufs, 16383);
 		CHECK_EQ(bs.pools_mbufs, 32766);
@@ -561,7 +561,7 @@ test_sockets(void)
 		CHECK_EQ(bs.s[1].workers, 0);
 		CHECK_EQ(bs.s[1].need, 2048 + 2048 + 4096);
 		CHECK_EQ(bs.s[1].mbufs, 16383);
-		CHECK_EQ(bs.s[0].workers, 2 * 5600);
+		CHECK_EQ(bs.s[0].workers, 2 * 5616);
 		CHECK_EQ(bs.s[1].egress_bytes, 0);
 		CHECK_EQ(bs.s[1].ring_bytes, 0);
 		check_sums(&b, &bs, "workers on one socket");
@@ -595,16 +595,16 @@ test_sockets(void)
 	}
 	rtr_config_free(&cfg);
 
-	/* switch.mbufs 20000 split by the needs 15840 : 13792 of 29632
-	 * (rounded up): 10692 + 9309. */
+	/* switch.mbufs 20000 split by the needs 15856 : 13808 of 29664
+	 * (rounded up): 10691 + 9310. */
 	CHECK_EQ(load_1h1f(&cfg, "ecmp", ", mbufs: 20000", "", ""), 0);
 	{
 		static const int ws[2] = {0, 1}, ps[2] = {0, 1};
 
 		where_set(&wh, 0, ws, 2, ps, 2);
 		CHECK_EQ(sockets(&cfg, 2, false, &wh, &b, &bs), 0);
-		CHECK_EQ(bs.s[0].mbufs, 10692);
-		CHECK_EQ(bs.s[1].mbufs, 9309);
+		CHECK_EQ(bs.s[0].mbufs, 10691);
+		CHECK_EQ(bs.s[1].mbufs, 9310);
 		check_sums(&b, &bs, "switch.mbufs");
 	}
 	rtr_config_free(&cfg);
@@ -734,7 +734,7 @@ test_shared_buffer(void)
 	CHECK_EQ(rtr_budget_cell(&cfg), RTR_BUFFER_CELL_AUTO);
 	CHECK_EQ(budget(&cfg, 1, false, &b), 0);
 	CHECK_EQ(b.egress, 9216 * 1024 / 256);
-	CHECK_EQ(b.need, 19936 - 8192 + 36864);
+	CHECK_EQ(b.need, 19952 - 8192 + 36864);
 	CHECK_EQ(b.mbufs, 65535);
 	rtr_config_free(&cfg);
 	/* A cell of 1500 (the pool of full-size frames): 6292 mbufs, rounded

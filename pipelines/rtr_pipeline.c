@@ -213,6 +213,8 @@ forward(struct rtr_worker *w, struct rte_mbuf *m, struct rtr_meta *meta, uint64_
 
 /* ------------------------------------------------------------------ LB I/O */
 
+static void ctrl_flush(struct rtr_worker *w);
+
 static void
 lb_deliver(void *arg, struct rte_mbuf *m, uint16_t port, bool held)
 {
@@ -243,28 +245,41 @@ lb_hold(void *arg, struct rte_mbuf *m, uint16_t port)
 	rtr_egress_hold(w->eg, m, rtr_egress_classify(w->eg, m), w->now_ns);
 }
 
+/* An LB control packet the mode built (a DstToR's RTT_REPLY, CLEAR or
+ * NOTIFY): kept for ctrl_flush, which forwards the burst's together. */
 static void
 lb_control(void *arg, struct rte_mbuf *m)
 {
 	struct rtr_worker *w = arg;
-	struct rtr_meta *meta = rtr_meta(m);
 
-	/* Parsed like any frame, so routing and egress see its metadata. */
-	if (rtr_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
-			    w->sw->hash_seed, RTR_LB_PARSE_HDR, meta) != RTR_DROP_NONE) {
-		drop(w, m, RTR_PORT_NONE, RTR_DROP_MALFORMED);
-		return;
-	}
-	meta->in_port = RTR_PORT_NONE;
-	forward(w, m, meta, w->now_ns);
+	if (unlikely(w->ctrl_out_n == RTE_DIM(w->ctrl_out)))
+		ctrl_flush(w);
+	w->ctrl_out[w->ctrl_out_n++] = m;
 }
 
+/* The mbuf of an LB control packet: from the worker's stash, which is
+ * refilled RTR_CTRL_STASH at a time (one pool access and the mbufs reset
+ * together) and emptied when the worker is idle (ctrl_stash_return). */
 static struct rte_mbuf *
 lb_alloc(void *arg)
 {
 	struct rtr_worker *w = arg;
 
-	return rte_pktmbuf_alloc(rtr_worker_pool(w));
+	if (unlikely(w->ctrl_mb_n == 0)) {
+		if (rte_pktmbuf_alloc_bulk(rtr_worker_pool(w), w->ctrl_mb, RTR_CTRL_STASH) != 0)
+			return rte_pktmbuf_alloc(rtr_worker_pool(w)); /* the pool's last few */
+		w->ctrl_mb_n = RTR_CTRL_STASH;
+	}
+	return w->ctrl_mb[--w->ctrl_mb_n];
+}
+
+static void
+ctrl_stash_return(struct rtr_worker *w)
+{
+	if (w->ctrl_mb_n != 0) {
+		rte_pktmbuf_free_bulk(w->ctrl_mb, w->ctrl_mb_n);
+		w->ctrl_mb_n = 0;
+	}
 }
 
 void
@@ -473,6 +488,10 @@ forward_burst(struct rtr_worker *w, struct rte_mbuf **pkts, unsigned int n, uint
 			rtr_fwd_finish(f, pkts[i], meta, &d[i], now_ns);
 		fwd_verdict(w, pkts[i], meta, &d[i], now_ns);
 	}
+	/* The control packets the burst's deliveries answered with (in the
+	 * egress stage, where they were forwarded one by one before). */
+	if (w->ctrl_out_n != 0)
+		ctrl_flush(w);
 	if (tsc != NULL) {
 		uint64_t t3 = rte_rdtsc();
 
@@ -480,6 +499,38 @@ forward_burst(struct rtr_worker *w, struct rte_mbuf **pkts, unsigned int n, uint
 		tsc[1] += t2 - t1;
 		tsc[2] += t3 - t2;
 	}
+}
+
+/*
+ * The LB control packets built since the last flush, forwarded as one
+ * burst: each parsed like any frame (so routing and egress see its
+ * metadata; the parser is the one judge of what a frame is), then the
+ * forwarding step over them all. They answer packets of this pass, so
+ * they leave in the same pass; a control packet never makes another, so
+ * the forward_burst below finds none to flush.
+ */
+static void
+ctrl_flush(struct rtr_worker *w)
+{
+	struct rte_mbuf *pkts[RTE_DIM(w->ctrl_out)];
+	const uint32_t pf = RTR_LB_PARSE_HDR;
+	unsigned int i, k = 0, n = w->ctrl_out_n;
+
+	w->ctrl_out_n = 0;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = w->ctrl_out[i];
+		struct rtr_meta *meta = rtr_meta(m);
+
+		if (rtr_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
+				    w->sw->hash_seed, pf, meta) != RTR_DROP_NONE) {
+			drop(w, m, RTR_PORT_NONE, RTR_DROP_MALFORMED);
+			continue;
+		}
+		meta->in_port = RTR_PORT_NONE;
+		rtr_lb_prefetch(w->fwd.lb, w->fwd.lb_state, meta, 0);
+		pkts[k++] = m;
+	}
+	forward_burst(w, pkts, k, w->now_ns, NULL);
 }
 
 /* Owners a burst batches hand-offs for; packets for others go one by one. */
@@ -853,6 +904,8 @@ rtr_worker_main(void *arg)
 		 * deadline passes once everything that came before it was
 		 * taken (rtr_lb_clock.h). */
 		rtr_lb_tick(w->fwd.lb, w->fwd.lb_state, seen, w->stats);
+		if (w->ctrl_out_n != 0) /* what the released packets answered */
+			ctrl_flush(w);
 		if (w->eg->pfc_active)
 			rtr_egress_tick(w->eg, now_ns);
 		if (unlikely(timed)) {
@@ -878,7 +931,11 @@ rtr_worker_main(void *arg)
 			check_down_ports(w);
 			if (w->is_control)
 				rtr_control_poll(sw, now_tsc);
+			if (w->ctrl_out_n != 0) /* a switch's release */
+				ctrl_flush(w);
 		}
+		if (got == 0)
+			ctrl_stash_return(w);
 		if (state == RTR_STOP_FINAL)
 			break;
 		/* Sleep only with nothing queued: a shaped or delayed port must
@@ -897,6 +954,8 @@ rtr_worker_main(void *arg)
 	while (drain_rings(w, w->now_ns) != 0)
 		;
 	rtr_lb_flush_final(w->fwd.lb, w->fwd.lb_state, w->now_ns, w->stats);
+	ctrl_flush(w);
+	ctrl_stash_return(w);
 	rtr_egress_flush_all(w->eg, 1000);
 	return 0;
 }

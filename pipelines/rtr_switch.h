@@ -48,6 +48,9 @@
 /* Hand-off rings hold switch.handoff_ring packets (default 4096). */
 #define RTR_INJECT_RING_SIZE 1024
 #define RTR_CTRL_POLL_MASK   255 /* single-lcore: control work every 256 loops */
+/* LB control packets' mbufs a worker allocates at a time (struct
+ * rtr_worker ctrl_mb; in every pool's budget, app/budget.c). */
+#define RTR_CTRL_STASH 16
 
 enum rtr_run_state {
 	RTR_RUN = 0,
@@ -145,6 +148,15 @@ struct rtr_worker {
 	/* Punt rate limit (GCRA): the time at which the bucket would be full
 	 * again, in the worker's now_ns clock. */
 	uint64_t punt_tat_ns;
+	/* LB control packets (a DstToR's RTT_REPLY, CLEAR, NOTIFY), in
+	 * batches: the mbufs they are built in, allocated RTR_CTRL_STASH at
+	 * a time and given back when the worker is idle; the built ones,
+	 * forwarded as one burst at the end of the burst that made them
+	 * (ctrl_flush). */
+	unsigned int ctrl_mb_n;
+	unsigned int ctrl_out_n;
+	struct rte_mbuf *ctrl_mb[RTR_CTRL_STASH];
+	struct rte_mbuf *ctrl_out[RTR_BURST];
 } __rte_cache_aligned;
 
 struct rtr_switch {

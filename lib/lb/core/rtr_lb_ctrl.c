@@ -43,8 +43,8 @@ rtr_lb_ctrl_build(struct rte_mbuf *m, const uint8_t *frame, const struct rtr_met
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(n - meta->l3_off));
 		ip->time_to_live = 64;
 		ip->hdr_checksum = 0;
-		ip->hdr_checksum = likely(ip->version_ihl == 0x45) ? rtr_ipv4_cksum20(ip) :
-				(rte_be16_t)rte_ipv4_cksum(ip);
+		ip->hdr_checksum = likely(ip->version_ihl == 0x45) ? rtr_ipv4_cksum20(ip)
+								   : (rte_be16_t)rte_ipv4_cksum(ip);
 	} else {
 		struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)l3;
 
