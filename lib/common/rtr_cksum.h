@@ -64,8 +64,20 @@ rtr_ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
  * rte_ipv4_cksum computes it (the checksum field is read, so the caller
  * zeroes it first), to store as is (like rte_ipv4_cksum's): five 32-bit words
  * summed and folded (RFC 1071: the sum does not depend on the word size
- * or byte order), no loop. LB control packets are built with it.
+ * or byte order), no loop. rtr_cksum_fold: the fold and complement of
+ * such a sum of 32-bit words as they lie in memory.
  */
+static inline rte_be16_t
+rtr_cksum_fold(uint64_t sum)
+{
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (rte_be16_t)(uint16_t)~sum;
+}
+
 static inline rte_be16_t
 rtr_ipv4_cksum20(const struct rte_ipv4_hdr *ip)
 {
@@ -77,12 +89,7 @@ rtr_ipv4_cksum20(const struct rte_ipv4_hdr *ip)
 		memcpy(&w, p + i, 4);
 		sum += w;
 	}
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (rte_be16_t)(uint16_t)~sum;
+	return rtr_cksum_fold(sum);
 }
 
 #endif /* RTR_CKSUM_H */

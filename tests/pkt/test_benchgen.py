@@ -108,8 +108,9 @@ def test_src(t, work):
         t.eq(j["packets"], [len(x) for x in per_file], "(packets per file)")
         t.eq(sum(j["packets"]), n * per)
         seen = set()
+        split = benchgen.Split(benchgen.Flows("src", n, 1), n, q)
         for fi, frames in enumerate(per_file):
-            nf = len(range(fi, n, q))  # flows of this file
+            nf = len(split.files[fi])  # flows of this file: those worker fi of q owns
             tuples = [tuple5(f) for f in frames]
             first = tuples[:nf]
             t.eq(len(set(first)), nf, "(file %d: %d distinct flows)" % (fi, nf))
@@ -156,6 +157,36 @@ def test_src(t, work):
     rc, err = gen("--role", "src", "--flows", 2, "--size", 64, "--packets", (1 << 22) + 2,
                   "--out", os.path.join(work, "toobig"))
     t.check(rc == 2 and "at most" in err, "2^22 frames refused: %d %s" % (rc, err))
+
+    # --queues splits flows by rocetor's RSS owner: the hash is the
+    # Toeplitz hash with rocetor's key (a plain bit-by-bit Toeplitz here,
+    # and the value lib/rss/test_rss.c pins for rte_softrss and
+    # rtr_rss_hash), each file holds exactly the flows its worker owns.
+    def toeplitz(data, key):
+        kb, kl, h = int.from_bytes(key, "big"), len(key) * 8, 0
+        for i, byte in enumerate(data):
+            for bit in range(8):
+                if byte >> (7 - bit) & 1:
+                    h ^= (kb >> (kl - 32 - (8 * i + bit))) & 0xFFFFFFFF
+        return h
+    t.eq(benchgen.rss_hash(0x0A010001, 0x0A020005, 0xC123), 0x026C026C,
+         "(rss_hash: the value test_rss pins)")
+    fl = benchgen.Flows("src", 3000, 1)
+    key = bytes([0x6D, 0x5A] * 20)
+    bad = sum(benchgen.rss_hash(fl.a[i], fl.b[i], fl.sport[i]) !=
+              toeplitz(struct.pack("!IIHH", fl.a[i], fl.b[i], fl.sport[i], 4791), key)
+              for i in range(3000))
+    t.eq(bad, 0, "(rss_hash against a bit-by-bit Toeplitz, 3000 flows)")
+    for q in (2, 3, 4):
+        sp = benchgen.Split(fl, 3000, q)
+        t.check(all(benchgen.rss_owner(benchgen.rss_hash(fl.a[i], fl.b[i], fl.sport[i]), q) == k
+                    for k in range(q) for i in sp.files[k]) and
+                sorted(i for f in sp.files for i in f) == list(range(3000)),
+                "rss split, %d queues: each flow once, in its owner's file" % q)
+        t.check(min(len(f) for f in sp.files) > 3000 // q * 0.85,
+                "rss split, %d queues: balanced (%s)" % (q, [len(f) for f in sp.files]))
+        sm = benchgen.Split(fl, 3000, q, "modulo")
+        t.eq(sm.files[1], list(range(1, 3000, q)), "(modulo split)")
 
     # 5-tuples stay distinct beyond one /16 of hosts (flow i and i + 65534
     # share host A and differ in the source port).

@@ -4,11 +4,13 @@
 """benchgen: the benchmark suite's RoCEv2 traffic (doc/benchmarks.md).
 
     benchgen.py --role {src,dst} --flows N --size {64,1024,4096}
-                [--packets P] [--queues Q] [--seed S] [--epoch-len L]
+                [--packets P] [--queues Q [--split {rss,modulo}]] [--seed S]
+                [--epoch-len L]
                 [--stamp {conweave,spray,conga}] --out PREFIX
 
-Writes PREFIX.pcap (Q = 1) or PREFIX.q0.pcap .. PREFIX.q{Q-1}.pcap (flow i in
-file i mod Q) and PREFIX.json, which describes them. When PREFIX.json already
+Writes PREFIX.pcap (Q = 1) or PREFIX.q0.pcap .. PREFIX.q{Q-1}.pcap (a flow in
+the file of the worker of Q that owns it by rocetor's RSS hash, or with
+--split modulo flow i in file i mod Q) and PREFIX.json, which describes them. When PREFIX.json already
 describes the same parameters and its files are there with the right sizes,
 nothing is written (the runner keeps a cache in out/bench/gen/).
 
@@ -171,7 +173,57 @@ class Template:
 # Plans: which frames go in which file, in which order
 # --------------------------------------------------------------------------
 
-def file_flows(n, q, nq):
+# rocetor's RSS (lib/rss/rtr_rss.h): a Toeplitz hash whose key repeats
+# the 16-bit word 0x6d5a, so it is a linear map of the XOR of the input's
+# 16-bit words; the flow's owner is slot hash mod 64, slot j -> worker j
+# mod the workers. With --queues Q, file q holds the flows worker q of Q
+# owns: what a port whose RETA rocetor programmed delivers to queue q.
+RSS_KEY48 = 0x6D5A6D5A6D5A
+RSS_WIN = [(RSS_KEY48 >> (16 - k)) & 0xFFFFFFFF for k in range(16)]
+RSS_SLOTS = 64
+ROCE_PORT = 4791
+
+
+def rss_hash(src_ip, dst_ip, sport, dport=ROCE_PORT):
+    """The Toeplitz hash of (src IP, dst IP, sport, dport) with rocetor's
+    key (rtr_rss_hash; IPv4 with an L4 header)."""
+    x = (src_ip >> 16) ^ (src_ip & 0xFFFF) ^ (dst_ip >> 16) ^ (dst_ip & 0xFFFF) ^ sport ^ dport
+    h = 0
+    for k in range(16):
+        if (x >> (15 - k)) & 1:
+            h ^= RSS_WIN[k]
+    return h
+
+
+def rss_owner(h, workers):
+    return (h & (RSS_SLOTS - 1)) % workers
+
+
+class Split:
+    """Which file (queue) each flow's frames go to: with one file all; with
+    Q files the flow's RSS owner among Q workers (split "rss"), or flow i
+    to file i mod Q (split "modulo", the order of the flows)."""
+
+    def __init__(self, flows, n, nq, how="rss"):
+        self.nq = nq
+        if nq == 1:
+            self.q = None
+        elif how == "modulo":
+            self.q = [i % nq for i in range(n)]
+        else:
+            self.q = [rss_owner(rss_hash(flows.a[i], flows.b[i], flows.sport[i]), nq)
+                      for i in range(n)]
+        self.files = [[] for _ in range(nq)]
+        for i in range(n):
+            self.files[self.of(i)].append(i)
+
+    def of(self, i):
+        return 0 if self.q is None else self.q[i]
+
+
+def file_flows(n, q, nq, split=None):
+    if split is not None:
+        return split.files[q]
     return range(q, n, nq)
 
 
@@ -206,7 +258,7 @@ def cycle_epochs(c, epoch_len):
     return [base + (1 if k < extra else 0) for k in range(e)]
 
 
-def plan_dst(n, queues, size, packets, epoch_len):
+def plan_dst(n, queues, size, packets, epoch_len, split=None):
     """Per file: the flows that get full cycles, c (packets per full flow),
     and the epoch lengths. Returns a list of dicts, one per file.
 
@@ -223,13 +275,13 @@ def plan_dst(n, queues, size, packets, epoch_len):
         cap = DEFAULT_CAP[size]
     else:
         packets = roundup(packets, n)
-    nq_max = len(file_flows(n, 0, queues))
+    nq_max = max(len(file_flows(n, q, queues, split)) for q in range(queues))
     c = packets // n
     if cap is not None and nq_max * c > cap:
         c = cap // nq_max
     files = []
     for q in range(queues):
-        fl = file_flows(n, q, queues)
+        fl = file_flows(n, q, queues, split)
         nqf = len(fl)
         if c >= CYCLE_MIN:
             files.append({"flows": fl, "full": nqf, "c": c,
@@ -284,16 +336,16 @@ class PcapOut:
         os.replace(self.tmp, self.path)
 
 
-def gen_src(flows, n, queues, opcode, payload, packets, outs):
+def gen_src(flows, n, split, opcode, payload, packets, outs):
     """Packet k belongs to flow k mod N (PSN psn0 + k div N); flow i goes to
-    file i mod Q."""
+    file split.of(i)."""
     pad = 60 - (14 + 20 + 8 + 12 + len(payload) + 4)
     tail_pad = b"\0" * pad if pad > 0 else b""
     tpl = []
     for i in range(n):
         s, d = flows.addrs(i)
         t = Template("src", s, d, flows.sport[i], flows.dqp(i), opcode, len(payload))
-        tpl.append((t.head + b"\0" + t.mid, t.crc0, flows.psn0[i], outs[i % queues].add))
+        tpl.append((t.head + b"\0" + t.mid, t.crc0, flows.psn0[i], outs[split.of(i)].add))
     crc32, pack = zlib.crc32, struct.pack
     for r in range(packets // n):
         for head, crc0, psn0, add in tpl:
@@ -364,7 +416,7 @@ def gen_dst(flows, n, queues, opcode, payload, plan, outs):
     return stats
 
 
-def gen_spray_dst(flows, n, queues, opcode, payload, packets, outs):
+def gen_spray_dst(flows, n, split, opcode, payload, packets, outs):
     """A flow's r-th packet of the loop has number 4 (r div 4) +
     SPRAY_ORDER[r mod 4] in complete groups, r in the last partial one; PSN
     psn0 + number (the host sent in number order); path = number mod 4.
@@ -382,7 +434,7 @@ def gen_spray_dst(flows, n, queues, opcode, payload, packets, outs):
     for i in range(n):
         s, d = flows.addrs(i)
         t = Template("dst", s, d, flows.sport[i], flows.dqp(i), opcode, len(payload))
-        tpl.append((t.head, t.mid, t.crc0, flows.psn0[i], outs[i % queues].add))
+        tpl.append((t.head, t.mid, t.crc0, flows.psn0[i], outs[split.of(i)].add))
     rounds = [(r0, tpl[b0:b0 + BATCH]) for r0 in range(0, full, 4)
               for b0 in range(0, n, BATCH)]
     rounds += [(r, tpl) for r in range(full, per)]
@@ -398,7 +450,7 @@ def gen_spray_dst(flows, n, queues, opcode, payload, packets, outs):
     return n * (full // 4)
 
 
-def gen_conga_dst(flows, n, queues, opcode, payload, packets, outs):
+def gen_conga_dst(flows, n, split, opcode, payload, packets, outs):
     """Flow i's r-th packet: PSN psn0 + r, forward path (LBTag) (path0 + r)
     mod 4, source leaf CONGA_LEAF, CE (i + r) mod 8, feedback on path r mod 4
     with metric (3 i + r) mod 8: every packet carries a CE for the
@@ -413,7 +465,8 @@ def gen_conga_dst(flows, n, queues, opcode, payload, packets, outs):
     for i in range(n):
         s, d = flows.addrs(i)
         t = Template("dst", s, d, flows.sport[i], flows.dqp(i), opcode, len(payload))
-        tpl.append((t.head, t.mid, t.crc0, flows.psn0[i], flows.path0[i], outs[i % queues].add))
+        tpl.append((t.head, t.mid, t.crc0, flows.psn0[i], flows.path0[i],
+                    outs[split.of(i)].add))
     for r in range(per):
         for i, (head, mid, crc0, psn0, path0, add) in enumerate(tpl):
             psn = (psn0 + r) & 0xFFFFFF
@@ -429,13 +482,13 @@ def gen_conga_dst(flows, n, queues, opcode, payload, packets, outs):
 # Command line
 # --------------------------------------------------------------------------
 
-def per_flow(p, a, packets):
+def per_flow(p, a, packets, split=None):
     """(frames, frames per flow) for `packets` rounded up to a multiple of
     the flows; an error (p.error) when one pcap would hold more than
     MAX_FRAMES."""
     packets = roundup(packets, a.flows)
     per = packets // a.flows
-    nq_max = len(file_flows(a.flows, 0, a.queues))
+    nq_max = max(len(file_flows(a.flows, q, a.queues, split)) for q in range(a.queues))
     if nq_max * per > MAX_FRAMES:
         p.error("%d frames in one pcap: at most %d (use --queues or fewer --packets)" %
                 (nq_max * per, MAX_FRAMES))
@@ -453,7 +506,12 @@ def parse_args(argv):
     p.add_argument("--packets", type=int, default=None,
                    help="frames in all files (rounded up to a multiple of N); default "
                    "src max(N, 65536), dst max(N x 4 x epoch-len, 65536), rounded up")
-    p.add_argument("--queues", type=int, default=1, help="pcap files, flows dealt round-robin")
+    p.add_argument("--queues", type=int, default=1,
+                   help="pcap files, one per RX queue (see --split)")
+    p.add_argument("--split", choices=("rss", "modulo"), default="rss",
+                   help="with --queues Q: file q holds the flows worker q of Q owns by "
+                   "rocetor's RSS hash (rss, the default: what a port with rocetor's RETA "
+                   "delivers to queue q), or flows i with i mod Q = q (modulo)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--epoch-len", type=int, default=8,
                    help="dst: packets per ConWeave epoch (>= 3)")
@@ -483,6 +541,8 @@ def file_names(prefix, queues):
 def params_of(a):
     d = {"version": VERSION, "role": a.role, "flows": a.flows, "size": a.size,
          "packets_arg": a.packets, "queues": a.queues, "seed": a.seed}
+    if a.queues > 1:
+        d["split"] = a.split
     if a.role == "dst":
         d["epoch_len"] = a.epoch_len
     if a.stamp != "conweave":
@@ -522,12 +582,17 @@ def main(argv=None):
     if d:
         os.makedirs(d, exist_ok=True)
     extra = {}
+    flows = Flows("src" if a.role == "src" else "dst", a.flows, a.seed)
+    split = Split(flows, a.flows, a.queues, a.split)
+    for q, fl in enumerate(split.files):
+        if not fl:
+            p.error("--split %s leaves file %d without a flow (more --flows, or --split "
+                    "modulo)" % (a.split, q))
     if a.stamp == "spray":
         packets, per = per_flow(p, a, a.packets if a.packets is not None
-                                else max(a.flows, MIN_PACKETS))
-        flows = Flows("dst", a.flows, a.seed)
+                                else max(a.flows, MIN_PACKETS), split)
         outs = [PcapOut(n) for n in names]
-        held = gen_spray_dst(flows, a.flows, a.queues, opcode, payload, packets, outs)
+        held = gen_spray_dst(flows, a.flows, split, opcode, payload, packets, outs)
         desc = ("spray DATA frames a DstToR receives on a fabric port (MAC %s -> %s), %s, "
                 "%d-byte frames incl. the 4-byte sequence header, %d flows 10.2/16 -> "
                 "10.1/16, %d packets per flow numbered from 0 in each loop, groups of 4 "
@@ -540,10 +605,9 @@ def main(argv=None):
                                    "spray_resync": a.flows}})
     elif a.stamp == "conga":
         packets, per = per_flow(p, a, a.packets if a.packets is not None
-                                else max(a.flows, MIN_PACKETS))
-        flows = Flows("dst", a.flows, a.seed)
+                                else max(a.flows, MIN_PACKETS), split)
         outs = [PcapOut(n) for n in names]
-        gen_conga_dst(flows, a.flows, a.queues, opcode, payload, packets, outs)
+        gen_conga_dst(flows, a.flows, split, opcode, payload, packets, outs)
         desc = ("CONGA-stamped DATA frames from leaf %d on a fabric port (MAC %s -> %s), %s, "
                 "%d-byte frames incl. the 4-byte CONGA header (CE and a feedback entry in "
                 "every frame), %d flows 10.2/16 -> 10.1/16, round-robin, %d packets per "
@@ -554,10 +618,9 @@ def main(argv=None):
     elif a.role == "src":
         packets = a.packets if a.packets is not None else default_packets(
             "src", a.flows, a.queues, a.size, a.epoch_len)
-        packets, per = per_flow(p, a, packets)
-        flows = Flows("src", a.flows, a.seed)
+        packets, per = per_flow(p, a, packets, split)
         outs = [PcapOut(n) for n in names]
-        gen_src(flows, a.flows, a.queues, opcode, payload, packets, outs)
+        gen_src(flows, a.flows, split, opcode, payload, packets, outs)
         desc = ("%s, %d-byte frames (%d on the wire), %d flows 10.1/16 -> 10.2/16 into a "
                 "ToR host port (MAC %s -> %s), round-robin over flows, %d packets per flow, "
                 "IPv4 DSCP 26 ECT(0), valid ICRC" % (
@@ -565,14 +628,13 @@ def main(argv=None):
                     SRC_MAC["src"], DST_MAC["src"], per))
         extra["packets_per_flow"] = per
     else:
-        plan = plan_dst(a.flows, a.queues, a.size, a.packets, a.epoch_len)
+        plan = plan_dst(a.flows, a.queues, a.size, a.packets, a.epoch_len, split)
         for q, fp in enumerate(plan):
             nq = len(fp["flows"])
             tot = fp["full"] * fp["c"] + (nq - fp["full"])
             if tot > MAX_FRAMES:
                 p.error("%d frames in %s: at most %d (use --queues or fewer --packets)" %
                         (tot, names[q], MAX_FRAMES))
-        flows = Flows("dst", a.flows, a.seed)
         outs = [PcapOut(n) for n in names]
         st = gen_dst(flows, a.flows, a.queues, opcode, payload, plan, outs)
         full = sum(fp["full"] for fp in plan)
@@ -603,7 +665,8 @@ def main(argv=None):
     j = {"role": a.role, "flows": a.flows, "size": a.size, "frame_len": frame_len,
          "packets": [o.count for o in outs], "files": names,
          "file_bytes": [o.nbytes for o in outs], "description": desc,
-         "params": params, "seed": a.seed, "queues": a.queues}
+         "params": params, "seed": a.seed, "queues": a.queues,
+         "split": a.split if a.queues > 1 else None}
     j.update(extra)
     with open(jpath + ".tmp", "w") as f:
         json.dump(j, f, indent=1)

@@ -71,9 +71,10 @@ def main(argv):
         if v.get("ratio_median") is None:
             continue
         r = v["ratio_median"]
-        rows.append(("%s: 2 workers >= 1.8 x 1 worker" % mode,
+        # 1.8 in the first benchmark issue, 1.9 since issue 34
+        rows.append(("%s: 2 workers >= 1.9 x 1 worker" % mode,
                      "%.2f (%.2f -> %.2f Mpps)" % (r, v["w1_median"], v["w2_median"]),
-                     "met" if r >= 1.8 else "NOT met"))
+                     "met" if r >= 1.9 else "NOT met"))
     dp = d.get("datapath") or {}
     for mode, v in (dp.get("modes") or {}).items():
         workers = [t for t in v.get("threads", []) if t.get("role", "").startswith("worker")]

@@ -65,7 +65,15 @@ def parse_args(argv):
                    "testpmd 5tswap only, l3fwd only if already built, -m <= 512 per "
                    "process")
     p.add_argument("--scaling", action="store_true",
-                   help="also: 1 vs 2 workers, ecmp and conweave-src, 1024 B, 1K flows")
+                   help="also: 1 vs 2 workers (--scaling-modes, --scaling-size, "
+                   "--scaling-flows)")
+    p.add_argument("--scaling-modes", default="ecmp,conweave-src",
+                   help="scenarios of --scaling (comma list, or all: every scenario of "
+                   "--modes); default ecmp,conweave-src")
+    p.add_argument("--scaling-size", type=int, default=1024,
+                   help="frame size of --scaling: 64, 1024 or 4096 (default 1024)")
+    p.add_argument("--scaling-flows", default="1K",
+                   help="flows of --scaling (default 1K)")
     p.add_argument("--check-datapath", action="store_true",
                    help="also: count syscalls, malloc/free, rte_malloc/rte_free and mutex "
                    "locks per thread with perf while ecmp and conweave-src forward")
@@ -206,7 +214,17 @@ def parse_args(argv):
     for m in a.testpmd_modes:
         if m not in TESTPMD_MODES:
             p.error("--testpmd-modes: 5tswap, macswap")
-    a.scaling_modes = ["ecmp", "conweave-src"]
+    a.scaling_modes = list(a.modes) if a.scaling_modes == "all" else \
+        [m.strip() for m in a.scaling_modes.split(",") if m.strip()]
+    for m in a.scaling_modes:
+        if m not in MODES and not a.rerender:
+            p.error("--scaling-modes: unknown mode %r (modes: %s)" % (m, ", ".join(MODES)))
+    if a.scaling_size not in (64, 1024, 4096):
+        p.error("--scaling-size: 64, 1024 or 4096, got %d" % a.scaling_size)
+    try:
+        a.scaling_flows = parse_count(a.scaling_flows)
+    except ValueError as e:
+        p.error("--scaling-flows: %s" % e)
     a.out = os.path.abspath(a.out)
     a.traffic_dir = os.path.abspath(a.traffic_dir or os.path.join(SRC, "out", "bench", "gen"))
     a.rocetor = os.path.abspath(a.rocetor)
@@ -226,7 +244,8 @@ def planned_mem(ctx):
                     plan.append((m, s, f, 1, 1))
     if a.scaling:
         for m in a.scaling_modes:
-            plan += [(m, 1024, 1000, 1, 1), (m, 1024, 1000, 2, 2)]
+            plan += [(m, a.scaling_size, a.scaling_flows, 1, 1),
+                     (m, a.scaling_size, a.scaling_flows, 2, 2)]
     if a.check_datapath:
         plan += [("ecmp", 1024, 1000, 1, 1), ("conweave-src", 1024, 1000, 1, 1)]
     for m, s, f, q, w in plan:

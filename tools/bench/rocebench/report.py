@@ -169,16 +169,25 @@ def report_text(ctx, rows, sources, scale, dp, elapsed):
             L.append("Not available: %s" % scale.get("why"))
         else:
             L.append("2 workers: `-l 0,1 ... --main-forwards` (both lcores forward), two RX "
-                     "queues on the pcap port (one pcap each); Mpps summed over the pcap "
-                     "port's RX queues.")
+                     "queues on the pcap port (one pcap each, holding the flows its worker "
+                     "owns by rocetor's RSS hash, as a NIC with rocetor's RETA delivers "
+                     "them); Mpps summed over the pcap port's RX queues; on-CPU cycles per "
+                     "packet = the workers' CPU time x TSC / packets (a ratio near 2 with "
+                     "these equal is linear scaling); CPU = each worker's share of the "
+                     "window on a CPU.")
             L.append("")
             L.append("| mode | 1 worker Mpps | 2 workers Mpps | ratio (median per round) | "
+                     "on-CPU cyc 1 / 2 workers | CPU 1 / 2 workers | "
                      "hand-offs per run (2 workers) | warnings |")
-            L.append("|---|---|---|---|---|---|")
+            L.append("|---|---|---|---|---|---|---|---|")
             for mode, e in scale["modes"].items():
-                L.append("| %s | %s | %s | %s | %s | %s |" % (
+                L.append("| %s | %s | %s | %s | %s / %s | %s / %s | %s | %s |" % (
                     mode, fnum(e["w1_median"]), fnum(e["w2_median"]),
                     fnum(e["ratio_median"]),
+                    fnum(e.get("w1_oncpu_median"), "%.0f"),
+                    fnum(e.get("w2_oncpu_median"), "%.0f"),
+                    fnum(e.get("w1_cpu_frac_median"), "%.2f"),
+                    fnum(e.get("w2_cpu_frac_median"), "%.2f"),
                     fnum(median(e.get("handoff_tx", [])), "%.0f"),
                     "; ".join(e.get("warnings", []))[:200]))
         L.append("")

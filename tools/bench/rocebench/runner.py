@@ -211,26 +211,40 @@ def merge_notes(rs):
 
 
 def scaling(ctx):
-    """ECMP and ConWeave SrcToR at 1024 B, 1K flows: 1 worker vs 2 (--main-forwards:
-    both lcores forward), alternated; Mpps summed over the pcap port's RX."""
+    """--scaling-modes at --scaling-size and --scaling-flows: 1 worker vs 2
+    (--main-forwards: both lcores forward), alternated; Mpps summed over the
+    pcap port's RX. The 2-worker pcaps hold the flows each worker owns by
+    rocetor's RSS hash (benchgen --queues 2): what a NIC whose RETA rocetor
+    programmed delivers, so no packet is handed between workers."""
     a = ctx.args
-    size, flows = 1024, 1000
-    res = {"size": size, "flows": flows, "modes": {}}
-    m1 = ctx.traffic.get("src", size, flows, 1)
-    m2 = ctx.traffic.get("src", size, flows, 2)
-    res["source_1"] = source_text(m1, "src")
-    res["source_2"] = source_text(m2, "src") + " (two RX queues, one pcap each)"
+    size, flows = a.scaling_size, a.scaling_flows
+    res = {"size": size, "flows": flows, "modes": {}, "sources": {}}
     log("")
     log("== scaling: 1 vs 2 workers, %d B, %s flows ==" % (size, fmt_count(flows)))
-    log("traffic: 1 worker: %s" % res["source_1"])
-    log("traffic: 2 workers: %s" % res["source_2"])
+    metas = {}
+    for mode in a.scaling_modes:
+        role = MODES[mode][1]
+        if role in metas:
+            continue
+        m1 = ctx.traffic.get(role, size, flows, 1)
+        m2 = ctx.traffic.get(role, size, flows, 2)
+        metas[role] = (m1, m2)
+        res["sources"][role] = [source_text(m1, role),
+                                source_text(m2, role) + " (two RX queues, one pcap each, "
+                                "each the flows its worker owns by RSS)"]
+        log("traffic (%s): 1 worker: %s" % (role, res["sources"][role][0]))
+        log("traffic (%s): 2 workers: %s" % (role, res["sources"][role][1]))
+    if "src" in res["sources"]:  # the names of the first version of this section
+        res["source_1"], res["source_2"] = res["sources"]["src"]
     available = True
     runs = {}
     for mode in a.scaling_modes:
-        res["modes"][mode] = {"w1": [], "w2": [], "ratios": []}
+        res["modes"][mode] = {"w1": [], "w2": [], "ratios": [], "w1_oncpu": [], "w2_oncpu": [],
+                              "w1_cpu_frac": [], "w2_cpu_frac": []}
     for r in range(1, a.runs + 1):
         for mode in a.scaling_modes:
             e = res["modes"][mode]
+            m1, m2 = metas[MODES[mode][1]]
             r1 = run_rocetor(ctx, mode, size, flows, m1, "scale-%s-w1-r%d" % (mode, r))
             r1["section"] = "scaling"
             r1["scaling_round"] = r
@@ -253,6 +267,9 @@ def scaling(ctx):
                 continue
             e["w2"].append(r2["mpps"])
             e.setdefault("handoff_tx", []).append(r2.get("handoff_tx"))
+            for k, rec in (("w1", r1), ("w2", r2)):
+                e[k + "_oncpu"].append(rec.get("oncpu_cycles_per_packet"))
+                e[k + "_cpu_frac"].append(rec.get("oncpu_frac"))
             runs.setdefault(mode, ([], []))
             runs[mode][0].append(r1)
             runs[mode][1].append(r2)
@@ -266,4 +283,6 @@ def scaling(ctx):
         e["w1_median"] = median(e["w1"])
         e["w2_median"] = median(e["w2"])
         e["ratio_median"] = median(e["ratios"])
+        for k in ("w1_oncpu", "w2_oncpu", "w1_cpu_frac", "w2_cpu_frac"):
+            e[k + "_median"] = median([x for x in e[k] if x is not None])
     return res
