@@ -14,9 +14,9 @@ from rtrpy import dpdk
 from rtrpy.stats import exit_problems
 from rtrpy.telemetry import Telemetry
 
-from . import config
+from . import config, switch
 from .common import fmt_count, oncpu, thread_cpu_ns
-from .config import (MODES, MTU_4K, RX_PORT, implemented, mem_mb, pool, rocetor_config,
+from .config import (MODES, MTU_4K, RX_PORT, implemented, mem_mb, pool, rocetor_config, tool,
                      testpmd_pool)
 from .machine import bench_lock
 
@@ -154,6 +154,17 @@ def run_rocetor(ctx, mode, size, flows, meta, label, workers=1, during=None):
     run_s = a.warmup + a.duration
     fp = prefix("r")
     hwq = config.hw_queues()
+    if workers > 1 and len(meta["files"]) == workers:
+        # benchgen's file k holds the flows worker k owns (--split rss);
+        # net_pcap has no RSS, so rocetor deals its queues to workers by
+        # its rule for such ports: queue q gets the file of the worker
+        # rocetor-info says reads it, and no packet is handed over.
+        deal = switch.budget(tool(), rocetor_config(mode, size, flows, mbufs), workers,
+                             no_rss_owner=True)
+        ws = [e["workers"] for e in deal.get("rx_queues", []) if e.get("port") == rxp]
+        if ws and sorted(ws[0]) == list(range(workers)):
+            meta = dict(meta, files=[meta["files"][w] for w in ws[0]])
+            rec["rx_queue_workers"] = ws[0]
     cmd = [a.rocetor] + eal(fp, mem, workers) + \
         vdevs(meta, role, txq=workers * hwq if hwq > 1 else 0) + \
         ["--", "--config", cfg, "--duration", "%g" % run_s, "--stats-interval", "0.5",

@@ -60,9 +60,10 @@ def modes(tool):
     return sorted(ask(tool, ["modes"])["modes"], key=lambda m: m["id"])
 
 
-def budget(tool, config_text, workers=1, telemetry_rw=False):
-    """rocetor-info budget of a config (given as text)."""
-    key = ("budget", tool, config_text, workers, telemetry_rw)
+def budget(tool, config_text, workers=1, telemetry_rw=False, no_rss_owner=False):
+    """rocetor-info budget of a config (given as text); no_rss_owner: its
+    rx_queues (the worker of each RX queue) as for devices without RSS."""
+    key = ("budget", tool, config_text, workers, telemetry_rw, no_rss_owner)
     if key in _cache:
         return _cache[key]
     fd, path = tempfile.mkstemp(prefix="rtrbench-budget-", suffix=".yaml")
@@ -72,6 +73,8 @@ def budget(tool, config_text, workers=1, telemetry_rw=False):
         args = ["budget", "--config", path, "--workers", str(workers)]
         if telemetry_rw:
             args.append("--telemetry-rw")
+        if no_rss_owner:
+            args.append("--no-rss-owner")
         try:
             v = ask(tool, args)
         finally:
