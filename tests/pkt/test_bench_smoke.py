@@ -358,6 +358,49 @@ def check_ovs(t):
          "(x ovs columns) %s" % tab[-1])
 
 
+def check_scaling(t, work):
+    """--scaling on a DstToR scenario: each worker replays the flows it owns
+    (benchgen --split rss, the files in the order rocetor deals the pcap
+    port's queues: port 1's queue 0 is worker 1's), so nothing is handed
+    over, and the section has its ratio and both runs' on-CPU cycles."""
+    out = os.path.join(work, "scaling")
+    cmd = ["/usr/bin/python3", RUN, "--smoke", "--no-matrix", "--scaling", "--scaling-modes",
+           "conweave-dst", "--scaling-size", "64", "--max-mem", "768", "--out", out,
+           "--traffic-dir",
+           os.path.join(work, "gen"), "--no-plot"]
+    if os.environ.get("ROCETOR"):
+        cmd += ["--rocetor", os.environ["ROCETOR"]]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    t.eq(r.returncode, 0, "(run.py --scaling exit) %s" % (r.stdout[-1500:] + r.stderr[-1500:]))
+    try:
+        with open(os.path.join(out, "results.json")) as f:
+            res = json.load(f)
+    except (OSError, ValueError) as e:
+        t.check(False, "scaling: no results.json: %s" % e)
+        return
+    e = (res.get("scaling") or {}).get("modes", {}).get("conweave-dst")
+    if not t.check(e is not None, "scaling: no conweave-dst entry: %r" % res.get("scaling")):
+        return
+    t.eq(e["handoff_tx"], [0], "(scaling: packets handed between workers)")
+    t.check(e["ratio_median"] is not None and e["ratio_median"] > 0 and
+            e["w1_oncpu_median"] and e["w2_oncpu_median"],
+            "scaling: ratio / on-CPU cycles missing: %r" % e)
+    w2 = [x for x in res["runs"] if x.get("section") == "scaling" and x["workers"] == 2]
+    t.eq([x.get("rx_queue_workers") for x in w2], [[1, 0]],
+         "(the DstToR port's queues: rocetor's deal)")
+    for x in w2:
+        path = os.path.join(out, "runs", x["label"] + ".stats.json")
+        try:
+            with open(path) as f:
+                st = json.load(f)
+        except (OSError, ValueError) as err:
+            t.check(False, "%s: %s" % (path, err))
+            continue
+        t.eq(st["handoff_tx"], 0, "(%s: hand-offs in its stats)" % x["label"])
+        t.eq(st["dropped"], 0, "(%s: drops %r)" % (x["label"],
+                                                  {k: v for k, v in st["drops"].items() if v}))
+
+
 def main():
     t = harness.Checker("bench-smoke")
     check_runner_checks(t)
@@ -454,6 +497,7 @@ def main():
     t.check("net_pcap infinite_rx replay of" in out, "traffic source not named in the output")
     t.check(os.path.isfile(os.path.join(work, "results.md")) and
             os.path.isfile(os.path.join(work, "results.csv")), "results.md/.csv missing")
+    check_scaling(t, work)
     rc = t.done()
     if rc == 0:
         shutil.rmtree(work, ignore_errors=True)
