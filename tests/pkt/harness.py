@@ -170,6 +170,19 @@ class Checker:
     def eq(self, a, b, msg=""):
         return self.check(a == b, "%r != %r %s" % (a, b, msg))
 
+    def json_file(self, path, what=None):
+        """The JSON document in path, or None after a failed check that
+        names it (what, else the path) and why it could not be read."""
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except (OSError, ValueError) as e:
+            self.failed += 1
+            caller = sys._getframe(1)
+            print("FAIL %s:%d: %s: %s" % (os.path.basename(caller.f_code.co_filename),
+                                          caller.f_lineno, what or path, e), file=sys.stderr)
+            return None
+
     def done(self):
         print("%s: %d passed, %d failed" % (self.name, self.passed, self.failed))
         return 0 if self.failed == 0 and self.passed > 0 else 1

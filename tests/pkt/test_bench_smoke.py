@@ -372,11 +372,8 @@ def check_scaling(t, work):
         cmd += ["--rocetor", os.environ["ROCETOR"]]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     t.eq(r.returncode, 0, "(run.py --scaling exit) %s" % (r.stdout[-1500:] + r.stderr[-1500:]))
-    try:
-        with open(os.path.join(out, "results.json")) as f:
-            res = json.load(f)
-    except (OSError, ValueError) as e:
-        t.check(False, "scaling: no results.json: %s" % e)
+    res = t.json_file(os.path.join(out, "results.json"), "scaling: results.json")
+    if res is None:
         return
     e = (res.get("scaling") or {}).get("modes", {}).get("conweave-dst")
     if not t.check(e is not None, "scaling: no conweave-dst entry: %r" % res.get("scaling")):
@@ -389,12 +386,8 @@ def check_scaling(t, work):
     t.eq([x.get("rx_queue_workers") for x in w2], [[1, 0]],
          "(the DstToR port's queues: rocetor's deal)")
     for x in w2:
-        path = os.path.join(out, "runs", x["label"] + ".stats.json")
-        try:
-            with open(path) as f:
-                st = json.load(f)
-        except (OSError, ValueError) as err:
-            t.check(False, "%s: %s" % (path, err))
+        st = t.json_file(os.path.join(out, "runs", x["label"] + ".stats.json"))
+        if st is None:
             continue
         t.eq(st["handoff_tx"], 0, "(%s: hand-offs in its stats)" % x["label"])
         t.eq(st["dropped"], 0, "(%s: drops %r)" % (x["label"],
@@ -443,12 +436,8 @@ def main():
     runs = [x for x in res["runs"] if x["kind"] == "rocetor"]
     t.eq(sorted(x["mode"] for x in runs), sorted(MODES))
     for x in runs:
-        path = os.path.join(work, "runs", x["label"] + ".stats.json")
-        try:
-            with open(path) as f:
-                st = json.load(f)
-        except (OSError, ValueError) as e:
-            t.check(False, "%s: %s" % (path, e))
+        st = t.json_file(os.path.join(work, "runs", x["label"] + ".stats.json"))
+        if st is None:
             continue
         rx = sum(p["rx_packets"] for p in st["ports"])
         t.check(rx > 0 and st["forwarded"] > 0, "%s: rx %d forwarded %d" %

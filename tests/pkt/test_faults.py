@@ -488,7 +488,6 @@ def case_admin_down_midrun(t, lb="conweave"):
     traffic again; after SIGINT everything is accounted (what its queues
     held when it went down is dropped as port_down) and nothing leaks.
     The host port replays its pcap forever; the uplinks are net_null."""
-    import json
     work = harness.tempfile.mkdtemp(prefix="rocetor-fldown-")
     cfg = os.path.join(work, "c.yaml")
     with open(cfg, "w") as fh:
@@ -545,11 +544,8 @@ def case_admin_down_midrun(t, lb="conweave"):
             "%s: the live uplinks carried the traffic while port 2 was down" % name)
     t.check(tx(u, 2) > tx(d2, 2), "%s: port 2 carries traffic again once up (%d -> %d)"
             % (name, tx(d2, 2), tx(u, 2)))
-    try:
-        with open(stats) as fh:
-            st = json.load(fh)
-    except (OSError, ValueError) as e:
-        t.check(False, "%s: no stats document: %s" % (name, e))
+    st = t.json_file(stats, "%s: no stats document" % name)
+    if st is None:
         return
     res = harness.Result(proc.returncode, "", se, st, [], work)
     s = sound(t, name, res)
