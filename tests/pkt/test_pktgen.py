@@ -10,8 +10,10 @@ this project: the test runs when $ROCETOR_PKTGEN names a pktgen binary
 (tools/pktgen/build.sh prints where it put it) or `pktgen` is on the PATH,
 and otherwise prints "skipped: no pktgen" and exits 77 (meson: SKIP).
 Before that, with or without pktgen, the bad-input errors of
-tools/pktgen/build.sh and of run.py's pktgen options are checked (a failure
-there fails the test rather than skipping it)."""
+tools/pktgen/build.sh (including a git checkout with local changes) and of
+run.py's pktgen options are checked (a failure there fails the test rather
+than skipping it). With pktgen, the runs must leave no hugepages taken:
+HugePages_Free back to its value before and no new file in hugetlbfs."""
 import json
 import os
 import shutil
@@ -25,6 +27,30 @@ import harness  # noqa: E402
 PERIODS = 3
 BUILD = os.path.join(harness.SRC_ROOT, "tools", "pktgen", "build.sh")
 RUN = os.path.join(harness.SRC_ROOT, "tools", "bench", "run.py")
+
+
+def hugepages_free():
+    """HugePages_Free of /proc/meminfo (the default page size's pool)."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("HugePages_Free:"):
+                return int(line.split()[1])
+    return None
+
+
+def hugepage_files():
+    """The files in every hugetlbfs mount (a DPDK process that does not
+    unlink its pages leaves PREFIXmap_N files there)."""
+    out = []
+    with open("/proc/mounts") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) > 2 and parts[2] == "hugetlbfs":
+                try:
+                    out += [os.path.join(parts[1], n) for n in os.listdir(parts[1])]
+                except OSError:
+                    pass
+    return out
 
 
 def bad_input(t):
@@ -49,6 +75,24 @@ def bad_input(t):
             (["/usr/bin/python3", RUN, "--pktgen-only", "--pktgen-sizes", "4096"],
              "--pktgen-sizes: [4096]: only 64 and 1024"),
         ]
+        # A git checkout whose tracked files were changed: refused before
+        # anything is installed (only the commit's files are ever built).
+        gitsrc = os.path.join(work, "Pktgen-git")
+        os.makedirs(os.path.join(gitsrc, "app"))
+        for name in ("meson.build", "app/pktgen-port-cfg.c"):
+            open(os.path.join(gitsrc, name), "w").close()
+        with open(os.path.join(gitsrc, "VERSION"), "w") as f:
+            f.write("23.03.0\n")
+        git = ["git", "-C", gitsrc, "-c", "user.email=t@t", "-c", "user.name=t"]
+        if shutil.which("git") and all(
+                subprocess.run(git + c, capture_output=True).returncode == 0
+                for c in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "23.03.0"])):
+            with open(os.path.join(gitsrc, "meson.build"), "w") as f:
+                f.write("# changed\n")
+            cases.append(([BUILD, gitsrc, os.path.join(work, "gitbuild")],
+                          "has local changes to pktgen's own files"))
+        else:
+            t.check(False, "git: cannot make the test's checkout")
         for cmd, msg in cases:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
             what = " ".join(os.path.basename(c) for c in cmd[-3:])
@@ -70,6 +114,7 @@ def main():
               "tools/pktgen/build.sh builds it)")
         return 77
     t.check(os.access(pktgen, os.X_OK), "%s is not an executable" % pktgen)
+    free0, files0 = hugepages_free(), hugepage_files()
     out = tempfile.mkdtemp(prefix="rocetor-pktgen-test-")
     try:
         cmd = ["/usr/bin/python3", os.path.join(harness.SRC_ROOT, "tools", "bench", "run.py"),
@@ -111,6 +156,14 @@ def main():
                 "rocetor dropped more than 1%%: %s" % drops)
         md = open(os.path.join(out, "pktgen.md")).read()
         t.check("| rocetor-ecmp | 64 B | 1/1 |" in md, "pktgen.md table: " + md[-800:])
+        # Nothing left taken: every process unlinked its hugepage files
+        # (--huge-unlink), so the free count is back and no file remains.
+        for dut, rec in sorted(recs.items()):
+            t.check("--huge-unlink" in rec.get("pktgen_cmd", "") and
+                    "--huge-unlink" in rec.get("dut_cmd", ""),
+                    "%s: a command without --huge-unlink" % dut)
+        t.eq(hugepages_free(), free0, "(HugePages_Free after the runs, before: %s)" % free0)
+        t.eq(sorted(set(hugepage_files()) - set(files0)), [], "(files left in hugetlbfs)")
     finally:
         shutil.rmtree(out, ignore_errors=True)
     return t.done()

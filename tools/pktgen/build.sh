@@ -9,7 +9,9 @@
 #
 #   tools/pktgen/build.sh SRC_DIR [BUILD_DIR]
 #
-# SRC_DIR    a Pktgen-DPDK checkout of release pktgen-23.03.0
+# SRC_DIR    a Pktgen-DPDK checkout of release pktgen-23.03.0 (a git
+#            checkout: only its commit's files are copied, and local
+#            changes to them are refused; or an unpacked release tarball)
 # BUILD_DIR  where the patched copy and the build go (default SRC_DIR-build);
 #            the binary is BUILD_DIR/build/app/pktgen
 #
@@ -47,6 +49,21 @@ case "$out" in
 	;;
 esac
 
+# A git checkout of pktgen: its tracked files must be its commit's (checked
+# before anything is installed).
+from_git=0
+if command -v git >/dev/null 2>&1 &&
+	git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
+	[ "$(cd "$(git -C "$src" rev-parse --show-toplevel)" && pwd)" = "$src" ]; then
+	from_git=1
+	if ! git -C "$src" diff --quiet HEAD -- 2>/dev/null; then
+		echo "build.sh: $src has local changes to pktgen's own files:" >&2
+		git -C "$src" status --short --untracked-files=no | head -10 >&2
+		echo "build.sh: check out pktgen-23.03.0 cleanly first (git -C $src checkout -f pktgen-23.03.0)" >&2
+		exit 2
+	fi
+fi
+
 # Debian build dependencies, installed only when missing.
 need=""
 for p in meson ninja-build pkg-config gcc patch libdpdk-dev libpcap-dev \
@@ -59,11 +76,23 @@ if [ -n "$need" ]; then
 	apt-get install -y --no-install-recommends $need
 fi
 
-# A fresh patched copy every time: the patch never touches SRC_DIR.
+# A fresh patched copy every time: the patch never touches SRC_DIR. From a
+# git checkout only the files the checked-out commit holds are copied
+# (git ls-files): what another commit left behind untracked (a checkout of
+# a later release leaves files 23.03.0 does not have, and the build then
+# fails on e.g. an undeclared MAX_QUEUES_PER_PORT) stays out; a checkout
+# whose tracked files differ from its commit was refused above.
 mkdir -p "$out"
 rm -rf "$out/src"
-cp -a "$src" "$out/src"
-rm -rf "$out/src/.git" "$out/src/build"
+if [ "$from_git" = 1 ]; then
+	untracked=$(git -C "$src" ls-files --others --exclude-standard | wc -l)
+	[ "$untracked" -eq 0 ] || echo "build.sh: leaving out $untracked untracked file(s) of $src (not in its commit)"
+	mkdir -p "$out/src"
+	git -C "$src" ls-files -z | (cd "$src" && tar --null -T - -cf -) | tar -xf - -C "$out/src"
+else
+	cp -a "$src" "$out/src"
+	rm -rf "$out/src/build"
+fi
 patch -d "$out/src" -p1 --no-backup-if-mismatch -s <"$patch_file"
 
 if [ ! -f "$out/build/build.ninja" ]; then

@@ -103,13 +103,14 @@ def memif_vdevs(role, socks):
 def dut_cmd(a, dut, fp, socks, stats_json):
     if dut == "testpmd-io":
         return ["stdbuf", "-oL", a.testpmd, "--lcores", "0@1,1@1", "--file-prefix", fp,
-                "-m", "1024", "--no-pci", "--log-level", "lib.eal:error"] + \
+                "-m", "1024", "--huge-unlink", "--no-pci", "--log-level", "lib.eal:error"] + \
             memif_vdevs("server", socks) + \
             ["--", "--auto-start", "--forward-mode=io", "--port-topology=paired",
              "--nb-cores=1", "--stats-period", "1"]
     mode = dut.split("-", 1)[1]
     return [a.rocetor, "--lcores", "0@1", "--file-prefix", fp, "-m", str(DUT_MEM_MB),
-            "--no-pci", "--log-level", "lib.eal:error"] + memif_vdevs("server", socks) + \
+            "--huge-unlink", "--no-pci", "--log-level", "lib.eal:error"] + \
+        memif_vdevs("server", socks) + \
         ["--", "--config", LAB_CONFIG, "--lb", mode, "--stats-interval", "1",
          "--stats-json", stats_json]
 
@@ -139,8 +140,11 @@ def run_once(a, pktgen, dut, size, pcap, tsc):
     env = dict(os.environ, ROCETOR_PG_TX="0", ROCETOR_PG_RX="1",
                ROCETOR_PG_WARMUP=str(a.pktgen_warmup), ROCETOR_PG_SECONDS=str(a.pktgen_seconds),
                ROCETOR_PG_RATE="100", ROCETOR_PG_QUIT_FILE=quit_file)
+    # --huge-unlink (both processes): the hugepage files are unlinked once
+    # mapped, so no pages stay taken after the run, however it ends.
     pcmd = [pktgen, "--lcores", "0@0,1@0", "--file-prefix", fp_pg, "-m", str(PKTGEN_MEM_MB),
-            "--no-pci", "--log-level", "lib.eal:error"] + memif_vdevs("client", socks) + \
+            "--huge-unlink", "--no-pci", "--log-level", "lib.eal:error"] + \
+        memif_vdevs("client", socks) + \
         ["--", "-P", "-m", "1.[0-1]", "-s", "0:" + pcap, "-f", LUA]
     rec["pktgen_cmd"] = " ".join(pcmd)
     d = p = None
@@ -194,7 +198,10 @@ def run_once(a, pktgen, dut, size, pcap, tsc):
         rec["problems"].append("%s exited %s: %s" % (dut, rec["dut_rc"],
                                                      d.text("err")[-400:]))
     if rec.get("pktgen_rc") not in (0, None):
-        rec["notes"].append("pktgen exited %s" % rec["pktgen_rc"])
+        err = re.sub(r"\s+", " ", p.text("err") if p is not None else "").strip()
+        rec["pktgen_stderr_tail"] = err[-1500:]
+        rec["notes"].append("pktgen exited %s: %s" % (rec["pktgen_rc"],
+                                                      err[-300:] or "(no stderr)"))
     if dut.startswith("rocetor"):
         try:
             with open(stats_json) as f:
