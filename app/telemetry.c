@@ -28,6 +28,8 @@
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
@@ -414,6 +416,165 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_array_string(routes, line);
 	}
 	rte_tel_data_add_dict_container(d, "routes", routes, 0);
+	return 0;
+}
+
+/*
+ * /rocetor/route/list[,START]: the routing table as the workers use it
+ * (DESIGN.md B6), TEL_ROUTES_PAGE routes from START (default 0) in config
+ * order, then the ports' own addresses: one key per route, "route_N" (N
+ * its number in that order: telemetry names allow no '.' or ':'), each an
+ * array of strings: the prefix, what it is ("nexthop", "group G live
+ * 0xMASK" or "local port P") and, for a next hop or each path of a group,
+ * "path I port P
+ * ADDR MAC STATE up|down" (MAC "-" while unresolved; STATE static,
+ * incomplete, reachable or probe; up: the path is in the group's live
+ * mask, or a next hop's port is up). "start", "count", "total" and "next"
+ * (the START of the next page, or -1) say where the page is; a page ends
+ * early when its reply would not fit (TEL_ROUTES_BYTES). Read while the
+ * workers run: a snapshot.
+ */
+#define TEL_ROUTES_PAGE 24
+/* JSON bytes a page may take: DPDK 22.11's telemetry replies are at most
+ * 16 KiB (a group of 64 paths takes about 5 KiB), so a page ends early
+ * rather than overflow. */
+#define TEL_ROUTES_BYTES 12000
+
+static const char *
+nh_state_name(uint8_t st)
+{
+	static const char *const names[] = {
+			[RTR_NH_STATIC] = "static",
+			[RTR_NH_INCOMPLETE] = "incomplete",
+			[RTR_NH_REACHABLE] = "reachable",
+			[RTR_NH_PROBE] = "probe",
+	};
+
+	return st < RTE_DIM(names) && names[st] != NULL ? names[st] : "?";
+}
+
+static size_t
+tel_route_path(struct rte_tel_data *a, unsigned int i, unsigned int nh_idx, bool up)
+{
+	const struct rtr_nh *nh = rtr_neigh_nh(tel_app->sw.neigh, nh_idx);
+	uint64_t w = atomic_load_explicit(&nh->mac_word, memory_order_relaxed);
+	char ip[INET6_ADDRSTRLEN] = "-", mac[24] = "-", line[RTE_TEL_MAX_STRING_LEN];
+
+	if (nh->ip.family != 0)
+		inet_ntop(nh->ip.family,
+				nh->ip.family == AF_INET ? (const void *)&nh->ip.v4
+							 : (const void *)&nh->ip.v6,
+				ip, sizeof(ip));
+	if (w >> 63)
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x",
+				(unsigned int)(w >> 40) & 0xff, (unsigned int)(w >> 32) & 0xff,
+				(unsigned int)(w >> 24) & 0xff, (unsigned int)(w >> 16) & 0xff,
+				(unsigned int)(w >> 8) & 0xff, (unsigned int)w & 0xff);
+	snprintf(line, sizeof(line), "path %u port %u %s %s %s %s", i, nh->port, ip, mac,
+			nh_state_name(nh->state), up ? "up" : "down");
+	rte_tel_data_add_array_string(a, line);
+	return strlen(line) + 3;
+}
+
+/* The LPM value of a prefix (rte_lpm/rte_lpm6 rule lookup): 0 when found. */
+static int
+tel_route_value(const struct rtr_addr *p, uint32_t *val)
+{
+	const struct rtr_route *r = tel_app->sw.route;
+
+	if (p->family == AF_INET)
+		return rte_lpm_is_rule_present(
+				       r->lpm4, rte_be_to_cpu_32(p->v4.s_addr), p->depth, val) == 1
+				       ? 0
+				       : -1;
+	return rte_lpm6_is_rule_present(r->lpm6, p->v6.s6_addr, p->depth, val) == 1 ? 0 : -1;
+}
+
+static int
+tel_route_list(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	const struct rtr_config *cfg = &tel_app->cfg;
+	const struct rtr_route *r = tel_app->sw.route;
+	unsigned int start = 0, total = cfg->n_routes, count = 0, i;
+	size_t bytes = 0;
+	char *end;
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	for (i = 0; i < cfg->n_ports; i++)
+		total += cfg->ports[i].n_addrs;
+	if (params != NULL && *params != '\0') {
+		unsigned long v = strtoul(params, &end, 10);
+
+		if (*end != '\0' || v > total)
+			return -EINVAL;
+		start = (unsigned int)v;
+	}
+	rte_tel_data_start_dict(d);
+	for (i = start; i < total && count < TEL_ROUTES_PAGE; i++) {
+		struct rte_tel_data *a = rte_tel_data_alloc();
+		char ip[INET6_ADDRSTRLEN], key[32], pfx[INET6_ADDRSTRLEN + 8];
+		char what[RTE_TEL_MAX_STRING_LEN];
+		struct rtr_addr p;
+		size_t b = 0;
+		uint32_t val;
+
+		if (a == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+		if (i < cfg->n_routes) {
+			p = cfg->routes[i].prefix;
+		} else {
+			unsigned int k = i - cfg->n_routes, port = 0;
+
+			while (k >= cfg->ports[port].n_addrs)
+				k -= cfg->ports[port++].n_addrs;
+			p = cfg->ports[port].addrs[k];
+			p.depth = p.family == AF_INET ? 32 : 128;
+		}
+		inet_ntop(p.family, p.family == AF_INET ? (const void *)&p.v4 : (const void *)&p.v6,
+				ip, sizeof(ip));
+		snprintf(key, sizeof(key), "route_%u", i);
+		snprintf(pfx, sizeof(pfx), "%s/%u", ip, p.depth);
+		rte_tel_data_add_array_string(a, pfx);
+		if (tel_route_value(&p, &val) != 0) {
+			rte_tel_data_add_array_string(a, "absent"); /* shadowed by a port address */
+		} else if ((val & RTR_RT_KIND_MASK) == RTR_RT_GROUP &&
+				(val & RTR_RT_INDEX_MASK) < r->n_groups) {
+			const struct rtr_group *g = &r->groups[val & RTR_RT_INDEX_MASK];
+			uint64_t live = atomic_load(&g->live_mask);
+
+			snprintf(what, sizeof(what), "group %u live 0x%" PRIx64,
+					val & RTR_RT_INDEX_MASK, live);
+			rte_tel_data_add_array_string(a, what);
+			for (unsigned int k = 0; k < g->n_paths; k++)
+				b += tel_route_path(a, k, g->nh[k], (live >> k) & 1);
+		} else if ((val & RTR_RT_KIND_MASK) == RTR_RT_LOCAL) {
+			snprintf(what, sizeof(what), "local port %u", val & RTR_RT_INDEX_MASK);
+			rte_tel_data_add_array_string(a, what);
+		} else {
+			const struct rtr_nh *nh =
+					rtr_neigh_nh(tel_app->sw.neigh, val & RTR_RT_INDEX_MASK);
+
+			rte_tel_data_add_array_string(a, "nexthop");
+			b += tel_route_path(a, 0, val & RTR_RT_INDEX_MASK,
+					atomic_load(&tel_app->sw.ports[nh->port].link_up));
+		}
+		b += strlen(key) + strlen(pfx) + 40;
+		if (count > 0 && bytes + b > TEL_ROUTES_BYTES) {
+			rte_tel_data_free(a); /* on the next page */
+			break;
+		}
+		bytes += b;
+		if (rte_tel_data_add_dict_container(d, key, a, 0) != 0)
+			rte_tel_data_free(a);
+		count++;
+	}
+	add_u64(d, "start", start);
+	add_u64(d, "count", count);
+	add_u64(d, "total", total);
+	rte_tel_data_add_dict_int(d, "next", i < total ? (int)i : -1);
 	return 0;
 }
 
@@ -885,6 +1046,9 @@ static const struct tel_cmd {
 				"buckets off home. "
 				"Parameter: group (default 0)."},
 		{"/rocetor/config", tel_config, "The running configuration (summary)."},
+		{"/rocetor/route/list", tel_route_list,
+				"Routes: prefix, kind (group live mask), each path's port, "
+				"address, MAC, state. Parameter: first route."},
 		{"/rocetor/counters", tel_counters,
 				"What each counter is: name, type (counter or gauge) and help, by "
 				"family. Parameter: a family (none: the list of families)."},

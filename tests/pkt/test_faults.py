@@ -513,15 +513,24 @@ def case_admin_down_midrun(t, lb="conweave"):
         r = harness.telemetry(prefix, ["/rocetor/ports"]).get("/rocetor/ports") or {}
         return {int(k): v for k, v in r.items()}
 
+    def routes(arg=""):
+        return harness.telemetry(prefix, ["/rocetor/route/list" + arg]).get(
+            "/rocetor/route/list", "no reply")
+
     snaps = {}
+    rt = {}
     try:
         deadline = time.time() + 20
         while time.time() < deadline and not snaps.get("before"):
             time.sleep(0.3)
             snaps["before"] = ports()
+        rt["before"] = routes()
+        rt["page"] = routes(",4")
+        rt["bad"] = routes(",7")
         down = harness.telemetry(prefix, ["/rocetor/port/admin,2,down"])
         time.sleep(0.3)
         snaps["down1"] = ports()
+        rt["down"] = routes()
         time.sleep(0.5)
         snaps["down2"] = ports()
         up = harness.telemetry(prefix, ["/rocetor/port/admin,2,up"])
@@ -534,6 +543,29 @@ def case_admin_down_midrun(t, lb="conweave"):
          "(%s: admin down reply %r)" % (name, down))
     t.eq((up.get("/rocetor/port/admin") or {}).get("admin"), "up",
          "(%s: admin up reply %r)" % (name, up))
+    # /rocetor/route/list: the table as the workers use it, the group's
+    # live mask and each path's state, paged.
+    def path(i, port, mac, up):
+        return "path %d port %d - %s static %s" % (i, port, mac, "up" if up else "down")
+    rb, rd = rt.get("before") or {}, rt.get("down") or {}
+    t.eq((rb.get("total"), rb.get("count"), rb.get("next")), (6, 6, -1),
+         "(%s: route list page) %r" % (name, rb))
+    t.eq(rb.get("route_0"), ["10.1.0.0/16", "nexthop",
+                             path(0, 0, "02:00:00:00:aa:01", True)],
+         "(%s: a next-hop route)" % name)
+    t.eq(rb.get("route_3"), ["10.2.0.0/16", "group 0 live 0xf"] +
+         [path(i, i + 1, CW.SPINE[i], True) for i in range(4)], "(%s: a group)" % name)
+    t.eq(rd.get("route_3"), ["10.2.0.0/16", "group 0 live 0xd"] +
+         [path(i, i + 1, CW.SPINE[i], i != 1) for i in range(4)],
+         "(%s: the group with port 2 down)" % name)
+    t.eq((rd.get("route_4") or ["", ""])[:2], ["fd00:2::/64", "group 1 live 0xd"],
+         "(%s: IPv6 group)" % name)
+    rp = rt.get("page") or {}
+    t.eq((rp.get("start"), rp.get("count"), rp.get("next"),
+          [(rp.get(k) or [""])[0] for k in ("route_4", "route_5")]),
+         (4, 2, -1, ["fd00:2::/64", "192.168.70.4/32"]),
+         "(%s: route list from 4) %r" % (name, rp))
+    t.eq(rt.get("bad"), None, "(%s: a start past the table is refused)" % name)
     b, d1, d2, u = (snaps.get(k) or {} for k in ("before", "down1", "down2", "up"))
     tx = lambda snap, p: (snap.get(p) or {}).get("tx_packets", -1)  # noqa: E731
     t.check(all(p in b for p in range(5)), "%s: telemetry /rocetor/ports: %r" % (name, b))
