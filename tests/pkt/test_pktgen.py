@@ -56,13 +56,19 @@ def hugepage_files():
 def bad_input(t):
     """Clear errors, exit status 2, before anything is installed or run."""
     work = tempfile.mkdtemp(prefix="rocetor-pktgen-args-")
+
+    def fake_tree(name, version):
+        """What build.sh takes for a Pktgen-DPDK tree of that VERSION."""
+        d = os.path.join(work, name)
+        os.makedirs(os.path.join(d, "app"))
+        for f in ("meson.build", "app/pktgen-port-cfg.c"):
+            open(os.path.join(d, f), "w").close()
+        with open(os.path.join(d, "VERSION"), "w") as f:
+            f.write(version + "\n")
+        return d
+
     try:
-        fake = os.path.join(work, "Pktgen-DPDK")
-        os.makedirs(os.path.join(fake, "app"))
-        for name in ("meson.build", "app/pktgen-port-cfg.c"):
-            open(os.path.join(fake, name), "w").close()
-        with open(os.path.join(fake, "VERSION"), "w") as f:
-            f.write("24.10.3\n")
+        fake = fake_tree("Pktgen-DPDK", "24.10.3")
         cases = [
             ([BUILD], "usage: "),
             ([BUILD, os.path.join(work, "none")], "not a Pktgen-DPDK source tree"),
@@ -77,12 +83,7 @@ def bad_input(t):
         ]
         # A git checkout whose tracked files were changed: refused before
         # anything is installed (only the commit's files are ever built).
-        gitsrc = os.path.join(work, "Pktgen-git")
-        os.makedirs(os.path.join(gitsrc, "app"))
-        for name in ("meson.build", "app/pktgen-port-cfg.c"):
-            open(os.path.join(gitsrc, name), "w").close()
-        with open(os.path.join(gitsrc, "VERSION"), "w") as f:
-            f.write("23.03.0\n")
+        gitsrc = fake_tree("Pktgen-git", "23.03.0")
         git = ["git", "-C", gitsrc, "-c", "user.email=t@t", "-c", "user.name=t"]
         if shutil.which("git") and all(
                 subprocess.run(git + c, capture_output=True).returncode == 0
