@@ -10,8 +10,9 @@
 #   tools/pktgen/build.sh SRC_DIR [BUILD_DIR]
 #
 # SRC_DIR    a Pktgen-DPDK checkout of release pktgen-23.03.0 (a git
-#            checkout: only its commit's files are copied, and local
-#            changes to them are refused; or an unpacked release tarball)
+#            checkout: its commit is exported with git archive, untracked
+#            files left out, local changes refused; or an unpacked release
+#            tarball, copied whole)
 # BUILD_DIR  where the patched copy and the build go (default SRC_DIR-build);
 #            the binary is BUILD_DIR/build/app/pktgen
 #
@@ -36,7 +37,31 @@ if [ ! -f "$src/meson.build" ] || [ ! -f "$src/app/pktgen-port-cfg.c" ]; then
 	exit 2
 fi
 src=$(cd "$src" && pwd)
-version=$(cat "$src/VERSION" 2>/dev/null || echo unknown)
+
+# A git checkout of pktgen (SRC_DIR its top level): what is built is its
+# checked-out commit, exported with git archive, so untracked files another
+# commit left behind stay out. Local changes to tracked files are refused
+# (before anything is installed): git archive would leave them out without
+# a word. The version is the commit's.
+from_git=0
+if command -v git >/dev/null 2>&1 &&
+	git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
+	[ "$(cd "$(git -C "$src" rev-parse --show-toplevel)" && pwd)" = "$src" ]; then
+	from_git=1
+	if ! git -C "$src" rev-parse --verify -q HEAD >/dev/null; then
+		echo "build.sh: $src is a git checkout without a commit checked out" >&2
+		exit 2
+	fi
+	if ! git -C "$src" diff --quiet HEAD -- 2>/dev/null; then
+		echo "build.sh: $src has local changes to pktgen's own files:" >&2
+		git -C "$src" status --short --untracked-files=no | head -10 >&2
+		echo "build.sh: check out pktgen-23.03.0 cleanly first (git -C $src checkout -f pktgen-23.03.0)" >&2
+		exit 2
+	fi
+	version=$(git -C "$src" show HEAD:VERSION 2>/dev/null || echo unknown)
+else
+	version=$(cat "$src/VERSION" 2>/dev/null || echo unknown)
+fi
 if [ "$version" != "23.03.0" ]; then
 	echo "build.sh: $src is pktgen $version; this script and its patch are for 23.03.0" >&2
 	exit 2
@@ -48,21 +73,6 @@ case "$out" in
 	exit 2
 	;;
 esac
-
-# A git checkout of pktgen: its tracked files must be its commit's (checked
-# before anything is installed).
-from_git=0
-if command -v git >/dev/null 2>&1 &&
-	git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
-	[ "$(cd "$(git -C "$src" rev-parse --show-toplevel)" && pwd)" = "$src" ]; then
-	from_git=1
-	if ! git -C "$src" diff --quiet HEAD -- 2>/dev/null; then
-		echo "build.sh: $src has local changes to pktgen's own files:" >&2
-		git -C "$src" status --short --untracked-files=no | head -10 >&2
-		echo "build.sh: check out pktgen-23.03.0 cleanly first (git -C $src checkout -f pktgen-23.03.0)" >&2
-		exit 2
-	fi
-fi
 
 # Debian build dependencies, installed only when missing.
 need=""
@@ -77,18 +87,19 @@ if [ -n "$need" ]; then
 fi
 
 # A fresh patched copy every time: the patch never touches SRC_DIR. From a
-# git checkout only the files the checked-out commit holds are copied
-# (git ls-files): what another commit left behind untracked (a checkout of
-# a later release leaves files 23.03.0 does not have, and the build then
-# fails on e.g. an undeclared MAX_QUEUES_PER_PORT) stays out; a checkout
-# whose tracked files differ from its commit was refused above.
+# git checkout exactly the checked-out commit's files (git archive HEAD):
+# what another commit left behind untracked (a checkout of a later release
+# leaves files 23.03.0 does not have, and the build then fails on e.g. an
+# undeclared MAX_QUEUES_PER_PORT) stays out.
 mkdir -p "$out"
-rm -rf "$out/src"
+rm -rf "$out/src" "$out/src.tar"
 if [ "$from_git" = 1 ]; then
 	untracked=$(git -C "$src" ls-files --others --exclude-standard | wc -l)
-	[ "$untracked" -eq 0 ] || echo "build.sh: leaving out $untracked untracked file(s) of $src (not in its commit)"
+	[ "$untracked" -eq 0 ] || echo "build.sh: leaving out $untracked untracked file(s) of $src (not in its commit $(git -C "$src" rev-parse --short HEAD))"
 	mkdir -p "$out/src"
-	git -C "$src" ls-files -z | (cd "$src" && tar --null -T - -cf -) | tar -xf - -C "$out/src"
+	git -C "$src" archive --format=tar HEAD >"$out/src.tar"
+	tar -xf "$out/src.tar" -C "$out/src"
+	rm -f "$out/src.tar"
 else
 	cp -a "$src" "$out/src"
 	rm -rf "$out/src/build"
