@@ -142,11 +142,13 @@ def parse_args(argv):
     g = p.add_argument_group(
         "pktgen source (optional; tools/pktgen/README.md)",
         "pktgen-DPDK replays a benchgen pcap into the DUT over two memif links: "
-        "dpdk-testpmd io (the reference), rocetor ECMP and ConWeave SrcToR. Runs when "
-        "pktgen is found (--pktgen, $ROCETOR_PKTGEN, `pktgen` on the PATH), except with "
-        "--smoke unless --pktgen is given.")
+        "dpdk-testpmd io (the reference), rocetor ECMP and ConWeave SrcToR. Runs "
+        "before the whole matrix when pktgen is found (--pktgen, $ROCETOR_PKTGEN, "
+        "`pktgen` on the PATH; with --smoke only if --pktgen is given); "
+        "--pktgen-only runs it alone.")
     g.add_argument("--pktgen", metavar="PATH", default=None,
-                   help="the pktgen binary (tools/pktgen/build.sh prints where)")
+                   help="the pktgen binary (tools/pktgen/build.sh prints where); the "
+                   "pktgen section runs, then the matrix (the section alone: --pktgen-only)")
     g.add_argument("--pktgen-only", action="store_true",
                    help="run only the pktgen section (exit 77 when there is no pktgen)")
     g.add_argument("--pktgen-duts", default="testpmd-io,rocetor-ecmp,rocetor-conweave",

@@ -174,6 +174,9 @@ def run_once(a, pktgen, dut, size, pcap, tsc):
             rec["dut_rc"] = d.stop(grace=30)
             open(quit_file, "w").close()
             rec["pktgen_rc"] = p.wait(60)
+            if rec["pktgen_rc"] is None:
+                rec["notes"].append("pktgen still running 60 s after its quit file: "
+                                    "stopped (exit %s)" % p.returncode)
         finally:
             for proc in (d, p):
                 if proc is not None and proc.alive():
@@ -197,10 +200,12 @@ def run_once(a, pktgen, dut, size, pcap, tsc):
     if rec.get("dut_rc") not in (0, None):
         rec["problems"].append("%s exited %s: %s" % (dut, rec["dut_rc"],
                                                      d.text("err")[-400:]))
-    if rec.get("pktgen_rc") not in (0, None):
-        err = re.sub(r"\s+", " ", p.text("err") if p is not None else "").strip()
+    if p is not None and p.returncode != 0:
+        # pktgen's own words (EAL, mempool and memif errors go to stderr),
+        # kept with the record: the exit status alone says nothing.
+        err = re.sub(r"\s+", " ", p.text("err")).strip()
         rec["pktgen_stderr_tail"] = err[-1500:]
-        rec["notes"].append("pktgen exited %s: %s" % (rec["pktgen_rc"],
+        rec["notes"].append("pktgen exited %s: %s" % (p.returncode,
                                                       err[-300:] or "(no stderr)"))
     if dut.startswith("rocetor"):
         try:
