@@ -14,7 +14,6 @@
 #define RTR_CKSUM_H
 
 #include <stdint.h>
-#include <string.h>
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
@@ -60,12 +59,11 @@ rtr_ipv4_dec_ttl(struct rte_ipv4_hdr *ip)
 }
 
 /*
- * The header checksum of an IPv4 header of 20 bytes (no options), as
- * rte_ipv4_cksum computes it (the checksum field is read, so the caller
- * zeroes it first), to store as is (like rte_ipv4_cksum's): five 32-bit words
- * summed and folded (RFC 1071: the sum does not depend on the word size
- * or byte order), no loop. rtr_cksum_fold: the fold and complement of
- * such a sum of 32-bit words as they lie in memory.
+ * The Internet checksum of data given as the sum of its 32-bit words as
+ * they lie in memory (RFC 1071: the sum does not depend on the word size
+ * or byte order): folded and complemented, to store as is, like
+ * rte_ipv4_cksum's result. The LB control-packet builder sums a 20-byte
+ * IPv4 header's five words in registers and stores this.
  */
 static inline rte_be16_t
 rtr_cksum_fold(uint64_t sum)
@@ -76,20 +74,6 @@ rtr_cksum_fold(uint64_t sum)
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (rte_be16_t)(uint16_t)~sum;
-}
-
-static inline rte_be16_t
-rtr_ipv4_cksum20(const struct rte_ipv4_hdr *ip)
-{
-	const uint8_t *p = (const uint8_t *)ip;
-	uint64_t sum = 0;
-	uint32_t w;
-
-	for (unsigned int i = 0; i < 20; i += 4) {
-		memcpy(&w, p + i, 4);
-		sum += w;
-	}
-	return rtr_cksum_fold(sum);
 }
 
 #endif /* RTR_CKSUM_H */
