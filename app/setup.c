@@ -226,6 +226,14 @@ rtr_app_switch_setup(struct rtr_app *app)
 		fprintf(stderr, "%s: %s\n", cfg->path, err);
 		return -EINVAL;
 	}
+	sw->qsbr = rte_zmalloc_socket("rtr_qsbr", rte_rcu_qsbr_get_memsize(sw->n_workers),
+			RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
+	if (sw->qsbr == NULL || rte_rcu_qsbr_init(sw->qsbr, sw->n_workers) != 0 ||
+			rtr_route_rcu(sw->route, sw->qsbr) != 0) {
+		fprintf(stderr, "rocetor: cannot set up RCU for the route tables\n");
+		return -ENOMEM;
+	}
+	rtr_route_mbox_init(&sw->route_mbox);
 	sw->hash_seed = cfg->sw.seed;
 	if (rtr_app_lb_create(app, sw->lb, &sw->lb_shared, states) < 0)
 		return -ENOMEM;
@@ -266,6 +274,7 @@ rtr_app_switch_free(struct rtr_app *app)
 	rte_free(sw->egress);
 	rte_ring_free(sw->ctrl_ring);
 	rtr_route_free(sw->route);
+	rte_free(sw->qsbr);
 	rtr_neigh_free(sw->neigh);
 	rte_free(sw->ctrl_stats);
 	/* One pool per socket with ports; sw->pool is one of them. */

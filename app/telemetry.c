@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/stat.h>
 
@@ -421,18 +422,21 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /*
  * /rocetor/route/list[,START]: the routing table as the workers use it
- * (DESIGN.md B6), TEL_ROUTES_PAGE routes from START (default 0) in config
- * order, then the ports' own addresses: one key per route, "route_N" (N
- * its number in that order: telemetry names allow no '.' or ':'), each an
- * array of strings: the prefix, what it is ("nexthop", "group G live
- * 0xMASK" or "local port P") and, for a next hop or each path of a group,
- * "path I port P
- * ADDR MAC STATE up|down" (MAC "-" while unresolved; STATE static,
- * incomplete, reachable or probe; up: the path is in the group's live
- * mask, or a next hop's port is up). "start", "count", "total" and "next"
- * (the START of the next page, or -1) say where the page is; a page ends
- * early when its reply would not fit (TEL_ROUTES_BYTES). Read while the
- * workers run: a snapshot.
+ * (DESIGN.md B6), TEL_ROUTES_PAGE routes from slot START (default 0) of
+ * the route list: the config's routes in config order, then the ports'
+ * own addresses, then run-time routes (telemetry, FPM) in the slots they
+ * took. One key per route, "route_N" (N its slot: telemetry names allow
+ * no '.' or ':'), each an array of strings: the prefix, where it came from
+ * ("config", "local", "api" or "fpm", with " pending" while an IPv6 change
+ * waits for the workers, " failed" if the table refused it, " stale" for
+ * an FPM route not yet confirmed since zebra reconnected), what it is
+ * ("nexthop", "group G live 0xMASK" or "local port P") and, for a next hop
+ * or each path of a group, "path I port P ADDR MAC STATE up|down" (MAC "-"
+ * while unresolved; STATE static, incomplete, reachable or probe; up: the
+ * path is in the group's live mask, or a next hop's port is up). "start",
+ * "count", "total" and "next" (the START of the next page, or -1) say
+ * where the page is; a page ends early when its reply would not fit
+ * (TEL_ROUTES_BYTES). Read under the route list's lock: a snapshot.
  */
 #define TEL_ROUTES_PAGE 24
 /* JSON bytes a page may take: DPDK 22.11's telemetry replies are at most
@@ -476,92 +480,85 @@ tel_route_path(struct rte_tel_data *a, unsigned int i, unsigned int nh_idx, bool
 	return strlen(line) + 3;
 }
 
-/* The LPM value of a prefix (rte_lpm/rte_lpm6 rule lookup): 0 when found. */
-static int
-tel_route_value(const struct rtr_addr *p, uint32_t *val)
+/* One route of the list into a (bytes of JSON it takes, about). */
+static size_t
+tel_route_one(struct rte_tel_data *a, const struct rtr_route_info *in)
 {
 	const struct rtr_route *r = tel_app->sw.route;
+	const struct rtr_addr *p = &in->prefix;
+	char ip[INET6_ADDRSTRLEN], pfx[INET6_ADDRSTRLEN + 8], what[RTE_TEL_MAX_STRING_LEN];
+	static const char *const states[] = {"", " pending", " failed"};
+	unsigned int idx = in->val & RTR_RT_INDEX_MASK;
+	size_t b = 0;
 
-	if (p->family == AF_INET)
-		return rte_lpm_is_rule_present(
-				       r->lpm4, rte_be_to_cpu_32(p->v4.s_addr), p->depth, val) == 1
-				       ? 0
-				       : -1;
-	return rte_lpm6_is_rule_present(r->lpm6, p->v6.s6_addr, p->depth, val) == 1 ? 0 : -1;
+	inet_ntop(p->family, p->family == AF_INET ? (const void *)&p->v4 : (const void *)&p->v6, ip,
+			sizeof(ip));
+	snprintf(pfx, sizeof(pfx), "%s/%u", ip, p->depth);
+	rte_tel_data_add_array_string(a, pfx);
+	snprintf(what, sizeof(what), "%s%s%s", rtr_route_src_name(in->src),
+			states[in->state < 3 ? in->state : 0], in->stale ? " stale" : "");
+	rte_tel_data_add_array_string(a, what);
+	b += strlen(pfx) + strlen(what) + 6;
+	if ((in->val & RTR_RT_KIND_MASK) == RTR_RT_GROUP && idx < r->n_groups) {
+		const struct rtr_group *g = &r->groups[idx];
+		uint64_t live = atomic_load(&g->live_mask);
+
+		snprintf(what, sizeof(what), "group %u live 0x%" PRIx64, idx, live);
+		rte_tel_data_add_array_string(a, what);
+		for (unsigned int k = 0; k < g->n_paths; k++)
+			if ((g->member >> k) & 1) /* slots left by a next hop: not shown */
+				b += tel_route_path(a, k, g->nh[k], (live >> k) & 1);
+	} else if ((in->val & RTR_RT_KIND_MASK) == RTR_RT_LOCAL) {
+		snprintf(what, sizeof(what), "local port %u", idx);
+		rte_tel_data_add_array_string(a, what);
+	} else {
+		const struct rtr_nh *nh = rtr_neigh_nh(tel_app->sw.neigh, idx);
+
+		rte_tel_data_add_array_string(a, "nexthop");
+		b += tel_route_path(a, 0, idx, atomic_load(&tel_app->sw.ports[nh->port].link_up));
+	}
+	return b + strlen(what);
 }
 
 static int
 tel_route_list(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct rtr_config *cfg = &tel_app->cfg;
-	const struct rtr_route *r = tel_app->sw.route;
-	unsigned int start = 0, total = cfg->n_routes, count = 0, i;
+	struct rtr_route *r = tel_app->sw.route;
+	unsigned int start = 0, count = 0, bound, i;
 	size_t bytes = 0;
 	char *end;
 
 	(void)cmd;
 	if (!ready())
 		return -EAGAIN;
-	for (i = 0; i < cfg->n_ports; i++)
-		total += cfg->ports[i].n_addrs;
+	rtr_route_lock(r);
+	bound = rtr_route_slots(r);
 	if (params != NULL && *params != '\0') {
 		unsigned long v = strtoul(params, &end, 10);
 
-		if (*end != '\0' || v > total)
+		if (*end != '\0' || v > bound) {
+			rtr_route_unlock(r);
 			return -EINVAL;
+		}
 		start = (unsigned int)v;
 	}
 	rte_tel_data_start_dict(d);
-	for (i = start; i < total && count < TEL_ROUTES_PAGE; i++) {
-		struct rte_tel_data *a = rte_tel_data_alloc();
-		char ip[INET6_ADDRSTRLEN], key[32], pfx[INET6_ADDRSTRLEN + 8];
-		char what[RTE_TEL_MAX_STRING_LEN];
-		struct rtr_addr p;
-		size_t b = 0;
-		uint32_t val;
+	for (i = start; i < bound && count < TEL_ROUTES_PAGE; i++) {
+		struct rtr_route_info in;
+		struct rte_tel_data *a;
+		char key[32];
+		size_t b;
 
-		if (a == NULL)
+		if (!rtr_route_get(r, i, &in))
+			continue;
+		a = rte_tel_data_alloc();
+		if (a == NULL) {
+			rtr_route_unlock(r);
 			return -ENOMEM;
+		}
 		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
-		if (i < cfg->n_routes) {
-			p = cfg->routes[i].prefix;
-		} else {
-			unsigned int k = i - cfg->n_routes, port = 0;
-
-			while (k >= cfg->ports[port].n_addrs)
-				k -= cfg->ports[port++].n_addrs;
-			p = cfg->ports[port].addrs[k];
-			p.depth = p.family == AF_INET ? 32 : 128;
-		}
-		inet_ntop(p.family, p.family == AF_INET ? (const void *)&p.v4 : (const void *)&p.v6,
-				ip, sizeof(ip));
 		snprintf(key, sizeof(key), "route_%u", i);
-		snprintf(pfx, sizeof(pfx), "%s/%u", ip, p.depth);
-		rte_tel_data_add_array_string(a, pfx);
-		if (tel_route_value(&p, &val) != 0) {
-			rte_tel_data_add_array_string(a, "absent"); /* shadowed by a port address */
-		} else if ((val & RTR_RT_KIND_MASK) == RTR_RT_GROUP &&
-				(val & RTR_RT_INDEX_MASK) < r->n_groups) {
-			const struct rtr_group *g = &r->groups[val & RTR_RT_INDEX_MASK];
-			uint64_t live = atomic_load(&g->live_mask);
-
-			snprintf(what, sizeof(what), "group %u live 0x%" PRIx64,
-					val & RTR_RT_INDEX_MASK, live);
-			rte_tel_data_add_array_string(a, what);
-			for (unsigned int k = 0; k < g->n_paths; k++)
-				b += tel_route_path(a, k, g->nh[k], (live >> k) & 1);
-		} else if ((val & RTR_RT_KIND_MASK) == RTR_RT_LOCAL) {
-			snprintf(what, sizeof(what), "local port %u", val & RTR_RT_INDEX_MASK);
-			rte_tel_data_add_array_string(a, what);
-		} else {
-			const struct rtr_nh *nh =
-					rtr_neigh_nh(tel_app->sw.neigh, val & RTR_RT_INDEX_MASK);
-
-			rte_tel_data_add_array_string(a, "nexthop");
-			b += tel_route_path(a, 0, val & RTR_RT_INDEX_MASK,
-					atomic_load(&tel_app->sw.ports[nh->port].link_up));
-		}
-		b += strlen(key) + strlen(pfx) + 40;
+		b = tel_route_one(a, &in) + strlen(key) + 40;
 		if (count > 0 && bytes + b > TEL_ROUTES_BYTES) {
 			rte_tel_data_free(a); /* on the next page */
 			break;
@@ -571,10 +568,48 @@ tel_route_list(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_free(a);
 		count++;
 	}
+	while (i < bound && !rtr_route_get(r, i, &(struct rtr_route_info){0}))
+		i++;
 	add_u64(d, "start", start);
 	add_u64(d, "count", count);
-	add_u64(d, "total", total);
-	rte_tel_data_add_dict_int(d, "next", i < total ? (int)i : -1);
+	add_u64(d, "total", rtr_route_count(r));
+	rte_tel_data_add_dict_int(d, "next", i < bound ? (int)i : -1);
+	rtr_route_unlock(r);
+	return 0;
+}
+
+/* /rocetor/route/stats: what run-time route changes did, and the tables'
+ * sizes. */
+static int
+tel_route_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rtr_route *r = tel_app->sw.route;
+	struct rtr_route_counters c;
+	unsigned int groups = 0;
+
+	(void)cmd;
+	(void)params;
+	if (!ready())
+		return -EAGAIN;
+	rtr_route_lock(r);
+	c = *rtr_route_counters(r);
+	for (unsigned int g = 0; g < r->n_groups; g++)
+		groups += r->groups[g].in_use;
+	rte_tel_data_start_dict(d);
+	add_u64(d, "routes", rtr_route_count(r));
+	add_u64(d, "routes4", r->n_routes4);
+	add_u64(d, "routes6", r->n_routes6);
+	add_u64(d, "groups", groups);
+	add_u64(d, "added", c.added);
+	add_u64(d, "replaced", c.replaced);
+	add_u64(d, "removed", c.removed);
+	add_u64(d, "refused", c.refused);
+	add_u64(d, "groups_in_place", c.groups_in_place);
+	add_u64(d, "groups_new", c.groups_new);
+	add_u64(d, "lpm6_swaps", c.lpm6_swaps);
+	add_u64(d, "deferred_frees", c.deferred_frees);
+	add_u64(d, "errors", c.errors);
+	rtr_route_unlock(r);
 	return 0;
 }
 
@@ -924,6 +959,80 @@ tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /rocetor/route/add,SPEC and /rocetor/route/del,PREFIX (rw): a route
+ * change, made by the control lcore (the routes' one writer) at its next
+ * poll; the command waits for its answer (doc/routing.md). */
+#define TEL_ROUTE_WAIT_MS 2000
+
+static int
+tel_route_change(struct rte_tel_data *d, struct rtr_route_req *q)
+{
+	char pfx[INET6_ADDRSTRLEN + 8], ip[INET6_ADDRSTRLEN];
+	int rc = rtr_route_mbox_call(&tel_app->sw.route_mbox, q, TEL_ROUTE_WAIT_MS);
+
+	if (rc == 0 && q->rc == -EAGAIN) { /* group slots in their grace period */
+		usleep(1000);
+		rc = rtr_route_mbox_call(&tel_app->sw.route_mbox, q, TEL_ROUTE_WAIT_MS);
+	}
+	if (rc < 0)
+		return tel_refuse(d, "the control lcore did not answer within 2 s (stopping?)");
+	if (q->rc < 0)
+		return tel_refuse(d, q->err);
+	inet_ntop(q->prefix.family,
+			q->prefix.family == AF_INET ? (const void *)&q->prefix.v4
+						    : (const void *)&q->prefix.v6,
+			ip, sizeof(ip));
+	snprintf(pfx, sizeof(pfx), "%s/%u", ip, q->prefix.depth);
+	rte_tel_data_start_dict(d);
+	add_u64(d, "ok", 1);
+	rte_tel_data_add_dict_string(d, "prefix", pfx);
+	rte_tel_data_add_dict_string(d, "done", q->del ? "removed" : "set");
+	add_u64(d, "pending", q->pending);
+	return 0;
+}
+
+static int
+tel_route_add(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct rtr_route_req q; /* commands run one at a time (tel_lock) */
+	char err[RTE_TEL_MAX_STRING_LEN];
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	if (!tel_writable(d))
+		return 0;
+	memset(&q, 0, sizeof(q));
+	if (params == NULL || rtr_route_parse_spec(params, &q.prefix, q.paths, &q.n_paths, err,
+					      sizeof(err)) < 0) {
+		char msg[RTE_TEL_MAX_STRING_LEN];
+
+		snprintf(msg, sizeof(msg),
+				"usage: /rocetor/route/add,PREFIX via ADDR port N ... (%.60s)",
+				params == NULL ? "no route" : err);
+		return tel_refuse(d, msg);
+	}
+	q.src = RTR_RS_API;
+	return tel_route_change(d, &q);
+}
+
+static int
+tel_route_del(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct rtr_route_req q;
+
+	(void)cmd;
+	if (!ready())
+		return -EAGAIN;
+	if (!tel_writable(d))
+		return 0;
+	memset(&q, 0, sizeof(q));
+	if (params == NULL || rtr_route_parse_prefix(params, &q.prefix) < 0)
+		return tel_refuse(d, "usage: /rocetor/route/del,PREFIX (a.b.c.d/len or x::/len)");
+	q.del = true;
+	return tel_route_change(d, &q);
+}
+
 /* /rocetor/port/admin,PORT,up|down: a port's admin state, as the config's
  * admin_down. The control plane applies it at its next poll (link state
  * poll): paths leave or rejoin their groups, workers drop what they queued
@@ -1047,8 +1156,11 @@ static const struct tel_cmd {
 				"Parameter: group (default 0)."},
 		{"/rocetor/config", tel_config, "The running configuration (summary)."},
 		{"/rocetor/route/list", tel_route_list,
-				"Routes: prefix, kind (group live mask), each path's port, "
+				"Routes: prefix, source, kind (group live mask), each path's port, "
 				"address, MAC, state. Parameter: first route."},
+		{"/rocetor/route/stats", tel_route_stats,
+				"Route table sizes and what run-time changes did (added, removed, "
+				"groups changed in place...)."},
 		{"/rocetor/counters", tel_counters,
 				"What each counter is: name, type (counter or gauge) and help, by "
 				"family. Parameter: a family (none: the list of families)."},
@@ -1056,6 +1168,12 @@ static const struct tel_cmd {
 				"Egress of one port: per-class counters, depth, PFC. Parameter: "
 				"port id."},
 		{"/rocetor/lb/set", tel_lb_set, tel_lb_set_help},
+		{"/rocetor/route/add", tel_route_add,
+				"rw (--telemetry-rw): add or replace a route. Parameter: PREFIX "
+				"via "
+				"ADDR port N [via ADDR port N ...]."},
+		{"/rocetor/route/del", tel_route_del,
+				"rw (--telemetry-rw): remove a run-time route. Parameter: PREFIX."},
 		{"/rocetor/port/admin", tel_port_admin,
 				"rw (--telemetry-rw): a port's admin state. Parameters: PORT,up or "
 				"PORT,down."},

@@ -150,6 +150,9 @@ rtr_control_poll(struct rtr_switch *sw, uint64_t now_tsc)
 		rtr_control_links(sw);
 		sw->ctrl_last_link_tsc = now_tsc;
 	}
+	/* Route changes: the one writer is here. */
+	n += rtr_route_mbox_serve(&sw->route_mbox, sw->route);
+	rtr_route_poll(sw->route);
 	if (sw->main_tick != NULL)
 		sw->main_tick(sw, now_tsc);
 	return n;

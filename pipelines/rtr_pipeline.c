@@ -850,10 +850,20 @@ rtr_worker_main(void *arg)
 		if (sw->ports[p].role == RTR_PORT_FABRIC)
 			w->fwd.fabric_ports |= 1u << p;
 	w->clock.fabric_ports = w->fwd.fabric_ports;
+	if (sw->qsbr != NULL) {
+		rte_rcu_qsbr_thread_register(sw->qsbr, w->idx);
+		rte_rcu_qsbr_thread_online(sw->qsbr, w->idx);
+	}
 	for (;;) {
 		uint64_t now_tsc, t0, now_ns, seen, in[2];
 		unsigned int got = 0, i;
 		bool timed = false;
+
+		/* Between loops the worker holds nothing of the route tables:
+		 * what a route change unlinked may be freed once every worker
+		 * said so (lib/route). */
+		if (sw->qsbr != NULL)
+			rte_rcu_qsbr_quiescent(sw->qsbr, w->idx);
 
 		/* Lab impairment (faults.stall_us): the worker stops for a
 		 * while, as when it is preempted, before the pass reads its
@@ -951,7 +961,12 @@ rtr_worker_main(void *arg)
 				rtr_lb_held(w->fwd.lb, w->fwd.lb_state) == 0 &&
 				++idle_polls >= sw->idle_threshold) {
 			w->stats->idle_sleeps++;
+			/* Asleep it reads nothing: route changes need not wait. */
+			if (sw->qsbr != NULL)
+				rte_rcu_qsbr_thread_offline(sw->qsbr, w->idx);
 			idle_sleep(sw->idle_sleep_us);
+			if (sw->qsbr != NULL)
+				rte_rcu_qsbr_thread_online(sw->qsbr, w->idx);
 		}
 	}
 	/* Final: everything still in our rings or queues goes out, ignoring
@@ -964,6 +979,10 @@ rtr_worker_main(void *arg)
 	ctrl_flush(w);
 	ctrl_stash_return(w);
 	rtr_egress_flush_all(w->eg, 1000);
+	if (sw->qsbr != NULL) {
+		rte_rcu_qsbr_thread_offline(sw->qsbr, w->idx);
+		rte_rcu_qsbr_thread_unregister(sw->qsbr, w->idx);
+	}
 	return 0;
 }
 

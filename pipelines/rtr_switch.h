@@ -20,6 +20,7 @@
 
 #include <rte_common.h>
 #include <rte_mempool.h>
+#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "rtr_common.h"
@@ -170,6 +171,12 @@ struct rtr_switch {
 	_Atomic int lb_switching;     /* a runtime switch is in progress: no STOP_FINAL */
 	_Atomic uint64_t lb_switches; /* runtime LB switches completed */
 	struct rtr_route *route;
+	/* Workers report quiescence on it once per loop (thread id = worker
+	 * index): what run-time route changes wait for before they free or
+	 * reuse what a worker may still read (lib/route). NULL: none. */
+	struct rte_rcu_qsbr *qsbr;
+	/* Route changes other threads ask the control lcore for. */
+	struct rtr_route_mbox route_mbox;
 	struct rtr_neigh *neigh;
 	struct rte_mempool *pool; /* the main pool: the control plane's */
 	/* Every mempool, one per socket that has ports (sw->pool among

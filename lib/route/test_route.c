@@ -11,12 +11,16 @@
  */
 
 #include <arpa/inet.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
 #include <rte_lpm.h>
+#include <rte_malloc.h>
+#include <rte_rcu_qsbr.h>
 
 #include "rtr_parse.h"
 #include "rtr_route.h"
@@ -558,6 +562,519 @@ test_resilient_fallback(void)
 	CHECK_EQ(rtr_group_pick_live(&g, 0x8, 5), 3);
 }
 
+/*
+ * Run-time routes (issue 35). Next hops as rocetor's table gives them: one
+ * index per (port, address), the same index again for the same pair; the
+ * index encodes the port (index % 100) for the checks.
+ */
+static struct {
+	uint16_t port;
+	struct rtr_addr ip;
+} rt_nhs[512];
+static unsigned int rt_n_nhs;
+
+static int
+rt_nh(void *arg, uint16_t port, const struct rtr_addr *ip, const uint8_t *mac)
+{
+	(void)arg;
+	(void)mac;
+	for (unsigned int i = 0; i < rt_n_nhs; i++)
+		if (rt_nhs[i].port == port && ip != NULL &&
+				memcmp(&rt_nhs[i].ip, ip, sizeof(*ip)) == 0)
+			return (int)(i * 100 + port);
+	if (rt_n_nhs == RTR_ARRAY_SIZE(rt_nhs) || ip == NULL)
+		return -1;
+	rt_nhs[rt_n_nhs].port = port;
+	rt_nhs[rt_n_nhs].ip = *ip;
+	return (int)(rt_n_nhs++ * 100 + port);
+}
+
+/* Path k: port 1 + k % 4, neighbour 10.0.<k>.1 (or fe80::<k>). */
+static struct rtr_route_path
+rt_path(unsigned int k, bool v6)
+{
+	struct rtr_route_path p;
+	char a[64];
+
+	memset(&p, 0, sizeof(p));
+	p.port = (uint16_t)(1 + k % 4);
+	if (v6)
+		snprintf(a, sizeof(a), "fe80::%x", k + 1);
+	else
+		snprintf(a, sizeof(a), "10.0.%u.1", k);
+	pfx(&p.ip, a, v6 ? 128 : 32);
+	return p;
+}
+
+static struct rtr_route *
+rt_route(const char *name)
+{
+	static struct rtr_config cfg;
+	static struct rtr_route_cfg rt;
+	char err[256];
+	struct rtr_route *r;
+
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&rt, 0, sizeof(rt));
+	cfg.n_ports = 5;
+	for (unsigned int i = 0; i < 5; i++) {
+		cfg.ports[i].port = (uint16_t)i;
+		cfg.ports[i].role = i ? RTR_PORT_FABRIC : RTR_PORT_HOST;
+	}
+	cfg.ports[0].n_addrs = 1;
+	pfx(&cfg.ports[0].addrs[0], "10.1.0.254", 16);
+	pfx(&rt.prefix, "10.1.0.0", 16);
+	rt.n_paths = 1;
+	rt.paths[0].port = 0;
+	pfx(&rt.paths[0].ip, "10.1.0.1", 32);
+	cfg.routes = &rt;
+	cfg.n_routes = 1;
+	r = rtr_route_create(name, &cfg, 0, rt_nh, NULL, err, sizeof(err));
+	CHECK(r != NULL, "%s", err);
+	return r;
+}
+
+/* The next hop a flow of hash h to dst takes now (-1: no route or path). */
+static int
+rt_flow_nh(const struct rtr_route *r, uint32_t dst_host, uint32_t h)
+{
+	int64_t v = rtr_route_lookup4(r, htonl(dst_host));
+	const struct rtr_group *g;
+	int p;
+
+	if (v < 0)
+		return -1;
+	if ((v & RTR_RT_KIND_MASK) != RTR_RT_GROUP)
+		return (int)(v & RTR_RT_INDEX_MASK);
+	g = &r->groups[v & RTR_RT_INDEX_MASK];
+	p = rtr_group_pick(g, h);
+	return p < 0 ? -1 : g->nh[p];
+}
+
+static void
+test_runtime_basic(void)
+{
+	struct rtr_route *r = rt_route("rtb");
+	struct rtr_route_path paths[4];
+	struct rtr_route_info info;
+	struct rtr_addr p;
+	char err[256];
+	bool pend;
+	int64_t v;
+
+	printf("run-time routes: add, replace, remove, refusals\n");
+	if (r == NULL)
+		return;
+	paths[0] = rt_path(0, false);
+	paths[1] = rt_path(1, false);
+	pfx(&p, "10.9.7.5", 16); /* host bits are cleared */
+	CHECK((rtr_route_set(r, &p, paths, 2, RTR_RS_API, &pend, err, sizeof(err))) == (0), "%s",
+			err);
+	CHECK(!pend);
+	v = rtr_route_lookup4(r, htonl(0x0a090102));
+	CHECK(v >= 0 && (v & RTR_RT_KIND_MASK) == RTR_RT_GROUP);
+	pfx(&p, "10.9.0.0", 16);
+	CHECK(rtr_route_find(r, &p, &info) && info.src == RTR_RS_API && info.val == (uint32_t)v);
+	CHECK_EQ(rtr_route_count(r), 3); /* the config's route, the port's address, this */
+	/* One next hop: a next-hop route... but the group keeps its slot. */
+	CHECK_EQ(rtr_route_set(r, &p, paths, 1, RTR_RS_API, NULL, err, sizeof(err)), 0);
+	CHECK((rtr_route_lookup4(r, htonl(0x0a090102))) == (v), "a group route keeps its group");
+	CHECK_EQ(atomic_load(&r->groups[v & RTR_RT_INDEX_MASK].live_mask), 1);
+	/* A next-hop route. */
+	pfx(&p, "10.8.0.0", 24);
+	CHECK_EQ(rtr_route_set(r, &p, &paths[1], 1, RTR_RS_FPM, NULL, err, sizeof(err)), 0);
+	v = rtr_route_lookup4(r, htonl(0x0a080005));
+	CHECK(v >= 0 && (v & RTR_RT_KIND_MASK) == RTR_RT_NH && (v & RTR_RT_INDEX_MASK) % 100 == 2);
+	/* Refusals change nothing. */
+	pfx(&p, "10.1.0.0", 16);
+	CHECK_EQ(rtr_route_set(r, &p, paths, 2, RTR_RS_API, NULL, err, sizeof(err)), -EPERM);
+	CHECK(strstr(err, "config") != NULL, "%s", err);
+	CHECK_EQ(rtr_route_del(r, &p, err, sizeof(err)), -EPERM);
+	pfx(&p, "10.1.0.254", 32);
+	CHECK_EQ(rtr_route_set(r, &p, paths, 1, RTR_RS_API, NULL, err, sizeof(err)), -EPERM);
+	pfx(&p, "10.1.0.0", 33);
+	CHECK_EQ(rtr_route_set(r, &p, paths, 1, RTR_RS_API, NULL, err, sizeof(err)), -EINVAL);
+	pfx(&p, "10.7.0.0", 16);
+	CHECK_EQ(rtr_route_del(r, &p, err, sizeof(err)), -ENOENT);
+	CHECK_EQ(rtr_route_set(r, &p, paths, 0, RTR_RS_API, NULL, err, sizeof(err)), -EINVAL);
+	paths[2] = rt_path(2, false);
+	paths[2].port = RTR_MAX_PORTS;
+	CHECK_EQ(rtr_route_set(r, &p, &paths[2], 1, RTR_RS_API, NULL, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(rtr_route_lookup4(r, htonl(0x0a070001)), -1);
+	CHECK_EQ(rtr_route_counters(r)->refused, 7);
+	/* Removal: the less specific route answers again. */
+	pfx(&p, "10.8.0.0", 24);
+	CHECK_EQ(rtr_route_del(r, &p, err, sizeof(err)), 0);
+	CHECK_EQ(rtr_route_lookup4(r, htonl(0x0a080005)), -1);
+	pfx(&p, "10.9.0.0", 16);
+	CHECK_EQ(rtr_route_del(r, &p, err, sizeof(err)), 0);
+	CHECK_EQ(rtr_route_lookup4(r, htonl(0x0a090102)), -1);
+	CHECK_EQ(rtr_route_count(r), 2);
+	CHECK_EQ(rtr_route_counters(r)->added, 2);
+	CHECK_EQ(rtr_route_counters(r)->removed, 2);
+	/* Without RCU the group is free at once. */
+	for (unsigned int g = 0; g < r->n_groups; g++)
+		CHECK(!r->groups[g].in_use, "group %u still in use", g);
+	/* IPv6 without RCU: in place. */
+	paths[0] = rt_path(0, true);
+	paths[1] = rt_path(1, true);
+	pfx(&p, "fd00:9::", 64);
+	CHECK((rtr_route_set(r, &p, paths, 2, RTR_RS_API, &pend, err, sizeof(err))) == (0), "%s",
+			err);
+	CHECK(!pend);
+	{
+		struct in6_addr a;
+
+		inet_pton(AF_INET6, "fd00:9::5", &a);
+		v = rtr_route_lookup6(r, a.s6_addr);
+		CHECK(v >= 0 && (v & RTR_RT_KIND_MASK) == RTR_RT_GROUP);
+		CHECK_EQ(rtr_route_del(r, &p, err, sizeof(err)), 0);
+		CHECK_EQ(rtr_route_lookup6(r, a.s6_addr), -1);
+	}
+	rtr_route_free(r);
+}
+
+/*
+ * A group's next hops change in place (ALGORITHMS.md 1): one leaves, only
+ * its flows move; it comes back, exactly those flows return; a new next
+ * hop takes the free slot, only that slot's flows move to it; one more
+ * than the slots builds a new group.
+ */
+static void
+test_runtime_resilient(void)
+{
+	enum { NF = 24000 };
+	static int before[NF], after[NF];
+	struct rtr_route *r = rt_route("rtr");
+	struct rtr_route_path paths[6];
+	struct rtr_addr p;
+	char err[256];
+	unsigned int moved = 0, bad = 0, on_c = 0, k;
+	int64_t v0;
+
+	printf("run-time routes: next hops join and leave a group in place\n");
+	if (r == NULL)
+		return;
+	for (k = 0; k < 6; k++)
+		paths[k] = rt_path(k, false);
+	pfx(&p, "10.20.0.0", 16);
+	CHECK((rtr_route_set(r, &p, paths, 4, RTR_RS_FPM, NULL, err, sizeof(err))) == (0), "%s",
+			err);
+	v0 = rtr_route_lookup4(r, htonl(0x0a140001));
+	for (k = 0; k < NF; k++)
+		before[k] = rt_flow_nh(r, 0x0a140001, flow_hash(k, 0x0a140001, 0xc000, 1));
+	/* C (path 2) leaves. */
+	{
+		struct rtr_route_path abd[3] = {paths[0], paths[1], paths[3]};
+
+		CHECK_EQ(rtr_route_set(r, &p, abd, 3, RTR_RS_FPM, NULL, err, sizeof(err)), 0);
+	}
+	CHECK((rtr_route_lookup4(r, htonl(0x0a140001))) == (v0), "the group stays");
+	for (k = 0; k < NF; k++) {
+		after[k] = rt_flow_nh(r, 0x0a140001, flow_hash(k, 0x0a140001, 0xc000, 1));
+		if (before[k] == after[k])
+			continue;
+		moved++;
+		bad += before[k] % 100 != 3 || after[k] % 100 == 3; /* only C's, off C */
+	}
+	for (k = 0; k < NF; k++)
+		on_c += before[k] % 100 == 3;
+	printf("  C leaves: %u of %u flows moved, %u were on C, %u moved wrongly\n", moved, NF,
+			on_c, bad);
+	CHECK_EQ(moved, on_c);
+	CHECK_EQ(bad, 0);
+	/* C comes back: the flows that return are exactly C's. */
+	CHECK_EQ(rtr_route_set(r, &p, paths, 4, RTR_RS_FPM, NULL, err, sizeof(err)), 0);
+	for (k = 0, bad = 0; k < NF; k++)
+		bad += rt_flow_nh(r, 0x0a140001, flow_hash(k, 0x0a140001, 0xc000, 1)) != before[k];
+	CHECK((bad) == (0), "C back: %u flows not where they started", bad);
+	/* C leaves for good and E (new) takes its slot. */
+	{
+		struct rtr_route_path abde[4] = {paths[0], paths[1], paths[3], paths[4]};
+
+		CHECK_EQ(rtr_route_set(r, &p, abde, 4, RTR_RS_FPM, NULL, err, sizeof(err)), 0);
+	}
+	CHECK_EQ(rtr_route_lookup4(r, htonl(0x0a140001)), v0);
+	for (k = 0, bad = 0, moved = 0; k < NF; k++) {
+		int now = rt_flow_nh(r, 0x0a140001, flow_hash(k, 0x0a140001, 0xc000, 1));
+
+		if (now == before[k])
+			continue;
+		moved++;
+		bad += !(before[k] % 100 == 3 &&
+				now == rt_nh(NULL, paths[4].port, &paths[4].ip, NULL));
+	}
+	printf("  C replaced by E: %u flows moved, %u not from C to E\n", moved, bad);
+	CHECK_EQ(moved, on_c);
+	CHECK_EQ(bad, 0);
+	CHECK_EQ(rtr_route_counters(r)->groups_in_place, 3);
+	/* Five next hops in a group of four slots: a new group. */
+	{
+		struct rtr_route_path five[5] = {paths[0], paths[1], paths[3], paths[4], paths[5]};
+
+		CHECK_EQ(rtr_route_set(r, &p, five, 5, RTR_RS_FPM, NULL, err, sizeof(err)), 0);
+	}
+	CHECK(rtr_route_lookup4(r, htonl(0x0a140001)) != v0);
+	CHECK_EQ(r->groups[rtr_route_lookup4(r, htonl(0x0a140001)) & RTR_RT_INDEX_MASK].n_paths, 5);
+	CHECK_EQ(rtr_route_counters(r)->groups_new, 1);
+	CHECK(!r->groups[v0 & RTR_RT_INDEX_MASK].in_use, "the old group is freed (no RCU)");
+	/* A port down takes its path out of the group's live mask; a next
+	 * hop that joins on a down port stays out until the port is up. */
+	rtr_route_port_state(r, 1, false);
+	CHECK_EQ(atomic_load(&r->groups[rtr_route_lookup4(r, htonl(0x0a140001)) & RTR_RT_INDEX_MASK]
+						 .live_mask),
+			0x16ULL); /* paths 0 and 3 are on port 1 */
+	rtr_route_port_state(r, 1, true);
+	rtr_route_free(r);
+}
+
+/*
+ * With RCU: IPv6 changes wait for the workers' quiescence (the standby
+ * table), a removed group's slot too; the two IPv6 tables end equal.
+ */
+static void
+test_runtime_rcu(void)
+{
+	struct rtr_route *r = rt_route("rtq");
+	struct rtr_route_path paths[2] = {rt_path(0, true), rt_path(1, true)};
+	struct rte_rcu_qsbr *v;
+	struct rtr_route_info info;
+	struct in6_addr a1, a2;
+	struct rtr_addr p1, p2, p4;
+	char err[256];
+	bool pend;
+	int64_t g4;
+
+	printf("run-time routes under RCU: IPv6 standby table, deferred group frees\n");
+	if (r == NULL)
+		return;
+	v = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
+	CHECK(v != NULL && rte_rcu_qsbr_init(v, 1) == 0);
+	CHECK_EQ(rte_rcu_qsbr_thread_register(v, 0), 0);
+	rte_rcu_qsbr_thread_online(v, 0);
+	CHECK_EQ(rtr_route_rcu(r, v), 0);
+	inet_pton(AF_INET6, "fd00:1::1", &a1);
+	inet_pton(AF_INET6, "fd00:2::1", &a2);
+	pfx(&p1, "fd00:1::", 64);
+	pfx(&p2, "fd00:2::", 64);
+	/* The first change is published at once (no grace period under way). */
+	CHECK((rtr_route_set(r, &p1, paths, 2, RTR_RS_FPM, &pend, err, sizeof(err))) == (0), "%s",
+			err);
+	CHECK(!pend);
+	CHECK(rtr_route_lookup6(r, a1.s6_addr) >= 0);
+	/* The second waits: the reader has not been quiescent since. */
+	CHECK_EQ(rtr_route_set(r, &p2, paths, 1, RTR_RS_FPM, &pend, err, sizeof(err)), 0);
+	CHECK(pend);
+	CHECK_EQ(rtr_route_lookup6(r, a2.s6_addr), -1);
+	CHECK(rtr_route_find(r, &p2, &info) && info.state == 1);
+	CHECK(rtr_route_poll(r) > 0);
+	CHECK((rtr_route_lookup6(r, a2.s6_addr)) == (-1), "published before the grace period");
+	rte_rcu_qsbr_quiescent(v, 0);
+	rtr_route_poll(r); /* grace over: the old table catches up, p2 is published */
+	CHECK(rtr_route_lookup6(r, a1.s6_addr) >= 0, "p1 lost in the table p2 went into");
+	CHECK(rtr_route_lookup6(r, a2.s6_addr) >= 0);
+	CHECK(rtr_route_find(r, &p2, &info) && info.state == 0);
+	rte_rcu_qsbr_quiescent(v, 0);
+	CHECK_EQ(rtr_route_poll(r), 0);
+	/* Remove p1: still there until published; then its group waits. */
+	CHECK_EQ(rtr_route_del(r, &p1, err, sizeof(err)), 0);
+	CHECK_EQ(rtr_route_lookup6(r, a1.s6_addr), -1);
+	CHECK(rtr_route_lookup6(r, a2.s6_addr) >= 0);
+	rte_rcu_qsbr_quiescent(v, 0);
+	rtr_route_poll(r); /* the other table drops p1, the group is retired */
+	CHECK_EQ(rtr_route_counters(r)->deferred_frees, 0);
+	rte_rcu_qsbr_quiescent(v, 0);
+	CHECK_EQ(rtr_route_poll(r), 0);
+	CHECK_EQ(rtr_route_counters(r)->deferred_frees, 1);
+	/* Both tables: p2 there, p1 gone (each change lands in the other one). */
+	for (unsigned int i = 0; i < 2; i++) {
+		CHECK_EQ(rtr_route_set(r, &p2, &paths[i], 1, RTR_RS_FPM, NULL, err, sizeof(err)),
+				0);
+		rte_rcu_qsbr_quiescent(v, 0);
+		rtr_route_poll(r);
+		CHECK_EQ(rtr_route_lookup6(r, a1.s6_addr), -1);
+		CHECK_EQ(rtr_route_lookup6(r, a2.s6_addr) & RTR_RT_INDEX_MASK,
+				rt_nh(NULL, paths[i].port, &paths[i].ip, NULL));
+	}
+	/* An IPv4 group route removed: its slot waits for the reader. */
+	{
+		struct rtr_route_path p4s[2] = {rt_path(0, false), rt_path(1, false)};
+
+		pfx(&p4, "10.30.0.0", 16);
+		CHECK_EQ(rtr_route_set(r, &p4, p4s, 2, RTR_RS_API, NULL, err, sizeof(err)), 0);
+	}
+	g4 = rtr_route_lookup4(r, htonl(0x0a1e0001)) & RTR_RT_INDEX_MASK;
+	CHECK_EQ(rtr_route_del(r, &p4, err, sizeof(err)), 0);
+	rtr_route_poll(r);
+	CHECK(r->groups[g4].in_use, "group freed before the reader was quiescent");
+	rte_rcu_qsbr_quiescent(v, 0);
+	rtr_route_poll(r);
+	CHECK(!r->groups[g4].in_use);
+	rte_rcu_qsbr_thread_offline(v, 0);
+	rtr_route_free(r);
+	rte_free(v);
+}
+
+/*
+ * Churn: a reader thread looks up and picks as a worker does (reporting
+ * quiescence between bursts) while the writer adds, replaces and removes
+ * 64 prefixes, IPv4 and IPv6, with 1 to 4 of 6 next hops. The reader must
+ * never see a next hop outside the candidates nor lose the stable routes;
+ * under ASan, a group freed too early is a use-after-free.
+ */
+#define CHURN_PFX 64
+static struct {
+	struct rtr_route *r;
+	struct rte_rcu_qsbr *v;
+	_Atomic int stop;
+	uint64_t lookups, bad, lost;
+} churn;
+
+static void *
+churn_reader(void *arg)
+{
+	uint64_t i = 0;
+
+	(void)arg;
+	rte_rcu_qsbr_thread_register(churn.v, 0);
+	rte_rcu_qsbr_thread_online(churn.v, 0);
+	while (!atomic_load(&churn.stop)) {
+		for (unsigned int b = 0; b < 32; b++, i++) {
+			unsigned int k = (unsigned int)(i * 2654435761u) % CHURN_PFX;
+			uint32_t h = (uint32_t)(i * 0x9e3779b9u);
+			uint8_t a6[16] = {0xfd, 0, 0, 0, 0, 0x60, 0, (uint8_t)k, 0, 0, 0, 0, 0, 0,
+					0, 1};
+			int64_t v = k & 1 ? rtr_route_lookup6(churn.r, a6)
+					  : rtr_route_lookup4(churn.r, htonl(0x0a3c0001u | k << 8));
+			int nh = -1;
+
+			churn.lookups++;
+			if (rtr_route_lookup4(churn.r, htonl(0x0a010005)) < 0)
+				churn.lost++;
+			if (v < 0)
+				continue;
+			if ((v & RTR_RT_KIND_MASK) == RTR_RT_GROUP) {
+				const struct rtr_group *g = &churn.r->groups[v & RTR_RT_INDEX_MASK];
+				int p = rtr_group_pick(g, h);
+
+				if (p >= 0)
+					nh = g->nh[p];
+			} else {
+				nh = (int)(v & RTR_RT_INDEX_MASK);
+			}
+			/* Next hops of the churned prefixes: on ports 1..4. */
+			if (nh >= 0 && (nh % 100 < 1 || nh % 100 > 4))
+				churn.bad++;
+		}
+		rte_rcu_qsbr_quiescent(churn.v, 0);
+	}
+	rte_rcu_qsbr_thread_offline(churn.v, 0);
+	return NULL;
+}
+
+static void
+test_runtime_churn(unsigned int ops)
+{
+	struct rtr_route *r = rt_route("rtc");
+	bool present[CHURN_PFX] = {false};
+	struct rtr_route_path cand[2][6];
+	uint64_t rng = 0x12345678abcdefULL;
+	unsigned int sets = 0, dels = 0, retries = 0, i;
+	pthread_t th;
+	int rc;
+	char err[256];
+
+	printf("run-time routes: %u changes while a reader looks up\n", ops);
+	if (r == NULL)
+		return;
+	for (i = 0; i < 6; i++) {
+		cand[0][i] = rt_path(i, false);
+		cand[1][i] = rt_path(i, true);
+	}
+	churn.r = r;
+	churn.v = rte_zmalloc(NULL, rte_rcu_qsbr_get_memsize(1), RTE_CACHE_LINE_SIZE);
+	CHECK(churn.v != NULL && rte_rcu_qsbr_init(churn.v, 1) == 0);
+	CHECK_EQ(rtr_route_rcu(r, churn.v), 0);
+	atomic_store(&churn.stop, 0);
+	CHECK_EQ(pthread_create(&th, NULL, churn_reader, NULL), 0);
+	for (i = 0; i < ops; i++) {
+		unsigned int k, n, v6;
+		struct rtr_route_path ps[4];
+		struct rtr_addr p;
+		char a[64];
+
+		rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		k = (unsigned int)(rng >> 33) % CHURN_PFX;
+		v6 = k & 1;
+		if (v6)
+			snprintf(a, sizeof(a), "fd00:0:60:%x::", k);
+		else
+			snprintf(a, sizeof(a), "10.60.%u.0", k);
+		pfx(&p, a, v6 ? 64 : 24);
+		if (present[k] && (rng >> 20) % 4 == 0) {
+			CHECK((rtr_route_del(r, &p, err, sizeof(err))) == (0), "%s", err);
+			present[k] = false;
+			dels++;
+		} else {
+			n = 1 + (unsigned int)(rng >> 40) % 4;
+			for (unsigned int j = 0; j < n; j++)
+				ps[j] = cand[v6][(k + j * (1 + (rng >> 50) % 5)) % 6];
+			/* Group slots wait for the reader (preempted on a busy
+			 * machine): retry as the FPM server does. */
+			do {
+				rc = rtr_route_set(
+						r, &p, ps, n, RTR_RS_FPM, NULL, err, sizeof(err));
+				if (rc == -EAGAIN) {
+					retries++;
+					rtr_route_poll(r);
+					usleep(10);
+				}
+			} while (rc == -EAGAIN && retries < 1000000);
+			CHECK(rc == 0, "%s", err);
+			present[k] = true;
+			sets++;
+		}
+		rtr_route_poll(r);
+	}
+	/* Let every change land, then the tables answer as the list says. */
+	for (i = 0; i < 100000 && rtr_route_poll(r) != 0; i++)
+		usleep(10);
+	CHECK((rtr_route_poll(r)) == (0), "changes still pending");
+	{
+		unsigned int used = 0, want = 0;
+
+		for (unsigned int g = 0; g < RTR_MAX_GROUPS; g++)
+			used += r->groups[g].in_use;
+		for (unsigned int k = 0; k < rtr_route_slots(r); k++) {
+			struct rtr_route_info in;
+
+			want += rtr_route_get(r, k, &in) &&
+				(in.val & RTR_RT_KIND_MASK) == RTR_RT_GROUP;
+		}
+		CHECK(used == want, "%u group slots in use, %u routes name a group", used, want);
+	}
+	atomic_store(&churn.stop, 1);
+	pthread_join(th, NULL);
+	for (unsigned int k = 0; k < CHURN_PFX; k++) {
+		uint8_t a6[16] = {0xfd, 0, 0, 0, 0, 0x60, 0, (uint8_t)k, 0, 0, 0, 0, 0, 0, 0, 1};
+		int64_t v = k & 1 ? rtr_route_lookup6(r, a6)
+				  : rtr_route_lookup4(r, htonl(0x0a3c0001u | k << 8));
+
+		CHECK((v >= 0) == (present[k]), "prefix %u: table and list disagree", k);
+	}
+	printf("  %u adds/replaces (%u retries: groups waiting), %u removals; the reader: %" PRIu64
+	       " lookups, %" PRIu64 " wrong next hops, %" PRIu64 " stable-route misses; %" PRIu64
+	       " IPv6 swaps, %" PRIu64 " groups freed after grace\n",
+			sets, retries, dels, churn.lookups, churn.bad, churn.lost,
+			rtr_route_counters(r)->lpm6_swaps, rtr_route_counters(r)->deferred_frees);
+	CHECK_EQ(churn.bad, 0);
+	CHECK_EQ(churn.lost, 0);
+	CHECK(churn.lookups > 0);
+	CHECK(rtr_route_counters(r)->deferred_frees > 0);
+	rtr_route_free(r);
+	rte_free(churn.v);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -607,6 +1124,10 @@ main(int argc, char **argv)
 	test_resilient(8);
 	test_resilient_walk();
 	test_resilient_fallback();
+	test_runtime_basic();
+	test_runtime_resilient();
+	test_runtime_rcu();
+	test_runtime_churn(20000);
 	rte_eal_cleanup();
 	rtr_test_eal_done();
 	return rtr_test_done("route");

@@ -550,15 +550,15 @@ def case_admin_down_midrun(t, lb="conweave"):
     rb, rd = rt.get("before") or {}, rt.get("down") or {}
     t.eq((rb.get("total"), rb.get("count"), rb.get("next")), (6, 6, -1),
          "(%s: route list page) %r" % (name, rb))
-    t.eq(rb.get("route_0"), ["10.1.0.0/16", "nexthop",
+    t.eq(rb.get("route_0"), ["10.1.0.0/16", "config", "nexthop",
                              path(0, 0, "02:00:00:00:aa:01", True)],
          "(%s: a next-hop route)" % name)
-    t.eq(rb.get("route_3"), ["10.2.0.0/16", "group 0 live 0xf"] +
+    t.eq(rb.get("route_3"), ["10.2.0.0/16", "config", "group 0 live 0xf"] +
          [path(i, i + 1, CW.SPINE[i], True) for i in range(4)], "(%s: a group)" % name)
-    t.eq(rd.get("route_3"), ["10.2.0.0/16", "group 0 live 0xd"] +
+    t.eq(rd.get("route_3"), ["10.2.0.0/16", "config", "group 0 live 0xd"] +
          [path(i, i + 1, CW.SPINE[i], i != 1) for i in range(4)],
          "(%s: the group with port 2 down)" % name)
-    t.eq((rd.get("route_4") or ["", ""])[:2], ["fd00:2::/64", "group 1 live 0xd"],
+    t.eq((rd.get("route_4") or ["", "", ""])[:3], ["fd00:2::/64", "config", "group 1 live 0xd"],
          "(%s: IPv6 group)" % name)
     rp = rt.get("page") or {}
     t.eq((rp.get("start"), rp.get("count"), rp.get("next"),
