@@ -132,15 +132,17 @@ typedef int (*rtr_route_nh_fn)(
  * Bytes of DPDK heap the route tables take on their socket, for memory
  * planning (no EAL): DPDK 22.11's rte_lpm and rte_lpm6 each hold a tbl24
  * of 2^24 4-byte entries (64 MiB) and 256 4-byte entries per tbl8 group;
- * rules of 8 (IPv4) and about 64 (IPv6: a hash entry) bytes.
+ * rules of 8 (IPv4) and about 64 (IPv6: a hash entry) bytes. IPv6 has a
+ * second table, built at the first run-time IPv6 change (the standby, see
+ * above), and the route list a hash of about 64 bytes per rule.
  */
 static inline uint64_t
 rtr_route_memsize(void)
 {
 	const uint64_t tbl24 = (uint64_t)RTE_LPM_TBL24_NUM_ENTRIES * 4;
 
-	return 2 * tbl24 + (uint64_t)(RTR_ROUTE_TBL8S4 + RTR_ROUTE_TBL8S6) * 256 * 4 +
-	       (uint64_t)RTR_ROUTE_MAX_RULES * (8 + 64);
+	return 3 * tbl24 + (uint64_t)(RTR_ROUTE_TBL8S4 + 2 * RTR_ROUTE_TBL8S6) * 256 * 4 +
+	       (uint64_t)RTR_ROUTE_MAX_RULES * (8 + 2 * 64 + 64);
 }
 
 /*

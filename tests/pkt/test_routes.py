@@ -96,6 +96,40 @@ def dest(f):
     return "?", 0
 
 
+CLI = os.path.join(harness.SRC_ROOT, "tools", "rocetor-route")
+
+
+def cli(prefix, *args):
+    p = subprocess.run([sys.executable, CLI, "-f", prefix] + list(args), capture_output=True,
+                       text=True, timeout=30)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cli_checks(t, prefix):
+    """rocetor-route against the running switch: add, show, list, stats, a
+    refusal (exit 1, the reason on stderr), del, bad usage (exit 2)."""
+    rc, out, err = cli(prefix, "add", "10.80.0.0/16", "mac", nh_mac(0x80, 1), "port", "1",
+                       "mac", nh_mac(0x80, 2), "port", "2")
+    t.eq((rc, out.strip()), (0, "10.80.0.0/16 set"), "(rocetor-route add) %s" % err)
+    rc, out, _ = cli(prefix, "show", "10.80.0.9/16")
+    t.check(rc == 0 and out.startswith("10.80.0.0/16") and " api " in out.splitlines()[0]
+            and out.count("path ") == 2, "rocetor-route show: %r" % out)
+    rc, out, _ = cli(prefix, "list")
+    t.check(rc == 0 and "10.2.0.0/16" in out and "10.80.0.0/16" in out,
+            "rocetor-route list: %r" % out)
+    rc, out, _ = cli(prefix, "--json", "stats")
+    t.check(rc == 0 and json.loads(out).get("routes", 0) >= 3, "rocetor-route stats: %r" % out)
+    rc, out, err = cli(prefix, "del", "10.2.0.0/16")
+    t.check(rc == 1 and "config" in err, "rocetor-route del of a config route: %r" % err)
+    rc, _, err = cli(prefix, "del", "10.80.0.0/16")
+    t.eq(rc, 0, "(rocetor-route del) %s" % err)
+    rc, _, _ = cli(prefix, "show", "10.80.0.0/16")
+    t.eq(rc, 1, "(rocetor-route show of a removed route)")
+    rc, _, err = cli(prefix, "add")
+    t.eq(rc, 2, "(rocetor-route add without a route) %s" % err)
+    return True
+
+
 def main():
     t = harness.Checker("pkt-routes")
     work = harness.tempfile.mkdtemp(prefix="rocetor-routes-")
@@ -177,6 +211,7 @@ def main():
         time.sleep(0.3)
         route_stats = tel.cmd("/rocetor/route/stats") or {}
         listing = tel.cmd("/rocetor/route/list") or {}
+        cli = cli_checks(t, prefix)
     finally:
         if tel is not None:
             tel.close()
@@ -187,7 +222,7 @@ def main():
     rs = route_stats
     t.eq((rs.get("added", 0) + rs.get("replaced", 0), rs.get("removed")),
          (sent["set"], sent["del"]), "(route/stats counts what was sent) %r" % rs)
-    t.check(rs.get("refused") == 1, "the config prefix refused and counted (a bad spec is refused before): %r" % rs)
+    t.check(rs.get("refused") == 1 and cli, "the config prefix refused and counted (a bad spec is refused before): %r" % rs)
     t.check(rs.get("lpm6_swaps", 0) > 0 and rs.get("deferred_frees", 0) > 0,
             "IPv6 through the standby table, groups freed after grace: %r" % rs)
     t.check(rs.get("groups_in_place", 0) >= 2, "10.70's next hop left and came back in place")
