@@ -18,6 +18,7 @@
 #include <rte_ethdev.h>
 
 #include "control.h"
+#include "fpm.h"
 #include "stats_doc.h"
 
 volatile sig_atomic_t rtr_signal;
@@ -98,6 +99,10 @@ rtr_app_main_tick(struct rtr_switch *sw, uint64_t now_tsc)
 			now_tsc - app->last_imissed_tsc >
 					RTR_IMISSED_POLL_US * sw->tsc_hz / 1000000)
 		imissed_poll(app, now_tsc);
+	/* zebra's routes (app/fpm.c): here, on the control lcore, the routes'
+	 * one writer. */
+	if (app->fpm != NULL)
+		rtr_fpm_poll(app->fpm, now_tsc / (sw->tsc_hz / 1000));
 	if (app->stats_interval_s > 0 &&
 			now_tsc - app->last_stats_tsc >
 					(uint64_t)(app->stats_interval_s * sw->tsc_hz)) {

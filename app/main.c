@@ -26,6 +26,7 @@
 #include "args.h"
 #include "budget.h"
 #include "control.h"
+#include "fpm.h"
 #include "lb.h"
 #include "nic.h"
 #include "nic_caps.h"
@@ -269,6 +270,8 @@ shutdown_all(struct rtr_app *app, int status)
 			fclose(f);
 		}
 	}
+	rtr_fpm_free(app->fpm);
+	app->fpm = NULL;
 	rtr_app_switch_free(app);
 	if (app->pdump_ready)
 		rte_pdump_uninit();
@@ -345,6 +348,15 @@ main(int argc, char **argv)
 		rtr_ports_wait_links(app, app->wait_links_ms);
 	if (rtr_app_switch_setup(app) < 0)
 		return shutdown_all(app, RTR_EXIT_FAILURE);
+	{
+		bool failed;
+
+		app->fpm = rtr_fpm_create(&app->cfg, sw->route, err, sizeof(err), &failed);
+		if (failed) {
+			fprintf(stderr, "%s: %s\n", app->cfg.path, err);
+			return shutdown_all(app, RTR_EXIT_FAILURE);
+		}
+	}
 	app->mempool_baseline = rtr_switch_pool_in_use(sw);
 	/* dpdk-dumpcap attaches as a secondary process (needs hugepages). */
 	if (rte_pdump_init() == 0)

@@ -18,6 +18,8 @@
 #include "rtr_config.h"
 #include "rtr_pipeline.h"
 
+struct rtr_fpm_server;
+
 struct rtr_app {
 	/* command line (DESIGN.md B2) */
 	const char *config_path;
@@ -67,6 +69,7 @@ struct rtr_app {
 	uint64_t last_imissed_tsc;
 	bool pdump_ready;
 	pthread_mutex_t switch_lock; /* one runtime LB switch at a time */
+	struct rtr_fpm_server *fpm;  /* fpm.address: zebra's routes (app/fpm.c); NULL: none */
 };
 
 #endif /* RTR_APP_H */

@@ -38,6 +38,7 @@
 #include "lb.h"
 #include "nic.h"
 #include "stats_doc.h"
+#include "fpm.h"
 #include "telemetry.h"
 #include "rtr_lb_registry.h"
 
@@ -430,7 +431,7 @@ tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
  * ("config", "local", "api" or "fpm", with " pending" while an IPv6 change
  * waits for the workers, " failed" if the table refused it, " stale" for
  * an FPM route not yet confirmed since zebra reconnected), what it is
- * ("nexthop", "group G live 0xMASK" or "local port P") and, for a next hop
+ * ("nexthop", "group G live 0xMASK", "local port P" or "blackhole") and, for a next hop
  * or each path of a group, "path I port P ADDR MAC STATE up|down" (MAC "-"
  * while unresolved; STATE static, incomplete, reachable or probe; up: the
  * path is in the group's live mask, or a next hop's port is up). "start",
@@ -511,6 +512,9 @@ tel_route_one(struct rte_tel_data *a, const struct rtr_route_info *in)
 	} else if ((in->val & RTR_RT_KIND_MASK) == RTR_RT_LOCAL) {
 		snprintf(what, sizeof(what), "local port %u", idx);
 		rte_tel_data_add_array_string(a, what);
+	} else if ((in->val & RTR_RT_KIND_MASK) == RTR_RT_DROP) {
+		snprintf(what, sizeof(what), "blackhole");
+		rte_tel_data_add_array_string(a, what);
 	} else {
 		const struct rtr_nh *nh = rtr_neigh_nh(tel_app->sw.neigh, idx);
 
@@ -575,6 +579,48 @@ tel_route_list(const char *cmd, const char *params, struct rte_tel_data *d)
 	add_u64(d, "total", rtr_route_count(r));
 	rte_tel_data_add_dict_int(d, "next", i < bound ? (int)i : -1);
 	rtr_route_unlock(r);
+	return 0;
+}
+
+/* /rocetor/fpm: the FPM server (zebra's routes, doc/routing.md). */
+static int
+tel_fpm(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rtr_fpm_status st;
+
+	(void)cmd;
+	(void)params;
+	if (!ready())
+		return -EAGAIN;
+	rte_tel_data_start_dict(d);
+	add_u64(d, "enabled", tel_app->fpm != NULL);
+	if (tel_app->fpm == NULL)
+		return 0;
+	rtr_fpm_status(tel_app->fpm, &st);
+	add_u64(d, "listening", st.listening);
+	add_u64(d, "connected", st.connected);
+	rte_tel_data_add_dict_string(d, "peer", st.peer);
+	add_u64(d, "routes", st.fpm_routes);
+	add_u64(d, "stale", st.stale);
+#define FPM_C(k) add_u64(d, #k, st.c.k)
+	FPM_C(connects);
+	FPM_C(disconnects);
+	FPM_C(frames);
+	FPM_C(bad_frames);
+	FPM_C(routes_set);
+	FPM_C(routes_removed);
+	FPM_C(nexthops);
+	FPM_C(skipped_table);
+	FPM_C(skipped_connected);
+	FPM_C(skipped_linklocal);
+	FPM_C(skipped_type);
+	FPM_C(shadowed);
+	FPM_C(no_port);
+	FPM_C(nh_unresolved);
+	FPM_C(refused);
+	FPM_C(stale_swept);
+#undef FPM_C
+	rte_tel_data_add_dict_string(d, "last_error", st.last_error);
 	return 0;
 }
 
@@ -1158,6 +1204,9 @@ static const struct tel_cmd {
 		{"/rocetor/route/list", tel_route_list,
 				"Routes: prefix, source, kind (group live mask), each path's port, "
 				"address, MAC, state. Parameter: first route."},
+		{"/rocetor/fpm", tel_fpm,
+				"The FPM server: zebra's connection, the routes it gave, what was "
+				"skipped and why (doc/routing.md)."},
 		{"/rocetor/route/stats", tel_route_stats,
 				"Route table sizes and what run-time changes did (added, removed, "
 				"groups changed in place...)."},

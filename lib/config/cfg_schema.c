@@ -604,6 +604,10 @@ omit_default(const struct rtr_cfg_field *f, const void *base)
 {
 	double d;
 
+	/* An empty string cannot be given ("must not be empty"): the default
+	 * of a string that may be absent. */
+	if (f->type == RTR_CFG_T_STRING && ((const char *)base + f->off)[0] == '\0')
+		return true;
 	if (!(f->flags & RTR_CFG_OMIT_DEF))
 		return false;
 	if (f->type == RTR_CFG_T_UINT)

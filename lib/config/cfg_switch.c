@@ -181,6 +181,7 @@ static const struct rtr_cfg_field port_fields[] = {
 		RTR_CFG_DOUBLE("loss", struct rtr_port_cfg, loss, 0, 1, 0),
 		RTR_CFG_UINT("loss_seed", struct rtr_port_cfg, loss_seed, 0, UINT64_MAX, 1),
 		RTR_CFG_BOOL("admin_down", struct rtr_port_cfg, admin_down, false),
+		RTR_CFG_STRING("ifname", struct rtr_port_cfg, ifname, ""),
 		RTR_CFG_UINT("rx_queues", struct rtr_port_cfg, rx_queues, 0, 64, 0),
 		RTR_CFG_UINT("tx_queues", struct rtr_port_cfg, tx_queues, 0, 64, 0),
 		RTR_CFG_UINT("mtu", struct rtr_port_cfg, mtu, 68, 9600, 0,
@@ -1108,6 +1109,42 @@ static const struct rtr_cfg_field faults_fields[] = {
 };
 static const struct rtr_cfg_map faults_map = {faults_fields, RTR_ARRAY_SIZE(faults_fields), NULL};
 
+/* ---- the FPM server (doc/routing.md) ----------------------------------- */
+
+static int
+fpm_addr_parse(struct rtr_cfg_ctx *c, const struct cfg_node *v, int line,
+		const struct cfg_path *path, void *base)
+{
+	struct rtr_fpm_cfg *f = base;
+
+	(void)line;
+	memset(&f->address, 0, sizeof(f->address));
+	if (v == NULL)
+		return 0;
+	return cfg_get_addr(c, v, path, false, &f->address);
+}
+
+static void
+fpm_addr_dump(struct cfg_buf *b, const struct rtr_cfg_field *f, const void *base, int indent)
+{
+	const struct rtr_fpm_cfg *fc = base;
+
+	if (fc->address.family == 0)
+		return;
+	cfg_buf_printf(b, "%*s%s: ", indent, "", f->key);
+	cfg_dump_addr(b, &fc->address, false);
+	cfg_buf_printf(b, "\n");
+}
+
+static const struct rtr_cfg_field fpm_fields[] = {
+		RTR_CFG_FUNC("address", fpm_addr_parse, fpm_addr_dump),
+		RTR_CFG_UINT("port", struct rtr_fpm_cfg, port, 1, 65535, 2620),
+		RTR_CFG_STRING("netns", struct rtr_fpm_cfg, netns, ""),
+		RTR_CFG_UINT("stale_ms", struct rtr_fpm_cfg, stale_ms, 0, 86400000, 60000),
+		RTR_CFG_UINT("table", struct rtr_fpm_cfg, table, 1, UINT32_MAX, 254),
+};
+static const struct rtr_cfg_map fpm_map = {fpm_fields, RTR_ARRAY_SIZE(fpm_fields), NULL};
+
 /* ---- the root ---------------------------------------------------------- */
 
 /* The sections lib/config owns; the LB modes' go between qos and faults. */
@@ -1119,6 +1156,7 @@ static const struct rtr_cfg_field root_head[] = {
 };
 static const struct rtr_cfg_field root_tail[] = {
 		RTR_CFG_MAP("faults", struct rtr_config, faults, &faults_map),
+		RTR_CFG_MAP("fpm", struct rtr_config, fpm, &fpm_map),
 };
 
 #define ROOT_MAX (RTR_ARRAY_SIZE(root_head) + RTR_LB_MODES_MAX + RTR_ARRAY_SIZE(root_tail))

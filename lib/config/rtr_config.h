@@ -50,6 +50,10 @@ struct rtr_addr {
 
 struct rtr_port_cfg {
 	uint16_t port; /* DPDK port id */
+	/* The kernel interface that stands for this port to FRR (its tap, or
+	 * an interface of FRR's namespace): FPM's next hops name it by
+	 * ifindex (doc/routing.md). "": none. */
+	char ifname[16];
 	enum rtr_port_role role;
 	uint8_t mac[6];
 	bool mac_set;            /* else the device's own MAC is used */
@@ -245,6 +249,15 @@ struct rtr_faults_cfg {
 	uint32_t stall_every; /* ... every this many loop passes */
 };
 
+/* The FPM server zebra's dplane_fpm_nl connects to (doc/routing.md). */
+struct rtr_fpm_cfg {
+	struct rtr_addr address; /* family 0: no FPM server */
+	uint32_t port;           /* TCP, 2620 */
+	char netns[64];          /* the network namespace the socket is made in ("": ours) */
+	uint32_t stale_ms;       /* FPM routes outlive a lost zebra this long */
+	uint32_t table;          /* the kernel table whose routes are taken (254: main) */
+};
+
 struct rtr_config {
 	char path[512]; /* file it was read from */
 	struct rtr_switch_cfg sw;
@@ -262,6 +275,7 @@ struct rtr_config {
 		unsigned char bytes[RTR_LB_CFG_SIZE];
 	} lb_cfg[RTR_LB_MODES_MAX];
 	struct rtr_faults_cfg faults;
+	struct rtr_fpm_cfg fpm;
 };
 
 struct rtr_cfg_section;

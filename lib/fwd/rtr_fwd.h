@@ -234,8 +234,11 @@ rtr_fwd_finish(const struct rtr_fwd *f, struct rte_mbuf *m, struct rtr_meta *met
 	enum rtr_drop_reason why;
 	uint64_t mac_w;
 
-	if (unlikely(rtr_fwd_kind(d) == RTR_RT_LOCAL)) {
-		rtr_fwd_local(m, meta, d);
+	if (unlikely(rtr_fwd_kind(d) >= RTR_RT_LOCAL)) {
+		if (rtr_fwd_kind(d) == RTR_RT_LOCAL)
+			rtr_fwd_local(m, meta, d);
+		else /* a blackhole route */
+			rtr_fwd_end(d, RTR_FWD_DROP, RTR_DROP_NO_ROUTE);
 		return;
 	}
 	nh = &f->nh[d->nh];

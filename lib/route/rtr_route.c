@@ -877,7 +877,7 @@ rtr_route_set(struct rtr_route *r, const struct rtr_addr *prefix,
 		c->cnt.refused++;
 		return -EINVAL;
 	}
-	if (n == 0 || n > RTR_MAX_PATHS)
+	if ((n == 0 && paths != NULL) || n > RTR_MAX_PATHS)
 		return refuse(r, -EINVAL, err, errlen, &p,
 				n == 0 ? "no next hop"
 				       : "more next hops than a group can hold (64)");
@@ -921,7 +921,9 @@ rtr_route_set(struct rtr_route *r, const struct rtr_addr *prefix,
 		if ((old & RTR_RT_KIND_MASK) == RTR_RT_GROUP)
 			g_old = (int)(old & RTR_RT_INDEX_MASK);
 	}
-	if (g_old >= 0 && group_in_place(r, &r->groups[g_old], nh, port, n_nh)) {
+	if (n == 0) {
+		val = RTR_RT_DROP;
+	} else if (g_old >= 0 && group_in_place(r, &r->groups[g_old], nh, port, n_nh)) {
 		in_place = true;
 		val = old;
 	} else if (n_nh == 1) {

@@ -60,6 +60,7 @@
 #define RTR_RT_NH         (0u << RTR_RT_KIND_SHIFT)
 #define RTR_RT_GROUP      (1u << RTR_RT_KIND_SHIFT)
 #define RTR_RT_LOCAL      (2u << RTR_RT_KIND_SHIFT)
+#define RTR_RT_DROP       (3u << RTR_RT_KIND_SHIFT) /* blackhole (FPM): no_route */
 
 /* Bytes of bucket table per group at most: K = RTR_GROUP_BUCKETS / n_paths
  * buckets per path (64 with 64 paths, 1024 with 4), so the buckets of a down
@@ -181,7 +182,8 @@ struct rtr_route_path {
 
 /*
  * Add prefix, or replace its next hops: one path makes a next-hop route,
- * several a group (up to RTR_MAX_PATHS). A group route that keeps being a
+ * several a group (up to RTR_MAX_PATHS), none (paths NULL, n 0) a route
+ * that drops what it matches (a blackhole; counted as no_route). A group route that keeps being a
  * group keeps its group: next hops that leave are taken out the resilient
  * way (only their flows move), next hops that come back or are new take a
  * free slot of the group (only the flows of that slot move); only when the
