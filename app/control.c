@@ -19,6 +19,7 @@
 
 #include "control.h"
 #include "fpm.h"
+#include "tap.h"
 #include "stats_doc.h"
 
 volatile sig_atomic_t rtr_signal;
@@ -103,6 +104,7 @@ rtr_app_main_tick(struct rtr_switch *sw, uint64_t now_tsc)
 	 * one writer. */
 	if (app->fpm != NULL)
 		rtr_fpm_poll(app->fpm, now_tsc / (sw->tsc_hz / 1000));
+	rtr_tap_poll(app); /* what the kernel sends out of the ports */
 	if (app->stats_interval_s > 0 &&
 			now_tsc - app->last_stats_tsc >
 					(uint64_t)(app->stats_interval_s * sw->tsc_hz)) {

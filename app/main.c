@@ -27,6 +27,7 @@
 #include "budget.h"
 #include "control.h"
 #include "fpm.h"
+#include "tap.h"
 #include "lb.h"
 #include "nic.h"
 #include "nic_caps.h"
@@ -244,6 +245,7 @@ shutdown_all(struct rtr_app *app, int status)
 	app->nic_closed = true;
 	kept = app->start_tsc != 0 ? kept_by_pmds(app) : 0;
 	rtr_ports_close(app);
+	rtr_tap_close(app);
 	if (sw->pool != NULL) {
 		unsigned int in_use = rtr_switch_pool_in_use(sw);
 		bool leak = in_use > kept;
@@ -355,6 +357,16 @@ main(int argc, char **argv)
 		if (failed) {
 			fprintf(stderr, "%s: %s\n", app->cfg.path, err);
 			return shutdown_all(app, RTR_EXIT_FAILURE);
+		}
+	}
+	/* The exception path: kernel interfaces for FRR (app/tap.c). */
+	if (rtr_tap_setup(app) < 0)
+		return shutdown_all(app, RTR_EXIT_FAILURE);
+	for (unsigned int i = 0; i < app->cfg.n_ports; i++) {
+		if (app->cfg.ports[i].tap) {
+			sw->kernel_punt = rtr_tap_punt;
+			for (unsigned int w = 0; w < sw->n_workers; w++)
+				sw->workers[w]->fwd.local_punt = 1;
 		}
 	}
 	app->mempool_baseline = rtr_switch_pool_in_use(sw);

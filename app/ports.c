@@ -49,6 +49,13 @@ rtr_ports_check(struct rtr_app *app)
 					avail == 1 ? "" : "s");
 			return -EINVAL;
 		}
+		if (pc->tap && pc->ifname[0] == '\0') {
+			fprintf(stderr,
+					"%s:%d: ports[%u].tap: a tap needs ports[%u].ifname, the "
+					"kernel interface's name\n",
+					cfg->path, pc->line, i, i);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

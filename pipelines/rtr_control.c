@@ -125,7 +125,8 @@ control_punts(struct rtr_switch *sw, uint64_t now_ns)
 
 			if (len > 0)
 				ctrl_send(sw, meta->in_port, reply, len);
-			rte_pktmbuf_free(m);
+			if (sw->kernel_punt == NULL || !sw->kernel_punt(sw, m, len))
+				rte_pktmbuf_free(m);
 		}
 		total += n;
 	}

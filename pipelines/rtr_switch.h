@@ -207,6 +207,10 @@ struct rtr_switch {
 	uint64_t ctrl_last_tick_tsc;
 	uint64_t ctrl_last_link_tsc;
 	struct rtr_lcore_stats *ctrl_stats; /* counters of the control plane itself */
+	/* The control plane's punted frames that a kernel interface takes
+	 * (the exception path, app/tap.c): true if it took m; reply_len: what
+	 * the control plane answered itself. NULL: none. */
+	bool (*kernel_punt)(struct rtr_switch *sw, struct rte_mbuf *m, uint32_t reply_len);
 	/* Called by the control lcore on every control poll: the app's duration,
 	 * idle and stats-interval checks. */
 	void (*main_tick)(struct rtr_switch *sw, uint64_t now_tsc);

@@ -182,6 +182,7 @@ static const struct rtr_cfg_field port_fields[] = {
 		RTR_CFG_UINT("loss_seed", struct rtr_port_cfg, loss_seed, 0, UINT64_MAX, 1),
 		RTR_CFG_BOOL("admin_down", struct rtr_port_cfg, admin_down, false),
 		RTR_CFG_STRING("ifname", struct rtr_port_cfg, ifname, ""),
+		RTR_CFG_BOOL("tap", struct rtr_port_cfg, tap, false),
 		RTR_CFG_UINT("rx_queues", struct rtr_port_cfg, rx_queues, 0, 64, 0),
 		RTR_CFG_UINT("tx_queues", struct rtr_port_cfg, tx_queues, 0, 64, 0),
 		RTR_CFG_UINT("mtu", struct rtr_port_cfg, mtu, 68, 9600, 0,

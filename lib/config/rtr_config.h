@@ -54,6 +54,7 @@ struct rtr_port_cfg {
 	 * an interface of FRR's namespace): FPM's next hops name it by
 	 * ifindex (doc/routing.md). "": none. */
 	char ifname[16];
+	bool tap; /* make ifname a TAP: the exception path (doc/routing.md) */
 	enum rtr_port_role role;
 	uint8_t mac[6];
 	bool mac_set;            /* else the device's own MAC is used */

@@ -70,6 +70,7 @@ struct rtr_fwd {
 	const struct rtr_nh *nh;          /* next hops by index (rtr_neigh_nh_table) */
 	const struct rtr_fwd_port *ports; /* by port id, RTR_MAX_PORTS */
 	uint32_t fabric_ports;            /* bit p: port p is a fabric port */
+	uint8_t local_punt; /* all that is for the switch: punted (a kernel takes it) */
 	const struct rtr_lb_ops *lb;
 	void *lb_state;
 	struct rtr_lcore_stats *st;
@@ -172,14 +173,17 @@ rtr_fwd_pick(const struct rtr_fwd *f, struct rte_mbuf *m, struct rtr_meta *meta,
 }
 
 /* Of what is addressed to the switch, only echo requests are answered (ARP
- * and ND were punted before routing). */
+ * and ND were punted before routing); with a kernel behind the ports (the
+ * exception path), everything is punted: the control plane answers echo
+ * requests and gives the kernel the rest. */
 static __rte_always_inline void
-rtr_fwd_local(const struct rte_mbuf *m, const struct rtr_meta *meta, struct rtr_fwd_dest *d)
+rtr_fwd_local(const struct rtr_fwd *f, const struct rte_mbuf *m, const struct rtr_meta *meta,
+		struct rtr_fwd_dest *d)
 {
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	uint8_t type = meta->l4_off < m->data_len ? frame[meta->l4_off] : 0;
 
-	if ((meta->l4_proto == IPPROTO_ICMP && type == 8) ||
+	if (f->local_punt || (meta->l4_proto == IPPROTO_ICMP && type == 8) ||
 			(meta->l4_proto == IPPROTO_ICMPV6 && type == 128))
 		rtr_fwd_end(d, RTR_FWD_PUNT, RTR_DROP_NONE);
 	else
@@ -236,7 +240,7 @@ rtr_fwd_finish(const struct rtr_fwd *f, struct rte_mbuf *m, struct rtr_meta *met
 
 	if (unlikely(rtr_fwd_kind(d) >= RTR_RT_LOCAL)) {
 		if (rtr_fwd_kind(d) == RTR_RT_LOCAL)
-			rtr_fwd_local(m, meta, d);
+			rtr_fwd_local(f, m, meta, d);
 		else /* a blackhole route */
 			rtr_fwd_end(d, RTR_FWD_DROP, RTR_DROP_NO_ROUTE);
 		return;
