@@ -27,7 +27,6 @@
  * sends clears the mark; what is still stale fpm.stale_ms later goes.
  */
 
-#define _GNU_SOURCE /* setns */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +34,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +45,7 @@
 #include <rte_log.h>
 
 #include "fpm.h"
+#include "netns.h"
 #include "rtr_fpm.h"
 
 #define FPM_FRAMES_PER_POLL 256
@@ -97,13 +96,13 @@ set_error(struct rtr_fpm_server *s, const char *what)
 static int
 ns_enter(struct rtr_fpm_server *s)
 {
-	return s->ns_fd < 0 ? 0 : setns(s->ns_fd, CLONE_NEWNET);
+	return s->ns_fd < 0 ? 0 : rtr_setns_net(s->ns_fd);
 }
 
 static void
 ns_leave(struct rtr_fpm_server *s)
 {
-	if (s->ns_fd >= 0 && setns(s->self_fd, CLONE_NEWNET) != 0)
+	if (s->ns_fd >= 0 && rtr_setns_net(s->self_fd) != 0)
 		RTE_LOG(ERR, USER1, "fpm: cannot return to rocetor's namespace: %s\n",
 				strerror(errno));
 }
@@ -521,11 +520,15 @@ conn_accept(struct rtr_fpm_server *s, uint64_t now_ms)
 {
 	struct sockaddr_storage sa;
 	socklen_t salen = sizeof(sa);
-	int fd = accept4(s->lfd, (struct sockaddr *)&sa, &salen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int fd = accept(s->lfd, (struct sockaddr *)&sa, &salen);
 	char host[INET6_ADDRSTRLEN] = "?";
 
 	if (fd < 0)
 		return;
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) != 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+		close(fd);
+		return;
+	}
 	if (s->cfd >= 0) /* zebra came back before we saw it go */
 		conn_close(s, now_ms, "replaced by a new connection");
 	s->cfd = fd;

@@ -13,11 +13,9 @@
  * without addresses: it is set up there over rtnetlink.
  */
 
-#define _GNU_SOURCE /* setns */
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -35,6 +33,7 @@
 
 #include "rtr_mbuf.h"
 #include "rtr_meta.h"
+#include "netns.h"
 #include "tap.h"
 
 #define TAP_POOL_MBUFS 2047
@@ -232,7 +231,7 @@ rtr_tap_setup(struct rtr_app *app)
 		taps[pc->port].on = true;
 		if (ns_fd >= 0) {
 			e = link_to_netns(ifindex, ns_fd);
-			if (e == 0 && setns(ns_fd, CLONE_NEWNET) != 0)
+			if (e == 0 && rtr_setns_net(ns_fd) != 0)
 				e = -errno;
 			if (e == 0) {
 				ifindex = if_nametoindex(pc->ifname);
@@ -246,7 +245,7 @@ rtr_tap_setup(struct rtr_app *app)
 			e = link_up(ifindex, pc->mtu);
 		for (unsigned int k = 0; e == 0 && k < pc->n_addrs; k++)
 			e = addr_add(ifindex, &pc->addrs[k]);
-		if (ns_fd >= 0 && setns(self_fd, CLONE_NEWNET) != 0 && e == 0)
+		if (ns_fd >= 0 && rtr_setns_net(self_fd) != 0 && e == 0)
 			e = -errno;
 		if (e != 0) {
 			fprintf(stderr, "rocetor: tap %s of port %u: %s%s: %s\n", pc->ifname,

@@ -39,6 +39,7 @@
 #include "nic.h"
 #include "stats_doc.h"
 #include "fpm.h"
+#include "tap.h"
 #include "telemetry.h"
 #include "rtr_lb_registry.h"
 
@@ -582,6 +583,36 @@ tel_route_list(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /rocetor/tap: the exception path's counters, per port with a tap. */
+static int
+tel_tap(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	if (!ready())
+		return -EAGAIN;
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < tel_app->cfg.n_ports; i++) {
+		const struct rtr_port_cfg *pc = &tel_app->cfg.ports[i];
+		struct rtr_tap_counters c;
+		struct rte_tel_data *p;
+		char key[16];
+
+		if (!rtr_tap_counters(tel_app, pc->port, &c) || (p = rte_tel_data_alloc()) == NULL)
+			continue;
+		rte_tel_data_start_dict(p);
+		rte_tel_data_add_dict_string(p, "ifname", pc->ifname);
+		add_u64(p, "to_kernel", c.to_kernel);
+		add_u64(p, "to_kernel_dropped", c.to_kernel_dropped);
+		add_u64(p, "from_kernel", c.from_kernel);
+		add_u64(p, "from_kernel_dropped", c.from_kernel_dropped);
+		snprintf(key, sizeof(key), "%u", pc->port);
+		if (rte_tel_data_add_dict_container(d, key, p, 0) != 0)
+			rte_tel_data_free(p);
+	}
+	return 0;
+}
+
 /* /rocetor/fpm: the FPM server (zebra's routes, doc/routing.md). */
 static int
 tel_fpm(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -1005,7 +1036,7 @@ tel_lb_set(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* /rocetor/route/add,SPEC and /rocetor/route/del,PREFIX (rw): a route
+/* /rocetor/route/add,SPEC and /rocetor/route/remove,PREFIX (rw): a route
  * change, made by the control lcore (the routes' one writer) at its next
  * poll; the command waits for its answer (doc/routing.md). */
 #define TEL_ROUTE_WAIT_MS 2000
@@ -1074,7 +1105,8 @@ tel_route_del(const char *cmd, const char *params, struct rte_tel_data *d)
 		return 0;
 	memset(&q, 0, sizeof(q));
 	if (params == NULL || rtr_route_parse_prefix(params, &q.prefix) < 0)
-		return tel_refuse(d, "usage: /rocetor/route/del,PREFIX (a.b.c.d/len or x::/len)");
+		return tel_refuse(
+				d, "usage: /rocetor/route/remove,PREFIX (a.b.c.d/len or x::/len)");
 	q.del = true;
 	return tel_route_change(d, &q);
 }
@@ -1204,6 +1236,10 @@ static const struct tel_cmd {
 		{"/rocetor/route/list", tel_route_list,
 				"Routes: prefix, source, kind (group live mask), each path's port, "
 				"address, MAC, state. Parameter: first route."},
+		{"/rocetor/tap", tel_tap,
+				"The exception path: per port with a tap, frames given to the "
+				"kernel "
+				"and taken from it."},
 		{"/rocetor/fpm", tel_fpm,
 				"The FPM server: zebra's connection, the routes it gave, what was "
 				"skipped and why (doc/routing.md)."},
@@ -1221,7 +1257,7 @@ static const struct tel_cmd {
 				"rw (--telemetry-rw): add or replace a route. Parameter: PREFIX "
 				"via "
 				"ADDR port N [via ADDR port N ...]."},
-		{"/rocetor/route/del", tel_route_del,
+		{"/rocetor/route/remove", tel_route_del,
 				"rw (--telemetry-rw): remove a run-time route. Parameter: PREFIX."},
 		{"/rocetor/port/admin", tel_port_admin,
 				"rw (--telemetry-rw): a port's admin state. Parameters: PORT,up or "

@@ -311,6 +311,10 @@ def main():
             return t.done()
         print("pkt-frr: 10.2.0.0/24 on t1 over 2 spines after %.1f s" % (time.time() - t0))
         rt1 = nodes["t1"].routes()
+        tap = nodes["t1"].telemetry("/rocetor/tap") or {}
+        t.check(all((tap.get(str(p)) or {}).get("to_kernel", 0) > 0 and
+                    (tap.get(str(p)) or {}).get("from_kernel", 0) > 0 for p in (1, 2)),
+                "t1's taps carried BGP both ways: %r" % tap)
         t.eq((rt1.get("10.2.0.0/24") or ["?"])[0], "fpm")
         for s in ("s1", "s2"):
             rs = nodes[s].routes()

@@ -169,7 +169,7 @@ def main():
             return t.done()
 
         def change(kind, arg):
-            r = tel.cmd("/rocetor/route/%s,%s" % (kind, arg)) or {}
+            r = tel.cmd("/rocetor/route/%s,%s" % ("add" if kind == "add" else "remove", arg)) or {}
             if r.get("ok") != 1:
                 refused.append((kind, arg, r))
             else:
