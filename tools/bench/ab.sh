@@ -31,7 +31,7 @@ for w in ("before", "after"):
             sc = r.get("stage_cycles") or {}
             own = sum(v for k, v in sc.items() if k not in ("rx", "tx"))
             res.setdefault((r["mode"], "%s B %s flows" % (r.get("size"), r.get("flows")), w), []).append(
-                (r["oncpu_cycles_per_packet"], r["mpps"], r["busy_cycles_per_packet"], own, sc.get("lb", 0.0)))
+                (r["oncpu_cycles_per_packet"], r["mpps"], r.get("busy_cycles_per_packet") or 0, own, sc.get("lb", 0.0)))
 print("| mode | size | before on-CPU cyc (median, n) | after | after/before | before busy cyc | after busy cyc | "
       "own (busy - rx - tx) before / after | lb stage before / after | per-pair after/before on-CPU |")
 print("|---|---|---|---|---|---|---|---|---|---|")
