@@ -194,6 +194,21 @@ test_ecmp(struct rtr_route *r)
  */
 #define N_RES 24000
 
+/* cfg and rt cleared; ports 0 (host) .. n (fabric); cfg routes to rt. */
+static void
+one_route_cfg(struct rtr_config *cfg, struct rtr_route_cfg *rt, unsigned int n)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	memset(rt, 0, sizeof(*rt));
+	cfg->n_ports = n + 1;
+	for (unsigned int i = 0; i <= n; i++) {
+		cfg->ports[i].port = (uint16_t)i;
+		cfg->ports[i].role = i ? RTR_PORT_FABRIC : RTR_PORT_HOST;
+	}
+	cfg->routes = rt;
+	cfg->n_routes = 1;
+}
+
 static struct rtr_route *
 res_route(unsigned int n, const char *name)
 {
@@ -202,20 +217,12 @@ res_route(unsigned int n, const char *name)
 	char err[256];
 	struct rtr_route *r;
 
-	memset(&cfg, 0, sizeof(cfg));
-	memset(&rt, 0, sizeof(rt));
-	cfg.n_ports = n + 1;
-	for (unsigned int i = 0; i <= n; i++) {
-		cfg.ports[i].port = (uint16_t)i;
-		cfg.ports[i].role = i ? RTR_PORT_FABRIC : RTR_PORT_HOST;
-	}
+	one_route_cfg(&cfg, &rt, n);
 	pfx(&rt.prefix, "10.2.0.0", 16);
 	rt.is_group = true;
 	rt.n_paths = (uint8_t)n;
 	for (unsigned int i = 0; i < n; i++)
 		rt.paths[i].port = (uint16_t)(i + 1);
-	cfg.routes = &rt;
-	cfg.n_routes = 1;
 	r = rtr_route_create(name, &cfg, 0, fake_nh, NULL, err, sizeof(err));
 	CHECK(r != NULL, "%s", err);
 	return r;
@@ -614,21 +621,13 @@ rt_route(const char *name)
 	char err[256];
 	struct rtr_route *r;
 
-	memset(&cfg, 0, sizeof(cfg));
-	memset(&rt, 0, sizeof(rt));
-	cfg.n_ports = 5;
-	for (unsigned int i = 0; i < 5; i++) {
-		cfg.ports[i].port = (uint16_t)i;
-		cfg.ports[i].role = i ? RTR_PORT_FABRIC : RTR_PORT_HOST;
-	}
+	one_route_cfg(&cfg, &rt, 4);
 	cfg.ports[0].n_addrs = 1;
 	pfx(&cfg.ports[0].addrs[0], "10.1.0.254", 16);
 	pfx(&rt.prefix, "10.1.0.0", 16);
 	rt.n_paths = 1;
 	rt.paths[0].port = 0;
 	pfx(&rt.paths[0].ip, "10.1.0.1", 32);
-	cfg.routes = &rt;
-	cfg.n_routes = 1;
 	r = rtr_route_create(name, &cfg, 0, rt_nh, NULL, err, sizeof(err));
 	CHECK(r != NULL, "%s", err);
 	return r;
