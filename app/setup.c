@@ -234,6 +234,14 @@ rtr_app_switch_setup(struct rtr_app *app)
 		return -ENOMEM;
 	}
 	rtr_route_mbox_init(&sw->route_mbox);
+	/* Routes change at run time only through FPM or rw telemetry: then the
+	 * second IPv6 table now, as the memory plan counts it (lib/route). */
+	if ((app->telemetry_rw || cfg->fpm.address.family != 0) &&
+			rtr_route_runtime(sw->route) < 0) {
+		fprintf(stderr, "rocetor: out of memory for the standby IPv6 route table (68 "
+				"MiB)\n");
+		return -ENOMEM;
+	}
 	sw->hash_seed = cfg->sw.seed;
 	if (rtr_app_lb_create(app, sw->lb, &sw->lb_shared, states) < 0)
 		return -ENOMEM;

@@ -311,13 +311,19 @@ lpm6_publish(struct rtr_route *r)
 		struct op6 *o = &c->pend[i];
 		struct rib_entry *e = o->rib < RTR_ROUTE_RIB_CAP ? &c->rib[o->rib] : NULL;
 
+		/* The slot may hold another prefix by now (removed, reused). */
+		if (e != NULL && (!e->used || e->prefix.family != AF_INET6 ||
+						 e->prefix.depth != o->depth ||
+						 memcmp(e->prefix.v6.s6_addr, o->addr, 16) != 0))
+			e = NULL;
+
 		if (op6_do(c->lpm6[s], o) < 0 && !o->del) {
 			c->cnt.errors++;
-			if (e != NULL && e->used)
+			if (e != NULL)
 				e->state = 2; /* the table refused it: in neither */
 			continue;
 		}
-		if (e != NULL && e->used && !o->del)
+		if (e != NULL && !o->del)
 			e->state = 0;
 		c->lag[n++] = *o;
 	}
@@ -619,6 +625,17 @@ rtr_route_rcu(struct rtr_route *r, struct rte_rcu_qsbr *v)
 	return 0;
 }
 
+int
+rtr_route_runtime(struct rtr_route *r)
+{
+	int rc;
+
+	pthread_mutex_lock(&r->ctl->lock);
+	rc = lpm6_standby(r);
+	pthread_mutex_unlock(&r->ctl->lock);
+	return rc;
+}
+
 void
 rtr_route_lock(struct rtr_route *r)
 {
@@ -868,6 +885,7 @@ rtr_route_set(struct rtr_route *r, const struct rtr_addr *prefix,
 	uint32_t val, old = 0;
 	int i, rc = 0, g_new = -1, g_old = -1;
 	bool in_place = false, existed;
+	bool queued = false; /* an IPv6 change waits for a grace period */
 
 	if (pending != NULL)
 		*pending = false;
@@ -957,7 +975,7 @@ rtr_route_set(struct rtr_route *r, const struct rtr_addr *prefix,
 			c->rib[i].state = 1;
 	}
 	if (!in_place && (!existed || val != old || c->rib[i].state == 2)) {
-		rc = table_set(r, &p, val, g_old, (unsigned int)i, pending);
+		rc = table_set(r, &p, val, g_old, (unsigned int)i, &queued);
 		if (rc < 0) {
 			if (g_new >= 0)
 				group_release(r, (unsigned int)g_new); /* no table named it */
@@ -983,8 +1001,10 @@ rtr_route_set(struct rtr_route *r, const struct rtr_addr *prefix,
 	c->rib[i].val = val;
 	c->rib[i].src = (uint8_t)src;
 	c->rib[i].stale = 0;
-	if (p.family == AF_INET6 && pending != NULL && *pending)
+	if (queued)
 		c->rib[i].state = 1;
+	if (pending != NULL)
+		*pending = queued;
 out:
 	pthread_mutex_unlock(&c->lock);
 	return rc;

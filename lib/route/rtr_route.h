@@ -133,17 +133,20 @@ typedef int (*rtr_route_nh_fn)(
  * Bytes of DPDK heap the route tables take on their socket, for memory
  * planning (no EAL): DPDK 22.11's rte_lpm and rte_lpm6 each hold a tbl24
  * of 2^24 4-byte entries (64 MiB) and 256 4-byte entries per tbl8 group;
- * rules of 8 (IPv4) and about 64 (IPv6: a hash entry) bytes. IPv6 has a
- * second table, built at the first run-time IPv6 change (the standby, see
- * above), and the route list a hash of about 64 bytes per rule.
+ * rules of 8 (IPv4) and about 64 (IPv6: a hash entry) bytes; the route
+ * list's hash about 64 bytes per rule. With runtime (routes may change at
+ * run time: FPM or --telemetry-rw), IPv6's second table (the standby, see
+ * above, rtr_route_runtime).
  */
 static inline uint64_t
-rtr_route_memsize(void)
+rtr_route_memsize(bool runtime)
 {
 	const uint64_t tbl24 = (uint64_t)RTE_LPM_TBL24_NUM_ENTRIES * 4;
+	const uint64_t tbl8 = 256 * 4, rule6 = RTR_ROUTE_MAX_RULES * 64;
 
-	return 3 * tbl24 + (uint64_t)(RTR_ROUTE_TBL8S4 + 2 * RTR_ROUTE_TBL8S6) * 256 * 4 +
-	       (uint64_t)RTR_ROUTE_MAX_RULES * (8 + 2 * 64 + 64);
+	return 2 * tbl24 + (uint64_t)(RTR_ROUTE_TBL8S4 + RTR_ROUTE_TBL8S6) * tbl8 +
+	       (uint64_t)RTR_ROUTE_MAX_RULES * (8 + 64 + 64) +
+	       (runtime ? tbl24 + (uint64_t)RTR_ROUTE_TBL8S6 * tbl8 + rule6 : 0);
 }
 
 /*
@@ -170,6 +173,12 @@ unsigned int rtr_route_port_state(struct rtr_route *r, uint16_t port, bool up);
  */
 struct rte_rcu_qsbr;
 int rtr_route_rcu(struct rtr_route *r, struct rte_rcu_qsbr *v);
+
+/* Routes will change at run time (FPM, --telemetry-rw): build the second
+ * IPv6 table now (68 MiB, counted by rtr_route_memsize(true)) rather than
+ * at the first IPv6 change. Returns 0 or -ENOMEM / -ENOSPC. Without it,
+ * the first run-time IPv6 change builds it (and is refused if it cannot). */
+int rtr_route_runtime(struct rtr_route *r);
 
 /* A next hop of a run-time route: a port and the neighbour's address
  * (resolved by rocetor's ARP/ND), or a static MAC when mac_set. */

@@ -873,6 +873,13 @@ test_runtime_rcu(void)
 	CHECK(rtr_route_lookup6(r, a1.s6_addr) >= 0, "p1 lost in the table p2 went into");
 	CHECK(rtr_route_lookup6(r, a2.s6_addr) >= 0);
 	CHECK(rtr_route_find(r, &p2, &info) && info.state == 0);
+	/* A replace queued behind a grace period is listed pending, whether
+	 * or not the caller asked (the FPM server passes no flag). */
+	CHECK_EQ(rtr_route_set(r, &p2, &paths[1], 1, RTR_RS_FPM, NULL, err, sizeof(err)), 0);
+	CHECK(rtr_route_find(r, &p2, &info) && info.state == 1, "state %u", info.state);
+	rte_rcu_qsbr_quiescent(v, 0);
+	rtr_route_poll(r);
+	CHECK(rtr_route_find(r, &p2, &info) && info.state == 0);
 	rte_rcu_qsbr_quiescent(v, 0);
 	CHECK_EQ(rtr_route_poll(r), 0);
 	/* Remove p1: still there until published; then its group waits. */

@@ -20,6 +20,8 @@ Checked:
   bounded here at 8 s), traffic continues over s2;
 - the link comes back: t1 uses both spines again;
 - t1's FRR restarts: once it is back, t1's routes are the same as before;
+- t1's rocetor restarts (its taps go and come back, zebra reconnects):
+  the same routes again;
 - every switch accounts for every packet (rx = forwarded + consumed +
   dropped, nothing held or leaked), and what host b did not receive is no
   more than the drops the switches counted.
@@ -124,6 +126,7 @@ class Node:
         self.proc = None
         self.frr = {}
         self.frr_out = ""
+        self.vdevs = []
         self.tel = None
 
     def start(self, vdevs):
@@ -289,6 +292,7 @@ def main():
                 v += ["--vdev", "net_memif%d,role=client,id=%d,socket=%s,socket-abstract=no"
                       % (p, idx, sock[s])]
             nodes[tor].start(v)
+            nodes[tor].vdevs = v
         ok = wait_for(lambda: all(nodes[n].telemetry("/rocetor/fpm") for n in NODES), 30)
         if not t.check(ok, "rocetors up: %s" % {n: nodes[n].output()[-600:] for n in NODES}):
             return t.done()
@@ -373,6 +377,17 @@ def main():
         norm = lambda rs: {k: [v[0]] + [p.rsplit(" ", 2)[0] for p in v[2:]]  # noqa: E731
                            for k, v in rs.items()}
         t.eq(norm(after), norm(before), "(t1's routes after FRR restarted)")
+        # t1's rocetor restarts: its taps go (zebra loses the interfaces,
+        # BGP its sessions) and come back; zebra reconnects to the new FPM
+        # server and sends everything: the same routes.
+        rc = nodes["t1"].stop()
+        t.eq(rc, 0, "(t1's first rocetor exit) %s" % nodes["t1"].output()[-800:])
+        shutil.copy(nodes["t1"].stats, nodes["t1"].stats + ".first")
+        restart_t = time.time()
+        nodes["t1"].start(nodes["t1"].vdevs)
+        r = wait_for(lambda: norm(nodes["t1"].routes()) == norm(before), 60)
+        t.eq(norm(nodes["t1"].routes()), norm(before), "(t1's routes after rocetor restarted)")
+        print("pkt-frr: t1's rocetor restarted: its routes back in %.1f s" % (time.time() - restart_t))
         time.sleep(1)
     finally:
         stats = {}
@@ -390,18 +405,25 @@ def main():
                 stats[n] = None
         for m in made:
             subprocess.run(["ip", "netns", "del", m], capture_output=True)
-    for n in NODES:
+        try:
+            with open(nodes["t1"].stats + ".first") as f:
+                stats["t1 (first)"] = json.load(f)
+        except (OSError, ValueError):
+            pass
+    runs = [n for n in stats]
+    for n in runs:
         st = stats.get(n)
         if t.check(st is not None, "%s stats" % n):
             ok, why = harness.accounted(st)
             t.check(ok, "%s accounting: %s" % (n, why))
-    if all(stats.get(n) for n in NODES):
-        sent = next(p for p in stats["t1"]["ports"] if p["port"] == 0)["rx_packets"]
+    if all(stats.get(n) for n in runs):
+        sent = sum(next(p for p in stats[n]["ports"] if p["port"] == 0)["rx_packets"]
+                   for n in runs if n.startswith("t1"))
         got = len(harness.read_pcap_ts(out_b))
-        drops = sum(stats[n]["dropped"] for n in NODES)
+        drops = sum(stats[n]["dropped"] for n in runs)
         print("pkt-frr: host a sent %d, host b got %d, the switches dropped %d (%s)" % (
             sent, got, drops, {n: {k: v for k, v in stats[n]["drops"].items() if v}
-                               for n in NODES}))
+                               for n in runs}))
         t.check(got > 0 and sent - got <= drops,
                 "what host b missed (%d) is within the switches' drops (%d)" % (sent - got, drops))
     shutil.rmtree(work, ignore_errors=True)
