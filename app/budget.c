@@ -327,7 +327,7 @@ rtr_budget_sockets(const struct rtr_config *cfg, const struct rtr_budget_in *in,
 	}
 	s[ms].lb_bytes += out->lb_shared;
 	s[ms].ring_bytes += ring_bytes(RTR_CTRL_RING_SIZE);
-	s[ms].route_bytes = rtr_route_memsize(in->telemetry_rw || cfg->fpm.address.family != 0);
+	s[ms].route_bytes = rtr_route_memsize(rtr_route_runtime_possible(cfg, in->telemetry_rw));
 	for (int k = 0; k < RTR_BUDGET_MAX_SOCKETS; k++) {
 		s[k].mbuf_bytes = (uint64_t)s[k].mbufs * elt;
 		s[k].total_bytes = s[k].mbuf_bytes + s[k].lb_bytes + s[k].egress_bytes +

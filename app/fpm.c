@@ -77,6 +77,7 @@ struct rtr_fpm_server {
 	uint32_t ifindex[RTR_MAX_PORTS]; /* by port id; 0: no ifname or not found */
 	struct nhobj_slot *obj;          /* FPM_NHOBJ_MAX */
 	struct nhg_route *nhr;           /* RTR_ROUTE_MAX_RULES */
+	unsigned int n_nhr;              /* of them in use: none, no scan */
 	uint64_t stale_until_ms;         /* 0: no sweep pending */
 	pthread_mutex_t lock;            /* the status copy */
 	struct rtr_fpm_counters c;
@@ -250,9 +251,14 @@ is_fpm_route(struct rtr_fpm_server *s, const struct rtr_addr *p)
 static void
 nhr_forget(struct rtr_fpm_server *s, const struct rtr_addr *p)
 {
-	for (unsigned int i = 0; i < RTR_ROUTE_MAX_RULES; i++)
-		if (s->nhr[i].used && memcmp(&s->nhr[i].prefix, p, sizeof(*p)) == 0)
+	/* Without next-hop objects (no fpm use-next-hop-groups) every route
+	 * comes here: nothing to scan. */
+	for (unsigned int i = 0; s->n_nhr > 0 && i < RTR_ROUTE_MAX_RULES; i++) {
+		if (s->nhr[i].used && memcmp(&s->nhr[i].prefix, p, sizeof(*p)) == 0) {
 			s->nhr[i].used = false;
+			s->n_nhr--;
+		}
+	}
 }
 
 static void
@@ -268,8 +274,10 @@ nhr_remember(struct rtr_fpm_server *s, const struct rtr_addr *p, uint32_t id)
 		if (!s->nhr[i].used && free_slot < 0)
 			free_slot = (int)i;
 	}
-	if (free_slot >= 0)
+	if (free_slot >= 0) {
 		s->nhr[free_slot] = (struct nhg_route){.used = true, .prefix = *p, .nh_id = id};
+		s->n_nhr++;
+	}
 }
 
 static struct rtr_fpm_nhobj *
@@ -436,7 +444,7 @@ apply_nexthop(struct rtr_fpm_server *s, const struct rtr_fpm_nhobj *o)
 	}
 	s->obj[i].used = true;
 	s->obj[i].o = *o;
-	for (unsigned int k = 0; k < RTR_ROUTE_MAX_RULES; k++) {
+	for (unsigned int k = 0; s->n_nhr > 0 && k < RTR_ROUTE_MAX_RULES; k++) {
 		struct rtr_fpm_route r;
 		const struct rtr_fpm_nhobj *g;
 		bool uses;
@@ -509,6 +517,7 @@ conn_close(struct rtr_fpm_server *s, uint64_t now_ms, const char *why)
 		s->c.stale_swept += rtr_route_sweep_stale(s->route, RTR_RS_FPM);
 		s->stale_until_ms = 0;
 		memset(s->nhr, 0, RTR_ROUTE_MAX_RULES * sizeof(*s->nhr));
+		s->n_nhr = 0;
 	} else {
 		s->stale_until_ms = now_ms + s->cfg->fpm.stale_ms;
 	}

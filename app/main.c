@@ -362,13 +362,6 @@ main(int argc, char **argv)
 	/* The exception path: kernel interfaces for FRR (app/tap.c). */
 	if (rtr_tap_setup(app) < 0)
 		return shutdown_all(app, RTR_EXIT_FAILURE);
-	for (unsigned int i = 0; i < app->cfg.n_ports; i++) {
-		if (app->cfg.ports[i].tap) {
-			sw->kernel_punt = rtr_tap_punt;
-			for (unsigned int w = 0; w < sw->n_workers; w++)
-				sw->workers[w]->fwd.local_punt = 1;
-		}
-	}
 	app->mempool_baseline = rtr_switch_pool_in_use(sw);
 	/* dpdk-dumpcap attaches as a secondary process (needs hugepages). */
 	if (rte_pdump_init() == 0)

@@ -236,7 +236,7 @@ rtr_app_switch_setup(struct rtr_app *app)
 	rtr_route_mbox_init(&sw->route_mbox);
 	/* Routes change at run time only through FPM or rw telemetry: then the
 	 * second IPv6 table now, as the memory plan counts it (lib/route). */
-	if ((app->telemetry_rw || cfg->fpm.address.family != 0) &&
+	if (rtr_route_runtime_possible(cfg, app->telemetry_rw) &&
 			rtr_route_runtime(sw->route) < 0) {
 		fprintf(stderr, "rocetor: out of memory for the standby IPv6 route table (68 "
 				"MiB)\n");

@@ -258,6 +258,11 @@ rtr_tap_setup(struct rtr_app *app)
 				pc->ifname, ns_fd >= 0 ? " in netns " : "",
 				ns_fd >= 0 ? cfg->fpm.netns : "", ifindex);
 	}
+	if (rc == 0) { /* the control plane gives the kernel what is for the switch */
+		app->sw.kernel_punt = rtr_tap_punt;
+		for (unsigned int w = 0; w < app->sw.n_workers; w++)
+			app->sw.workers[w]->fwd.local_punt = 1;
+	}
 out:
 	if (ns_fd >= 0)
 		close(ns_fd);

@@ -31,8 +31,9 @@ struct rtr_tap_counters {
 	uint64_t from_kernel, from_kernel_dropped;
 };
 
-/* After the ports started: make the taps. Returns 0, or -1 with a message
- * printed (the caller stops). */
+/* After the ports started: make the taps and hook them in (the control
+ * plane's kernel_punt, the workers' local_punt). Returns 0, or -1 with a
+ * message printed (the caller stops). */
 int rtr_tap_setup(struct rtr_app *app);
 /* Control lcore: what the kernel sent, into the ports. Returns frames. */
 unsigned int rtr_tap_poll(struct rtr_app *app);

@@ -138,6 +138,14 @@ typedef int (*rtr_route_nh_fn)(
  * run time: FPM or --telemetry-rw), IPv6's second table (the standby, see
  * above, rtr_route_runtime).
  */
+/* Whether routes can change at run time: rw telemetry (/rocetor/route/add)
+ * or an FPM server. */
+static inline bool
+rtr_route_runtime_possible(const struct rtr_config *cfg, bool telemetry_rw)
+{
+	return telemetry_rw || cfg->fpm.address.family != 0;
+}
+
 static inline uint64_t
 rtr_route_memsize(bool runtime)
 {
